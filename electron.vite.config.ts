@@ -1,0 +1,40 @@
+import { resolve } from 'node:path'
+import { defineConfig } from 'electron-vite'
+import react from '@vitejs/plugin-react'
+
+// Native modules (better-sqlite3, keytar) are the only runtime "dependencies" and stay external;
+// everything else is bundled, so the packaged app ships no node_modules beyond them.
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      rolldownOptions: {
+        input: {
+          index: resolve('src/main/index.ts'),
+          cli: resolve('src/main/cli.ts'),
+        },
+      },
+    },
+  },
+  preload: {
+    build: {
+      outDir: 'out/preload',
+      // A sandboxed preload cannot require anything but 'electron': bundle it whole, as CommonJS.
+      externalizeDeps: false,
+      isolatedEntries: true,
+      rolldownOptions: {
+        input: { index: resolve('src/preload/index.ts') },
+        external: ['electron'],
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: 'src/renderer',
+    build: {
+      outDir: 'out/renderer',
+      rolldownOptions: { input: { index: resolve('src/renderer/index.html') } },
+    },
+    plugins: [react()],
+  },
+})

@@ -1,0 +1,23 @@
+import { ok } from '../../shared/result'
+import type { appMethods } from '../../shared/contract/app'
+import type { AppContext } from '../context'
+import type { ApiHandlers } from '../transport/dispatch'
+
+export function appApi(ctx: AppContext): Pick<ApiHandlers, keyof typeof appMethods> {
+  return {
+    'app.health': async () =>
+      ok({ status: 'ok' as const, version: ctx.version, shell: ctx.shell, startedAt: ctx.startedAt.toISOString() }),
+    'settings.get': async () => {
+      const loaded = ctx.loadedConfig()
+      return ok({
+        dataDir: ctx.dataDir,
+        configFile: loaded.file,
+        overlayFile: loaded.overlayFile,
+        consoleUrl: ctx.urls.console,
+        listenerUrl: ctx.urls.listener,
+        config: loaded.config as unknown as Record<string, unknown>,
+        keychain: await ctx.secrets.status(),
+      })
+    },
+  }
+}

@@ -1,0 +1,7 @@
+export { createKeytarStore, keychainFailure } from './keytar-store'
+export { withEnvironmentSecrets, environmentSecretNames } from './environment'
+export { createMemoryStore } from './memory-store'
+export { accounts } from './accounts'
+export type { SecretStore, SecretEntry, KeychainStatus } from './store'
+export { observeSecrets } from './observed'
+export type { ObservedSecretStore } from './observed'

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { defaultConsolePort } from '../shared/config'
+import { err, ok } from '../shared/result'
+import type { Result } from '../shared/result'
+import { startBackend } from './backend'
+import type { Backend, BackendOptions } from './backend'
+import { createConsoleServer } from './transport/http'
+
+export interface ServeOptions extends Omit<BackendOptions, 'shell'> {
+  port?: number
+  host?: string
+  /** Overrides `listener.port` from the config. */
+  listenerPort?: number
+  /** Fixes the token (scripts, tests); otherwise WATCHDESK_TOKEN or a fresh random one. */
+  token?: string
+  rendererDir?: string
+}
+
+export interface RunningConsole {
+  url: string
+  /** The URL to open in a browser: carries the token. Print it only to the operator's terminal. */
+  launchUrl: string
+  token: string
+  port: number
+  backend: Backend
+  close(): Promise<void>
+}
+
+export const builtRendererDir = () => join(dirname(fileURLToPath(import.meta.url)), '..', 'renderer')
+
+/** serve mode: the same back end as the desktop app, reached by a browser on loopback. */
+export async function startConsole(options: ServeOptions): Promise<Result<RunningConsole>> {
+  const env = options.env ?? process.env
+  const rendererDir = options.rendererDir ?? builtRendererDir()
+  if (!existsSync(join(rendererDir, 'index.html'))) {
+    return err('unavailable', `The renderer is not built (${rendererDir} has no index.html): run "npm run build" first.`)
+  }
+  const token = options.token ?? env.WATCHDESK_TOKEN ?? randomBytes(24).toString('base64url')
+  const started = await startBackend({ ...options, shell: 'serve', env, listenerPort: options.listenerPort })
+  if (!started.ok) return started
+  const backend = started.value
+  const server = createConsoleServer({
+    handlers: backend.handlers,
+    push: backend.context.push,
+    token,
+    rendererDir,
+    log: backend.context.log,
+  })
+  const listening = await server.listen(options.port ?? defaultConsolePort, options.host ?? '127.0.0.1')
+  if (!listening.ok) {
+    await backend.close()
+    return listening
+  }
+  const { port, url } = listening.value
+  backend.context.urls.console = url
+  return ok({
+    url,
+    launchUrl: `${url}/?token=${encodeURIComponent(token)}`,
+    token,
+    port,
+    backend,
+    close: async () => {
+      await server.close()
+      await backend.close()
+    },
+  })
+}

@@ -1,0 +1,45 @@
+import { useAppStore } from '../stores/app'
+import { StatusBadge } from '../components/Status'
+
+export function SettingsView() {
+  const { settings } = useAppStore()
+  return (
+    <div className="view">
+      <header className="view-head">
+        <h1>Settings</h1>
+      </header>
+      {settings ? (
+        <>
+          <section className="panel">
+            <h2>Where things are</h2>
+            <dl className="facts">
+              <dt>Data dir</dt>
+              <dd className="mono">{settings.dataDir}</dd>
+              <dt>Config file</dt>
+              <dd className="mono">{settings.configFile}</dd>
+              <dt>Overlay</dt>
+              <dd className="mono">{settings.overlayFile ?? 'none (pass --config FILE)'}</dd>
+              <dt>Console</dt>
+              <dd className="mono">{settings.consoleUrl ?? 'desktop window'}</dd>
+              <dt>Webhook listener</dt>
+              <dd className="mono">{settings.listenerUrl ?? 'not running'}</dd>
+            </dl>
+          </section>
+          <section className="panel">
+            <h2>Keychain</h2>
+            <p>
+              <StatusBadge tone={settings.keychain.reachable ? 'good' : 'bad'} label={settings.keychain.reachable ? 'reachable' : 'unreachable'} />{' '}
+              {settings.keychain.message}
+            </p>
+          </section>
+          <section className="panel">
+            <h2>Effective configuration</h2>
+            <pre className="json">{JSON.stringify(settings.config, null, 2)}</pre>
+          </section>
+        </>
+      ) : (
+        <p className="hint">Loading…</p>
+      )}
+    </div>
+  )
+}

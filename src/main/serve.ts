@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname, join, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defaultConsolePort } from '../shared/config'
 import { err, ok } from '../shared/result'
@@ -29,14 +29,25 @@ export interface RunningConsole {
   close(): Promise<void>
 }
 
-export const builtRendererDir = () => join(dirname(fileURLToPath(import.meta.url)), '..', 'renderer')
+/** out/renderer, whether this runs from the built bundle (out/main or out/main/chunks) or, in
+ * tests, from the sources. */
+export function builtRendererDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url))
+  const outAt = here.lastIndexOf(`${sep}out${sep}main`)
+  return outAt >= 0
+    ? join(here.slice(0, outAt), 'out', 'renderer')
+    : join(here, '..', '..', 'out', 'renderer')
+}
 
 /** serve mode: the same back end as the desktop app, reached by a browser on loopback. */
 export async function startConsole(options: ServeOptions): Promise<Result<RunningConsole>> {
   const env = options.env ?? process.env
   const rendererDir = options.rendererDir ?? builtRendererDir()
   if (!existsSync(join(rendererDir, 'index.html'))) {
-    return err('unavailable', `The renderer is not built (${rendererDir} has no index.html): run "npm run build" first.`)
+    return err(
+      'unavailable',
+      `The renderer is not built (${rendererDir} has no index.html): run "npm run build" first.`,
+    )
   }
   const token = options.token ?? env.WATCHDESK_TOKEN ?? randomBytes(24).toString('base64url')
   const started = await startBackend({ ...options, shell: 'serve', env, listenerPort: options.listenerPort })

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 
 export const screenshotDir = join(import.meta.dirname, '..', '..', 'test-results', 'screenshots')
 
@@ -38,4 +38,9 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
   const file = join(screenshotDir, `${name}.png`)
   await page.screenshot({ path: file })
   return file
+}
+
+/** expect.poll with a patience that suits a browser (the default one second does not). */
+export function eventually<T>(read: () => Promise<T> | T) {
+  return expect.poll(read, { timeout: 15_000, interval: 100 })
 }

@@ -7,7 +7,9 @@ import type { RunningConsole, ServeOptions } from '../../src/main/serve'
 import { unwrap } from '../../src/shared/result'
 
 /** Starts serve mode in this process on a free loopback port, stopped after each test. */
-export function useTestConsole(): (options: Partial<ServeOptions> & { dataDir: string; secrets?: SecretStore }) => Promise<RunningConsole> {
+export function useTestConsole(): (
+  options: Partial<ServeOptions> & { dataDir: string; secrets?: SecretStore },
+) => Promise<RunningConsole> {
   const running: RunningConsole[] = []
   afterEach(async () => {
     for (const c of running.splice(0)) await c.close()
@@ -29,7 +31,11 @@ export function useTestConsole(): (options: Partial<ServeOptions> & { dataDir: s
   }
 }
 
-export async function callApi(c: RunningConsole, method: string, body: unknown = {}): Promise<{ status: number; json: any }> {
+export async function callApi(
+  c: RunningConsole,
+  method: string,
+  body: unknown = {},
+): Promise<{ status: number; json: any }> {
   const response = await fetch(`${c.url}/api/call/${method}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' },

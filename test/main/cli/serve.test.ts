@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest'
+import { useServeProcess, runCli } from '../../support/serve-process'
+import { useTempDir } from '../../support/temp'
+
+function withoutDbus(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { DBUS_SESSION_BUS_ADDRESS: _bus, DISPLAY: _display, WAYLAND_DISPLAY: _wayland, ...rest } = env
+  return rest
+}
+
+describe('bin/watchdesk serve', () => {
+  const tempDir = useTempDir()
+  const serve = useServeProcess()
+
+  it('prints the launch URL and answers /api/health with 401, or 200 with the token', async () => {
+    const running = await serve(['--data-dir', tempDir()])
+    expect(running.token).toBe('serve-process-token')
+    expect((await fetch(`${running.consoleUrl}/api/health`)).status).toBe(401)
+    const ok = await fetch(`${running.consoleUrl}/api/health`, {
+      headers: { authorization: `Bearer ${running.token}` },
+    })
+    expect(ok.status).toBe(200)
+  })
+
+  it('loads better-sqlite3 and keytar from the built bundle under Node', async () => {
+    const running = await serve(['--data-dir', tempDir()])
+    const answer = await fetch(`${running.consoleUrl}/api/call/settings.get`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${running.token}` },
+    })
+    const settings = (await answer.json()) as any
+    expect(settings.value.keychain).toMatchObject({ reachable: true, backend: 'keychain' })
+  })
+
+  it('refuses a second console on the same data dir, naming the first', async () => {
+    const dir = tempDir()
+    const first = await serve(['--data-dir', dir])
+    const second = await runCli(['serve', '--data-dir', dir, '--port', '0', '--listener-port', '0'])
+    expect(second.code).toBe(1)
+    expect(second.stderr).toMatch(
+      new RegExp(`Another watchdesk \\(pid ${first.process.pid}\\) is already running`),
+    )
+  })
+
+  it('says the port is taken rather than crashing', async () => {
+    const first = await serve(['--data-dir', tempDir()])
+    const port = new URL(first.consoleUrl).port
+    const second = await runCli(['serve', '--data-dir', tempDir(), '--port', port, '--listener-port', '0'])
+    expect(second.code).toBe(1)
+    expect(second.stderr).toMatch(new RegExp(`Port ${port} .* already in use.*--port`))
+  })
+
+  it('explains an unreachable keychain with the cause and the fix', async () => {
+    const running = await serve(['--data-dir', tempDir()], withoutDbus(process.env))
+    const answer = await fetch(`${running.consoleUrl}/api/call/settings.get`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${running.token}` },
+    })
+    const { keychain } = ((await answer.json()) as any).value
+    expect(keychain.reachable).toBe(false)
+    expect(keychain.message).toMatch(/keychain is not reachable \(.+\)/)
+    expect(keychain.message).toMatch(/Secret Service on D-Bus/)
+    expect(keychain.message).toMatch(/WATCHDESK_API_KEY/)
+  })
+
+  it('rejects a bad flag with a sentence and exit status 1', async () => {
+    const result = await runCli(['serve', '--port', 'seventy'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/--port takes a whole number/)
+  })
+
+  it('names an unknown command and lists the commands', async () => {
+    const result = await runCli(['frobnicate'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/unknown command "frobnicate"/)
+    expect(result.stderr).toMatch(/watchdesk serve/)
+  })
+})

@@ -1,0 +1,109 @@
+import { spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { acquireInstanceLock, openDatabase, schemaVersion } from '../../../src/main/db'
+import { migrations } from '../../../src/main/db/migrations'
+import { unwrap } from '../../../src/shared/result'
+import { useTempDir } from '../../support/temp'
+
+const latest = Math.max(...migrations.map((m) => m.version))
+
+describe('database migrations', () => {
+  const tempDir = useTempDir()
+
+  it('have unique versions', () => {
+    const versions = migrations.map((m) => m.version)
+    expect(new Set(versions).size).toBe(versions.length)
+  })
+
+  it('bring an empty file to the latest version, in WAL with full sync', () => {
+    const db = unwrap(openDatabase(join(tempDir(), 'watchdesk.db')))
+    expect(schemaVersion(db)).toBe(latest)
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
+    expect(db.pragma('synchronous', { simple: true })).toBe(2)
+    db.close()
+  })
+
+  it.each(migrations.map((m) => m.version).filter((v) => v < latest))(
+    'bring a file from version %i to the latest, keeping its rows',
+    (from) => {
+      const file = join(tempDir(), 'watchdesk.db')
+      const old = unwrap(openDatabase(file, { migrations: migrations.filter((m) => m.version <= from) }))
+      expect(schemaVersion(old)).toBe(from)
+      old.prepare(`INSERT INTO meta (key, value) VALUES ('survivor', 'v${from}')`).run()
+      old.close()
+
+      const db = unwrap(openDatabase(file))
+      expect(schemaVersion(db)).toBe(latest)
+      expect(db.prepare(`SELECT value FROM meta WHERE key = 'survivor'`).get()).toEqual({ value: `v${from}` })
+      db.close()
+    },
+  )
+
+  it('refuse a file written by a newer watchdesk, saying what to do', () => {
+    const file = join(tempDir(), 'watchdesk.db')
+    const db = unwrap(openDatabase(file))
+    db.pragma(`user_version = ${latest + 5}`)
+    db.close()
+    const reopened = openDatabase(file)
+    expect(reopened.ok).toBe(false)
+    if (!reopened.ok) {
+      expect(reopened.error.message).toMatch(
+        new RegExp(`schema version ${latest + 5}.*up to ${latest}.*Upgrade watchdesk`),
+      )
+    }
+  })
+
+  it('refuse a file that is not a database, saying so', () => {
+    const file = join(tempDir(), 'watchdesk.db')
+    writeFileSync(file, 'this is not sqlite, it is a shopping list '.repeat(100))
+    const opened = openDatabase(file)
+    expect(opened.ok).toBe(false)
+    if (!opened.ok) expect(opened.error.message).toMatch(/not a SQLite database/)
+  })
+
+  it('roll back a migration that fails, leaving the version where it was', () => {
+    const file = join(tempDir(), 'watchdesk.db')
+    const broken = [
+      ...migrations,
+      {
+        version: latest + 1,
+        name: 'broken',
+        up: (d: any) => d.exec('CREATE TABLE half (x); SELECT * FROM no_such_table'),
+      },
+    ]
+    expect(openDatabase(file, { migrations: broken }).ok).toBe(false)
+    const db = unwrap(openDatabase(file))
+    expect(schemaVersion(db)).toBe(latest)
+    expect(db.prepare(`SELECT name FROM sqlite_master WHERE name = 'half'`).get()).toBeUndefined()
+    db.close()
+  })
+})
+
+describe('the instance lock', () => {
+  const tempDir = useTempDir()
+
+  it('refuses a second running instance on the same data dir, naming its pid', async () => {
+    const dir = tempDir()
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' })
+    try {
+      unwrap(acquireInstanceLock(dir, other.pid!))
+      const second = acquireInstanceLock(dir)
+      expect(second.ok).toBe(false)
+      if (!second.ok) expect(second.error.message).toMatch(new RegExp(`pid ${other.pid}.*another --data-dir`))
+    } finally {
+      other.kill('SIGKILL')
+    }
+  })
+
+  it('takes over a lock left by an instance that crashed', async () => {
+    const dir = tempDir()
+    const crashed = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' })
+    await new Promise((r) => crashed.on('exit', r))
+    unwrap(acquireInstanceLock(dir, crashed.pid!))
+    const lock = acquireInstanceLock(dir)
+    expect(lock.ok).toBe(true)
+    if (lock.ok) lock.value.release()
+  })
+})

@@ -1,5 +1,3 @@
-import { z } from 'zod'
-
 /** Every failure that crosses a boundary (IPC, HTTP, CLI) is one of these codes plus a sentence
  * that names the cause and the fix. */
 export const errorCodes = [
@@ -14,11 +12,14 @@ export const errorCodes = [
   'upstream',
   'internal',
 ] as const
-export const ErrorCode = z.enum(errorCodes)
-export type ErrorCode = z.infer<typeof ErrorCode>
+export type ErrorCode = (typeof errorCodes)[number]
 
-export const ApiError = z.object({ code: ErrorCode, message: z.string(), detail: z.unknown().optional() })
-export type ApiError = z.infer<typeof ApiError>
+/** Kept free of zod so the renderer bundle does not carry a schema library for a type. */
+export interface ApiError {
+  code: ErrorCode
+  message: string
+  detail?: unknown
+}
 
 export type Ok<T> = { ok: true; value: T }
 export type Err<E = ApiError> = { ok: false; error: E }

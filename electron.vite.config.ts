@@ -1,11 +1,28 @@
 import { resolve } from 'node:path'
 import { defineConfig } from 'electron-vite'
 import react from '@vitejs/plugin-react'
+import { execFileSync } from 'node:child_process'
+
+/** The build shown in About: WATCHDESK_BUILD when CI sets it, else the commit and the UTC time. */
+function buildStamp(): string {
+  if (process.env.WATCHDESK_BUILD) return process.env.WATCHDESK_BUILD
+  let commit = 'local'
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim()
+  } catch {
+    // not a git checkout: keep 'local'
+  }
+  return `${commit} ${new Date().toISOString().slice(0, 16).replace('T', ' ')}Z`
+}
 
 // Native modules (better-sqlite3, keytar) are the only runtime "dependencies" and stay external;
 // everything else is bundled, so the packaged app ships no node_modules beyond them.
 export default defineConfig({
   main: {
+    define: { 'process.env.WATCHDESK_BUILD': JSON.stringify(buildStamp()) },
     build: {
       outDir: 'out/main',
       rolldownOptions: {

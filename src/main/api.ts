@@ -1,12 +1,18 @@
 import type { AppContext } from './context'
 import type { ApiHandlers } from './transport/dispatch'
 import { appApi } from './api/app'
+import { eventsApi } from './api/events'
+import { chainsApi } from './api/chains'
 import type { Services } from './services'
+import { paymentsApi } from './api/payments'
 
 /** Implements the contract. The only place where capabilities meet: each section in ./api/ maps
  * its methods onto one capability's services; `satisfies` fails the build if a method is missing. */
-export function createApi(ctx: AppContext, _services: Services): ApiHandlers {
+export function createApi(ctx: AppContext, services: Services): ApiHandlers {
   return {
     ...appApi(ctx),
+    ...eventsApi(ctx, services),
+    ...chainsApi(ctx, services),
+    ...paymentsApi(ctx, services),
   } satisfies ApiHandlers
 }

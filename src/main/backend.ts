@@ -51,9 +51,14 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
     lock.value.release()
     return db
   }
-  const secrets = observeSecrets(options.secrets ?? withEnvironmentSecrets(createKeytarStore(), options.env ?? process.env))
+  const secrets = observeSecrets(
+    options.secrets ?? withEnvironmentSecrets(createKeytarStore(), options.env ?? process.env),
+  )
   const context = createContext(options, loaded.value, db.value, secrets, log)
-  const started = await startServices(context, { listenerPort: options.listenerPort })
+  const started = await startServices(context, {
+    listenerPort: options.listenerPort,
+    env: options.env ?? process.env,
+  })
   if (!started.ok) {
     db.value.close()
     lock.value.release()
@@ -114,6 +119,9 @@ function ensureDir(dir: string): Result<string> {
     mkdirSync(dir, { recursive: true })
     return ok(dir)
   } catch (error) {
-    return err('unavailable', `Cannot create the data dir ${dir} (${(error as Error).message}). Pass --data-dir with a writable folder.`)
+    return err(
+      'unavailable',
+      `Cannot create the data dir ${dir} (${(error as Error).message}). Pass --data-dir with a writable folder.`,
+    )
   }
 }

@@ -1,12 +1,24 @@
 import { ok } from '../shared/result'
 import type { Result } from '../shared/result'
 import type { AppContext } from './context'
+import { startWebhooks } from './webhooks'
+import type { WebhookService } from './webhooks'
+import { startChainsService } from './chains'
+import type { ChainsService } from './chains'
+import { startPayments } from './payments'
+import type { PaymentsService } from './payments'
 
 /** The long-running parts of each capability (listener, poller, payments client). Each capability
  * adds its field here and starts it in `startServices`; api.ts maps contract methods onto them. */
 export interface Services {
   /** Stand-in so the interface is never empty; capabilities add real fields beside it. */
   readonly startedAt: Date
+  /** Webhook listener and the events store (issue 3). */
+  webhooks: WebhookService
+  /** Poller of the twelve networks, health and history (issue 4). */
+  chains: ChainsService
+  /** Keys, businesses, wallets, webhook endpoints over the one payments client (issue 5). */
+  payments: PaymentsService
 }
 
 export interface StartedServices {
@@ -17,11 +29,22 @@ export interface StartedServices {
 export interface ServiceOptions {
   /** `--listener-port`, over `listener.port` from the config. */
   listenerPort?: number
+  /** The process environment (WATCHDESK_BUSINESS_ID). */
+  env?: NodeJS.ProcessEnv
 }
 
-export async function startServices(ctx: AppContext, _options: ServiceOptions): Promise<Result<StartedServices>> {
+export async function startServices(
+  ctx: AppContext,
+  options: ServiceOptions,
+): Promise<Result<StartedServices>> {
   const stops: (() => Promise<void>)[] = []
-  const services: Services = { startedAt: ctx.startedAt }
+  const webhooks = await startWebhooks(ctx, { port: options.listenerPort })
+  if (!webhooks.ok) return webhooks
+  stops.push(() => webhooks.value.stop())
+  const chains = await startChainsService(ctx)
+  stops.push(() => chains.stop())
+  const payments = startPayments(ctx, options.env ?? process.env)
+  const services: Services = { startedAt: ctx.startedAt, webhooks: webhooks.value, chains, payments }
   return ok({
     services,
     stop: async () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { PaymentsConfigShape } from './payments/config'
 
 /** The config keys users and scripts rely on (DESIGN.md). `config.json` in the data dir holds the
  * operator's saved values; `--config FILE` is laid over it. Secrets never live here. */
@@ -18,6 +19,11 @@ export const ChainConfig = z
     referenceUrl: httpUrl.optional(),
     enabled: z.boolean().optional(),
     pollIntervalMs: z.number().int().min(250).max(600_000).optional(),
+    /** Health thresholds; the defaults derive from the chain's block time. */
+    laggingAfterSeconds: z.number().positive().max(86_400).optional(),
+    stalledAfterSeconds: z.number().positive().max(86_400).optional(),
+    /** Per-request time-out of the JSON-RPC calls (default 4000 ms). */
+    timeoutMs: z.number().int().min(100).max(60_000).optional(),
   })
   .strict()
 export type ChainConfig = z.infer<typeof ChainConfig>
@@ -32,7 +38,31 @@ export const ListenerConfig = z
       .min(1024)
       .max(64 * 1024 * 1024)
       .default(1024 * 1024),
-    tls: z.object({ certFile: z.string().min(1), keyFile: z.string().min(1) }).strict().optional(),
+    tls: z
+      .object({ certFile: z.string().min(1), keyFile: z.string().min(1) })
+      .strict()
+      .optional(),
+    /** A sender that has not sent all headers / the whole body by then is cut off (408). */
+    headersTimeoutMs: z.number().int().min(100).max(120_000).default(5_000),
+    bodyTimeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+    /** The 200 answer body for card.authorization.request (the spec does not show one). */
+    authorizationAnswer: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict()
+
+export const NotificationsConfig = z
+  .object({
+    /** Event types that raise a desktop notification; `*` matches any run of characters. */
+    eventTypes: z
+      .array(z.string().min(1))
+      .default(['*.failed', 'compliance.screening.flagged', 'business.verification.rejected']),
+  })
+  .strict()
+
+export const DesktopConfig = z
+  .object({
+    /** Closing the window keeps the console running in the tray (polling, listener, notifications). */
+    closeToTray: z.boolean().default(true),
   })
   .strict()
 
@@ -43,6 +73,9 @@ export const Config = z
     pollIntervalMs: z.number().int().min(250).max(600_000).default(5000),
     chains: z.record(z.string().regex(/^\d+$/, 'chains are keyed by service id'), ChainConfig).default({}),
     listener: ListenerConfig.default(ListenerConfig.parse({})),
+    notifications: NotificationsConfig.default(NotificationsConfig.parse({})),
+    desktop: DesktopConfig.default(DesktopConfig.parse({})),
+    ...PaymentsConfigShape,
   })
   .strict()
 export type Config = z.infer<typeof Config>

@@ -2,11 +2,21 @@ import { ok } from '../../shared/result'
 import type { appMethods } from '../../shared/contract/app'
 import type { AppContext } from '../context'
 import type { ApiHandlers } from '../transport/dispatch'
+import { firstRunChecks } from '../desktop/first-run'
 
 export function appApi(ctx: AppContext): Pick<ApiHandlers, keyof typeof appMethods> {
   return {
     'app.health': async () =>
-      ok({ status: 'ok' as const, version: ctx.version, shell: ctx.shell, startedAt: ctx.startedAt.toISOString() }),
+      ok({
+        status: 'ok' as const,
+        version: ctx.version,
+        shell: ctx.shell,
+        startedAt: ctx.startedAt.toISOString(),
+      }),
+    'app.firstRun': async () => {
+      const checks = await firstRunChecks(ctx)
+      return ok({ checks, complete: checks.every((c) => c.state !== 'missing') })
+    },
     'settings.get': async () => {
       const loaded = ctx.loadedConfig()
       return ok({

@@ -21,7 +21,12 @@ export function parseCommandArgs(
   options: NonNullable<ParseArgsConfig['options']>,
 ): Result<ParsedArgs> {
   try {
-    const parsed = parseArgs({ args: argv, options: { ...commonFlags, ...options }, allowPositionals: true, strict: true })
+    const parsed = parseArgs({
+      args: argv,
+      options: { ...commonFlags, ...options },
+      allowPositionals: true,
+      strict: true,
+    })
     return ok({ values: parsed.values as ParsedArgs['values'], positionals: parsed.positionals })
   } catch (error) {
     return err('bad_request', (error as Error).message)
@@ -31,6 +36,7 @@ export function parseCommandArgs(
 export function intFlag(value: unknown, name: string): Result<number | undefined> {
   if (value === undefined) return ok(undefined)
   const n = Number(value)
-  if (!Number.isInteger(n) || n < 0) return err('bad_request', `--${name} takes a whole number, not "${String(value)}".`)
+  if (!Number.isInteger(n) || n < 0)
+    return err('bad_request', `--${name} takes a whole number, not "${String(value)}".`)
   return ok(n)
 }

@@ -16,8 +16,14 @@ export const processIo: CliIo = {
 /** Left-aligned text columns, right-aligned numbers: a table an operator can scan. */
 export function formatTable(headers: string[], rows: (string | number | null)[][]): string {
   const cells = rows.map((row) => row.map((c) => (c === null ? '—' : String(c))))
-  const numeric = headers.map((_, i) => rows.length > 0 && rows.every((r) => r[i] === null || typeof r[i] === 'number'))
+  const numeric = headers.map(
+    (_, i) => rows.length > 0 && rows.every((r) => r[i] === null || typeof r[i] === 'number'),
+  )
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)))
-  const line = (r: string[]) => r.map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd()
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd()
   return [line(headers), ...cells.map(line)].join('\n')
 }

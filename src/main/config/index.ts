@@ -41,13 +41,19 @@ export function loadConfig(dataDir: string, overlayFile?: string): Result<Loaded
     const where = overlayFile ? `${file} with ${overlayFile} over it` : file
     return err('bad_request', `The configuration in ${where} is not valid: ${z.prettifyError(parsed.error)}`)
   }
-  return ok({ config: parsed.data, saved: saved.value, file, overlayFile: overlayFile ? resolve(overlayFile) : null })
+  return ok({
+    config: parsed.data,
+    saved: saved.value,
+    file,
+    overlayFile: overlayFile ? resolve(overlayFile) : null,
+  })
 }
 
 /** Validates and writes the operator's saved config atomically (write, then rename). */
 export function saveConfig(dataDir: string, next: Record<string, unknown>): Result<ConfigT> {
   const parsed = Config.safeParse(next)
-  if (!parsed.success) return err('bad_request', `That configuration is not valid: ${z.prettifyError(parsed.error)}`)
+  if (!parsed.success)
+    return err('bad_request', `That configuration is not valid: ${z.prettifyError(parsed.error)}`)
   const file = join(dataDir, configFileName)
   mkdirSync(dirname(file), { recursive: true })
   writeFileSync(`${file}.tmp`, JSON.stringify(next, null, 2) + '\n')
@@ -55,21 +61,32 @@ export function saveConfig(dataDir: string, next: Record<string, unknown>): Resu
   return ok(parsed.data)
 }
 
-function readJsonObject(file: string, { missingOk }: { missingOk: boolean }): Result<Record<string, unknown>> {
+function readJsonObject(
+  file: string,
+  { missingOk }: { missingOk: boolean },
+): Result<Record<string, unknown>> {
   if (!existsSync(file)) {
-    return missingOk ? ok({}) : err('not_found', `The config file ${file} does not exist. Check the path given to --config.`)
+    return missingOk
+      ? ok({})
+      : err('not_found', `The config file ${file} does not exist. Check the path given to --config.`)
   }
   let value: unknown
   try {
     value = JSON.parse(readFileSync(file, 'utf8'))
   } catch (error) {
-    return err('bad_request', `${file} is not valid JSON (${(error as Error).message}). Fix the file or move it aside.`)
+    return err(
+      'bad_request',
+      `${file} is not valid JSON (${(error as Error).message}). Fix the file or move it aside.`,
+    )
   }
   if (!isPlainObject(value)) return err('bad_request', `${file} must hold a JSON object of config keys.`)
   return ok(value)
 }
 
-export function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+export function deepMerge(
+  base: Record<string, unknown>,
+  over: Record<string, unknown>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base }
   for (const [key, value] of Object.entries(over)) {
     const current = out[key]

@@ -26,7 +26,10 @@ export function openDatabase(file: string, options: OpenOptions = {}): Result<Da
   let db: Database
   try {
     if (!options.readonly) mkdirSync(dirname(file), { recursive: true })
-    db = new BetterSqlite3(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false })
+    db = new BetterSqlite3(file, {
+      readonly: options.readonly ?? false,
+      fileMustExist: options.readonly ?? false,
+    })
   } catch (error) {
     return err('unavailable', openFailure(file, error))
   }
@@ -66,7 +69,10 @@ function migrate(db: Database, file: string, migrations: Migration[], readonly: 
   }
   const pending = migrations.filter((m) => m.version > current)
   if (pending.length > 0 && readonly) {
-    return err('conflict', `${file} needs migrating to version ${latest}; start watchdesk once (serve or the app) to do it.`)
+    return err(
+      'conflict',
+      `${file} needs migrating to version ${latest}; start watchdesk once (serve or the app) to do it.`,
+    )
   }
   for (const migration of pending) {
     db.transaction(() => {

@@ -21,7 +21,10 @@ export function acquireInstanceLock(dataDir: string, pid = process.pid): Result<
       return ok({ file, release: () => releaseIfOurs(file, pid) })
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        return err('unavailable', `Cannot create ${file}: ${(error as Error).message}. Check that the data dir is writable.`)
+        return err(
+          'unavailable',
+          `Cannot create ${file}: ${(error as Error).message}. Check that the data dir is writable.`,
+        )
       }
       const holder = readHolder(file)
       if (holder !== null && holder !== pid && isAlive(holder)) {

@@ -27,7 +27,10 @@ export function environmentEntries(env: NodeJS.ProcessEnv): SecretEntry[] {
   return entries
 }
 
-export function withEnvironmentSecrets(store: SecretStore, env: NodeJS.ProcessEnv = process.env): SecretStore {
+export function withEnvironmentSecrets(
+  store: SecretStore,
+  env: NodeJS.ProcessEnv = process.env,
+): SecretStore {
   const fromEnv = new Map(environmentEntries(env).map((e) => [e.account, e]))
   const keychainOptional = fromEnv.size > 0
   return {

@@ -7,7 +7,10 @@ type Keytar = typeof import('keytar')
 
 /** The OS keychain through keytar (Keychain on macOS, Credential Vault on Windows, the Secret
  * Service on Linux). There is no plaintext fallback: an unreachable keychain is an error. */
-export function createKeytarStore(service = 'watchdesk', load: () => Promise<Keytar> = loadKeytar): SecretStore {
+export function createKeytarStore(
+  service = 'watchdesk',
+  load: () => Promise<Keytar> = loadKeytar,
+): SecretStore {
   let keytar: Promise<Result<Keytar>> | undefined
   const lib = () =>
     (keytar ??= load().then(
@@ -69,7 +72,8 @@ async function loadKeytar(): Promise<Keytar> {
 export function keychainFailure(error: unknown): Err {
   const cause = describe(error)
   const linux =
-    /D-Bus|DBus|org\.freedesktop|secret|X11|autolaunch|collection|prompt/i.test(cause) || process.platform === 'linux'
+    /D-Bus|DBus|org\.freedesktop|secret|X11|autolaunch|collection|prompt/i.test(cause) ||
+    process.platform === 'linux'
   const fix = linux
     ? 'On Linux, watchdesk keeps secrets in the Secret Service on D-Bus: run a keyring (gnome-keyring or ' +
       "KeePassXC's Secret Service) in your desktop session and unlock it. On a server without a keychain, " +

@@ -11,7 +11,12 @@ export function createMemoryStore(initial: Record<string, string> = {}): SecretS
       return ok(undefined)
     },
     delete: async (account) => ok(secrets.delete(account)),
-    list: async () => ok([...secrets].map(([account, secret]) => ({ account, secret, source: 'memory' as const }))),
-    status: async () => ({ reachable: true, backend: 'keychain', message: 'Secrets are held in memory for this run only.' }),
+    list: async () =>
+      ok([...secrets].map(([account, secret]) => ({ account, secret, source: 'memory' as const }))),
+    status: async () => ({
+      reachable: true,
+      backend: 'keychain',
+      message: 'Secrets are held in memory for this run only.',
+    }),
   }
 }

@@ -53,7 +53,8 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       log.error('console request failed', { error, path: req.url })
-      if (!res.headersSent) sendJson(res, 500, err('internal', 'watchdesk failed to answer; the log has the details.'))
+      if (!res.headersSent)
+        sendJson(res, 500, err('internal', 'watchdesk failed to answer; the log has the details.'))
       else res.destroy()
     })
   })
@@ -64,11 +65,20 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
     const origin = checkOrigin(req, port)
     if (!origin.ok) return sendJson(res, 403, origin)
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`)
-    if (!url.pathname.startsWith('/api/')) return serveStatic(options.rendererDir, url.pathname, req, res, contentSecurityPolicy)
+    if (!url.pathname.startsWith('/api/'))
+      return serveStatic(options.rendererDir, url.pathname, req, res, contentSecurityPolicy)
     if (!hasToken(req, options.token)) {
-      return sendJson(res, 401, err('unauthorized', 'This console needs its launch token: open the URL watchdesk printed at start (it carries ?token=…), or send Authorization: Bearer <token>.'))
+      return sendJson(
+        res,
+        401,
+        err(
+          'unauthorized',
+          'This console needs its launch token: open the URL watchdesk printed at start (it carries ?token=…), or send Authorization: Bearer <token>.',
+        ),
+      )
     }
-    if (url.pathname === '/api/health' && req.method === 'GET') return answer(res, await dispatch(options.handlers, 'app.health', {}, log))
+    if (url.pathname === '/api/health' && req.method === 'GET')
+      return answer(res, await dispatch(options.handlers, 'app.health', {}, log))
     if (url.pathname === '/api/push' && req.method === 'GET') return openStream(req, res)
     const call = /^\/api\/call\/([\w.]+)$/.exec(url.pathname)
     if (call && req.method === 'POST') {
@@ -134,10 +144,17 @@ function checkOrigin(req: IncomingMessage, port: number): Result<null> {
     return err('forbidden', `Host "${host}" is not this console; open http://127.0.0.1:${port}/ instead.`)
   }
   const origin = req.headers.origin
-  if (origin !== undefined && !(origin.startsWith('http://') && allowed.has(origin.slice('http://'.length)))) {
-    return err('forbidden', `Requests from ${origin} are refused: only the console's own page may call its API.`)
+  if (
+    origin !== undefined &&
+    !(origin.startsWith('http://') && allowed.has(origin.slice('http://'.length)))
+  ) {
+    return err(
+      'forbidden',
+      `Requests from ${origin} are refused: only the console's own page may call its API.`,
+    )
   }
-  if (req.headers['sec-fetch-site'] === 'cross-site') return err('forbidden', 'Cross-site requests are refused.')
+  if (req.headers['sec-fetch-site'] === 'cross-site')
+    return err('forbidden', 'Cross-site requests are refused.')
   return ok(null)
 }
 
@@ -153,7 +170,8 @@ async function readJson(req: IncomingMessage): Promise<Result<unknown>> {
   let size = 0
   for await (const chunk of req) {
     size += (chunk as Buffer).length
-    if (size > maxRequestBytes) return err('bad_request', `An API request body may be at most ${maxRequestBytes} bytes.`)
+    if (size > maxRequestBytes)
+      return err('bad_request', `An API request body may be at most ${maxRequestBytes} bytes.`)
     chunks.push(chunk as Buffer)
   }
   const text = Buffer.concat(chunks).toString('utf8')

@@ -36,7 +36,9 @@ export async function serveStatic(
   if (!found?.isFile()) file = join(root, 'index.html')
   const info = await stat(file).catch(() => null)
   if (!info) {
-    res.writeHead(500, { 'content-type': 'text/plain' }).end('The renderer is not built: run "npm run build".')
+    res
+      .writeHead(500, { 'content-type': 'text/plain' })
+      .end('The renderer is not built: run "npm run build".')
     return
   }
   const isIndex = file.endsWith('index.html')

@@ -3,6 +3,7 @@ import { backend } from './api'
 import { routeFromHash, routes } from './routes'
 import { useAppStore } from './stores/app'
 import { StatusBadge } from './components/Status'
+import { LiveKeyBanner } from './components/payments/LiveKeyBanner'
 
 function useHashRoute() {
   const [route, setRoute] = useState(() => routeFromHash(window.location.hash))
@@ -43,7 +44,11 @@ export function App() {
         <ul>
           {routes.map((r) => (
             <li key={r.id}>
-              <a href={`#/${r.id}`} aria-current={r.id === route.id ? 'page' : undefined} aria-keyshortcuts={r.key}>
+              <a
+                href={`#/${r.id}`}
+                aria-current={r.id === route.id ? 'page' : undefined}
+                aria-keyshortcuts={r.key}
+              >
                 <span>{r.label}</span>
                 <kbd>{r.key}</kbd>
               </a>
@@ -52,14 +57,23 @@ export function App() {
         </ul>
         <div className="sidebar-foot">
           {health ? (
-            <StatusBadge tone="good" label={`back end ${health.version}`} title={`${health.shell} since ${health.startedAt}`} />
+            <StatusBadge
+              tone="good"
+              label={`back end ${health.version}`}
+              title={`${health.shell} since ${health.startedAt}`}
+            />
           ) : (
-            <StatusBadge tone={error ? 'bad' : 'muted'} label={error ? 'back end unreachable' : 'connecting'} title={error?.message} />
+            <StatusBadge
+              tone={error ? 'bad' : 'muted'}
+              label={error ? 'back end unreachable' : 'connecting'}
+              title={error?.message}
+            />
           )}
           <span className="transport">{backend().transport === 'ipc' ? 'desktop' : 'browser'}</span>
         </div>
       </nav>
       <main className="content" aria-label={route.label}>
+        <LiveKeyBanner />
         <View />
       </main>
     </div>

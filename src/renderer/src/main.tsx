@@ -5,4 +5,6 @@ import { App } from './App'
 import { TokenMissing } from './components/TokenMissing'
 import './styles.css'
 
-createRoot(document.getElementById('root')!).render(<StrictMode>{api ? <App /> : <TokenMissing />}</StrictMode>)
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>{api ? <App /> : <TokenMissing />}</StrictMode>,
+)

@@ -25,7 +25,29 @@ export const SettingsView = z.object({
 })
 export type SettingsView = z.infer<typeof SettingsView>
 
+/** One item of the first-run checklist: its state in words, and the fix written next to it. */
+export const FirstRunCheck = z.object({
+  id: z.enum(['keychain', 'listener', 'node-access', 'api-key']),
+  label: z.string(),
+  state: z.enum(['ok', 'warn', 'missing']),
+  detail: z.string(),
+  /** What to do, null when nothing is to be done. */
+  fix: z.string().nullable(),
+})
+export type FirstRunCheck = z.infer<typeof FirstRunCheck>
+/** complete: nothing is missing (a warning, such as secrets from the environment, does not block). */
+export const FirstRun = z.object({ checks: z.array(FirstRunCheck), complete: z.boolean() })
+
 export const appMethods = {
   'app.health': method('Liveness of the back end', z.object({}).strict(), Health),
-  'settings.get': method('Effective configuration, where it came from, and the keychain state', z.object({}).strict(), SettingsView),
+  'app.firstRun': method(
+    'First-run checklist: keychain, listener port, node access, API key',
+    z.object({}).strict(),
+    FirstRun,
+  ),
+  'settings.get': method(
+    'Effective configuration, where it came from, and the keychain state',
+    z.object({}).strict(),
+    SettingsView,
+  ),
 }

@@ -1,16 +1,25 @@
 import { z } from 'zod'
 import type { MethodSpec } from './define'
 import { appMethods } from './app'
+import { paymentsMethods, paymentsPushes } from './payments'
+import { eventsMethods, eventsPushes } from './events'
+import { chainsMethods, chainsPushes } from './chains'
 
 /** The one list of API methods. Preload, IPC handlers, HTTP routes and the renderer client all
  * derive from it; each capability declares its own methods in a sibling file. */
 export const methods = {
   ...appMethods,
+  ...paymentsMethods,
+  ...eventsMethods,
+  ...chainsMethods,
 } satisfies Record<string, MethodSpec>
 
 /** Live updates pushed from the back end (IPC `send` under Electron, server-sent events in serve). */
 export const pushes = {
   'app.notice': z.object({ level: z.enum(['info', 'warning', 'error']), message: z.string() }),
+  ...paymentsPushes,
+  ...eventsPushes,
+  ...chainsPushes,
 } satisfies Record<string, z.ZodType>
 
 export type Methods = typeof methods

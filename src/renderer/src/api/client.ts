@@ -1,5 +1,12 @@
 import type { WatchdeskBridge } from '../../../shared/contract/bridge'
-import type { MethodName, PushMessage, PushPayload, PushTopic, RequestOf, ResponseOf } from '../../../shared/contract'
+import type {
+  MethodName,
+  PushMessage,
+  PushPayload,
+  PushTopic,
+  RequestOf,
+  ResponseOf,
+} from '../../../shared/contract'
 import { err } from '../../../shared/result'
 import type { Result } from '../../../shared/result'
 
@@ -31,7 +38,10 @@ export function httpTransport(token: string, base = ''): Transport {
         })
         return (await response.json()) as Result<unknown>
       } catch (error) {
-        return err('unavailable', `The console's back end did not answer (${(error as Error).message}). Is watchdesk serve still running?`)
+        return err(
+          'unavailable',
+          `The console's back end did not answer (${(error as Error).message}). Is watchdesk serve still running?`,
+        )
       }
     },
     onPush(listener) {
@@ -66,7 +76,11 @@ async function streamPushes(
         while ((end = buffer.indexOf('\n\n')) >= 0) {
           const frame = buffer.slice(0, end)
           buffer = buffer.slice(end + 2)
-          const data = frame.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')
+          const data = frame
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n')
           if (data) listener(JSON.parse(data) as PushMessage)
         }
       }

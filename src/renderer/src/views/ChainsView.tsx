@@ -1,17 +1,148 @@
+import { useEffect } from 'react'
+import { statusLabel, chainStatuses } from '../../../shared/chains/health'
+import type { ChainStatus } from '../../../shared/contract/chains'
 import { EmptyState } from '../components/EmptyState'
+import { StatusBadge } from '../components/Status'
+import { ChainDrawer } from '../components/chains/ChainDrawer'
+import { Sparkline } from '../components/chains/Sparkline'
+import { badgeOf, dash, fmtInt, fmtLagBlocks, fmtMs, fmtSeconds } from '../components/chains/format'
+import { useChainsStore } from '../stores/chains'
+
+function Summary({ chains }: { chains: ChainStatus[] }) {
+  const counts = chainStatuses
+    .map((s) => ({ s, n: chains.filter((c) => c.status === s).length }))
+    .filter((x) => x.n > 0)
+  return (
+    <span className="chain-summary">
+      {counts.map(({ s, n }) => (
+        <span key={s}>
+          <span className="num">{n}</span> {statusLabel[s]}
+        </span>
+      ))}
+    </span>
+  )
+}
+
+function Row({ chain, selected, onSelect }: { chain: ChainStatus; selected: boolean; onSelect: () => void }) {
+  const spark = useChainsStore((s) => s.spark[chain.serviceId])
+  const badge = badgeOf(chain)
+  const detail = chain.error ? chain.error.message : chain.status === 'healthy' ? '' : chain.reason
+  return (
+    <tr
+      className={selected ? 'selected' : undefined}
+      data-status={chain.status}
+      data-service-id={chain.serviceId}
+      tabIndex={0}
+      aria-selected={selected}
+      onClick={onSelect}
+      onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), onSelect())}
+    >
+      <td className="col-status">
+        <StatusBadge tone={badge.tone} label={badge.label} title={chain.reason} />
+      </td>
+      <td className="col-chain" title={`${chain.name}, slug "${chain.slug}"`}>
+        {chain.name}
+      </td>
+      <td className="num col-head">{fmtInt(chain.head)}</td>
+      <td
+        className="num"
+        title={chain.lagEstimated ? 'estimated from block age and block time' : 'behind the reference node'}
+      >
+        {fmtLagBlocks(chain)}
+      </td>
+      <td className="num">{fmtSeconds(chain.lagSeconds)}</td>
+      <td className="num">{fmtSeconds(chain.blockAgeSeconds)}</td>
+      <td className="num">{fmtMs(chain.latencyMs)}</td>
+      <td className="col-spark">
+        <Sparkline
+          values={(spark ?? []).map((p) => p.lagSeconds)}
+          width={60}
+          tone="warn"
+          label={`${chain.name} lag, last hour`}
+        />
+      </td>
+      <td className="col-spark">
+        <Sparkline
+          values={(spark ?? []).map((p) => p.latencyMs)}
+          width={60}
+          label={`${chain.name} latency, last hour`}
+        />
+      </td>
+      <td className="mono col-client" title={chain.clientVersion ?? undefined}>
+        {chain.clientVersion ?? dash}
+      </td>
+      <td className="col-detail" title={detail}>
+        {detail}
+      </td>
+    </tr>
+  )
+}
 
 export function ChainsView() {
+  const { snapshot, error, selected, load, select } = useChainsStore()
+  useEffect(() => {
+    void load()
+  }, [load])
+  const chains = snapshot?.chains ?? []
+  const open = chains.find((c) => c.serviceId === selected) ?? null
+  const nothingConfigured = chains.length > 0 && chains.every((c) => c.status === 'not_configured')
   return (
-    <div className="view">
+    <div className="view chains-view">
       <header className="view-head">
         <h1>Chains</h1>
+        {snapshot && <Summary chains={chains} />}
+        <span className="spacer" />
+        {snapshot && (
+          <span className="hint num">updated {new Date(snapshot.at).toLocaleTimeString('en-GB')}</span>
+        )}
       </header>
-      <EmptyState title="No node access configured">
-        <p>
-          Set <code>rpcBaseUrl</code> in the config and the project uid in the keychain (or <code>WATCHDESK_PROJECT_UID</code>)
-          to watch the head lag of all twelve networks.
+      {error && <p className="banner banner-bad">{error.message}</p>}
+      {nothingConfigured && (
+        <EmptyState title="No node access configured">
+          <p>
+            Set <code>rpcBaseUrl</code> in the config and the project uid in the keychain (or{' '}
+            <code>WATCHDESK_PROJECT_UID</code>) to watch the head lag of all twelve networks.{' '}
+            <code>npm run demo</code> shows them against local nodes.
+          </p>
+        </EmptyState>
+      )}
+      <table className="grid chains-table">
+        <thead>
+          <tr>
+            <th className="col-status">status</th>
+            <th className="col-chain">chain</th>
+            <th className="num col-head">head</th>
+            <th className="num">lag blk</th>
+            <th className="num">lag</th>
+            <th className="num" title="now minus the head block's timestamp">
+              age
+            </th>
+            <th className="num">latency</th>
+            <th className="col-spark">lag 1h</th>
+            <th className="col-spark">latency 1h</th>
+            <th className="col-client">client</th>
+            <th className="col-detail">last error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {chains.map((c) => (
+            <Row
+              key={c.serviceId}
+              chain={c}
+              selected={c.serviceId === selected}
+              onSelect={() => select(c.serviceId === selected ? null : c.serviceId)}
+            />
+          ))}
+        </tbody>
+      </table>
+      {!snapshot && !error && <p className="hint">Loading…</p>}
+      {chains.some((c) => c.lagEstimated && c.lagBlocks !== null) && (
+        <p className="hint">
+          ~ lag estimated from block age and block time; set a referenceUrl per chain to measure blocks
+          behind.
         </p>
-      </EmptyState>
+      )}
+      {open && <ChainDrawer chain={open} onClose={() => select(null)} />}
     </div>
   )
 }

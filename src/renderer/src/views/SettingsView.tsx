@@ -1,5 +1,7 @@
 import { useAppStore } from '../stores/app'
 import { StatusBadge } from '../components/Status'
+import { KeysPanel } from '../components/payments/KeysPanel'
+import { WebhookEndpointsPanel } from '../components/payments/WebhookEndpointsPanel'
 
 export function SettingsView() {
   const { settings } = useAppStore()
@@ -28,10 +30,15 @@ export function SettingsView() {
           <section className="panel">
             <h2>Keychain</h2>
             <p>
-              <StatusBadge tone={settings.keychain.reachable ? 'good' : 'bad'} label={settings.keychain.reachable ? 'reachable' : 'unreachable'} />{' '}
+              <StatusBadge
+                tone={settings.keychain.reachable ? 'good' : 'bad'}
+                label={settings.keychain.reachable ? 'reachable' : 'unreachable'}
+              />{' '}
               {settings.keychain.message}
             </p>
           </section>
+          <KeysPanel />
+          <WebhookEndpointsPanel />
           <section className="panel">
             <h2>Effective configuration</h2>
             <pre className="json">{JSON.stringify(settings.config, null, 2)}</pre>

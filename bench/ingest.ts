@@ -1,0 +1,326 @@
+/**
+ * npm run bench:ingest — from one run:
+ *  1. deliveries/s of the webhook listener (signed, unique events, each committed with fsync before
+ *     its 200) as a ratio to a bare node:http server that reads the body and answers 200, in
+ *     alternating runs on this machine (target ≥ 0.6);
+ *  2. p50/p99 answer latency at 1,000 deliveries/s (target p99 ≤ 25 ms);
+ *  3. the time of Events-view queries over 1,000,000 stored events (target ≤ 50 ms).
+ * Each server runs in a child process; this process is the sender.
+ */
+import { fork } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { Agent, createServer, request } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+import { openDatabase } from '../src/main/db'
+import { silentLogger } from '../src/main/log'
+import { createEventStore, signBody } from '../src/main/webhooks'
+import { workerCommitter } from '../src/main/webhooks/committer'
+import { createIngest } from '../src/main/webhooks/ingest'
+import { startListener } from '../src/main/webhooks/listener'
+import type { SecretsCache } from '../src/main/webhooks/secrets-cache'
+import { eventTypes, groupOf } from '../src/shared/events'
+import { unwrap } from '../src/shared/result'
+
+const secret = 'whsec_bench_0123456789abcdef'
+const self = fileURLToPath(import.meta.url)
+const runSeconds = Number(process.env.BENCH_SECONDS ?? 3)
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 64)
+
+// ── child: one of the two servers ────────────────────────────────────────────────────────────
+async function serveChild(kind: string, dataDir: string): Promise<void> {
+  process.on('SIGTERM', () => process.exit(0))
+  let port: number
+  if (kind === 'bare') {
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        Buffer.concat(chunks)
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': 2 })
+        res.end('{}')
+      })
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    port = (server.address() as AddressInfo).port
+  } else {
+    const db = unwrap(openDatabase(join(dataDir, 'watchdesk.db')))
+    if (process.env.BENCH_SYNC_OFF) db.pragma('synchronous = OFF')
+    const ingest = createIngest(workerCommitter(db.name), silentLogger, () => {})
+    const secrets = new Map([['wh_bench', Buffer.from(secret)]])
+    const cache: SecretsCache = {
+      all: () => secrets,
+      only: () => secrets,
+      endpoints: () => ['wh_bench'],
+      problem: () => null,
+      firstEndpoint: () => 'wh_bench',
+      secretOf: () => secret,
+      stop: () => {},
+    }
+    const listener = unwrap(
+      await startListener(
+        {
+          host: '127.0.0.1',
+          port: 0,
+          maxBodyBytes: 1 << 20,
+          headersTimeoutMs: 5000,
+          bodyTimeoutMs: 10000,
+          authorizationAnswer: () => ({}),
+        },
+        {
+          ingest,
+          secrets: cache,
+          counters: { accepted: 0, duplicates: 0, rejected: 0 },
+          answered: () => {},
+          rejected: (r) => ingest.reject(r),
+        },
+      ),
+    )
+    port = listener.port
+  }
+  process.send!({ port })
+}
+
+// ── sender ───────────────────────────────────────────────────────────────────────────────────
+let eventCounter = 0
+function nextDelivery(): { body: string; signature: string } {
+  const n = eventCounter++
+  const body = JSON.stringify({
+    id: `evt_bench_${process.pid}_${n}`,
+    type: 'funding.completed',
+    created_at: new Date().toISOString(),
+    data: {
+      id: `fund_${n}`,
+      status: 'completed',
+      amount: 1000,
+      currency: 'USD',
+      target_amount: 998.75,
+      target_currency: 'USDC',
+    },
+  })
+  return { body, signature: signBody(secret, body) }
+}
+
+function post(agent: Agent, port: number): Promise<number> {
+  const { body, signature } = nextDelivery()
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/webhooks',
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'x-service-signature': signature,
+        },
+      },
+      (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode ?? 0))
+      },
+    )
+    // Without this, Nagle's algorithm and delayed ACKs cap every connection at ~25 requests/s.
+    req.on('socket', (socket) => socket.setNoDelay(true))
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+async function startChild(
+  kind: 'bare' | 'listener',
+  dataDir: string,
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = fork(self, ['--serve', kind, dataDir], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // BENCH_PROFILE=DIR writes a CPU profile of each server child there.
+    execArgv: process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [],
+  })
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m) => resolve((m as { port: number }).port))
+    child.once('exit', (code) => reject(new Error(`${kind} server exited (${code})`)))
+  })
+  return { child, port }
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => child.once('exit', r))
+  child.kill('SIGTERM')
+  await exited
+}
+
+/** Closed loop: `concurrency` senders, each posting the next delivery as soon as one is answered. */
+async function throughput(port: number): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
+  const until = performance.now() + runSeconds * 1000
+  let done = 0
+  let failed = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        const status = await post(agent, port)
+        if (status === 200) done++
+        else failed++
+      }
+    }),
+  )
+  const seconds = (performance.now() - started) / 1000
+  agent.destroy()
+  if (failed) throw new Error(`${failed} deliveries were not answered 200`)
+  return done / seconds
+}
+
+/** Open loop at a fixed rate: latency from send to the last byte of the answer. */
+async function latencyAtRate(port: number, perSecond: number, seconds: number): Promise<number[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 })
+  const latencies: number[] = []
+  const inFlight: Promise<void>[] = []
+  const start = performance.now()
+  let sent = 0
+  const total = perSecond * seconds
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * perSecond))
+    for (; sent < due; sent++) {
+      const t0 = performance.now()
+      inFlight.push(
+        post(agent, port).then((status) => {
+          if (status !== 200) throw new Error(`answered ${status}`)
+          latencies.push(performance.now() - t0)
+        }),
+      )
+    }
+    await new Promise((r) => setTimeout(r, 1))
+  }
+  await Promise.all(inFlight)
+  agent.destroy()
+  return latencies.sort((a, b) => a - b)
+}
+
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!
+const fmt = (n: number, digits = 1) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+async function queryBench(dataDir: string): Promise<{ name: string; ms: number }[]> {
+  const db = unwrap(openDatabase(join(dataDir, 'query.db')))
+  const total = Number(process.env.BENCH_EVENTS ?? 1_000_000)
+  db.pragma('synchronous = OFF') // seeding a fixture, not measuring it
+  const insert = db.prepare(
+    `INSERT INTO events (id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, body, data)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 1, 'wh_bench', ?, ?, ?)`,
+  )
+  const t0 = Date.now() - total * 100
+  const seedStarted = performance.now()
+  const seed = db.transaction((from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      const type = eventTypes[i % eventTypes.length]!.type
+      const at = t0 + i * 100
+      const data = `{"id":"d_${i}","amount":${i % 5000}}`
+      insert.run(
+        `evt_${i.toString(36).padStart(8, '0')}`,
+        type,
+        groupOf(type),
+        new Date(at).toISOString(),
+        at,
+        at,
+        at,
+        `d_${i}`,
+        Buffer.from(`{"id":"evt_${i}","data":${data}}`),
+        data,
+      )
+    }
+  })
+  for (let i = 0; i < total; i += 50_000) seed(i, Math.min(total, i + 50_000))
+  db.pragma('synchronous = FULL')
+  db.pragma('optimize')
+  console.log(
+    `seeded ${total.toLocaleString('en-US')} events in ${fmt((performance.now() - seedStarted) / 1000)} s`,
+  )
+
+  const store = createEventStore(db)
+  const deep = { receivedAt: t0 + Math.floor(total / 2) * 100, seq: Math.floor(total / 2) }
+  const cases: [string, () => unknown][] = [
+    ['first page (200 newest)', () => store.list({}, undefined, 200)],
+    ['page at the middle (keyset)', () => store.list({}, deep, 200)],
+    ['type filter, first page', () => store.list({ types: ['card.frozen'] }, undefined, 200)],
+    ['group filter, first page', () => store.list({ groups: ['business'] }, undefined, 200)],
+    ['last hour, first page', () => store.list({ from: t0 + total * 100 - 3_600_000 }, undefined, 200)],
+    ['search by data id', () => store.list({ search: `d_${Math.floor(total / 3)}` }, undefined, 200)],
+    ['count of a type filter', () => store.count({ types: ['card.frozen'] }, 10_000_000)],
+  ]
+  const results: { name: string; ms: number }[] = []
+  for (const [name, run] of cases) {
+    run() // warm the statement cache and the page cache
+    const times: number[] = []
+    for (let i = 0; i < 7; i++) {
+      const s = performance.now()
+      run()
+      times.push(performance.now() - s)
+    }
+    results.push({ name, ms: times.sort((a, b) => a - b)[3]! })
+  }
+  db.close()
+  return results
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'watchdesk-bench-ingest-'))
+  try {
+    console.log(
+      `bench:ingest — ${concurrency} concurrent senders, ${runSeconds} s per run, alternating bare / listener`,
+    )
+    const bare: number[] = []
+    const listener: number[] = []
+    let round = 0
+    for (const kind of ['bare', 'listener', 'bare', 'listener', 'bare', 'listener'] as const) {
+      const { child, port } = await startChild(kind, join(dataDir, `l${round++}`))
+      const rate = await throughput(port)
+      ;(kind === 'bare' ? bare : listener).push(rate)
+      console.log(`  ${kind.padEnd(8)} ${fmt(rate, 0).padStart(7)} deliveries/s`)
+      await stopChild(child)
+    }
+    const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!
+    const ratio = median(listener) / median(bare)
+    console.log(
+      `throughput: listener ${fmt(median(listener), 0)}/s vs bare node:http ${fmt(median(bare), 0)}/s → ratio ${fmt(ratio, 2)} (target ≥ 0.60) ${ratio >= 0.6 ? 'OK' : 'MISSED'}`,
+    )
+
+    // The same open-loop sender against the bare server first: what this machine adds by itself.
+    const latency: Record<string, number[]> = {}
+    for (const kind of ['bare', 'listener'] as const) {
+      const { child, port } = await startChild(kind, join(dataDir, `latency-${kind}`))
+      await latencyAtRate(port, 1000, 1) // warm-up
+      latency[kind] = await latencyAtRate(port, 1000, 5)
+      await stopChild(child)
+    }
+    const line = (sorted: number[]) =>
+      `p50 ${fmt(quantile(sorted, 0.5), 2)} ms, p99 ${fmt(quantile(sorted, 0.99), 2)} ms, max ${fmt(sorted.at(-1)!, 2)} ms`
+    const p99 = quantile(latency.listener!, 0.99)
+    console.log(`latency at 1,000 deliveries/s, ${latency.listener!.length} deliveries each:`)
+    console.log(`  bare     ${line(latency.bare!)}`)
+    console.log(`  listener ${line(latency.listener!)} (target p99 ≤ 25 ms) ${p99 <= 25 ? 'OK' : 'MISSED'}`)
+
+    const queries = await queryBench(dataDir)
+    for (const q of queries) console.log(`  query ${q.name.padEnd(30)} ${fmt(q.ms, 2).padStart(8)} ms`)
+    const worst = Math.max(...queries.map((q) => q.ms))
+    console.log(
+      `Events-view queries over 1,000,000 events: slowest ${fmt(worst, 2)} ms (target ≤ 50 ms) ${worst <= 50 ? 'OK' : 'MISSED'}`,
+    )
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+if (process.argv[2] === '--serve') {
+  mkdirSync(process.argv[4]!, { recursive: true })
+  await serveChild(process.argv[3]!, process.argv[4]!)
+} else {
+  await main()
+}

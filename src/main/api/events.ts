@@ -1,0 +1,101 @@
+import type { EventFilter, EventSummary } from '../../shared/contract/events'
+import type { eventsMethods } from '../../shared/contract/events'
+import { err, ok } from '../../shared/result'
+import type { AppContext } from '../context'
+import type { Services } from '../services'
+import type { ApiHandlers } from '../transport/dispatch'
+import type { EventStore } from '../webhooks'
+
+export const exportRowLimit = 50_000
+const countCap = 10_000_000
+
+export function eventsApi(
+  _ctx: AppContext,
+  services: Services,
+): Pick<ApiHandlers, keyof typeof eventsMethods> {
+  const { webhooks } = services
+  return {
+    'events.list': async ({ filter, after, limit }) => ok(webhooks.store.list(filter, after, limit)),
+    'events.count': async ({ filter }) => {
+      const matched = webhooks.store.count(filter, countCap)
+      const total = Object.keys(filter).length === 0 ? matched : webhooks.store.count({}, countCap)
+      return ok({ ...matched, total: total.count })
+    },
+    'events.get': async ({ id }) => {
+      const event = webhooks.store.get(id)
+      return event ? ok(event) : err('not_found', `No stored event has the id ${id}.`)
+    },
+    'events.export': async ({ filter, format }) => ok(exportEvents(webhooks.store, filter, format)),
+    'events.listener': async () => ok(webhooks.status()),
+    'events.sendTest': async ({ type, endpoint }) => webhooks.sendTest(type, endpoint),
+  }
+}
+
+const csvColumns = [
+  'id',
+  'type',
+  'group',
+  'created_at',
+  'received_at',
+  'deliveries',
+  'endpoint',
+  'data_id',
+  'funding',
+  'data',
+] as const
+
+/** The filtered set, newest first, as JSON lines or CSV (RFC 4180 quoting). */
+export function exportEvents(
+  store: EventStore,
+  filter: EventFilter,
+  format: 'jsonl' | 'csv',
+  limit = exportRowLimit,
+): { text: string; rows: number; truncated: boolean; fileName: string } {
+  const lines: string[] = format === 'csv' ? [csvColumns.join(',')] : []
+  const rows = store.forEachForExport(filter, limit + 1, (event) => {
+    if (lines.length >= limit + (format === 'csv' ? 1 : 0)) return
+    lines.push(format === 'csv' ? csvLine(event) : JSON.stringify(exportObject(event)))
+  })
+  const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')
+  return {
+    text: lines.join('\n') + (lines.length ? '\n' : ''),
+    rows: Math.min(rows, limit),
+    truncated: rows > limit,
+    fileName: `watchdesk-events-${stamp}.${format === 'csv' ? 'csv' : 'jsonl'}`,
+  }
+}
+
+function exportObject(event: EventSummary & { data: unknown }) {
+  return {
+    id: event.id,
+    type: event.type,
+    created_at: event.createdAt,
+    received_at: new Date(event.receivedAt).toISOString(),
+    last_delivery_at: new Date(event.lastDeliveryAt).toISOString(),
+    deliveries: event.deliveries,
+    endpoint: event.endpoint,
+    data: event.data,
+  }
+}
+
+function csvLine(event: EventSummary & { data: unknown }): string {
+  const cells = [
+    event.id,
+    event.type,
+    event.group,
+    event.createdAt,
+    new Date(event.receivedAt).toISOString(),
+    String(event.deliveries),
+    event.endpoint ?? '',
+    event.dataId ?? '',
+    event.fundingLine ?? '',
+    JSON.stringify(event.data),
+  ]
+  return cells.map(csvCell).join(',')
+}
+
+export function csvCell(value: string): string {
+  // A leading = + - @ would run as a formula in a spreadsheet: prefix it with a quote.
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe
+}

@@ -1,0 +1,206 @@
+import type { Database } from 'better-sqlite3'
+import type { ChainHistory, HistoryPoint } from '../../shared/contract/chains'
+import { statusRank } from '../../shared/chains/health'
+import type { ChainStatusKind } from '../../shared/chains/health'
+import type { Sample } from './monitor'
+
+/** Samples of every poll, kept raw for two hours, folded into five-minute buckets for two days,
+ * then into half-hour buckets kept for 31 days: twelve chains polled every 5 s make about 40k
+ * rows for a month (2-3 MB). */
+
+export const rawRetentionMs = 2 * 60 * 60_000
+export const bucketMs = 5 * 60_000
+export const fineBucketRetentionMs = 2 * 24 * 60 * 60_000
+export const coarseBucketMs = 30 * 60_000
+export const bucketRetentionMs = 31 * 24 * 60 * 60_000
+
+export function createChainSamplesTable(db: Database): void {
+  db.exec(`
+    CREATE TABLE chain_samples (
+      service_id INTEGER NOT NULL,
+      bucket_ms INTEGER NOT NULL,
+      t INTEGER NOT NULL,
+      n INTEGER NOT NULL,
+      errors INTEGER NOT NULL,
+      status TEXT NOT NULL,
+      head INTEGER,
+      age_ms INTEGER,
+      lag_blocks INTEGER,
+      lag_ms INTEGER,
+      latency_ms INTEGER,
+      error_code INTEGER,
+      error TEXT,
+      PRIMARY KEY (service_id, bucket_ms, t)
+    ) STRICT, WITHOUT ROWID;
+  `)
+}
+
+interface Row {
+  service_id: number
+  t: number
+  bucket_ms: number
+  n: number
+  errors: number
+  status: string
+  head: number | null
+  age_ms: number | null
+  lag_blocks: number | null
+  lag_ms: number | null
+  latency_ms: number | null
+  error_code: number | null
+  error: string | null
+}
+
+export interface ChainHistoryStore {
+  record(samples: Sample[]): void
+  /** Folds raw samples older than the raw retention into buckets, drops buckets past theirs. */
+  compact(now?: number): { folded: number; dropped: number }
+  history(serviceId: number, minutes: number, now?: number): ChainHistory
+}
+
+export function createChainHistory(db: Database): ChainHistoryStore {
+  const insert = db.prepare(
+    `INSERT OR REPLACE INTO chain_samples (service_id, t, bucket_ms, n, errors, status, head, age_ms, lag_blocks, lag_ms, latency_ms, error_code, error)
+     VALUES (@service_id, @t, @bucket_ms, @n, @errors, @status, @head, @age_ms, @lag_blocks, @lag_ms, @latency_ms, @error_code, @error)`,
+  )
+  const recordAll = db.transaction((rows: Row[]) => {
+    for (const row of rows) insert.run(row)
+  })
+  const selectOld = db.prepare(
+    `SELECT * FROM chain_samples WHERE bucket_ms = ? AND t < ? ORDER BY service_id, t`,
+  )
+  const deleteOld = db.prepare(`DELETE FROM chain_samples WHERE bucket_ms = ? AND t < ?`)
+  const selectRange = db.prepare(`SELECT * FROM chain_samples WHERE service_id = ? AND t >= ? ORDER BY t`)
+  const foldOlder = (from: number, to: number, cutoff: number) => {
+    const rows = selectOld.all(from, cutoff) as Row[]
+    for (const bucket of fold(rows, to)) insert.run(bucket)
+    deleteOld.run(from, cutoff)
+    return rows.length
+  }
+
+  return {
+    record(samples) {
+      if (samples.length === 0) return
+      recordAll(
+        samples.map((s) => ({
+          service_id: s.serviceId,
+          t: s.t,
+          bucket_ms: 0,
+          n: 1,
+          errors: s.error ? 1 : 0,
+          status: s.status,
+          head: s.head,
+          age_ms: s.ageMs,
+          lag_blocks: s.lagBlocks,
+          lag_ms: s.lagMs,
+          latency_ms: s.latencyMs,
+          error_code: s.error?.code ?? null,
+          error: s.error?.message ?? null,
+        })),
+      )
+    },
+    compact(now = Date.now()) {
+      return db
+        .transaction(() => {
+          const folded = foldOlder(0, bucketMs, now - rawRetentionMs)
+          foldOlder(bucketMs, coarseBucketMs, now - fineBucketRetentionMs)
+          const dropped = deleteOld.run(coarseBucketMs, now - bucketRetentionMs).changes
+          return { folded, dropped }
+        })
+        .immediate()
+    },
+    history(serviceId, minutes, now = Date.now()) {
+      const rows = selectRange.all(serviceId, now - minutes * 60_000) as Row[]
+      const recent = rows.filter(
+        (r) => r.bucket_ms === 0 && r.t >= now - 15 * 60_000 && r.errors === 0 && r.latency_ms !== null,
+      )
+      const latencies = recent.map((r) => r.latency_ms!).sort((a, b) => a - b)
+      return {
+        serviceId,
+        points: thin(rows.map(toPoint), 240),
+        latencyP50Ms: percentile(latencies, 0.5),
+        latencyP95Ms: percentile(latencies, 0.95),
+        errorCount: rows.reduce((sum, r) => sum + r.errors, 0),
+      }
+    },
+  }
+}
+
+function fold(rows: Row[], size: number): Row[] {
+  const groups = new Map<string, Row[]>()
+  for (const row of rows) {
+    const start = Math.floor(row.t / size) * size
+    const key = `${row.service_id}:${start}`
+    const group = groups.get(key) ?? []
+    group.push({ ...row, t: start })
+    groups.set(key, group)
+  }
+  return [...groups.values()].map((group) => {
+    const first = group[0]!
+    const max = (pick: (r: Row) => number | null) => maxOf(group.map(pick))
+    const timed = group.filter((r) => r.latency_ms !== null)
+    const timedCount = timed.reduce((sum, r) => sum + r.n, 0)
+    const worst = group.reduce((w, r) =>
+      statusRank(r.status as ChainStatusKind) < statusRank(w.status as ChainStatusKind) ? r : w,
+    )
+    const lastError = [...group].reverse().find((r) => r.error !== null)
+    return {
+      service_id: first.service_id,
+      t: first.t,
+      bucket_ms: size,
+      n: group.reduce((s, r) => s + r.n, 0),
+      errors: group.reduce((s, r) => s + r.errors, 0),
+      status: worst.status,
+      head: max((r) => r.head),
+      age_ms: max((r) => r.age_ms),
+      lag_blocks: max((r) => r.lag_blocks),
+      lag_ms: max((r) => r.lag_ms),
+      latency_ms: timedCount
+        ? Math.round(timed.reduce((sum, r) => sum + r.latency_ms! * r.n, 0) / timedCount)
+        : null,
+      error_code: lastError?.error_code ?? null,
+      error: lastError?.error ?? null,
+    }
+  })
+}
+
+function toPoint(r: Row): HistoryPoint {
+  return {
+    t: r.t,
+    lagSeconds: r.lag_ms === null ? null : r.lag_ms / 1000,
+    lagBlocks: r.lag_blocks,
+    latencyMs: r.latency_ms,
+    ok: r.errors === 0,
+  }
+}
+
+/** At most `max` points for a chart: each kept point carries the worst lag and the mean latency of those it stands for. */
+export function thin(points: HistoryPoint[], max: number): HistoryPoint[] {
+  if (points.length <= max) return points
+  const size = Math.ceil(points.length / max)
+  const out: HistoryPoint[] = []
+  for (let i = 0; i < points.length; i += size) {
+    const group = points.slice(i, i + size)
+    const latencies = group.map((p) => p.latencyMs).filter((v): v is number => v !== null)
+    out.push({
+      t: group[0]!.t,
+      lagSeconds: maxOf(group.map((p) => p.lagSeconds)),
+      lagBlocks: maxOf(group.map((p) => p.lagBlocks)),
+      latencyMs: latencies.length ? latencies.reduce((a, b) => a + b, 0) / latencies.length : null,
+      ok: group.every((p) => p.ok),
+    })
+  }
+  return out
+}
+
+function maxOf(values: (number | null)[]): number | null {
+  let max: number | null = null
+  for (const v of values) if (v !== null && (max === null || v > max)) max = v
+  return max
+}
+
+export function percentile(sorted: number[], p: number): number | null {
+  if (sorted.length === 0) return null
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))
+  return sorted[index]!
+}

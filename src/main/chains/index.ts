@@ -1,0 +1,159 @@
+import { z } from 'zod'
+import type { ChainHistory, ChainsSnapshot, RpcExchange } from '../../shared/contract/chains'
+import { explainEstimateGasError } from '../../shared/chains/rpc-errors'
+import { chainInfo } from '../../shared/chains/registry'
+import type { Config } from '../../shared/config'
+import { maskSecret } from '../../shared/mask'
+import { err, ok } from '../../shared/result'
+import type { Result } from '../../shared/result'
+import type { AppContext } from '../context'
+import { accounts } from '../secrets'
+import type { SecretStore } from '../secrets'
+import { createChainHistory } from './history'
+import type { ChainHistoryStore } from './history'
+import { createPoller } from './poller'
+import type { Poller } from './poller'
+import { resolveTargets } from './targets'
+
+export { createPoller, sortWorstFirst, backoffDelay } from './poller'
+export { resolveTargets, maskUrl } from './targets'
+export { createRpcClient } from './rpc'
+export { createChainHistory } from './history'
+
+export interface ChainsService {
+  snapshot(): ChainsSnapshot
+  history(serviceId: number, minutes: number): Result<ChainHistory>
+  rpc(serviceId: number, method: string, params: unknown[]): Promise<Result<RpcExchange>>
+  stop(): Promise<void>
+}
+
+const compactEveryMs = 5 * 60_000
+
+/** Removes the project uid from any text before it is shown or stored (a node may echo the URL). */
+export function uidScrubber(uid: string | null): (text: string) => string {
+  if (!uid) return (text) => text
+  const forms = [...new Set([uid, encodeURIComponent(uid)])]
+  return (text) => forms.reduce((out, form) => out.split(form).join(maskSecret(uid)), text)
+}
+
+export async function readProjectUid(
+  secrets: SecretStore,
+): Promise<{ uid: string | null; problem: string | null }> {
+  const stored = await secrets.get(accounts.projectUid)
+  if (!stored.ok) return { uid: null, problem: stored.error.message }
+  return { uid: stored.value?.trim() || null, problem: null }
+}
+
+/** Builds a poller over the current config and project uid (also used by `watchdesk chains`). */
+export function pollerFor(
+  config: Config,
+  uid: string | null,
+  onRound?: Parameters<typeof createPoller>[0]['onRound'],
+  uidProblem: string | null = null,
+): Poller {
+  return createPoller({ targets: resolveTargets(config, uid, uidProblem), scrub: uidScrubber(uid), onRound })
+}
+
+export async function startChainsService(ctx: AppContext): Promise<ChainsService> {
+  const history = createChainHistory(ctx.db)
+  const log = ctx.log.child({ capability: 'chains' })
+  let poller: Poller | null = null
+  let lastCompact = 0
+  let generation = 0
+
+  const onRound =
+    (history: ChainHistoryStore) =>
+    (snapshot: ChainsSnapshot, samples: Parameters<ChainHistoryStore['record']>[0]) => {
+      ctx.push.publish('chains.status', snapshot)
+      try {
+        history.record(samples)
+        const now = Date.now()
+        if (now - lastCompact > compactEveryMs) {
+          lastCompact = now
+          history.compact(now)
+        }
+      } catch (error) {
+        log.error('could not store chain samples', { error })
+      }
+    }
+
+  async function restart(reason: string) {
+    const mine = ++generation
+    const { uid, problem } = await readProjectUid(ctx.secrets)
+    if (mine !== generation) return
+    if (problem) log.warn('project uid unavailable', { problem })
+    poller?.stop()
+    poller = pollerFor(ctx.config(), uid, onRound(history), problem)
+    poller.start()
+    log.info('chains poller started', {
+      reason,
+      polled: poller.snapshot().chains.filter((c) => c.status !== 'not_configured').length,
+    })
+  }
+
+  await restart('start')
+  const offConfig = ctx.onConfigChange(() => void restart('config changed'))
+  const offSecrets = ctx.secrets.onChange((account) => {
+    if (account === accounts.projectUid) void restart('project uid changed')
+  })
+
+  return {
+    snapshot: () => poller!.snapshot(),
+    history(serviceId, minutes) {
+      if (!chainInfo(serviceId))
+        return err('not_found', `There is no chain with the service id ${serviceId}.`)
+      return ok(history.history(serviceId, minutes))
+    },
+    async rpc(serviceId, method, params) {
+      const monitor = poller?.monitor(serviceId)
+      if (!monitor) return err('not_found', `There is no chain with the service id ${serviceId}.`)
+      const client = monitor.rpc()
+      if (!client)
+        return err('bad_request', `${monitor.target.info.name} is not configured: ${monitor.status().reason}`)
+      const checked = checkParams(method, params)
+      if (!checked.ok) return checked
+      const exchange = await client.call({ method, params: checked.value })
+      const failure = exchange.outcome.ok ? null : exchange.outcome.error
+      return ok({
+        endpoint: monitor.target.endpoint ?? '',
+        request: exchange.request,
+        response: exchange.response,
+        httpStatus: exchange.httpStatus,
+        elapsedMs: Math.round(exchange.elapsedMs * 10) / 10,
+        error: failure,
+        explanation:
+          failure && failure.kind === 'rpc' && method === 'eth_estimateGas'
+            ? explainEstimateGasError({ code: failure.code ?? 0, message: failure.message }).text
+            : null,
+      })
+    },
+    async stop() {
+      generation++
+      offConfig()
+      offSecrets()
+      poller?.stop()
+    },
+  }
+}
+
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'an address is 0x and 40 hex digits')
+const EstimateGasParams = z.tuple([
+  z
+    .object({
+      from: address,
+      to: address,
+      value: z.string().regex(/^0x[0-9a-fA-F]+$/, 'value is a 0x-prefixed hex quantity'),
+    })
+    .strict(),
+])
+
+function checkParams(method: string, params: unknown[]): Result<unknown[]> {
+  if (method !== 'eth_estimateGas') {
+    return params.length === 0 ? ok([]) : err('bad_request', `${method} takes no parameters.`)
+  }
+  const parsed = EstimateGasParams.safeParse(params)
+  if (!parsed.success) {
+    return err('bad_request', `eth_estimateGas takes [{ from, to, value }]: ${z.prettifyError(parsed.error)}`)
+  }
+  return ok(parsed.data)
+}

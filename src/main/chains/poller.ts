@@ -1,0 +1,102 @@
+import type { ChainStatus, ChainsSnapshot } from '../../shared/contract/chains'
+import { statusRank } from '../../shared/chains/health'
+import { ChainMonitor } from './monitor'
+import type { Sample } from './monitor'
+import type { ChainTarget } from './targets'
+
+/** Polls every configured chain on its own timer, so a slow or dead chain never delays another,
+ * and hands the twelve statuses (and the new samples) to `onRound` after each burst of polls. */
+
+export interface PollerOptions {
+  targets: ChainTarget[]
+  scrub: (text: string) => string
+  onRound?: (snapshot: ChainsSnapshot, samples: Sample[]) => void
+  /** Waits this long after a poll for the others of the same round before publishing. */
+  coalesceMs?: number
+  now?: () => number
+}
+
+export interface Poller {
+  snapshot(): ChainsSnapshot
+  monitor(serviceId: number): ChainMonitor | undefined
+  /** One poll of every configured chain, all at once (CLI, bench); independent of the timers. */
+  pollRound(): Promise<ChainsSnapshot>
+  start(): void
+  stop(): void
+}
+
+/** Doubles the pause after each failure in a row, up to a minute (or the interval, if longer). */
+export function backoffDelay(intervalMs: number, failures: number): number {
+  if (failures === 0) return intervalMs
+  return Math.min(intervalMs * 2 ** failures, Math.max(60_000, intervalMs))
+}
+
+export function sortWorstFirst(chains: ChainStatus[]): ChainStatus[] {
+  return [...chains].sort((a, b) => statusRank(a.status) - statusRank(b.status))
+}
+
+export function createPoller(options: PollerOptions): Poller {
+  const now = options.now ?? Date.now
+  const monitors = options.targets.map((t) => new ChainMonitor(t, options.scrub))
+  const timers = new Map<number, NodeJS.Timeout>()
+  let pendingSamples: Sample[] = []
+  let publishTimer: NodeJS.Timeout | null = null
+  let running = false
+
+  const snapshot = (): ChainsSnapshot => ({
+    at: new Date(now()).toISOString(),
+    chains: sortWorstFirst(monitors.map((m) => m.status())),
+  })
+
+  function publish() {
+    publishTimer = null
+    const samples = pendingSamples
+    pendingSamples = []
+    options.onRound?.(snapshot(), samples)
+  }
+
+  function schedulePublish() {
+    if (publishTimer || !running) return
+    publishTimer = setTimeout(publish, options.coalesceMs ?? 200)
+  }
+
+  async function loop(monitor: ChainMonitor) {
+    if (!running) return
+    const { sample } = await monitor.poll(now)
+    if (!running) return
+    if (sample) pendingSamples.push(sample)
+    schedulePublish()
+    const delay = backoffDelay(monitor.target.intervalMs, monitor.failures)
+    timers.set(
+      monitor.target.info.serviceId,
+      setTimeout(() => void loop(monitor), delay),
+    )
+  }
+
+  return {
+    snapshot,
+    monitor: (serviceId) => monitors.find((m) => m.target.info.serviceId === serviceId),
+    async pollRound() {
+      const results = await Promise.all(monitors.map((m) => m.poll(now)))
+      const samples = results.flatMap((r) => (r.sample ? [r.sample] : []))
+      const snap = snapshot()
+      options.onRound?.(snap, samples)
+      return snap
+    },
+    start() {
+      if (running) return
+      running = true
+      for (const monitor of monitors) if (monitor.polled) void loop(monitor)
+      // The not-configured chains are news too: publish the first snapshot at once.
+      options.onRound?.(snapshot(), [])
+    },
+    stop() {
+      running = false
+      for (const timer of timers.values()) clearTimeout(timer)
+      timers.clear()
+      if (publishTimer) clearTimeout(publishTimer)
+      publishTimer = null
+      for (const monitor of monitors) monitor.close()
+    },
+  }
+}

@@ -1,0 +1,84 @@
+import { chainRegistry } from '../../shared/chains/registry'
+import type { ChainInfo } from '../../shared/chains/registry'
+import { defaultThresholds } from '../../shared/chains/health'
+import type { Thresholds } from '../../shared/chains/health'
+import type { Config } from '../../shared/config'
+import { maskSecret } from '../../shared/mask'
+
+/** What the poller needs to know about one chain, resolved from the registry, the config and
+ * the project uid. The full URL holds the uid: it stays here; everything shown uses `endpoint`. */
+export interface ChainTarget {
+  info: ChainInfo
+  slug: string
+  enabled: boolean
+  /** Full URL with the project uid. Never shown, logged or stored. */
+  url: string | null
+  /** The URL with the uid masked: the only form that leaves the poller. */
+  endpoint: string | null
+  referenceUrl: string | null
+  intervalMs: number
+  timeoutMs: number
+  thresholds: Thresholds
+  /** Why the chain is not polled, or null. */
+  notConfigured: string | null
+}
+
+export const defaultTimeoutMs = 4000
+
+/** `uidProblem`: why the project uid could not be read (the keychain's own sentence), if it could not. */
+export function resolveTargets(
+  config: Config,
+  projectUid: string | null,
+  uidProblem: string | null = null,
+): ChainTarget[] {
+  return chainRegistry.map((info) => resolveTarget(info, config, projectUid, uidProblem))
+}
+
+function resolveTarget(
+  info: ChainInfo,
+  config: Config,
+  projectUid: string | null,
+  uidProblem: string | null,
+): ChainTarget {
+  const own = config.chains[String(info.serviceId)] ?? {}
+  const slug = own.slug ?? info.defaultSlug
+  const defaults = defaultThresholds(info.blockTimeMs)
+  const base = {
+    info,
+    slug,
+    enabled: own.enabled ?? true,
+    referenceUrl: own.referenceUrl ?? null,
+    intervalMs: own.pollIntervalMs ?? config.pollIntervalMs,
+    timeoutMs: own.timeoutMs ?? defaultTimeoutMs,
+    thresholds: {
+      laggingAfterSeconds: own.laggingAfterSeconds ?? defaults.laggingAfterSeconds,
+      stalledAfterSeconds: own.stalledAfterSeconds ?? defaults.stalledAfterSeconds,
+    },
+  }
+  let url: string | null = null
+  let endpoint: string | null = null
+  let notConfigured: string | null = null
+  if (own.url) {
+    url = own.url
+    endpoint = maskUrl(own.url)
+  } else if (config.rpcBaseUrl && projectUid) {
+    url = `${config.rpcBaseUrl.replace(/\/+$/, '')}/${slug}/${encodeURIComponent(projectUid)}`
+    endpoint = `${config.rpcBaseUrl.replace(/\/+$/, '')}/${slug}/${maskSecret(projectUid)}`
+  } else if (!config.rpcBaseUrl) {
+    notConfigured = `No endpoint: set rpcBaseUrl (or chains.${info.serviceId}.url) in the config.`
+  } else {
+    notConfigured = uidProblem
+      ? `No project uid: ${uidProblem}`
+      : 'No project uid: store it in the keychain (account "project-uid") or set WATCHDESK_PROJECT_UID.'
+  }
+  if (!base.enabled) notConfigured = `Disabled in the config (chains.${info.serviceId}.enabled is false).`
+  return { ...base, url, endpoint, notConfigured }
+}
+
+/** An override URL may carry a key of its own in its path or query: keep the origin, mask the rest. */
+export function maskUrl(raw: string): string {
+  const u = new URL(raw)
+  const rest = `${u.pathname}${u.search}`
+  if (rest === '/' || rest === '') return u.origin
+  return `${u.origin}/${maskSecret(rest.replace(/^\//, ''))}`
+}

@@ -1,0 +1,66 @@
+import { BrowserWindow, screen, shell } from 'electron'
+import type { Logger } from '../../log'
+import { desktopCsp, secureWebPreferences, windowDefaults } from '../window'
+import { placeWindow, readWindowState, windowStateFile, writeWindowState } from '../window-state'
+
+export { desktopCsp }
+
+/** The main window: hardened web preferences, navigation and new windows refused, size and
+ * position restored from the data dir and saved when they change. */
+export function createMainWindow(options: {
+  dataDir: string
+  preload: string
+  load(win: BrowserWindow): void
+  log: Logger
+}): BrowserWindow {
+  const file = windowStateFile(options.dataDir)
+  const saved = readWindowState(file)
+  if (saved.problem) options.log.warn(saved.problem)
+  const placed = placeWindow(
+    saved.state,
+    screen.getAllDisplays().map((d) => d.workArea),
+    windowDefaults,
+  )
+  const win = new BrowserWindow({
+    ...windowDefaults,
+    x: placed.x,
+    y: placed.y,
+    width: placed.width,
+    height: placed.height,
+    webPreferences: { ...secureWebPreferences, preload: options.preload },
+  })
+  win.once('ready-to-show', () => {
+    if (placed.maximized) win.maximize()
+    win.show()
+  })
+  win.webContents.setWindowOpenHandler(({ url }) => {
+    if (/^https:\/\//.test(url)) void shell.openExternal(url)
+    return { action: 'deny' }
+  })
+  win.webContents.on('will-navigate', (event) => event.preventDefault())
+  win.webContents.on('will-redirect', (event) => event.preventDefault())
+  win.webContents.on('will-attach-webview', (event) => event.preventDefault())
+  rememberBounds(win, file, options.log)
+  options.load(win)
+  return win
+}
+
+function rememberBounds(win: BrowserWindow, file: string, log: Logger): void {
+  let timer: NodeJS.Timeout | undefined
+  const save = () => {
+    clearTimeout(timer)
+    if (win.isDestroyed() || win.isMinimized() || win.isFullScreen()) return
+    const bounds = win.isMaximized() ? win.getNormalBounds() : win.getBounds()
+    try {
+      writeWindowState(file, { ...bounds, maximized: win.isMaximized() })
+    } catch (error) {
+      log.warn('could not save the window state', { file, error: (error as Error).message })
+    }
+  }
+  const later = () => {
+    clearTimeout(timer)
+    timer = setTimeout(save, 500)
+  }
+  for (const event of ['resize', 'move', 'maximize', 'unmaximize'] as const) win.on(event as 'resize', later)
+  win.on('close', save)
+}

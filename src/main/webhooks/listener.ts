@@ -1,0 +1,226 @@
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { performance } from 'node:perf_hooks'
+import type { Rejection } from '../../shared/contract/events'
+import { authorizationRequestType } from '../../shared/events'
+import { err, ok } from '../../shared/result'
+import type { Result } from '../../shared/result'
+import type { Ingest } from './ingest'
+import type { SecretsCache } from './secrets-cache'
+import { parseEnvelope, verifySignature } from './verify'
+
+export interface ListenerSettings {
+  host: string
+  port: number
+  maxBodyBytes: number
+  headersTimeoutMs: number
+  bodyTimeoutMs: number
+  tls?: { certFile: string; keyFile: string }
+  /** Answer body for card.authorization.request. */
+  authorizationAnswer: () => Record<string, unknown>
+}
+
+export interface ListenerCounters {
+  accepted: number
+  duplicates: number
+  rejected: number
+}
+
+export interface ListenerHooks {
+  ingest: Ingest
+  secrets: SecretsCache
+  /** Called after every answer: milliseconds from request to the answer's last byte. */
+  answered(ms: number, type: string | null): void
+  rejected(rejection: Rejection): void
+  counters: ListenerCounters
+}
+
+export interface RunningListener {
+  url: string
+  port: number
+  close(): Promise<void>
+}
+
+const webhookPath = /^\/webhooks(?:\/([A-Za-z0-9_.:-]{1,200}))?\/?$/
+
+/** The webhook listener: its own server and port, so a tunnel to it exposes nothing else. */
+export async function startListener(
+  settings: ListenerSettings,
+  hooks: ListenerHooks,
+): Promise<Result<RunningListener>> {
+  const options = {
+    headersTimeout: settings.headersTimeoutMs,
+    requestTimeout: settings.headersTimeoutMs + settings.bodyTimeoutMs,
+    // Node checks the two time-outs above on this interval (30 s by default).
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(settings.headersTimeoutMs / 2))),
+    keepAliveTimeout: 5_000,
+  }
+  let server: Server
+  if (settings.tls) {
+    let cert: Buffer, key: Buffer
+    try {
+      cert = readFileSync(settings.tls.certFile)
+      key = readFileSync(settings.tls.keyFile)
+    } catch (error) {
+      return err(
+        'bad_request',
+        `The listener's TLS files cannot be read (${(error as Error).message}). Fix listener.tls.certFile / keyFile.`,
+      )
+    }
+    server = createTlsServer({ ...options, cert, key }, (req, res) => handle(req, res, settings, hooks))
+  } else {
+    server = createServer(options, (req, res) => handle(req, res, settings, hooks))
+  }
+  return new Promise((resolveListen) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      resolveListen(
+        err(
+          'unavailable',
+          error.code === 'EADDRINUSE'
+            ? `The webhook listener's port ${settings.port} on ${settings.host} is already in use (another watchdesk, or another program). ` +
+                `Stop it, or start with --listener-port <other> (or set listener.port).`
+            : `The webhook listener cannot listen on ${settings.host}:${settings.port}: ${error.message}`,
+        ),
+      )
+    }
+    server.once('error', onError)
+    server.listen(settings.port, settings.host, () => {
+      server.off('error', onError)
+      const port = (server.address() as AddressInfo).port
+      const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host
+      const url = `${settings.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`
+      resolveListen(
+        ok({
+          url,
+          port,
+          close: () =>
+            new Promise<void>((resolveClose) => {
+              server.close(() => resolveClose())
+              server.closeAllConnections()
+            }),
+        }),
+      )
+    })
+  })
+}
+
+function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  settings: ListenerSettings,
+  hooks: ListenerHooks,
+): void {
+  const started = performance.now()
+  let eventType: string | null = null
+  res.once('finish', () => hooks.answered(performance.now() - started, eventType))
+  const path = (req.url ?? '/').split('?')[0]!
+  const remote = req.socket.remoteAddress ?? 'unknown'
+  const reject = (status: number, reason: string, size: number, answer = reason) => {
+    hooks.counters.rejected++
+    hooks.rejected({ at: Date.now(), path: path.slice(0, 300), status, reason, size, remote })
+    send(res, status, { error: answer })
+  }
+  const route = webhookPath.exec(path)
+  if (!route) {
+    req.resume()
+    return reject(404, 'unknown path', 0, 'not found: webhooks go to /webhooks or /webhooks/<endpoint id>')
+  }
+  if (req.method !== 'POST') {
+    req.resume()
+    res.setHeader('allow', 'POST')
+    return reject(405, `method ${req.method ?? '?'} not allowed`, 0, 'webhooks are delivered with POST')
+  }
+  // Answers, then drops the connection shortly after: nothing more of that body is kept.
+  const rejectAndClose = (status: number, reason: string, size: number, answer: string) => {
+    res.setHeader('connection', 'close')
+    reject(status, reason, size, answer)
+    req.resume()
+    res.once('finish', () => setTimeout(() => req.destroy(), 500).unref())
+  }
+  const tooLarge = `the body may be at most ${settings.maxBodyBytes} bytes`
+  const declared = Number(req.headers['content-length'])
+  if (Number.isFinite(declared) && declared > settings.maxBodyBytes)
+    return rejectAndClose(413, 'body too large', declared, tooLarge)
+  const endpoint = route[1]
+  readBody(req, settings, (outcome) => {
+    if (outcome.kind === 'too-large') return rejectAndClose(413, 'body too large', outcome.size, tooLarge)
+    if (outcome.kind === 'timeout') {
+      return rejectAndClose(
+        408,
+        `body not received within ${settings.bodyTimeoutMs} ms`,
+        outcome.size,
+        'request body timed out',
+      )
+    }
+    if (outcome.kind === 'aborted') return
+    const body = outcome.body
+    const secrets = endpoint ? hooks.secrets.only(endpoint) : hooks.secrets.all()
+    const check = verifySignature(body, req.headers['x-service-signature'], secrets)
+    if (!check.ok) {
+      const reason =
+        check.reason === 'no secret configured' && endpoint
+          ? `no secret configured for endpoint ${endpoint}`
+          : check.reason
+      return reject(401, reason, body.length, 'invalid or missing X-Service-Signature')
+    }
+    const envelope = parseEnvelope(body)
+    if (!envelope.ok) return reject(400, envelope.error.message, body.length)
+    eventType = envelope.value.type
+    void hooks.ingest
+      .commit({ envelope: envelope.value, body, endpoint: check.endpoint, at: Date.now() })
+      .then((committed) => {
+        if (!committed.ok) return send(res, 503, { error: 'the event could not be stored; retry later' })
+        if (committed.value.duplicate) hooks.counters.duplicates++
+        else hooks.counters.accepted++
+        send(res, 200, eventType === authorizationRequestType ? settings.authorizationAnswer() : {})
+      })
+  })
+}
+
+type BodyOutcome =
+  | { kind: 'body'; body: Buffer }
+  | { kind: 'too-large'; size: number }
+  | { kind: 'timeout'; size: number }
+  | { kind: 'aborted' }
+
+/** Reads the body up to the limit, stopping early when it is too large or too slow. */
+function readBody(
+  req: IncomingMessage,
+  settings: ListenerSettings,
+  done: (outcome: BodyOutcome) => void,
+): void {
+  const chunks: Buffer[] = []
+  let size = 0
+  let finished = false
+  const finish = (outcome: BodyOutcome) => {
+    if (finished) return
+    finished = true
+    clearTimeout(timer)
+    req.off('data', onData)
+    done(outcome)
+  }
+  const timer = setTimeout(() => finish({ kind: 'timeout', size }), settings.bodyTimeoutMs)
+  const onData = (chunk: Buffer) => {
+    size += chunk.length
+    if (size > settings.maxBodyBytes) return finish({ kind: 'too-large', size })
+    chunks.push(chunk)
+  }
+  req.on('data', onData)
+  req.once('end', () =>
+    finish({ kind: 'body', body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) }),
+  )
+  req.once('error', () => finish({ kind: 'aborted' }))
+  req.once('close', () => {
+    if (!req.complete) finish({ kind: 'aborted' })
+  })
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent || res.destroyed) return
+  const text = JSON.stringify(body)
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+  res.end(text)
+}

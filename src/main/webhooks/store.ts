@@ -1,0 +1,242 @@
+import type { Database, Statement } from 'better-sqlite3'
+import type {
+  EventCursor,
+  EventDetail,
+  EventFilter,
+  EventSummary,
+  Rejection,
+} from '../../shared/contract/events'
+import { fundingLine, groupOf } from '../../shared/events'
+import type { EventGroup } from '../../shared/events'
+import type { Envelope } from './verify'
+
+export interface IncomingEvent {
+  envelope: Envelope
+  body: Buffer
+  endpoint: string
+  at: number
+}
+
+interface EventRow {
+  seq: number
+  id: string
+  type: string
+  grp: string
+  created_at: string
+  created_ms: number | null
+  received_at: number
+  last_delivery_at: number
+  deliveries: number
+  endpoint: string | null
+  data_id: string | null
+  data: string | null
+}
+
+const baseColumns =
+  'seq, id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id'
+/** The data column only for funding events (their summary carries the funding line). */
+const summaryColumns = `${baseColumns}, CASE WHEN type LIKE 'funding.%' THEN data END AS data`
+
+export function toSummary(row: EventRow): EventSummary {
+  return {
+    seq: row.seq,
+    id: row.id,
+    type: row.type,
+    group: row.grp as EventGroup,
+    createdAt: row.created_at,
+    createdAtMs: row.created_ms,
+    receivedAt: row.received_at,
+    lastDeliveryAt: row.last_delivery_at,
+    deliveries: row.deliveries,
+    endpoint: row.endpoint,
+    dataId: row.data_id,
+    fundingLine: row.data ? fundingLine(row.type, safeParse(row.data)) : null,
+  }
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return null
+  }
+}
+
+/** `WHERE` clause of a view filter; every branch can use an index. */
+export function filterClause(filter: EventFilter): { sql: string; params: unknown[] } {
+  const parts: string[] = []
+  const params: unknown[] = []
+  if (filter.groups?.length) {
+    parts.push(`grp IN (${filter.groups.map(() => '?').join(',')})`)
+    params.push(...filter.groups)
+  }
+  if (filter.types?.length) {
+    parts.push(`type IN (${filter.types.map(() => '?').join(',')})`)
+    params.push(...filter.types)
+  }
+  if (filter.from !== undefined) {
+    parts.push('received_at >= ?')
+    params.push(filter.from)
+  }
+  if (filter.to !== undefined) {
+    parts.push('received_at <= ?')
+    params.push(filter.to)
+  }
+  const search = filter.search?.trim()
+  if (search) {
+    // Prefix match on either id, as two index ranges.
+    parts.push('((id >= ? AND id < ?) OR (data_id >= ? AND data_id < ?))')
+    params.push(search, search + '\uffff', search, search + '\uffff')
+  }
+  return { sql: parts.length ? parts.join(' AND ') : '1', params }
+}
+
+export interface EventStore {
+  /** One transaction (one fsync) for the batch and the rejections that came with it. */
+  commit(batch: IncomingEvent[], rejections?: Rejection[]): EventSummary[]
+  list(
+    filter: EventFilter,
+    after: EventCursor | undefined,
+    limit: number,
+  ): { rows: EventSummary[]; next: EventCursor | null }
+  count(filter: EventFilter, cap: number): { count: number; capped: boolean }
+  get(id: string): EventDetail | null
+  /** Rows for export, newest first, with data; calls `each` so the caller streams. */
+  forEachForExport(
+    filter: EventFilter,
+    limit: number,
+    each: (row: EventSummary & { data: unknown }) => void,
+  ): number
+  recentRejections(limit: number): Rejection[]
+  startRun(at: number): number
+  markAlive(run: number, at: number): void
+  stopRun(run: number, at: number): void
+  outages(limit: number, minGapMs: number): { from: number; to: number }[]
+}
+
+export const upsertEventSql = `
+    INSERT INTO events (id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, body, data)
+    VALUES (@id, @type, @grp, @created_at, @created_ms, @at, @at, 1, @endpoint, @data_id, @body, @data)
+    ON CONFLICT (id) DO UPDATE SET deliveries = deliveries + 1, last_delivery_at = excluded.last_delivery_at
+    RETURNING ${summaryColumns}`
+export const insertRejectionSql =
+  'INSERT INTO webhook_rejections (at, path, status, reason, size, remote) VALUES (@at, @path, @status, @reason, @size, @remote)'
+/** Keeps the rejection log bounded when someone floods the listener. */
+export const trimRejectionsSql =
+  'DELETE FROM webhook_rejections WHERE seq <= (SELECT max(seq) FROM webhook_rejections) - 10000'
+
+export type EventParams = ReturnType<typeof eventParams>
+export type { EventRow }
+
+/** Named parameters of upsertEventSql for one delivery (plain data: it may cross to a worker). */
+export function eventParams(e: IncomingEvent) {
+  return {
+    id: e.envelope.id,
+    type: e.envelope.type,
+    grp: groupOf(e.envelope.type),
+    created_at: e.envelope.created_at,
+    created_ms: parseTime(e.envelope.created_at),
+    at: e.at,
+    endpoint: e.endpoint,
+    data_id: typeof e.envelope.data.id === 'string' ? e.envelope.data.id : null,
+    body: e.body,
+    data: JSON.stringify(e.envelope.data),
+  }
+}
+
+export function createEventStore(db: Database): EventStore {
+  const upsert = db.prepare(upsertEventSql)
+  const insertRejection = db.prepare(insertRejectionSql)
+  const trimRejections = db.prepare(trimRejectionsSql)
+  const commitBatch = db.transaction((batch: IncomingEvent[], rejections: Rejection[]) => {
+    const rows = batch.map((e) => toSummary(upsert.get(eventParams(e)) as EventRow))
+    for (const r of rejections) insertRejection.run(r)
+    if (rejections.length) trimRejections.run()
+    return rows
+  })
+  const statements = new Map<string, Statement>()
+  const prepared = (sql: string) => {
+    let statement = statements.get(sql)
+    if (!statement) {
+      statement = db.prepare(sql)
+      statements.set(sql, statement)
+    }
+    return statement
+  }
+
+  return {
+    commit: (batch, rejections = []) => commitBatch.immediate(batch, rejections),
+    list(filter, after, limit) {
+      const where = filterClause(filter)
+      const keyset = after ? ' AND received_at <= ? AND (received_at < ? OR seq < ?)' : ''
+      const params = after ? [...where.params, after.receivedAt, after.receivedAt, after.seq] : where.params
+      const rows = prepared(
+        `SELECT ${summaryColumns} FROM events WHERE ${where.sql}${keyset} ORDER BY received_at DESC, seq DESC LIMIT ?`,
+      ).all(...params, limit) as EventRow[]
+      const last = rows.at(-1)
+      return {
+        rows: rows.map(toSummary),
+        next: rows.length === limit && last ? { receivedAt: last.received_at, seq: last.seq } : null,
+      }
+    },
+    count(filter, cap) {
+      const where = filterClause(filter)
+      const { n } = prepared(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE ${where.sql} LIMIT ?)`,
+      ).get(...where.params, cap + 1) as { n: number }
+      return { count: Math.min(n, cap), capped: n > cap }
+    },
+    get(id) {
+      const row = prepared(`SELECT ${baseColumns}, data, body FROM events WHERE id = ?`).get(id) as
+        (EventRow & { body: Buffer }) | undefined
+      if (!row) return null
+      return { ...toSummary(row), body: row.body.toString('utf8'), data: safeParse(row.data ?? 'null') }
+    },
+    forEachForExport(filter, limit, each) {
+      const where = filterClause(filter)
+      const statement = prepared(
+        `SELECT ${baseColumns}, data FROM events WHERE ${where.sql} ORDER BY received_at DESC, seq DESC LIMIT ?`,
+      )
+      let n = 0
+      for (const row of statement.iterate(...where.params, limit) as Iterable<EventRow>) {
+        each({ ...toSummary(row), data: safeParse(row.data ?? 'null') })
+        n++
+      }
+      return n
+    },
+    recentRejections: (limit) =>
+      prepared(
+        'SELECT at, path, status, reason, size, remote FROM webhook_rejections ORDER BY seq DESC LIMIT ?',
+      ).all(limit) as Rejection[],
+    startRun: (at) =>
+      Number(
+        prepared('INSERT INTO listener_runs (started_at, alive_at) VALUES (?, ?)').run(at, at)
+          .lastInsertRowid,
+      ),
+    markAlive: (run, at) => void prepared('UPDATE listener_runs SET alive_at = ? WHERE id = ?').run(at, run),
+    stopRun: (run, at) =>
+      void prepared('UPDATE listener_runs SET alive_at = ?, stopped_at = ? WHERE id = ?').run(at, at, run),
+    outages(limit, minGapMs) {
+      const runs = prepared(
+        'SELECT started_at, alive_at, stopped_at FROM listener_runs ORDER BY id DESC LIMIT ?',
+      ).all(limit + 1) as {
+        started_at: number
+        alive_at: number
+        stopped_at: number | null
+      }[]
+      const gaps: { from: number; to: number }[] = []
+      for (let i = 0; i + 1 < runs.length; i++) {
+        const later = runs[i]!
+        const earlier = runs[i + 1]!
+        const from = earlier.stopped_at ?? earlier.alive_at
+        if (later.started_at - from >= minGapMs) gaps.push({ from, to: later.started_at })
+      }
+      return gaps
+    },
+  }
+}
+
+export function parseTime(text: string): number | null {
+  const ms = Date.parse(text)
+  return Number.isFinite(ms) ? ms : null
+}

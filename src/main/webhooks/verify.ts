@@ -1,0 +1,78 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { err, ok } from '../../shared/result'
+import type { Result } from '../../shared/result'
+
+/** Lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the secret exactly as issued. */
+export function signBody(secret: string | Buffer, body: Buffer | string): string {
+  return createHmac('sha256', secret).update(body).digest('hex')
+}
+
+const hexDigest = /^[0-9a-fA-F]{64}$/
+
+export type SignatureCheck =
+  | { ok: true; endpoint: string }
+  | {
+      ok: false
+      reason:
+        'missing signature' | 'malformed signature' | 'signature does not match' | 'no secret configured'
+    }
+
+/** Tries each candidate secret in constant time per comparison; says which endpoint matched. */
+export function verifySignature(
+  body: Buffer,
+  header: string | string[] | undefined,
+  secrets: ReadonlyMap<string, Buffer>,
+): SignatureCheck {
+  if (header === undefined || header === '') return { ok: false, reason: 'missing signature' }
+  const text = Array.isArray(header) ? (header[0] ?? '') : header
+  if (!hexDigest.test(text.trim())) return { ok: false, reason: 'malformed signature' }
+  if (secrets.size === 0) return { ok: false, reason: 'no secret configured' }
+  const given = Buffer.from(text.trim(), 'hex')
+  let matched: string | null = null
+  for (const [endpoint, secret] of secrets) {
+    const expected = createHmac('sha256', secret).update(body).digest()
+    // Compare against every secret, even after a match, so timing says nothing about which one.
+    if (timingSafeEqual(expected, given) && matched === null) matched = endpoint
+  }
+  return matched === null
+    ? { ok: false, reason: 'signature does not match' }
+    : { ok: true, endpoint: matched }
+}
+
+export interface Envelope {
+  id: string
+  type: string
+  created_at: string
+  data: Record<string, unknown>
+}
+
+/** Spec 2.2: a JSON object with string id, type, created_at and an object data. */
+export function parseEnvelope(body: Buffer): Result<Envelope> {
+  let value: unknown
+  try {
+    value = JSON.parse(body.toString('utf8'))
+  } catch {
+    return err('bad_request', 'body is not JSON')
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return err('bad_request', 'not an envelope: the body is not a JSON object')
+  }
+  const v = value as Record<string, unknown>
+  const missing = (['id', 'type', 'created_at'] as const).filter(
+    (k) => typeof v[k] !== 'string' || (v[k] as string).length === 0,
+  )
+  if (missing.length > 0)
+    return err('bad_request', `not an envelope: ${missing.join(', ')} missing or not a string`)
+  if (typeof v.data !== 'object' || v.data === null || Array.isArray(v.data)) {
+    return err('bad_request', 'not an envelope: data missing or not an object')
+  }
+  if ((v.id as string).length > 255 || (v.type as string).length > 200) {
+    return err('bad_request', 'not an envelope: id or type too long')
+  }
+  return ok({
+    id: v.id as string,
+    type: v.type as string,
+    created_at: v.created_at as string,
+    data: v.data as Record<string, unknown>,
+  })
+}

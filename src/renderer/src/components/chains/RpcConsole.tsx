@@ -1,0 +1,123 @@
+import { useState } from 'react'
+import type { RpcExchange } from '../../../../shared/contract/chains'
+import { rpcMethods } from '../../../../shared/contract/chains'
+import type { ApiError } from '../../../../shared/result'
+import { useChainsStore } from '../../stores/chains'
+
+function pretty(text: string | null): string {
+  if (text === null) return '(no response)'
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2)
+  } catch {
+    return text
+  }
+}
+
+/** Sends one of the spec's four methods to this chain and shows the raw exchange. */
+export function RpcConsole({ serviceId, configured }: { serviceId: number; configured: boolean }) {
+  const send = useChainsStore((s) => s.send)
+  const [method, setMethod] = useState<string>('eth_blockNumber')
+  const [from, setFrom] = useState('')
+  const [to, setTo] = useState('')
+  const [value, setValue] = useState('0x0')
+  const [busy, setBusy] = useState(false)
+  const [exchange, setExchange] = useState<RpcExchange | null>(null)
+  const [failure, setFailure] = useState<ApiError | null>(null)
+
+  const submit = async () => {
+    setBusy(true)
+    const params =
+      method === 'eth_estimateGas' ? [{ from: from.trim(), to: to.trim(), value: value.trim() }] : []
+    const result = await send(serviceId, method, params)
+    setBusy(false)
+    setExchange(result.ok ? result.value : null)
+    setFailure(result.ok ? null : result.error)
+  }
+
+  return (
+    <section className="rpc-console" aria-label="RPC console">
+      <h2>RPC console</h2>
+      <form
+        className="rpc-form"
+        onSubmit={(e) => {
+          e.preventDefault()
+          void submit()
+        }}
+      >
+        <select aria-label="Method" value={method} onChange={(e) => setMethod(e.target.value)}>
+          {rpcMethods.map((m) => (
+            <option key={m}>{m}</option>
+          ))}
+        </select>
+        {method === 'eth_estimateGas' && (
+          <>
+            <label>
+              <span>from</span>
+              <input placeholder="0x… (40 hex digits)" value={from} onChange={(e) => setFrom(e.target.value)} className="mono" />
+            </label>
+            <label>
+              <span>to</span>
+              <input placeholder="0x… (40 hex digits)" value={to} onChange={(e) => setTo(e.target.value)} className="mono" />
+            </label>
+            <label>
+              <span>value (hex wei)</span>
+              <input placeholder="0x0" value={value} onChange={(e) => setValue(e.target.value)} className="mono" />
+            </label>
+          </>
+        )}
+              className="mono"
+            />
+            <input
+              aria-label="to"
+              placeholder="to 0x…"
+              value={to}
+              onChange={(e) => setTo(e.target.value)}
+              className="mono"
+            />
+            <input
+              aria-label="value"
+              placeholder="value (hex wei)"
+              value={value}
+              onChange={(e) => setValue(e.target.value)}
+              className="mono"
+            />
+          </>
+        )}
+        <button
+          type="submit"
+          className="primary"
+          disabled={busy || !configured}
+          title={configured ? undefined : 'This chain is not configured'}
+        >
+          {busy ? 'Sending…' : 'Send'}
+        </button>
+      </form>
+      {failure && <p className="banner banner-bad">{failure.message}</p>}
+      {exchange && (
+        <div className="rpc-exchange">
+          <div className="rpc-meta">
+            <span className="mono">{exchange.endpoint}</span>
+            <span className="num">
+              {exchange.httpStatus === null ? 'no HTTP answer' : `HTTP ${exchange.httpStatus}`}
+            </span>
+            <span className="num">{exchange.elapsedMs.toFixed(1)} ms</span>
+          </div>
+          {exchange.explanation && <p className="banner banner-warn">{exchange.explanation}</p>}
+          {exchange.error && !exchange.explanation && (
+            <p className="banner banner-bad">{exchange.error.message}</p>
+          )}
+          <div className="rpc-raw">
+            <div>
+              <h3>request</h3>
+              <pre className="json">{pretty(exchange.request)}</pre>
+            </div>
+            <div>
+              <h3>response</h3>
+              <pre className="json">{pretty(exchange.response)}</pre>
+            </div>
+          </div>
+        </div>
+      )}
+    </section>
+  )
+}

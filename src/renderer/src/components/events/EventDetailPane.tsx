@@ -1,0 +1,99 @@
+import type { EventDetail, EventSummary } from '../../../../shared/contract/events'
+import {
+  attemptSchedule,
+  eventTypeInfo,
+  formatDuration,
+  groupLabel,
+  maxAttempts,
+} from '../../../../shared/events'
+import { StatusBadge } from '../Status'
+import { formatDateTime, prettyBody } from './format'
+
+/** Everything about one event: when it was made and received, how often it came, and its JSON. */
+export function EventDetailPane({
+  summary,
+  detail,
+  onClose,
+}: {
+  summary: EventSummary
+  detail: EventDetail | null
+  onClose(): void
+}) {
+  const info = eventTypeInfo(summary.type)
+  const delay = summary.createdAtMs === null ? null : summary.receivedAt - summary.createdAtMs
+  return (
+    <aside className="panel events-detail" aria-label="Event detail">
+      <header className="events-detail-head">
+        <h2>Event</h2>
+        <span className="spacer" />
+        <button onClick={onClose} aria-label="Close detail">
+          Close
+        </button>
+      </header>
+      <div className="events-detail-type mono">{summary.type}</div>
+      <p className="hint">
+        {info
+          ? `${groupLabel(info.group)} · ${info.meaning}`
+          : 'Unknown type: not in the spec’s list; stored as received.'}
+      </p>
+      {summary.fundingLine && <div className="events-funding num">{summary.fundingLine}</div>}
+      <dl className="facts">
+        <dt>Event id</dt>
+        <dd className="mono">{summary.id}</dd>
+        <dt>Data id</dt>
+        <dd className="mono">{summary.dataId ?? '—'}</dd>
+        <dt>Created</dt>
+        <dd className="mono">{summary.createdAt}</dd>
+        <dt>Received</dt>
+        <dd className="mono">{formatDateTime(summary.receivedAt)}</dd>
+        <dt>Delay</dt>
+        <dd className="num-left">{delay === null ? 'created_at is not a date' : formatDuration(delay)}</dd>
+        <dt>Deliveries</dt>
+        <dd>
+          {summary.deliveries > 1 ? (
+            <StatusBadge
+              tone="warn"
+              label={`${summary.deliveries} (last ${formatDateTime(summary.lastDeliveryAt)})`}
+            />
+          ) : (
+            '1'
+          )}
+        </dd>
+        <dt>Matched endpoint</dt>
+        <dd className="mono">{summary.endpoint ?? '—'}</dd>
+      </dl>
+      {summary.deliveries > 1 && summary.createdAtMs !== null && (
+        <section aria-label="Retry schedule">
+          <h2>Retry schedule (spec 6.2)</h2>
+          <p className="hint">
+            Delivery {summary.deliveries} of at most {maxAttempts}: the earlier attempts did not get a 200
+            from this listener (it was down, unreachable, or answered an error). Expected times count from
+            created_at.
+          </p>
+          <table className="grid">
+            <thead>
+              <tr>
+                <th>attempt</th>
+                <th className="num">after</th>
+                <th>expected at</th>
+              </tr>
+            </thead>
+            <tbody>
+              {attemptSchedule(summary.createdAtMs, summary.deliveries).map((a) => (
+                <tr key={a.attempt}>
+                  <td>{a.attempt === 1 ? 'first' : `retry ${a.attempt - 1}`}</td>
+                  <td className="num">{a.delayMs === null ? '—' : formatDuration(a.delayMs)}</td>
+                  <td className="mono">{formatDateTime(a.expectedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+      <h2>Body as received</h2>
+      <pre className="json" aria-label="Event JSON">
+        {detail ? prettyBody(detail.body) : 'loading…'}
+      </pre>
+    </aside>
+  )
+}

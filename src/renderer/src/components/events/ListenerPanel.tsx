@@ -1,0 +1,153 @@
+import { useState } from 'react'
+import type { ListenerStatus } from '../../../../shared/contract/events'
+import { authorizationDeadlineMs, formatDuration, outageExpectation } from '../../../../shared/events'
+import { StatusBadge } from '../Status'
+import { formatCount, formatDateTime } from './format'
+
+const ms = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} ms`)
+
+/** The listener at a glance: where it listens, what it accepted and refused, how fast it answers. */
+export function ListenerPanel({ status }: { status: ListenerStatus | null }) {
+  const [open, setOpen] = useState<'rejections' | 'outages' | null>(null)
+  if (!status) return <section className="panel events-listener">Listener: loading…</section>
+  const authMax = status.authorizationLatency.maxMs
+  const lastOutage = status.outages[0]
+  return (
+    <section className="panel events-listener" aria-label="Webhook listener">
+      <div className="events-listener-line">
+        <StatusBadge
+          tone={status.secretsProblem ? 'warn' : 'good'}
+          label={status.secretsProblem ? 'listening, no secret' : 'listening'}
+          title={status.secretsProblem ?? undefined}
+        />
+        <code>{status.url}/webhooks</code>
+        <span className="dim">
+          {status.endpoints.length} secret{status.endpoints.length === 1 ? '' : 's'}
+          {status.endpoints.length ? `: ${status.endpoints.join(', ')}` : ''}
+        </span>
+        <span className="spacer" />
+        <span className="stat">
+          accepted <b className="num">{formatCount(status.accepted)}</b>
+        </span>
+        <span className="stat">
+          duplicates <b className="num">{formatCount(status.duplicates)}</b>
+        </span>
+        <button
+          className={status.rejected ? 'stat-button bad' : 'stat-button'}
+          onClick={() => setOpen(open === 'rejections' ? null : 'rejections')}
+        >
+          rejected <b className="num">{formatCount(status.rejected)}</b>
+        </button>
+        <span className="stat" title="Answer latency over the last 1,000 deliveries">
+          answer p50 <b className="num">{ms(status.latency.p50Ms)}</b> p99{' '}
+          <b className="num">{ms(status.latency.p99Ms)}</b>
+        </span>
+        <span className="stat" title="card.authorization.request must be answered within 2 s">
+          auth max{' '}
+          {authMax === null ? (
+            <b>—</b>
+          ) : (
+            <StatusBadge
+              tone={
+                authMax < authorizationDeadlineMs / 4
+                  ? 'good'
+                  : authMax < authorizationDeadlineMs
+                    ? 'warn'
+                    : 'bad'
+              }
+              label={ms(authMax)}
+            />
+          )}
+        </span>
+        <button className="stat-button" onClick={() => setOpen(open === 'outages' ? null : 'outages')}>
+          {lastOutage ? `last down ${formatDuration(lastOutage.to - lastOutage.from)}` : 'no outage'}
+        </button>
+      </div>
+      {status.secretsProblem && <p className="banner banner-warn">{status.secretsProblem}</p>}
+      {open === 'rejections' && <Rejections status={status} />}
+      {open === 'outages' && <Outages status={status} />}
+    </section>
+  )
+}
+
+function Rejections({ status }: { status: ListenerStatus }) {
+  if (status.recentRejections.length === 0) return <p className="hint">No delivery has been refused.</p>
+  return (
+    <table className="grid" aria-label="Refused deliveries">
+      <thead>
+        <tr>
+          <th>time</th>
+          <th className="num">status</th>
+          <th>reason</th>
+          <th>path</th>
+          <th className="num">bytes</th>
+          <th>from</th>
+        </tr>
+      </thead>
+      <tbody>
+        {status.recentRejections.map((r, i) => (
+          <tr key={`${r.at}-${i}`}>
+            <td className="mono">{formatDateTime(r.at)}</td>
+            <td className="num">{r.status}</td>
+            <td>{r.reason}</td>
+            <td className="mono">{r.path}</td>
+            <td className="num">{formatCount(r.size)}</td>
+            <td className="mono">{r.remote}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
+/** While the listener was down, the service kept retrying on the 6.2 schedule: what comes back, when. */
+function Outages({ status }: { status: ListenerStatus }) {
+  if (status.outages.length === 0) {
+    return (
+      <p className="hint">The listener has not been down between runs (gaps shorter than 2 s are ignored).</p>
+    )
+  }
+  return (
+    <div className="events-outages">
+      {status.outages.slice(0, 3).map((outage) => {
+        const expectation = outageExpectation(outage.from, outage.to)
+        return (
+          <section key={outage.from} aria-label="Expected redeliveries">
+            <h2>
+              Down {formatDateTime(outage.from)} → {formatDateTime(outage.to)} (
+              {formatDuration(outage.to - outage.from)})
+            </h2>
+            <table className="grid">
+              <thead>
+                <tr>
+                  <th>events first sent</th>
+                  <th>come back as</th>
+                  <th>expected between</th>
+                </tr>
+              </thead>
+              <tbody>
+                {expectation.redeliveries.map((r) => (
+                  <tr key={r.retry}>
+                    <td className="mono">
+                      {formatDateTime(r.sentFrom)} – {formatDateTime(r.sentTo)}
+                    </td>
+                    <td>retry {r.retry}</td>
+                    <td className="mono">
+                      {formatDateTime(r.arriveFrom)} – {formatDateTime(r.arriveTo)}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <p className="hint">
+              {expectation.allArriveBy !== null &&
+                `Everything sent during the outage should be back by ${formatDateTime(expectation.allArriveBy)}. `}
+              {expectation.failedIfSentBefore !== null &&
+                `Events first sent before ${formatDateTime(expectation.failedIfSentBefore)} used all 5 retries while the listener was down: the service marked them failed; retry them from its dashboard.`}
+            </p>
+          </section>
+        )
+      })}
+    </div>
+  )
+}

@@ -1,0 +1,292 @@
+import { useEffect, useState } from 'react'
+import type { KeyInfo } from '../../../../shared/contract/payments'
+import { planLimits } from '../../../../shared/payments/plans'
+import type { PlanName } from '../../../../shared/payments/plans'
+import { usePaymentsStore } from '../../stores/payments'
+import { StatusBadge } from '../Status'
+
+/** Settings → API keys and businesses. Keys go to the keychain; only masked forms come back. */
+export function KeysPanel() {
+  const { status, statusError, writeError, busy, loadStatus, setKey, removeKey, selectKey } =
+    usePaymentsStore()
+  const [name, setName] = useState('')
+  const [key, setKeyText] = useState('')
+  const [activate, setActivate] = useState(true)
+  useEffect(() => {
+    if (!status) void loadStatus()
+  }, [status, loadStatus])
+
+  const save = async () => {
+    if (await setKey(name.trim(), key, activate)) {
+      setName('')
+      setKeyText('')
+    }
+  }
+  return (
+    <section className="panel payments-panel" aria-label="API keys and businesses">
+      <h2>API keys</h2>
+      {statusError && <p className="banner banner-bad">{statusError.message}</p>}
+      {status && !status.keychain.reachable && <p className="banner banner-bad">{status.keychain.message}</p>}
+      {status && status.keys.length > 0 ? (
+        <table className="grid keys-table">
+          <thead>
+            <tr>
+              <th>in use</th>
+              <th>name</th>
+              <th>key</th>
+              <th>kind</th>
+              <th>source</th>
+              <th>plan</th>
+              <th className="num">per min</th>
+              <th className="num">per s</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {status.keys.map((k) => (
+              <KeyRow
+                key={k.name}
+                info={k}
+                onSelect={() => void selectKey(k.name)}
+                onRemove={() => void removeKey(k.name)}
+              />
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p className="hint">
+          No API key yet. Keys are stored in the OS keychain only; this window never sees one again.
+        </p>
+      )}
+      <form
+        className="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault()
+          void save()
+        }}
+      >
+        <input
+          aria-label="Key name"
+          placeholder="name (e.g. sandbox)"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          size={16}
+        />
+        <input
+          aria-label="API key"
+          type="password"
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="sk_sandbox_… or sk_live_…"
+          value={key}
+          onChange={(e) => setKeyText(e.target.value)}
+          size={36}
+        />
+        <label>
+          <input type="checkbox" checked={activate} onChange={(e) => setActivate(e.target.checked)} /> use it
+        </label>
+        <button type="submit" className="primary" disabled={busy || !name.trim() || !key.trim()}>
+          Store in keychain
+        </button>
+      </form>
+      {writeError && (
+        <p className="banner banner-bad" role="alert">
+          {writeError.message}
+        </p>
+      )}
+      <BusinessesEditor />
+    </section>
+  )
+}
+
+function KeyRow({ info, onSelect, onRemove }: { info: KeyInfo; onSelect(): void; onRemove(): void }) {
+  return (
+    <tr className={info.kind === 'live' ? 'row-live' : undefined}>
+      <td>
+        <input
+          type="radio"
+          name="active-key"
+          aria-label={`Use ${info.name}`}
+          checked={info.active}
+          onChange={onSelect}
+          disabled={info.source === 'environment'}
+        />
+      </td>
+      <td>{info.name}</td>
+      <td className="mono">{info.masked}</td>
+      <td>
+        {info.kind === 'live' ? (
+          <StatusBadge tone="bad" label="live" />
+        ) : info.kind === 'sandbox' ? (
+          <StatusBadge tone="info" label="sandbox" />
+        ) : (
+          <StatusBadge tone="warn" label="not a key" title={info.problem ?? undefined} />
+        )}
+      </td>
+      <td>{info.source === 'environment' ? 'WATCHDESK_API_KEY' : info.source}</td>
+      <td>
+        <PlanEditor info={info} />
+      </td>
+      <td className="num">{info.perMinute?.toLocaleString('en-US') ?? '—'}</td>
+      <td className="num">{info.perSecond?.toLocaleString('en-US') ?? '—'}</td>
+      <td>
+        {info.source !== 'environment' && (
+          <button type="button" className="danger" onClick={onRemove}>
+            Remove
+          </button>
+        )}
+      </td>
+    </tr>
+  )
+}
+
+function PlanEditor({ info }: { info: KeyInfo }) {
+  const setPlan = usePaymentsStore((s) => s.setPlan)
+  const [custom, setCustom] = useState({
+    perMinute: info.perMinute ?? 1000,
+    perSecond: info.perSecond ?? 100,
+  })
+  const value = info.planInferred ? 'inferred' : (info.plan ?? 'inferred')
+  const choose = (next: string) => {
+    if (next === 'inferred') void setPlan(info.name, null)
+    else if (next === 'enterprise') void setPlan(info.name, { plan: 'enterprise', ...custom })
+    else void setPlan(info.name, { plan: next as Exclude<PlanName, 'enterprise'> })
+  }
+  return (
+    <span className="plan-editor">
+      <select
+        aria-label={`Plan of ${info.name}`}
+        value={value}
+        onChange={(e) => choose(e.target.value)}
+        disabled={!info.kind}
+      >
+        <option value="inferred">{info.kind === 'live' ? 'production' : 'sandbox'} (from key kind)</option>
+        <option value="sandbox">sandbox · {planLimits.sandbox.perMinute}/min</option>
+        <option value="production">production · {planLimits.production.perMinute}/min</option>
+        <option value="enterprise">enterprise · custom</option>
+      </select>
+      {info.plan === 'enterprise' && !info.planInferred && (
+        <>
+          <input
+            aria-label="Requests per minute"
+            type="number"
+            min={1}
+            value={custom.perMinute}
+            onChange={(e) => setCustom({ ...custom, perMinute: Number(e.target.value) })}
+            className="num"
+            style={{ width: 80 }}
+          />
+          <input
+            aria-label="Requests per second"
+            type="number"
+            min={1}
+            value={custom.perSecond}
+            onChange={(e) => setCustom({ ...custom, perSecond: Number(e.target.value) })}
+            className="num"
+            style={{ width: 64 }}
+          />
+          <button type="button" onClick={() => void setPlan(info.name, { plan: 'enterprise', ...custom })}>
+            Apply
+          </button>
+        </>
+      )}
+    </span>
+  )
+}
+
+function BusinessesEditor() {
+  const { status, setBusinesses, busy } = usePaymentsStore()
+  const [id, setId] = useState('')
+  const [name, setName] = useState('')
+  if (!status) return null
+  const { businesses, selectedBusinessId, businessFromEnvironment } = status
+  const add = async () => {
+    const next = [...businesses, { id: id.trim(), name: name.trim() }]
+    if (await setBusinesses(next, selectedBusinessId ?? id.trim())) {
+      setId('')
+      setName('')
+    }
+  }
+  return (
+    <>
+      <h2>Businesses</h2>
+      {businessFromEnvironment && (
+        <p className="hint">
+          WATCHDESK_BUSINESS_ID selects <span className="mono">{selectedBusinessId}</span> for this run.
+        </p>
+      )}
+      {businesses.length > 0 ? (
+        <table className="grid">
+          <thead>
+            <tr>
+              <th>in use</th>
+              <th>id</th>
+              <th>name</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {businesses.map((b) => (
+              <tr key={b.id}>
+                <td>
+                  <input
+                    type="radio"
+                    name="business"
+                    aria-label={`Select ${b.id}`}
+                    checked={b.id === selectedBusinessId}
+                    disabled={businessFromEnvironment}
+                    onChange={() => void setBusinesses(businesses, b.id)}
+                  />
+                </td>
+                <td className="mono">{b.id}</td>
+                <td>{b.name}</td>
+                <td>
+                  <button
+                    type="button"
+                    onClick={() =>
+                      void setBusinesses(
+                        businesses.filter((x) => x.id !== b.id),
+                        selectedBusinessId === b.id ? null : selectedBusinessId,
+                      )
+                    }
+                  >
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p className="hint">
+          No business named: calls go without X-Business-Id (fine for a single-business account).
+        </p>
+      )}
+      <form
+        className="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault()
+          void add()
+        }}
+      >
+        <input
+          aria-label="Business id"
+          placeholder="biz_…"
+          value={id}
+          onChange={(e) => setId(e.target.value)}
+          size={24}
+        />
+        <input
+          aria-label="Business name"
+          placeholder="name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          size={18}
+        />
+        <button type="submit" disabled={busy || !/^biz_[A-Za-z0-9_-]+$/.test(id.trim())}>
+          Add business
+        </button>
+      </form>
+    </>
+  )
+}

@@ -1,0 +1,292 @@
+import { useEffect, useState } from 'react'
+import { checkHttpsUrl, descriptionLength, maxDescriptionLength } from '../../../../shared/payments/endpoints'
+import type { EndpointPaths } from '../../../../shared/contract/payments'
+import { usePaymentsStore } from '../../stores/payments'
+import { StatusBadge } from '../Status'
+import { EventPicker } from './EventPicker'
+import { SecretOnce } from './SecretOnce'
+
+const time = (ms: number) =>
+  new Date(ms).toLocaleTimeString('en-GB', { hour12: false }) + `.${String(ms % 1000).padStart(3, '0')}`
+
+/** Settings → webhook endpoints: list, create (secret shown once, kept in the keychain), delete,
+ * "connect this console", and the list/delete paths the spec leaves open. */
+export function WebhookEndpointsPanel() {
+  const {
+    status,
+    endpoints,
+    endpointsError,
+    endpointWriteError,
+    shownOnce,
+    dismissSecret,
+    loadEndpoints,
+    deleteEndpoint,
+  } = usePaymentsStore()
+  const ready = Boolean(status?.activeKey && status.apiBaseUrl)
+  useEffect(() => {
+    if (ready) void loadEndpoints()
+  }, [ready, loadEndpoints])
+  return (
+    <section className="panel payments-panel" aria-label="Webhook endpoints">
+      <header className="panel-head">
+        <h2>Webhook endpoints</h2>
+        <span className="spacer" />
+        <button type="button" onClick={() => void loadEndpoints()} disabled={!ready}>
+          Refresh
+        </button>
+      </header>
+      {!ready && <p className="hint">Store an API key and set apiBaseUrl to manage endpoints.</p>}
+      {endpointsError && <p className="banner banner-bad">{endpointsError.message}</p>}
+      {endpoints && endpoints.length > 0 && (
+        <table className="grid endpoints-table">
+          <thead>
+            <tr>
+              <th>id</th>
+              <th>status</th>
+              <th>url</th>
+              <th className="num">events</th>
+              <th>secret</th>
+              <th>created</th>
+              <th>description</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {endpoints.map((e) => (
+              <tr key={e.id}>
+                <td className="mono">{e.id}</td>
+                <td>
+                  <StatusBadge
+                    tone={e.status === 'active' ? 'good' : e.status ? 'warn' : 'muted'}
+                    label={e.status ?? 'not given'}
+                  />
+                </td>
+                <td className="mono" title={e.url ?? undefined}>
+                  {e.url ?? '—'}
+                </td>
+                <td className="num" title={e.events.join('\n')}>
+                  {e.events.length}
+                </td>
+                <td>
+                  <StatusBadge
+                    tone={e.secretInKeychain ? 'good' : 'warn'}
+                    label={e.secretInKeychain ? 'in keychain' : 'not stored'}
+                    title={
+                      e.secretInKeychain
+                        ? `webhook-secret:${e.id}`
+                        : 'Deliveries to this endpoint cannot be verified here.'
+                    }
+                  />
+                </td>
+                <td className="mono">{e.createdAt ?? '—'}</td>
+                <td title={e.description ?? undefined}>{e.description ?? ''}</td>
+                <td>
+                  <button type="button" className="danger" onClick={() => void deleteEndpoint(e.id)}>
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {endpoints && endpoints.length === 0 && (
+        <p className="hint">No endpoints registered for this business.</p>
+      )}
+      {endpointWriteError && (
+        <p className="banner banner-bad" role="alert">
+          {endpointWriteError.message}
+        </p>
+      )}
+      {shownOnce && <SecretOnce shown={shownOnce} onDismiss={dismissSecret} />}
+      {ready && (
+        <div className="endpoint-forms">
+          <CreateEndpointForm />
+          <ConnectForm />
+        </div>
+      )}
+      {status && (
+        <EndpointPathsForm key={JSON.stringify(status.endpointPaths)} initial={status.endpointPaths} />
+      )}
+    </section>
+  )
+}
+
+function CreateEndpointForm() {
+  const { createEndpoint, busy } = usePaymentsStore()
+  const [url, setUrl] = useState('')
+  const [events, setEvents] = useState<string[]>([])
+  const [description, setDescription] = useState('')
+  const urlCheck = url.trim() ? checkHttpsUrl(url) : null
+  const length = descriptionLength(description)
+  const valid = urlCheck?.ok === true && events.length > 0 && length <= maxDescriptionLength
+  const submit = async () => {
+    if (await createEndpoint({ url: url.trim(), events, description: description.trim() || undefined })) {
+      setUrl('')
+      setDescription('')
+      setEvents([])
+    }
+  }
+  return (
+    <form
+      className="endpoint-form"
+      aria-label="Create endpoint"
+      onSubmit={(e) => {
+        e.preventDefault()
+        void submit()
+      }}
+    >
+      <h3>Create an endpoint</h3>
+      <label className="field">
+        <span>URL</span>
+        <input
+          aria-label="Endpoint URL"
+          placeholder="https://…"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+        />
+      </label>
+      {urlCheck && !urlCheck.ok && <p className="field-error">{urlCheck.error.message}</p>}
+      <EventPicker value={events} onChange={setEvents} />
+      <label className="field">
+        <span>
+          Description{' '}
+          <span className={`num counter${length > maxDescriptionLength ? ' over' : ''}`} aria-live="polite">
+            {length} / {maxDescriptionLength}
+          </span>
+        </span>
+        <textarea
+          aria-label="Description"
+          rows={2}
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+        />
+      </label>
+      <div className="form-actions">
+        <button type="submit" className="primary" disabled={busy || !valid}>
+          Create endpoint
+        </button>
+        <span className="hint">
+          {events.length} event type{events.length === 1 ? '' : 's'} chosen
+        </span>
+      </div>
+    </form>
+  )
+}
+
+function ConnectForm() {
+  const { connect, connected, busy } = usePaymentsStore()
+  const [publicUrl, setPublicUrl] = useState('')
+  const [events, setEvents] = useState<string[]>([
+    'funding.completed',
+    'funding.failed',
+    'payout.completed',
+    'payout.failed',
+  ])
+  const urlCheck = publicUrl.trim() ? checkHttpsUrl(publicUrl) : null
+  return (
+    <form
+      className="endpoint-form"
+      aria-label="Connect this console"
+      onSubmit={(e) => {
+        e.preventDefault()
+        void connect({ publicUrl: publicUrl.trim(), events })
+      }}
+    >
+      <h3>Connect this console</h3>
+      <p className="hint">
+        Give the public HTTPS address of a tunnel or reverse proxy that forwards to this console’s listener (
+        <span className="mono">/webhooks</span>). watchdesk registers it, stores the secret in the keychain
+        and sends itself a signed test event.
+      </p>
+      <label className="field">
+        <span>Public URL</span>
+        <input
+          aria-label="Public URL"
+          placeholder="https://…/webhooks"
+          value={publicUrl}
+          onChange={(e) => setPublicUrl(e.target.value)}
+        />
+      </label>
+      {urlCheck && !urlCheck.ok && <p className="field-error">{urlCheck.error.message}</p>}
+      <EventPicker value={events} onChange={setEvents} />
+      <div className="form-actions">
+        <button
+          type="submit"
+          className="primary"
+          disabled={busy || urlCheck?.ok !== true || events.length === 0}
+        >
+          Connect
+        </button>
+      </div>
+      {connected && (
+        <p
+          className={`banner ${connected.arrivedAt ? 'banner-good' : 'banner-warn'}`}
+          role="status"
+          data-testid="connect-result"
+        >
+          {connected.arrivedAt && connected.sentAt !== null ? (
+            <>
+              Test event <span className="mono">{connected.eventId}</span> arrived at{' '}
+              <span className="num">{time(connected.arrivedAt)}</span> (
+              <span className="num">{Math.max(0, connected.arrivedAt - connected.sentAt)}</span> ms after
+              sending). {connected.message}
+            </>
+          ) : (
+            connected.message
+          )}
+        </p>
+      )}
+    </form>
+  )
+}
+
+function EndpointPathsForm({ initial }: { initial: EndpointPaths }) {
+  const { setEndpointPaths, busy } = usePaymentsStore()
+  const [paths, setPaths] = useState(initial)
+  return (
+    <form
+      className="inline-form"
+      aria-label="Endpoint paths"
+      onSubmit={(e) => {
+        e.preventDefault()
+        void setEndpointPaths(paths)
+      }}
+    >
+      <span className="hint" title="The spec does not give these; the defaults are the common convention.">
+        Paths (not in the spec):
+      </span>
+      <label>
+        list GET{' '}
+        <input
+          aria-label="List path"
+          value={paths.listPath}
+          onChange={(e) => setPaths({ ...paths, listPath: e.target.value })}
+          size={18}
+        />
+      </label>
+      <label>
+        delete DELETE{' '}
+        <input
+          aria-label="Delete path"
+          value={paths.deletePath}
+          onChange={(e) => setPaths({ ...paths, deletePath: e.target.value })}
+          size={18}
+        />
+      </label>
+      <label>
+        ?
+        <input
+          aria-label="Delete parameter"
+          value={paths.deleteParam}
+          onChange={(e) => setPaths({ ...paths, deleteParam: e.target.value })}
+          size={8}
+        />
+        =&lt;id&gt;
+      </label>
+      <button type="submit" disabled={busy}>
+        Save paths
+      </button>
+    </form>
+  )
+}

@@ -1,0 +1,206 @@
+import { create } from 'zustand'
+import type {
+  Business,
+  CreatedEndpoint,
+  EndpointPaths,
+  PaymentsStatus,
+  WalletsResult,
+  WebhookEndpoint,
+} from '../../../shared/contract/payments'
+import type { RequestOf, ResponseOf } from '../../../shared/contract'
+import type { PlanOverride } from '../../../shared/payments/plans'
+import type { ApiError, Result } from '../../../shared/result'
+import { backend } from '../api'
+
+type Connected = ResponseOf<'payments.webhooks.connect'>
+
+/** The secret of a just-created endpoint: held here only until the operator dismisses it. */
+export interface ShownOnce {
+  endpointId: string
+  secret: string | null
+  account: string
+  stored: boolean
+  problem: string | null
+}
+
+interface PaymentsState {
+  status: PaymentsStatus | null
+  statusError: ApiError | null
+  wallets: WalletsResult | null
+  walletsError: ApiError | null
+  walletsLoading: boolean
+  endpoints: WebhookEndpoint[] | null
+  endpointsError: ApiError | null
+  shownOnce: ShownOnce | null
+  connected: Connected['test'] | null
+  /** The last write's failure (create, delete, connect, settings), shown where the form is. */
+  writeError: ApiError | null
+  /** The last endpoint write's failure (create, delete, connect). */
+  endpointWriteError: ApiError | null
+  busy: boolean
+  loadStatus(): Promise<void>
+  setKey(name: string, key: string, activate: boolean): Promise<boolean>
+  removeKey(name: string): Promise<void>
+  selectKey(name: string): Promise<void>
+  setPlan(name: string, plan: PlanOverride | null): Promise<void>
+  setBusinesses(businesses: Business[], selected: string | null): Promise<boolean>
+  setEndpointPaths(paths: EndpointPaths): Promise<boolean>
+  loadWallets(): Promise<void>
+  loadEndpoints(): Promise<void>
+  createEndpoint(input: { url: string; events: string[]; description?: string }): Promise<boolean>
+  deleteEndpoint(id: string): Promise<void>
+  connect(input: { publicUrl: string; events: string[] }): Promise<boolean>
+  dismissSecret(): void
+  attach(): () => void
+}
+
+/** Every write in live mode asks first (the back end refuses it otherwise). */
+function confirmLive(status: PaymentsStatus | null, what: string): boolean | null {
+  if (!status?.live) return false
+  const ok = window.confirm(
+    `LIVE KEY ${status.activeKey?.masked ?? ''}\n\n${what}\n\nThis acts on the live account. Continue?`,
+  )
+  return ok ? true : null
+}
+
+export const usePaymentsStore = create<PaymentsState>((set, get) => {
+  /** Runs a write that answers the new status, keeping the form's error in one place. */
+  async function statusWrite<
+    K extends
+      | 'payments.keys.set'
+      | 'payments.keys.remove'
+      | 'payments.keys.select'
+      | 'payments.keys.plan'
+      | 'payments.businesses.set'
+      | 'payments.endpointPaths.set',
+  >(name: K, request: RequestOf<K>): Promise<boolean> {
+    set({ busy: true, writeError: null })
+    const result = (await backend().call(name, request)) as Result<PaymentsStatus>
+    set(result.ok ? { status: result.value, busy: false } : { writeError: result.error, busy: false })
+    return result.ok
+  }
+
+  const rememberSecret = (created: CreatedEndpoint) =>
+    set({
+      shownOnce: {
+        endpointId: created.endpoint.id,
+        secret: created.secretShownOnce,
+        account: created.secretAccount,
+        stored: created.secretStored,
+        problem: created.secretProblem,
+      },
+    })
+
+  return {
+    status: null,
+    statusError: null,
+    wallets: null,
+    walletsError: null,
+    walletsLoading: false,
+    endpoints: null,
+    endpointsError: null,
+    shownOnce: null,
+    connected: null,
+    writeError: null,
+    endpointWriteError: null,
+    busy: false,
+
+    async loadStatus() {
+      const result = await backend().call('payments.status', {})
+      set(result.ok ? { status: result.value, statusError: null } : { statusError: result.error })
+    },
+    setKey: (name, key, activate) => statusWrite('payments.keys.set', { name, key, activate }),
+    async removeKey(name) {
+      if (!window.confirm(`Remove the API key "${name}" from the OS keychain?`)) return
+      await statusWrite('payments.keys.remove', { name })
+    },
+    async selectKey(name) {
+      await statusWrite('payments.keys.select', { name })
+    },
+    async setPlan(name, plan) {
+      await statusWrite('payments.keys.plan', { name, plan })
+    },
+    setBusinesses: (businesses, selectedBusinessId) =>
+      statusWrite('payments.businesses.set', { businesses, selectedBusinessId }),
+    setEndpointPaths: (paths) => statusWrite('payments.endpointPaths.set', paths),
+
+    async loadWallets() {
+      set({ walletsLoading: true })
+      const result = await backend().call('payments.wallets.list', {})
+      set(
+        result.ok
+          ? { wallets: result.value, walletsError: null, walletsLoading: false }
+          : { walletsError: result.error, walletsLoading: false },
+      )
+    },
+    async loadEndpoints() {
+      const result = await backend().call('payments.webhooks.list', {})
+      set(
+        result.ok
+          ? { endpoints: result.value.endpoints, endpointsError: null }
+          : { endpointsError: result.error },
+      )
+    },
+    async createEndpoint(input) {
+      const confirmed = confirmLive(get().status, `Create a webhook endpoint for ${input.url}.`)
+      if (confirmed === null) return false
+      set({ busy: true, endpointWriteError: null, connected: null })
+      const result = await backend().call('payments.webhooks.create', { ...input, confirmLive: confirmed })
+      set({ busy: false })
+      if (!result.ok) {
+        set({ endpointWriteError: result.error })
+        return false
+      }
+      rememberSecret(result.value)
+      void get().loadEndpoints()
+      return true
+    },
+    async deleteEndpoint(id) {
+      const live = get().status?.live
+      if (
+        !live &&
+        !window.confirm(`Delete the webhook endpoint ${id} and remove its secret from the keychain?`)
+      )
+        return
+      const confirmed = confirmLive(get().status, `Delete the webhook endpoint ${id} and remove its secret.`)
+      if (confirmed === null) return
+      set({ busy: true, endpointWriteError: null })
+      const result = await backend().call('payments.webhooks.delete', { id, confirmLive: confirmed })
+      set(result.ok ? { busy: false } : { busy: false, endpointWriteError: result.error })
+      if (get().shownOnce?.endpointId === id) set({ shownOnce: null })
+      void get().loadEndpoints()
+    },
+    async connect(input) {
+      const confirmed = confirmLive(
+        get().status,
+        `Register ${input.publicUrl} as a webhook endpoint for this console.`,
+      )
+      if (confirmed === null) return false
+      set({ busy: true, endpointWriteError: null, connected: null })
+      const result = await backend().call('payments.webhooks.connect', { ...input, confirmLive: confirmed })
+      set({ busy: false })
+      if (!result.ok) {
+        set({ endpointWriteError: result.error })
+        return false
+      }
+      rememberSecret(result.value)
+      set({ connected: result.value.test })
+      void get().loadEndpoints()
+      return true
+    },
+    dismissSecret: () => set({ shownOnce: null }),
+
+    attach() {
+      void get().loadStatus()
+      const offRate = backend().onPush('payments.rateLimit', (rateLimit) => {
+        const status = get().status
+        if (status) set({ status: { ...status, rateLimit } })
+      })
+      const offChanged = backend().onPush('payments.changed', () => void get().loadStatus())
+      return () => {
+        offRate()
+        offChanged()
+      }
+    },
+  }
+})

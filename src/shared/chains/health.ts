@@ -1,0 +1,116 @@
+/** Health evaluation of one chain from one poll: pure, shared by the poller, the CLI and tests. */
+
+export const chainStatuses = [
+  'wrong_network',
+  'down',
+  'stalled',
+  'lagging',
+  'checking',
+  'healthy',
+  'not_configured',
+] as const
+export type ChainStatusKind = (typeof chainStatuses)[number]
+
+/** Worst first: the order of the Chains view, and how the tray picks its colour. */
+export const statusRank = (status: ChainStatusKind): number => chainStatuses.indexOf(status)
+
+export const statusLabel: Record<ChainStatusKind, string> = {
+  wrong_network: 'wrong network',
+  down: 'down',
+  stalled: 'stalled',
+  lagging: 'lagging',
+  checking: 'checking',
+  healthy: 'healthy',
+  not_configured: 'not configured',
+}
+
+export type StatusTone = 'good' | 'warn' | 'bad' | 'muted' | 'info'
+export const statusTone: Record<ChainStatusKind, StatusTone> = {
+  wrong_network: 'bad',
+  down: 'bad',
+  stalled: 'bad',
+  lagging: 'warn',
+  checking: 'info',
+  healthy: 'good',
+  not_configured: 'muted',
+}
+
+/** Statuses that make `watchdesk chains` exit non-zero. */
+export const alarmStatuses: readonly ChainStatusKind[] = ['wrong_network', 'down', 'stalled']
+
+export interface Thresholds {
+  /** Head older than this (or that many block times behind the reference): lagging. */
+  laggingAfterSeconds: number
+  /** Head not advanced for this long: stalled. */
+  stalledAfterSeconds: number
+}
+
+/** Derived from the block time: five blocks (at least 10 s) to lag, twenty (at least 60 s) to
+ * stall, so a 12 s chain is not flagged for one slow slot and a 0.25 s chain is not let off for
+ * minutes. Both are editable per chain in the config. */
+export function defaultThresholds(blockTimeMs: number): Thresholds {
+  const blockSeconds = blockTimeMs / 1000
+  return {
+    laggingAfterSeconds: Math.max(10, Math.round(5 * blockSeconds)),
+    stalledAfterSeconds: Math.max(60, Math.round(20 * blockSeconds)),
+  }
+}
+
+export interface Observation {
+  /** Why the chain is not polled (no URL, no project uid, disabled), or null when it is. */
+  notConfigured: string | null
+  /** The failure of this poll, or null when the node answered. */
+  error: string | null
+  /** A mismatch between what the node says it is and the registry, or null. */
+  identityMismatch: string | null
+  /** Now minus the head block's timestamp; null when the node refuses eth_getBlockByNumber. */
+  blockAgeSeconds: number | null
+  /** Time since the head last advanced, as seen by this poller. */
+  sinceHeadAdvancedSeconds: number | null
+  /** Blocks behind the reference node, when one is configured. */
+  referenceLagBlocks: number | null
+  blockTimeMs: number
+}
+
+export interface Evaluation {
+  status: ChainStatusKind
+  /** One sentence an operator can act on. */
+  reason: string
+}
+
+export function evaluateHealth(o: Observation, t: Thresholds): Evaluation {
+  if (o.notConfigured !== null) return { status: 'not_configured', reason: o.notConfigured }
+  if (o.error !== null) return { status: 'down', reason: o.error }
+  if (o.identityMismatch !== null) return { status: 'wrong_network', reason: o.identityMismatch }
+  const staleness = o.blockAgeSeconds ?? o.sinceHeadAdvancedSeconds
+  const measured = o.blockAgeSeconds !== null ? 'the head block is' : 'the head has not advanced for'
+  if (staleness !== null && staleness > t.stalledAfterSeconds) {
+    return {
+      status: 'stalled',
+      reason: `${measured} ${fmt(staleness)} s old (stalled after ${t.stalledAfterSeconds} s).`,
+    }
+  }
+  const laggingBlocks = Math.max(1, Math.ceil((t.laggingAfterSeconds * 1000) / o.blockTimeMs))
+  if (o.referenceLagBlocks !== null && o.referenceLagBlocks > laggingBlocks) {
+    return {
+      status: 'lagging',
+      reason: `${o.referenceLagBlocks} blocks behind the reference node (lagging after ${laggingBlocks}).`,
+    }
+  }
+  if (staleness !== null && staleness > t.laggingAfterSeconds) {
+    return {
+      status: 'lagging',
+      reason: `${measured} ${fmt(staleness)} s old (lagging after ${t.laggingAfterSeconds} s).`,
+    }
+  }
+  return { status: 'healthy', reason: 'At the chain head.' }
+}
+
+const fmt = (seconds: number) => (seconds < 10 ? seconds.toFixed(1) : Math.round(seconds).toString())
+
+/** The worst of a set of statuses (the Overview strip's summary and the tray icon). */
+export function worstStatus(statuses: readonly ChainStatusKind[]): ChainStatusKind | null {
+  let worst: ChainStatusKind | null = null
+  for (const s of statuses) if (worst === null || statusRank(s) < statusRank(worst)) worst = s
+  return worst
+}

@@ -1,0 +1,128 @@
+import { z } from 'zod'
+import { chainStatuses } from '../chains/health'
+import { method } from './define'
+
+export const rpcMethods = ['eth_blockNumber', 'net_version', 'web3_clientVersion', 'eth_estimateGas'] as const
+
+export const RpcErrorInfo = z.object({
+  /** JSON-RPC error code, the HTTP status for HTTP failures, null for time-outs and network errors. */
+  code: z.number().int().nullable(),
+  kind: z.enum(['rpc', 'http', 'timeout', 'network', 'malformed']),
+  message: z.string(),
+})
+export type RpcErrorInfo = z.infer<typeof RpcErrorInfo>
+
+export const ChainStatus = z.object({
+  serviceId: z.number().int(),
+  name: z.string(),
+  slug: z.string(),
+  enabled: z.boolean(),
+  /** The endpoint with the project uid masked; null when none is configured. */
+  endpoint: z.string().nullable(),
+  status: z.enum(chainStatuses),
+  reason: z.string(),
+  head: z.number().int().nullable(),
+  blockAgeSeconds: z.number().nullable(),
+  /** 'timestamp': from the head block; 'advance': time since the head last advanced (node refused eth_getBlockByNumber). */
+  blockAgeSource: z.enum(['timestamp', 'advance']).nullable(),
+  blockTimeMs: z.number(),
+  lagBlocks: z.number().int().nullable(),
+  lagSeconds: z.number().nullable(),
+  /** true when no reference node is configured and the lag is estimated from block age and block time. */
+  lagEstimated: z.boolean(),
+  referenceHead: z.number().int().nullable(),
+  latencyMs: z.number().nullable(),
+  clientVersion: z.string().nullable(),
+  netVersion: z.string().nullable(),
+  chainId: z.number().int().nullable(),
+  identity: z.enum(['ok', 'mismatch', 'unverified', 'unknown']),
+  identityNote: z.string().nullable(),
+  batch: z.enum(['yes', 'refused', 'unknown']),
+  error: RpcErrorInfo.nullable(),
+  checkedAt: z.string().nullable(),
+  laggingAfterSeconds: z.number(),
+  stalledAfterSeconds: z.number(),
+})
+export type ChainStatus = z.infer<typeof ChainStatus>
+
+export const ChainsSnapshot = z.object({ at: z.string(), chains: z.array(ChainStatus) })
+export type ChainsSnapshot = z.infer<typeof ChainsSnapshot>
+
+export const HistoryPoint = z.object({
+  t: z.number(),
+  lagSeconds: z.number().nullable(),
+  lagBlocks: z.number().nullable(),
+  latencyMs: z.number().nullable(),
+  ok: z.boolean(),
+})
+export type HistoryPoint = z.infer<typeof HistoryPoint>
+
+export const ChainHistory = z.object({
+  serviceId: z.number().int(),
+  points: z.array(HistoryPoint),
+  latencyP50Ms: z.number().nullable(),
+  latencyP95Ms: z.number().nullable(),
+  errorCount: z.number().int(),
+})
+export type ChainHistory = z.infer<typeof ChainHistory>
+
+export const RpcExchange = z.object({
+  endpoint: z.string(),
+  request: z.string(),
+  response: z.string().nullable(),
+  httpStatus: z.number().int().nullable(),
+  elapsedMs: z.number(),
+  error: RpcErrorInfo.nullable(),
+  explanation: z.string().nullable(),
+})
+export type RpcExchange = z.infer<typeof RpcExchange>
+
+export const ChainInfoSchema = z.object({
+  serviceId: z.number().int(),
+  name: z.string(),
+  currency: z.object({ name: z.string(), symbol: z.string(), decimals: z.number().int() }),
+  blockTimeMs: z.number(),
+  nodePrices: z
+    .array(z.object({ type: z.enum(['Fullnode', 'Archive Node', 'Testnet']), priceUsd: z.number() }))
+    .nullable(),
+  expectedNetVersion: z.string(),
+  expectedChainId: z.number().int(),
+  defaultSlug: z.string(),
+  explorerUrl: z.string(),
+})
+
+const serviceId = z.number().int().positive()
+
+export const chainsMethods = {
+  'chains.registry': method(
+    'The twelve networks: names, currencies, block times, node types and prices, expected identity, slugs, explorers',
+    z.object({}).strict(),
+    z.object({ chains: z.array(ChainInfoSchema) }),
+  ),
+  'chains.list': method(
+    'The latest status of all twelve networks, worst first',
+    z.object({}).strict(),
+    ChainsSnapshot,
+  ),
+  'chains.history': method(
+    'Lag and latency samples of one chain for the last minutes (at most a day), with latency p50/p95 over the last 15 minutes',
+    z.object({ serviceId, minutes: z.number().int().min(1).max(1440).default(60) }).strict(),
+    ChainHistory,
+  ),
+  'chains.rpc': method(
+    'Sends one of the four node-access methods to a configured chain and returns the raw exchange',
+    z
+      .object({
+        serviceId,
+        method: z.enum(rpcMethods),
+        params: z.array(z.unknown()).max(4).default([]),
+      })
+      .strict(),
+    RpcExchange,
+  ),
+}
+
+export const chainsPushes = {
+  /** The twelve statuses after each poll round. */
+  'chains.status': ChainsSnapshot,
+}

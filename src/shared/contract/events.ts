@@ -1,0 +1,130 @@
+import { z } from 'zod'
+import { method } from './define'
+
+export const EventGroupSchema = z.enum(['payments', 'cards', 'business', 'unknown'])
+
+/** One row of the Events table: everything but the raw body. */
+export const EventSummary = z.object({
+  seq: z.number().int(),
+  id: z.string(),
+  type: z.string(),
+  group: EventGroupSchema,
+  createdAt: z.string(),
+  /** created_at parsed, null when the sender's text is not a date. */
+  createdAtMs: z.number().nullable(),
+  /** First delivery, when it was committed (ms since the epoch). */
+  receivedAt: z.number(),
+  lastDeliveryAt: z.number(),
+  deliveries: z.number().int(),
+  /** Endpoint id whose secret matched (`wh_…`, or `env-N` for WATCHDESK_WEBHOOK_SECRETS). */
+  endpoint: z.string().nullable(),
+  dataId: z.string().nullable(),
+  fundingLine: z.string().nullable(),
+})
+export type EventSummary = z.infer<typeof EventSummary>
+
+export const EventDetail = EventSummary.extend({
+  /** The body exactly as received (UTF-8 text). */
+  body: z.string(),
+  data: z.unknown(),
+})
+export type EventDetail = z.infer<typeof EventDetail>
+
+export const EventFilter = z
+  .object({
+    groups: z.array(EventGroupSchema).max(4).optional(),
+    types: z.array(z.string().min(1).max(200)).max(50).optional(),
+    /** received_at range, ms since the epoch, inclusive. */
+    from: z.number().optional(),
+    to: z.number().optional(),
+    /** Event id or data id, or a prefix of one (`evt_01HZ`, `fund_7Q2M`). */
+    search: z.string().max(200).optional(),
+  })
+  .strict()
+export type EventFilter = z.infer<typeof EventFilter>
+
+/** Keyset position: rows are ordered newest first by (receivedAt, seq). */
+export const EventCursor = z.object({ receivedAt: z.number(), seq: z.number().int() }).strict()
+export type EventCursor = z.infer<typeof EventCursor>
+
+export const Rejection = z.object({
+  at: z.number(),
+  path: z.string(),
+  status: z.number().int(),
+  reason: z.string(),
+  size: z.number().int(),
+  remote: z.string(),
+})
+export type Rejection = z.infer<typeof Rejection>
+
+export const LatencyStats = z.object({
+  count: z.number().int(),
+  p50Ms: z.number().nullable(),
+  p99Ms: z.number().nullable(),
+  maxMs: z.number().nullable(),
+})
+
+export const ListenerStatus = z.object({
+  listening: z.boolean(),
+  url: z.string().nullable(),
+  /** Endpoint ids whose secrets the listener holds (never the secrets). */
+  endpoints: z.array(z.string()),
+  secretsProblem: z.string().nullable(),
+  accepted: z.number().int(),
+  duplicates: z.number().int(),
+  rejected: z.number().int(),
+  /** Answer latency over the last 1,000 deliveries, from request to the last byte of the answer. */
+  latency: LatencyStats,
+  /** The same for card.authorization.request, which the service needs answered within 2 s. */
+  authorizationLatency: LatencyStats,
+  recentRejections: z.array(Rejection),
+  /** Times the listener was not running (previous run's last sign of life → next start). */
+  outages: z.array(z.object({ from: z.number(), to: z.number() })),
+})
+export type ListenerStatus = z.infer<typeof ListenerStatus>
+
+export const eventsMethods = {
+  'events.list': method(
+    'Stored events, newest first, one page after the cursor (keyset pagination)',
+    z
+      .object({
+        filter: EventFilter.default({}),
+        after: EventCursor.optional(),
+        limit: z.number().int().min(1).max(1000).default(200),
+      })
+      .strict(),
+    z.object({ rows: z.array(EventSummary), next: EventCursor.nullable() }),
+  ),
+  'events.count': method(
+    'How many stored events match the filter (counted up to a cap)',
+    z.object({ filter: EventFilter.default({}) }).strict(),
+    z.object({ count: z.number().int(), capped: z.boolean(), total: z.number().int() }),
+  ),
+  'events.get': method(
+    'One stored event with its raw body',
+    z.object({ id: z.string().min(1).max(255) }).strict(),
+    EventDetail,
+  ),
+  'events.export': method(
+    'The filtered events as JSON lines or CSV text (at most 50,000 rows)',
+    z.object({ filter: EventFilter.default({}), format: z.enum(['jsonl', 'csv']) }).strict(),
+    z.object({ text: z.string(), rows: z.number().int(), truncated: z.boolean(), fileName: z.string() }),
+  ),
+  'events.listener': method(
+    'State of the webhook listener: URL, secrets in use, counts, latency, rejections',
+    z.object({}).strict(),
+    ListenerStatus,
+  ),
+  'events.sendTest': method(
+    'Signs a sample envelope of the type with a configured webhook secret and posts it to the listener',
+    z.object({ type: z.string().min(1).max(200), endpoint: z.string().min(1).max(200).optional() }).strict(),
+    z.object({ id: z.string(), status: z.number().int(), endpoint: z.string(), url: z.string() }),
+  ),
+}
+
+export const eventsPushes = {
+  /** Committed events, batched (~150 ms) so 1,000 events/s never floods the UI. `omitted` counts
+   * events of the batch left out to keep it small: the view reloads its first page then. */
+  'events.appended': z.object({ events: z.array(EventSummary), omitted: z.number().int() }),
+  'events.listener': ListenerStatus,
+}

@@ -1,0 +1,215 @@
+import { z } from 'zod'
+import { method } from './define'
+import { PlanName, PlanOverride } from '../payments/plans'
+
+/** Payments (spec 4.1, 5.1, 8). No response here ever carries a full API key or webhook secret,
+ * with one named exception: `secretShownOnce` of a created endpoint, which the issue demands be
+ * shown once with a copy button. The back end never stores, logs or re-sends it. */
+
+export const KeyInfo = z.object({
+  /** The account is `api-key:<name>`; `env` is WATCHDESK_API_KEY. */
+  name: z.string(),
+  masked: z.string(),
+  kind: z.enum(['sandbox', 'live']).nullable(),
+  source: z.enum(['keychain', 'environment', 'memory']),
+  plan: PlanName.nullable(),
+  perMinute: z.number().nullable(),
+  perSecond: z.number().nullable(),
+  planInferred: z.boolean(),
+  active: z.boolean(),
+  /** Why a stored value is unusable (a wrong prefix), else null. */
+  problem: z.string().nullable(),
+})
+export type KeyInfo = z.infer<typeof KeyInfo>
+
+export const Business = z.object({
+  id: z.string().regex(/^biz_[A-Za-z0-9_-]+$/, 'a business id starts with biz_'),
+  name: z.string().max(80).default(''),
+})
+export type Business = z.infer<typeof Business>
+
+export const EndpointPaths = z
+  .object({
+    listPath: z.string().regex(/^\/\S*$/, 'a path starts with /'),
+    deletePath: z.string().regex(/^\/\S*$/, 'a path starts with /'),
+    deleteParam: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'a query parameter name is letters, digits, _ . -'),
+  })
+  .strict()
+export type EndpointPaths = z.infer<typeof EndpointPaths>
+
+export const RateLimitState = z.object({
+  keyName: z.string().nullable(),
+  masked: z.string().nullable(),
+  /** Requests waiting in the client-side limiter right now. */
+  queued: z.number().int(),
+  /** Set while the service has answered 429 and the client is waiting (ms since the epoch). */
+  limitedUntil: z.number().nullable(),
+  last429At: z.number().nullable(),
+  count429: z.number().int(),
+})
+export type RateLimitState = z.infer<typeof RateLimitState>
+
+export const PaymentsStatus = z.object({
+  apiBaseUrl: z.string().nullable(),
+  keychain: z.object({ reachable: z.boolean(), message: z.string() }),
+  keys: z.array(KeyInfo),
+  activeKey: KeyInfo.nullable(),
+  live: z.boolean(),
+  businesses: z.array(Business),
+  selectedBusinessId: z.string().nullable(),
+  /** True when WATCHDESK_BUSINESS_ID chose the business. */
+  businessFromEnvironment: z.boolean(),
+  endpointPaths: EndpointPaths,
+  walletsRefreshMs: z.number(),
+  rateLimit: RateLimitState,
+})
+export type PaymentsStatus = z.infer<typeof PaymentsStatus>
+
+export const WalletColumn = z.object({
+  key: z.string(),
+  kind: z.enum(['id', 'amount', 'currency', 'status', 'time', 'text', 'json']),
+})
+export const WalletsResult = z.object({
+  businessId: z.string().nullable(),
+  fetchedAt: z.number(),
+  /** Where the list was found in the answer: `(array)` or the wrapping property. */
+  source: z.string().nullable(),
+  columns: z.array(WalletColumn),
+  rows: z.array(z.array(z.object({ text: z.string(), kind: WalletColumn.shape.kind }))),
+  /** Set when the answer had no recognisable list; the raw JSON is still there. */
+  shapeProblem: z.string().nullable(),
+  raw: z.unknown(),
+})
+export type WalletsResult = z.infer<typeof WalletsResult>
+
+export const WebhookEndpoint = z.object({
+  id: z.string(),
+  url: z.string().nullable(),
+  events: z.array(z.string()),
+  description: z.string().nullable(),
+  status: z.string().nullable(),
+  /** Masked (spec 2.1: masked in list responses; watchdesk masks it again whatever it receives). */
+  secret: z.string().nullable(),
+  createdAt: z.string().nullable(),
+  /** Whether the keychain holds this endpoint's secret (`webhook-secret:<id>`). */
+  secretInKeychain: z.boolean(),
+})
+export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>
+
+const confirmLive = z
+  .boolean()
+  .optional()
+  .describe('Must be true for a write while the active key is live: the operator confirmed it.')
+
+export const CreateEndpointRequest = z
+  .object({
+    url: z.string().min(1).max(2048),
+    events: z.array(z.string()).min(1).max(50),
+    description: z.string().max(1000).optional(),
+    confirmLive,
+  })
+  .strict()
+
+export const CreatedEndpoint = z.object({
+  endpoint: WebhookEndpoint,
+  /** The full `whsec_…` secret, exactly once, for the operator to copy. Never persisted or logged. */
+  secretShownOnce: z.string().nullable(),
+  secretAccount: z.string(),
+  secretStored: z.boolean(),
+  /** Why the secret is not (or not properly) in the keychain, else null. */
+  secretProblem: z.string().nullable(),
+  idempotencyKey: z.string(),
+})
+export type CreatedEndpoint = z.infer<typeof CreatedEndpoint>
+
+export const TestDelivery = z.object({
+  eventId: z.string().nullable(),
+  url: z.string().nullable(),
+  sentAt: z.number().nullable(),
+  /** When the listener committed the test event (ms since the epoch); null if it did not. */
+  arrivedAt: z.number().nullable(),
+  status: z.number().int().nullable(),
+  message: z.string(),
+})
+
+export const paymentsMethods = {
+  'payments.status': method(
+    'API keys (masked), businesses, plan limits, endpoint paths, rate-limit state',
+    z.object({}).strict(),
+    PaymentsStatus,
+  ),
+  'payments.keys.set': method(
+    'Store an API key in the OS keychain as api-key:<name> (the kind comes from its prefix)',
+    z
+      .object({
+        name: z.string().min(1).max(40),
+        key: z.string().min(1).max(512),
+        activate: z.boolean().optional(),
+      })
+      .strict(),
+    PaymentsStatus,
+  ),
+  'payments.keys.remove': method(
+    'Remove an API key from the keychain',
+    z.object({ name: z.string().min(1) }).strict(),
+    PaymentsStatus,
+  ),
+  'payments.keys.select': method(
+    'Use this key for every call',
+    z.object({ name: z.string().min(1) }).strict(),
+    PaymentsStatus,
+  ),
+  'payments.keys.plan': method(
+    'Set the rate-limit plan of a key, or null to infer it from the key kind',
+    z.object({ name: z.string().min(1), plan: PlanOverride.nullable() }).strict(),
+    PaymentsStatus,
+  ),
+  'payments.businesses.set': method(
+    'The businesses (biz_…) the operator works with and the one sent as X-Business-Id',
+    z.object({ businesses: z.array(Business).max(100), selectedBusinessId: z.string().nullable() }).strict(),
+    PaymentsStatus,
+  ),
+  'payments.endpointPaths.set': method(
+    'Path and parameter for listing and deleting webhook endpoints (the spec does not give them)',
+    EndpointPaths,
+    PaymentsStatus,
+  ),
+  'payments.wallets.list': method(
+    'GET /v1/wallets for the selected business',
+    z.object({}).strict(),
+    WalletsResult,
+  ),
+  'payments.webhooks.list': method(
+    'List webhook endpoints (configurable path)',
+    z.object({}).strict(),
+    z.object({ endpoints: z.array(WebhookEndpoint), raw: z.unknown() }),
+  ),
+  'payments.webhooks.create': method(
+    'POST /v1/webhooks; the secret goes straight into the keychain',
+    CreateEndpointRequest,
+    CreatedEndpoint,
+  ),
+  'payments.webhooks.delete': method(
+    'Delete a webhook endpoint and remove its secret from the keychain',
+    z.object({ id: z.string().min(1).max(200), confirmLive }).strict(),
+    z.object({ id: z.string(), secretRemoved: z.boolean() }),
+  ),
+  'payments.webhooks.connect': method(
+    'Register the public HTTPS URL that forwards to this console’s listener, store the secret, send a signed test event',
+    z
+      .object({
+        publicUrl: z.string().min(1).max(2048),
+        events: z.array(z.string()).min(1).max(50),
+        description: z.string().max(1000).optional(),
+        confirmLive,
+      })
+      .strict(),
+    CreatedEndpoint.extend({ test: TestDelivery }),
+  ),
+}
+
+export const paymentsPushes = {
+  'payments.rateLimit': RateLimitState,
+  /** Keys, businesses or plans changed (another window, the CLI through the same back end). */
+  'payments.changed': z.object({ at: z.number() }),
+}

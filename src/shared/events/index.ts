@@ -1,0 +1,194 @@
+/** The event-type catalogue of spec part 6.1, the retry schedule of part 6.2, and small pure
+ * helpers the listener, the views and the notifier share. Data only, no I/O. */
+
+export const eventGroups = [
+  { id: 'payments', label: 'Payments' },
+  { id: 'cards', label: 'Cards' },
+  { id: 'business', label: 'Business and compliance' },
+] as const
+export type EventGroupId = (typeof eventGroups)[number]['id']
+/** A type the catalogue does not list is stored and shown as unknown, never rejected. */
+export type EventGroup = EventGroupId | 'unknown'
+
+export interface EventTypeInfo {
+  type: string
+  group: EventGroupId
+  meaning: string
+}
+
+export const eventTypes: readonly EventTypeInfo[] = [
+  { type: 'funding.initiated', group: 'payments', meaning: 'A funding request has been created' },
+  { type: 'funding.completed', group: 'payments', meaning: 'Funds received and converted' },
+  { type: 'funding.failed', group: 'payments', meaning: 'A funding request failed' },
+  { type: 'payout.initiated', group: 'payments', meaning: 'A payout has been created' },
+  { type: 'payout.completed', group: 'payments', meaning: 'Payout delivered to the recipient' },
+  { type: 'payout.failed', group: 'payments', meaning: 'A payout failed' },
+  { type: 'card.created', group: 'cards', meaning: 'A card has been issued' },
+  {
+    type: 'card.authorization.request',
+    group: 'cards',
+    meaning: 'Real-time authorization request; the receiver must respond within 2 seconds',
+  },
+  { type: 'card.transaction.completed', group: 'cards', meaning: 'A card transaction has settled' },
+  { type: 'card.frozen', group: 'cards', meaning: 'A card has been frozen' },
+  { type: 'card.cancelled', group: 'cards', meaning: 'A card has been cancelled' },
+  {
+    type: 'business.verification.approved',
+    group: 'business',
+    meaning: 'Business KYB verification approved',
+  },
+  {
+    type: 'business.verification.rejected',
+    group: 'business',
+    meaning: 'Business KYB verification rejected',
+  },
+  {
+    type: 'compliance.screening.flagged',
+    group: 'business',
+    meaning: 'A compliance screening flagged an issue',
+  },
+  { type: 'report.ready', group: 'business', meaning: 'A generated report is ready for download' },
+]
+
+const byType = new Map(eventTypes.map((t) => [t.type, t]))
+
+export const eventTypeInfo = (type: string): EventTypeInfo | undefined => byType.get(type)
+export const groupOf = (type: string): EventGroup => byType.get(type)?.group ?? 'unknown'
+export const groupLabel = (group: EventGroup): string =>
+  eventGroups.find((g) => g.id === group)?.label ?? 'Unknown type'
+
+/** The one type the service expects an answer to within 2 seconds (spec 6.1, 8). */
+export const authorizationRequestType = 'card.authorization.request'
+export const authorizationDeadlineMs = 2000
+
+const amountFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 8 })
+
+/** `1,000 USD → 998.75 USDC` for a funding data object (spec 2.3); null when the fields are not
+ * there, so nothing is invented for a shape the spec does not show. */
+export function fundingLine(type: string, data: unknown): string | null {
+  if (!type.startsWith('funding.') || typeof data !== 'object' || data === null) return null
+  const d = data as Record<string, unknown>
+  const amount =
+    typeof d.amount === 'number' && typeof d.currency === 'string'
+      ? `${amountFormat.format(d.amount)} ${d.currency}`
+      : null
+  if (!amount) return null
+  const target =
+    typeof d.target_amount === 'number' && typeof d.target_currency === 'string'
+      ? `${amountFormat.format(d.target_amount)} ${d.target_currency}`
+      : null
+  return target ? `${amount} → ${target}` : amount
+}
+
+/** Spec 6.2: delays after the 1st … 5th failed attempt. */
+export const retryDelaysMs = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 24 * 3_600_000] as const
+export const maxAttempts = retryDelaysMs.length + 1
+
+/** Offset of attempt n (1-based) from the first attempt: 0, 1 min, 6 min, 36 min, 2 h 36 min, 26 h 36 min. */
+export function attemptOffsetMs(attempt: number): number {
+  let offset = 0
+  for (let i = 0; i < attempt - 1 && i < retryDelaysMs.length; i++) offset += retryDelaysMs[i]!
+  return offset
+}
+
+export interface AttemptTime {
+  attempt: number
+  /** When the service's schedule puts this attempt, counting from the event's created_at. */
+  expectedAt: number
+  /** Delay before this attempt (null for the first). */
+  delayMs: number | null
+}
+
+/** For an event received on delivery `deliveries` (> 1 means earlier attempts failed on our side):
+ * when each attempt was due, assuming the first attempt went out at created_at. */
+export function attemptSchedule(createdAtMs: number, deliveries: number): AttemptTime[] {
+  const upTo = Math.min(Math.max(deliveries, 1), maxAttempts)
+  return Array.from({ length: upTo }, (_, i) => ({
+    attempt: i + 1,
+    expectedAt: createdAtMs + attemptOffsetMs(i + 1),
+    delayMs: i === 0 ? null : retryDelaysMs[i - 1]!,
+  }))
+}
+
+export interface OutageRedelivery {
+  retry: number
+  /** Events first sent in this span … */
+  sentFrom: number
+  sentTo: number
+  /** … come back as this retry, in this span (all after the listener is back). */
+  arriveFrom: number
+  arriveTo: number
+}
+
+export interface OutageExpectation {
+  from: number
+  to: number
+  redeliveries: OutageRedelivery[]
+  /** Latest moment an event sent during the outage can still arrive. */
+  allArriveBy: number | null
+  /** Events first sent before this moment used all their retries during the outage: the service
+   * marks them failed; only a retry from its dashboard brings them. Null when none. */
+  failedIfSentBefore: number | null
+}
+
+/** While the listener was down from `from` to `to`, every event the service tried to deliver is
+ * retried on the schedule of 6.2; this says which retry brings which events back, and when. */
+export function outageExpectation(from: number, to: number): OutageExpectation {
+  const redeliveries: OutageRedelivery[] = []
+  for (let retry = 1; retry <= retryDelaysMs.length; retry++) {
+    const before = attemptOffsetMs(retry)
+    const at = attemptOffsetMs(retry + 1)
+    // First attempt at t; attempt `retry` (at t+before) fell in the outage, the next (t+at) does not.
+    const sentFrom = Math.max(from, to - at)
+    const sentTo = Math.min(to, to - before)
+    if (sentFrom > sentTo) continue
+    redeliveries.push({ retry, sentFrom, sentTo, arriveFrom: sentFrom + at, arriveTo: sentTo + at })
+  }
+  const lastOffset = attemptOffsetMs(maxAttempts)
+  return {
+    from,
+    to,
+    redeliveries,
+    allArriveBy: redeliveries.length > 0 ? Math.max(...redeliveries.map((r) => r.arriveTo)) : null,
+    failedIfSentBefore: from < to - lastOffset ? to - lastOffset : null,
+  }
+}
+
+export const defaultNotificationPatterns = [
+  '*.failed',
+  'compliance.screening.flagged',
+  'business.verification.rejected',
+]
+
+/** Whether a desktop notification is due for this type. Patterns match the whole type; `*`
+ * stands for any run of characters (dots included): `*.failed`, `card.*`, `*`. */
+export function shouldNotify(type: string, patterns: readonly string[]): boolean {
+  return patterns.some((pattern) => patternToRegExp(pattern).test(type))
+}
+
+const compiled = new Map<string, RegExp>()
+function patternToRegExp(pattern: string): RegExp {
+  let re = compiled.get(pattern)
+  if (!re) {
+    const body = pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')
+    re = new RegExp(`^${body}$`)
+    compiled.set(pattern, re)
+  }
+  return re
+}
+
+/** Human duration for delays and schedules: `850 ms`, `4.2 s`, `5 min`, `2 h 36 min`. */
+export function formatDuration(ms: number): string {
+  const abs = Math.abs(ms)
+  const sign = ms < 0 ? '-' : ''
+  if (abs < 1000) return `${sign}${Math.round(abs)} ms`
+  if (abs < 60_000) return `${sign}${(abs / 1000).toFixed(1)} s`
+  const minutes = Math.round(abs / 60_000)
+  if (minutes < 60) return `${sign}${minutes} min`
+  const hours = Math.floor(minutes / 60)
+  const rest = minutes % 60
+  return `${sign}${hours} h${rest ? ` ${rest} min` : ''}`
+}

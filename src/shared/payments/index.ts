@@ -1,0 +1,5 @@
+export * from './keys'
+export * from './scopes'
+export * from './plans'
+export * from './endpoints'
+export * from './wallets'

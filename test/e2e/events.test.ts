@@ -1,0 +1,191 @@
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { join } from 'node:path'
+import { request } from 'node:http'
+import BetterSqlite3 from 'better-sqlite3'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createMemoryStore } from '../../src/main/secrets'
+import { sendTestEvent, signBody } from '../../src/main/webhooks'
+import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { useTestConsole } from '../support/console'
+import { useTempDir } from '../support/temp'
+
+const secret = 'whsec_e2e_0123456789abcdef'
+const repo = join(import.meta.dirname, '..', '..')
+
+describe('Events view in Chromium', () => {
+  const tempDir = useTempDir()
+  const startConsole = useTestConsole()
+  const chromium = useChromium()
+
+  it('shows a posted event live, with its funding line and detail', async () => {
+    const c = await startConsole({
+      dataDir: tempDir(),
+      secrets: createMemoryStore({ 'webhook-secret:wh_e2e': secret }),
+    })
+    const listener = `${c.backend.context.urls.listener}/webhooks`
+    const page = await chromium().newPage({ viewport: { width: 1440, height: 900 } })
+    await page.goto(`${c.launchUrl}#/events`)
+    await eventually(() => page.locator('main h1').textContent()).toBe('Events')
+    await eventually(() => page.getByText('No webhook events yet').count()).toBe(1)
+
+    for (const type of ['card.created', 'payout.failed', 'report.ready']) {
+      expect((await sendTestEvent({ url: listener, secret, type })).ok).toBe(true)
+    }
+    const sent = await sendTestEvent({ url: listener, secret, type: 'funding.completed' })
+    expect(sent.ok && sent.value.status).toBe(200)
+    const id = sent.ok ? sent.value.id : ''
+    const row = page.locator(`[data-event-id="${id}"]`)
+    await eventually(() => row.count()).toBe(1)
+    await eventually(() => row.textContent()).toContain('1,000 USD → 998.75 USDC')
+
+    await row.click()
+    const detail = page.getByRole('complementary', { name: 'Event detail' })
+    await eventually(() => detail.textContent()).toContain('wh_e2e')
+    await eventually(() => detail.getByLabel('Event JSON').textContent()).toContain(
+      '"target_currency": "USDC"',
+    )
+    await saveScreenshot(page, 'events-live-detail-1440x900')
+
+    await page.getByLabel('Group').selectOption('cards')
+    await eventually(() => page.locator('[data-event-id]').count()).toBe(1)
+    await eventually(() => page.getByLabel('Event count').textContent()).toMatch(/1 of 4 stored/)
+    await page.close()
+  })
+  it('shows a redelivered event with its retry schedule, and the refused deliveries', async () => {
+    const c = await startConsole({
+      dataDir: tempDir(),
+      secrets: createMemoryStore({ 'webhook-secret:wh_e2e': secret }),
+    })
+    const listener = `${c.backend.context.urls.listener}/webhooks`
+    const created = new Date(Date.now() - 7 * 60_000).toISOString()
+    const envelope = {
+      id: 'evt_retried_01',
+      type: 'payout.failed',
+      created_at: created,
+      data: { id: 'po_77' },
+    }
+    for (let i = 0; i < 3; i++)
+      expect((await sendTestEvent({ url: listener, secret, type: 'payout.failed', envelope })).ok).toBe(true)
+    expect(
+      (await sendTestEvent({ url: listener, secret: 'whsec_not_ours_000', type: 'card.frozen' })).ok,
+    ).toBe(true)
+    const page = await chromium().newPage({ viewport: { width: 1440, height: 900 } })
+    await page.goto(`${c.launchUrl}#/events`)
+    const row = page.locator('[data-event-id="evt_retried_01"]')
+    await eventually(() => row.textContent()).toMatch(/3$/)
+    await row.click()
+    const schedule = page.getByRole('region', { name: 'Retry schedule' })
+    await eventually(() => schedule.textContent()).toContain('Delivery 3 of at most 6')
+    await eventually(() => schedule.locator('tbody tr').count()).toBe(3)
+    await page.getByRole('button', { name: /rejected/ }).click()
+    const refused = page.getByRole('table', { name: 'Refused deliveries' })
+    await eventually(() => refused.textContent()).toContain('signature does not match')
+    await saveScreenshot(page, 'events-retries-rejections-1440x900')
+    await page.close()
+  })
+})
+
+/** kill -9 while a sender posts: every event that got its 200 must be in the database after. */
+describe('durability', () => {
+  const tempDir = useTempDir()
+  let child: ChildProcess | null = null
+  afterEach(() => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    child = null
+  })
+
+  it('keeps every acknowledged event when the process is killed with SIGKILL mid-stream', async () => {
+    const dataDir = tempDir()
+    const webhookUrl = await startServe(dataDir)
+    const acknowledged: string[] = []
+    let sent = 0
+    let stop = false
+    const worker = async (w: number) => {
+      for (let i = 0; !stop; i++) {
+        const id = `evt_kill_${w}_${i}`
+        const body = JSON.stringify({
+          id,
+          type: 'payout.completed',
+          created_at: new Date().toISOString(),
+          data: { id: `po_${w}_${i}` },
+        })
+        sent++
+        const status = await postStatus(webhookUrl, body, signBody(secret, body))
+        if (status === 200) acknowledged.push(id)
+        if (status === null) return
+      }
+    }
+    const workers = Array.from({ length: 16 }, (_, w) => worker(w))
+    await eventually(() => acknowledged.length).toBeGreaterThan(300)
+    child!.kill('SIGKILL')
+    await Promise.all(workers.map((w) => w.finally(() => (stop = true))))
+    stop = true
+
+    // Restart on the same data dir: the stale instance lock and the WAL are recovered.
+    const restartedUrl = await startServe(dataDir)
+    const again = acknowledged[0]!
+    const body = JSON.stringify({
+      id: again,
+      type: 'payout.completed',
+      created_at: new Date().toISOString(),
+      data: {},
+    })
+    expect(await postStatus(restartedUrl, body, signBody(secret, body))).toBe(200)
+    const exited = new Promise((r) => child!.once('exit', r))
+    child!.kill('SIGTERM')
+    await exited
+
+    const db = new BetterSqlite3(join(dataDir, 'watchdesk.db'), { readonly: true })
+    try {
+      const stored = new Set((db.prepare('SELECT id FROM events').all() as { id: string }[]).map((r) => r.id))
+      const missing = acknowledged.filter((id) => !stored.has(id))
+      expect(missing).toEqual([])
+      expect(stored.size).toBeGreaterThanOrEqual(acknowledged.length)
+      expect(sent).toBeGreaterThanOrEqual(acknowledged.length)
+      expect(db.prepare('SELECT deliveries FROM events WHERE id = ?').get(again)).toEqual({ deliveries: 2 })
+    } finally {
+      db.close()
+    }
+  })
+
+  /** `bin/watchdesk serve` as its own process; resolves with the webhook URL it prints. */
+  function startServe(dataDir: string): Promise<string> {
+    const proc = spawn(
+      process.execPath,
+      [join(repo, 'bin', 'watchdesk'), 'serve', '--data-dir', dataDir, '--port', '0', '--listener-port', '0'],
+      {
+        env: { ...process.env, WATCHDESK_WEBHOOK_SECRETS: secret, WATCHDESK_TOKEN: 'kill-test-token-0123' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
+    child = proc
+    return new Promise<string>((resolve, reject) => {
+      let out = ''
+      proc.stderr!.on('data', (d: Buffer) => (out += d.toString()))
+      proc.stdout!.on('data', (d: Buffer) => {
+        out += d.toString()
+        const m = /webhooks: (http:\/\/\S+\/webhooks)/.exec(out)
+        if (m) resolve(m[1]!)
+      })
+      proc.once('exit', (code) => reject(new Error(`serve exited (${code}) before listening: ${out}`)))
+    })
+  }
+})
+
+/** Status of one POST, or null once the server is gone. */
+function postStatus(url: string, body: string, signature: string): Promise<number | null> {
+  return new Promise((resolve) => {
+    const req = request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signature } },
+      (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode ?? null))
+        res.on('error', () => resolve(null))
+      },
+    )
+    req.on('error', () => resolve(null))
+    req.end(body)
+  })
+}

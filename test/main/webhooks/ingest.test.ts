@@ -1,0 +1,122 @@
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { openDatabase } from '../../../src/main/db'
+import { silentLogger } from '../../../src/main/log'
+import { createBatchedPublisher, createIngest } from '../../../src/main/webhooks/ingest'
+import { inThreadCommitter, workerCommitter } from '../../../src/main/webhooks/committer'
+import type { Committer } from '../../../src/main/webhooks/committer'
+import { createEventStore } from '../../../src/main/webhooks'
+import type { EventSummary } from '../../../src/shared/contract/events'
+import { unwrap } from '../../../src/shared/result'
+import { useTempDir } from '../../support/temp'
+
+const incoming = (id: string) => ({
+  envelope: { id, type: 'payout.completed', created_at: '2026-11-20T10:00:00Z', data: { id: `po_${id}` } },
+  body: Buffer.from(`{"id":"${id}"}`),
+  endpoint: 'wh_a',
+  at: Date.now(),
+})
+
+describe('group commit', () => {
+  const tempDir = useTempDir()
+  const openStore = () => {
+    const db = unwrap(openDatabase(join(tempDir(), 'watchdesk.db')))
+    return { db, store: createEventStore(db) }
+  }
+
+  it('commits deliveries that arrive together in one transaction and answers each', async () => {
+    const { db, store } = openStore()
+    const batches: number[] = []
+    const inThread = inThreadCommitter(store)
+    const counting: Committer = {
+      ...inThread,
+      commit: (batch, r) => (batches.push(batch.length), inThread.commit(batch, r)),
+    }
+    const ingest = createIngest(counting, silentLogger, () => {})
+    const outcomes = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => ingest.commit(incoming(`evt_${i}`))),
+    )
+    expect(outcomes.every((o) => o.ok)).toBe(true)
+    expect(batches).toEqual([50])
+    expect((db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n).toBe(50)
+    db.close()
+  })
+
+  it('counts a duplicate inside the same batch as a second delivery, not a second row', async () => {
+    const { db, store } = openStore()
+    const ingest = createIngest(inThreadCommitter(store), silentLogger, () => {})
+    const [first, second] = await Promise.all([
+      ingest.commit(incoming('evt_same')),
+      ingest.commit(incoming('evt_same')),
+    ])
+    expect(first!.ok && first!.value.duplicate).toBe(false)
+    expect(second!.ok && second!.value.duplicate).toBe(true)
+    expect(store.get('evt_same')?.deliveries).toBe(2)
+    db.close()
+  })
+
+  it('answers with an error value, not 200, when the commit fails', async () => {
+    const { db, store } = openStore()
+    const ingest = createIngest(inThreadCommitter(store), silentLogger, () => {})
+    db.close()
+    const outcome = await ingest.commit(incoming('evt_lost'))
+    expect(outcome.ok).toBe(false)
+    if (!outcome.ok) expect(outcome.error.code).toBe('unavailable')
+  })
+
+  it('commits in a worker thread: what arrives during a commit goes into the next one, and all of it is on disk', async () => {
+    const { db, store } = openStore()
+    const worker = workerCommitter(db.name)
+    const batches: number[] = []
+    const counting: Committer = {
+      ...worker,
+      commit: (batch, r) => (batches.push(batch.length), worker.commit(batch, r)),
+    }
+    const committed: string[] = []
+    const ingest = createIngest(counting, silentLogger, (s) => committed.push(...s.map((e) => e.id)))
+    const first = Array.from({ length: 30 }, (_, i) => ingest.commit(incoming(`evt_w${i}`)))
+    // These arrive while the first batch is in the worker: they must wait for the next transaction.
+    await new Promise((r) => setImmediate(r))
+    const second = Array.from({ length: 30 }, (_, i) => ingest.commit(incoming(`evt_w${30 + i}`)))
+    ingest.reject({
+      at: 1,
+      path: '/webhooks',
+      status: 401,
+      reason: 'missing signature',
+      size: 3,
+      remote: '127.0.0.1',
+    })
+    const outcomes = await Promise.all([...first, ...second])
+    expect(outcomes.every((o) => o.ok)).toBe(true)
+    expect(batches).toEqual([30, 30])
+    expect(committed).toHaveLength(60)
+    await ingest.drain()
+    await worker.close()
+    expect((db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n).toBe(60)
+    expect(store.recentRejections(5)).toHaveLength(1)
+    db.close()
+  })
+
+  it('answers with an error value when the worker cannot write', async () => {
+    const { db } = openStore()
+    const worker = workerCommitter(db.name)
+    db.exec('DROP TABLE events')
+    const ingest = createIngest(worker, silentLogger, () => {})
+    const outcome = await ingest.commit(incoming('evt_nowhere'))
+    expect(outcome.ok).toBe(false)
+    await worker.close()
+    db.close()
+  })
+
+  it('coalesces pushes within the window and keeps the newest when a window overflows', async () => {
+    const published: { events: EventSummary[]; omitted: number }[] = []
+    const publisher = createBatchedPublisher((p) => published.push(p), 30, 10)
+    const summary = (i: number) => ({ id: `evt_${i}` }) as EventSummary
+    publisher.add(Array.from({ length: 25 }, (_, i) => summary(i)))
+    publisher.add([summary(25)])
+    await new Promise((r) => setTimeout(r, 80))
+    expect(published).toHaveLength(1)
+    expect(published[0]!.omitted).toBe(16)
+    expect(published[0]!.events.map((e) => e.id).at(-1)).toBe('evt_25')
+  })
+})

@@ -1,0 +1,258 @@
+import { readFileSync } from 'node:fs'
+import { createServer, connect } from 'node:net'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { describe, expect, it, vi } from 'vitest'
+import { startBackend } from '../../../src/main/backend'
+import { silentLogger } from '../../../src/main/log'
+import { createMemoryStore } from '../../../src/main/secrets'
+import { signBody } from '../../../src/main/webhooks'
+import { useTempDir } from '../../support/temp'
+import { countEvents, envelope, post, secretA, secretB, useWebhookBackend } from './helpers'
+
+const { vectors } = JSON.parse(readFileSync(join(import.meta.dirname, 'signature-vectors.json'), 'utf8')) as {
+  vectors: { name: string; secret: string; body: string; signature: string }[]
+}
+
+const signed = (body: string, secret = secretA) => ({ 'x-service-signature': signBody(secret, body) })
+const rejections = (b: { context: { db: any } }) =>
+  b.context.db
+    .prepare('SELECT path, status, reason, size, remote FROM webhook_rejections ORDER BY seq')
+    .all() as {
+    path: string
+    status: number
+    reason: string
+    size: number
+    remote: string
+  }[]
+
+describe('webhook listener', () => {
+  const start = useWebhookBackend()
+  const tempDir = useTempDir()
+
+  it('stores every signature vector, with its raw bytes and the endpoint whose secret matched', async () => {
+    const b = await start()
+    for (const v of vectors) {
+      const answer = await post(b.webhookUrl, Buffer.from(v.body, 'utf8'), {
+        'x-service-signature': v.signature,
+      })
+      expect(answer.status, v.name).toBe(200)
+      const id = (JSON.parse(v.body) as { id: string }).id
+      const row = b.context.db.prepare('SELECT body, endpoint FROM events WHERE id = ?').get(id) as {
+        body: Buffer
+        endpoint: string
+      }
+      expect(row.endpoint).toBe(v.secret === secretA ? 'wh_alpha' : 'wh_beta')
+    }
+    // The pretty vector is the same event id as the compact one: a redelivery, not a second row.
+    const compact = b.services.webhooks.store.get('evt_01HZX3K9Q2')!
+    expect(compact.deliveries).toBe(2)
+    expect(compact.body).toBe(vectors[0]!.body)
+    expect(compact.fundingLine).toBe('1,000 USD → 998.75 USDC')
+    expect(countEvents(b)).toBe(3)
+  })
+
+  it('answers 200 with {} once committed, and the event is in SQLite when the answer arrives', async () => {
+    const b = await start()
+    const body = envelope('evt_committed')
+    const answer = await post(b.webhookUrl, body, signed(body))
+    expect(answer).toEqual({ status: 200, body: '{}' })
+    expect(b.services.webhooks.store.get('evt_committed')?.type).toBe('funding.completed')
+  })
+
+  it('answers 401 to a body without a signature and stores nothing', async () => {
+    const b = await start()
+    expect((await post(b.webhookUrl, envelope('evt_unsigned'))).status).toBe(401)
+    expect(countEvents(b)).toBe(0)
+  })
+
+  it('answers 401 to a body signed with another secret', async () => {
+    const b = await start()
+    const body = envelope('evt_other')
+    expect((await post(b.webhookUrl, body, signed(body, 'whsec_someone_else_123'))).status).toBe(401)
+    expect(countEvents(b)).toBe(0)
+  })
+
+  it('answers 401 on /webhooks/<endpoint> when the body is signed with a different endpoint secret', async () => {
+    const b = await start()
+    const body = envelope('evt_wrong_endpoint')
+    expect((await post(`${b.webhookUrl}/wh_alpha`, body, signed(body, secretB))).status).toBe(401)
+    expect((await post(`${b.webhookUrl}/wh_unknown`, body, signed(body, secretA))).status).toBe(401)
+    expect((await post(`${b.webhookUrl}/wh_beta`, body, signed(body, secretB))).status).toBe(200)
+    expect(b.services.webhooks.store.get('evt_wrong_endpoint')?.endpoint).toBe('wh_beta')
+  })
+
+  it('answers 401 to a tampered body', async () => {
+    const b = await start()
+    const body = envelope('evt_tampered', 'funding.completed', { id: 'fund_1', amount: 1000 })
+    const headers = signed(body)
+    expect((await post(b.webhookUrl, body.replace('1000', '9000'), headers)).status).toBe(401)
+    expect(countEvents(b)).toBe(0)
+  })
+
+  it('answers 400 to a correctly signed body that is not JSON or not an envelope', async () => {
+    const b = await start()
+    for (const body of [
+      'not json at all',
+      '[]',
+      '{"id":"evt_x","type":"a"}',
+      '{"id":"evt_x","type":"a","created_at":"t","data":"s"}',
+    ]) {
+      expect((await post(b.webhookUrl, body, signed(body))).status, body).toBe(400)
+    }
+    expect(countEvents(b)).toBe(0)
+  })
+
+  it('answers 413 above maxBodyBytes, whether declared or streamed', async () => {
+    const b = await start({ config: { listener: { maxBodyBytes: 2048 } } })
+    const big = envelope('evt_big', 'report.ready', { pad: 'x'.repeat(4096) })
+    expect((await post(b.webhookUrl, big, signed(big))).status).toBe(413)
+    const streamed = await new Promise<number>((resolve, reject) => {
+      const socket = connect(
+        (b.services.webhooks.url.match(/:(\d+)$/) ?? [])[1] as unknown as number,
+        '127.0.0.1',
+      )
+      socket.on('error', reject)
+      let text = ''
+      socket.on('data', (d) => {
+        text += d.toString()
+        const m = /^HTTP\/1\.1 (\d+)/.exec(text)
+        if (m) resolve(Number(m[1]))
+      })
+      socket.write('POST /webhooks HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n')
+      socket.write(`1000\r\n${'y'.repeat(4096)}\r\n`)
+    })
+    expect(streamed).toBe(413)
+    expect(countEvents(b)).toBe(0)
+  })
+
+  it('answers 405 to other methods and 404 to other paths', async () => {
+    const b = await start()
+    expect((await post(b.webhookUrl, '', {}, 'GET')).status).toBe(405)
+    expect((await post(b.webhookUrl, '', {}, 'PUT')).status).toBe(405)
+    const body = envelope('evt_path')
+    expect((await post(b.webhookUrl.replace('/webhooks', '/hooks'), body, signed(body))).status).toBe(404)
+    expect((await post(`${b.webhookUrl}/a/b`, body, signed(body))).status).toBe(404)
+    expect(countEvents(b)).toBe(0)
+  })
+
+  it('records each rejection with metadata only: no body, no signature', async () => {
+    const b = await start()
+    const body = envelope('evt_secret_payload', 'funding.completed', { note: 'private-text' })
+    await post(b.webhookUrl, body, signed(body, 'whsec_wrong_000000'))
+    await post(b.webhookUrl, body)
+    // Rejections are written with the next commit, without anyone waiting for them.
+    await vi.waitFor(() => expect(rejections(b)).toHaveLength(2))
+    const logged = rejections(b)
+    expect(logged.map((r) => [r.status, r.reason])).toEqual([
+      [401, 'signature does not match'],
+      [401, 'missing signature'],
+    ])
+    expect(logged[0]!.path).toBe('/webhooks')
+    expect(logged[0]!.size).toBe(Buffer.byteLength(body))
+    expect(logged[0]!.remote).toMatch(/127\.0\.0\.1/)
+    expect(JSON.stringify(logged)).not.toContain('private-text')
+    expect(b.services.webhooks.status().recentRejections).toHaveLength(2)
+    expect(b.services.webhooks.status().rejected).toBe(2)
+  })
+
+  it('stores concurrent duplicate deliveries once and counts every delivery', async () => {
+    const b = await start()
+    const body = envelope('evt_dup')
+    const answers = await Promise.all(
+      Array.from({ length: 25 }, () => post(b.webhookUrl, body, signed(body))),
+    )
+    expect(answers.map((a) => a.status)).toEqual(Array(25).fill(200))
+    expect(countEvents(b)).toBe(1)
+    expect(b.services.webhooks.store.get('evt_dup')?.deliveries).toBe(25)
+    expect(b.services.webhooks.status().accepted).toBe(1)
+    expect(b.services.webhooks.status().duplicates).toBe(24)
+  })
+
+  it('stores an unknown event type and shows it as unknown', async () => {
+    const b = await start()
+    const body = envelope('evt_new_kind', 'wallet.renamed', { id: 'wal_1' })
+    expect((await post(b.webhookUrl, body, signed(body))).status).toBe(200)
+    const event = b.services.webhooks.store.get('evt_new_kind')!
+    expect(event.group).toBe('unknown')
+    expect(event.dataId).toBe('wal_1')
+  })
+
+  it('answers card.authorization.request with the configured body and records its latency', async () => {
+    const b = await start({ config: { listener: { authorizationAnswer: { approved: true } } } })
+    const body = envelope('evt_auth', 'card.authorization.request', {})
+    const answer = await post(b.webhookUrl, body, signed(body))
+    expect(answer).toEqual({ status: 200, body: '{"approved":true}' })
+    const latency = b.services.webhooks.status().authorizationLatency
+    expect(latency.count).toBe(1)
+    expect(latency.maxMs).toBeGreaterThan(0)
+  })
+
+  it('cuts off a slow client with 408 while other deliveries go through', async () => {
+    const b = await start({ config: { listener: { bodyTimeoutMs: 300 } } })
+    const port = Number(new URL(b.webhookUrl).port)
+    const slow = new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1')
+      let text = ''
+      socket.on('data', (d) => (text += d.toString()))
+      socket.on('close', () => resolve(text))
+      socket.on('error', () => resolve(text))
+      socket.write(
+        'POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"id":',
+      )
+    })
+    const body = envelope('evt_fast')
+    expect((await post(b.webhookUrl, body, signed(body))).status).toBe(200)
+    expect(await slow).toMatch(/^HTTP\/1\.1 408/)
+    await vi.waitFor(() => expect(rejections(b)).toHaveLength(1))
+    expect(rejections(b).at(-1)!.reason).toBe('body not received within 300 ms')
+  })
+
+  it('gives a clear error value when the listener port is already in use', async () => {
+    const blocker = createServer()
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r))
+    const port = (blocker.address() as AddressInfo).port
+    const dataDir = tempDir()
+    try {
+      const started = await startBackend({
+        dataDir,
+        shell: 'serve',
+        env: {},
+        log: silentLogger,
+        listenerPort: port,
+        secrets: createMemoryStore(),
+      })
+      expect(started.ok).toBe(false)
+      if (!started.ok) {
+        expect(started.error.code).toBe('unavailable')
+        expect(started.error.message).toMatch(
+          new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*--listener-port`),
+        )
+      }
+      // Nothing is left holding the data dir: a second start with a free port works.
+      const again = await startBackend({
+        dataDir,
+        shell: 'serve',
+        env: {},
+        log: silentLogger,
+        listenerPort: 0,
+        secrets: createMemoryStore(),
+      })
+      expect(again.ok).toBe(true)
+      if (again.ok) await again.value.close()
+    } finally {
+      blocker.close()
+    }
+  })
+
+  it('pushes committed events in batches, not one message per event', async () => {
+    const b = await start()
+    const bodies = Array.from({ length: 40 }, (_, i) => envelope(`evt_push_${i}`))
+    await Promise.all(bodies.map((body) => post(b.webhookUrl, body, signed(body))))
+    await new Promise((r) => setTimeout(r, 400))
+    const appended = b.pushes.filter((m) => m.topic === 'events.appended')
+    const ids = appended.flatMap((m) => (m.payload as { events: { id: string }[] }).events.map((e) => e.id))
+    expect(new Set(ids).size).toBe(40)
+    expect(appended.length).toBeLessThanOrEqual(4)
+  })
+})

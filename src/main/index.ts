@@ -8,7 +8,7 @@ import type { Backend } from './backend'
 import { bindIpc, forwardPushes, isOwnRenderer } from './transport/ipc'
 import { build, version } from './version'
 import { createAttention } from './desktop/attention'
-import { aboutText, applicationMenu, closeAction } from './desktop/menus'
+import { aboutText, applicationMenu, closeAction, views } from './desktop/menus'
 import type { DesktopNotification } from './desktop/notifications'
 import { createMainWindow, desktopCsp } from './desktop/shell/window'
 import { createTray } from './desktop/shell/tray'
@@ -29,8 +29,9 @@ if (!app.requestSingleInstanceLock()) {
   app.quit()
 } else {
   app.on('second-instance', () => showWindow())
+  // A window hidden to the tray is not closed, so this fires only when closing really closed it.
   app.on('window-all-closed', () => {
-    if (process.platform !== 'darwin' && !tray) app.quit()
+    if (process.platform !== 'darwin') app.quit()
   })
   app.on('activate', () => showWindow())
   app.on('before-quit', () => {
@@ -43,6 +44,8 @@ if (!app.requestSingleInstanceLock()) {
     event.preventDefault()
     void closing.close().finally(() => app.quit())
   })
+  // Windows shows notifications only for an app with this id (the installer registers the same one).
+  if (process.platform === 'win32') app.setAppUserModelId('dev.watchdesk.console')
   app.setAboutPanelOptions({ applicationName: 'watchdesk', applicationVersion: version, version: build })
   void app.whenReady().then(start)
 }
@@ -136,7 +139,7 @@ function showWindow(): void {
   mainWindow.focus()
 }
 
-const routes = new Set(['overview', 'events', 'chains', 'wallets', 'settings'])
+const routes = new Set<string>(views.map(([route]) => route))
 function showView(route: string): void {
   showWindow()
   if (routes.has(route)) void mainWindow?.webContents.executeJavaScript(`location.hash = '#/${route}'`)

@@ -16,7 +16,8 @@ export interface AppMenuActions {
   showView(route: string): void
 }
 
-const views = [
+/** The renderer's routes (src/renderer/src/routes.ts), which the Go menu and notifications open. */
+export const views = [
   ['overview', 'Overview', '1'],
   ['events', 'Events', '2'],
   ['chains', 'Chains', '3'],

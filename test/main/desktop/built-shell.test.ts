@@ -13,33 +13,34 @@ import { useTempDir } from '../../support/temp'
 const root = join(import.meta.dirname, '..', '..', '..')
 const mainBundle = join(root, 'out', 'main', 'index.js')
 
+async function runBuiltShell(dataDir: string, config: Record<string, unknown>): Promise<any> {
+  if (!existsSync(mainBundle))
+    throw new Error(`${mainBundle} is missing: run "npx electron-vite build" first.`)
+  writeFileSync(join(dataDir, 'config.json'), JSON.stringify(config))
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('WATCHDESK_') && k !== 'ELECTRON_RENDERER_URL'),
+  )
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [join(import.meta.dirname, 'electron-standin', 'run-shell.mjs'), mainBundle],
+    {
+      env: {
+        ...env,
+        WATCHDESK_DATA_DIR: dataDir,
+        WATCHDESK_WEBHOOK_SECRETS: 'whsec_desktopshelltest0123456789',
+      },
+      timeout: 30_000,
+    },
+  )
+  return JSON.parse(stdout.trim().split('\n').at(-1)!)
+}
+
 describe('the built desktop shell under a stand-in for Electron', () => {
   const tempDir = useTempDir()
   let report: any
 
   beforeAll(async () => {
-    if (!existsSync(mainBundle))
-      throw new Error(`${mainBundle} is missing: run "npx electron-vite build" first.`)
-    const dataDir = tempDir()
-    writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ listener: { port: 0 } }))
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([k]) => !k.startsWith('WATCHDESK_') && k !== 'ELECTRON_RENDERER_URL',
-      ),
-    )
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [join(import.meta.dirname, 'electron-standin', 'run-shell.mjs'), mainBundle],
-      {
-        env: {
-          ...env,
-          WATCHDESK_DATA_DIR: dataDir,
-          WATCHDESK_WEBHOOK_SECRETS: 'whsec_desktopshelltest0123456789',
-        },
-        timeout: 30_000,
-      },
-    )
-    report = JSON.parse(stdout.trim().split('\n').at(-1)!)
+    report = await runBuiltShell(tempDir(), { listener: { port: 0 } })
   })
 
   it('opens its own index.html in a sandboxed, isolated window with the built preload', () => {
@@ -52,6 +53,7 @@ describe('the built desktop shell under a stand-in for Electron', () => {
     })
     expect(report.webPreferences.preload).toBe(join(root, 'out', 'preload', 'index.cjs'))
     expect(report.preloadExists).toBe(true)
+    expect(report.icon).toEqual(process.platform === 'linux' ? { exists: true } : null)
     expect(report.loaded).toEqual({ file: join(root, 'out', 'renderer', 'index.html') })
   })
 
@@ -128,5 +130,15 @@ describe('the built desktop shell under a stand-in for Electron', () => {
     expect(report.closeWhileQuittingPrevented).toBe(false)
     expect(report.willQuitPrevented).toBe(true)
     expect(report.quitCalls).toEqual(['app.quit', 'app.quit'])
+  })
+})
+
+describe('the built desktop shell with desktop.closeToTray off', () => {
+  const tempDir = useTempDir()
+
+  it('quits when the window is closed', async () => {
+    const report = await runBuiltShell(tempDir(), { listener: { port: 0 }, desktop: { closeToTray: false } })
+    expect(report.closePrevented).toBe(false)
+    expect(report.afterRealClose).toEqual(['app.quit'])
   })
 })

@@ -53,9 +53,9 @@ describe('packaging', () => {
   it('has npm run dist, and stamps the build shown in About into the built main bundle', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
     expect(pkg.scripts.dist).toMatch(/electron-vite build && electron-builder/)
-    const chunks = readdirSync(join(root, 'out', 'main', 'chunks')).map((f) =>
-      readFileSync(join(root, 'out', 'main', 'chunks', f), 'utf8'),
-    )
+    const chunks = readdirSync(join(root, 'out', 'main', 'chunks'))
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => readFileSync(join(root, 'out', 'main', 'chunks', f), 'utf8'))
     const main = [readFileSync(join(root, 'out', 'main', 'index.js'), 'utf8'), ...chunks].join('\n')
     const stamp = /var build = "([^"]*)"/.exec(main)
     expect(stamp, 'no build stamp in out/main: is the define in electron.vite.config.ts gone?').not.toBeNull()

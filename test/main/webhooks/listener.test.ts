@@ -253,6 +253,7 @@ describe('webhook listener', () => {
     const appended = b.pushes.filter((m) => m.topic === 'events.appended')
     const ids = appended.flatMap((m) => (m.payload as { events: { id: string }[] }).events.map((e) => e.id))
     expect(new Set(ids).size).toBe(40)
-    expect(appended.length).toBeLessThanOrEqual(4)
+    // ~150 ms windows: a handful of messages for 40 concurrent deliveries, never one per event.
+    expect(appended.length).toBeLessThan(10)
   })
 })

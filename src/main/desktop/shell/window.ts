@@ -1,4 +1,5 @@
 import { BrowserWindow, screen, shell } from 'electron'
+import appIcon from '../../../../build/icons/256x256.png?asset'
 import type { Logger } from '../../log'
 import { desktopCsp, secureWebPreferences, windowDefaults } from '../window'
 import { placeWindow, readWindowState, windowStateFile, writeWindowState } from '../window-state'
@@ -27,6 +28,8 @@ export function createMainWindow(options: {
     y: placed.y,
     width: placed.width,
     height: placed.height,
+    // Linux takes the window's icon from here (macOS and Windows from the app bundle).
+    ...(process.platform === 'linux' ? { icon: appIcon } : {}),
     webPreferences: { ...secureWebPreferences, preload: options.preload },
   })
   win.once('ready-to-show', () => {

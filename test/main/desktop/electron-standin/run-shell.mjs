@@ -39,6 +39,7 @@ const prevented = (emitter, name, ...args) => {
 
 report.webPreferences = { ...win.options.webPreferences }
 report.preloadExists = existsSync(win.options.webPreferences.preload)
+report.icon = win.options.icon ? { exists: existsSync(win.options.icon) } : null
 report.loaded = win.loaded
 report.navigationPrevented = prevented(win.webContents, 'will-navigate', 'https://evil.example/')
 report.windowOpen = win.webContents.windowOpenHandler({ url: 'https://evil.example/' })
@@ -88,6 +89,15 @@ report.secondInstance = [...record.calls]
 win.bounds = { x: 100, y: 80, width: 1500, height: 900 }
 report.closePrevented = prevented(win, 'close')
 report.visibleAfterClose = win.visible
+if (!report.closePrevented) {
+  // desktop.closeToTray is off: Electron would destroy the window, then emit window-all-closed.
+  record.calls.length = 0
+  win.emit('closed')
+  app.emit('window-all-closed')
+  report.afterRealClose = [...record.calls]
+  process.stdout.write(JSON.stringify(report) + '\n')
+  process.exit(0)
+}
 const stateFile = join(process.env.WATCHDESK_DATA_DIR, 'window-state.json')
 report.windowState = existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, 'utf8')) : null
 

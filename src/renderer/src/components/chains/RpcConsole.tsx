@@ -53,34 +53,31 @@ export function RpcConsole({ serviceId, configured }: { serviceId: number; confi
           <>
             <label>
               <span>from</span>
-              <input placeholder="0x… (40 hex digits)" value={from} onChange={(e) => setFrom(e.target.value)} className="mono" />
+              <input
+                placeholder="0x… (40 hex digits)"
+                value={from}
+                onChange={(e) => setFrom(e.target.value)}
+                className="mono"
+              />
             </label>
             <label>
               <span>to</span>
-              <input placeholder="0x… (40 hex digits)" value={to} onChange={(e) => setTo(e.target.value)} className="mono" />
+              <input
+                placeholder="0x… (40 hex digits)"
+                value={to}
+                onChange={(e) => setTo(e.target.value)}
+                className="mono"
+              />
             </label>
             <label>
-              <span>value (hex wei)</span>
-              <input placeholder="0x0" value={value} onChange={(e) => setValue(e.target.value)} className="mono" />
+              <span title="in the smallest unit of the native currency">value (hex)</span>
+              <input
+                placeholder="0x0"
+                value={value}
+                onChange={(e) => setValue(e.target.value)}
+                className="mono"
+              />
             </label>
-          </>
-        )}
-              className="mono"
-            />
-            <input
-              aria-label="to"
-              placeholder="to 0x…"
-              value={to}
-              onChange={(e) => setTo(e.target.value)}
-              className="mono"
-            />
-            <input
-              aria-label="value"
-              placeholder="value (hex wei)"
-              value={value}
-              onChange={(e) => setValue(e.target.value)}
-              className="mono"
-            />
           </>
         )}
         <button

@@ -66,9 +66,9 @@ export function EventDetailPane({
         <section aria-label="Retry schedule">
           <h2>Retry schedule (spec 6.2)</h2>
           <p className="hint">
-            Delivery {summary.deliveries} of at most {maxAttempts}: the earlier attempts did not get a 200
-            from this listener (it was down, unreachable, or answered an error). Expected times count from
-            created_at.
+            Delivery {summary.deliveries} of at most {maxAttempts}: the service did not get a 200 for the
+            earlier attempts (the listener was down or unreachable, answered an error, or its answer was
+            lost). Expected times count from created_at; only the first and the latest receipt are recorded.
           </p>
           <table className="grid">
             <thead>
@@ -76,6 +76,7 @@ export function EventDetailPane({
                 <th>attempt</th>
                 <th className="num">after</th>
                 <th>expected at</th>
+                <th>received</th>
               </tr>
             </thead>
             <tbody>
@@ -84,6 +85,14 @@ export function EventDetailPane({
                   <td>{a.attempt === 1 ? 'first' : `retry ${a.attempt - 1}`}</td>
                   <td className="num">{a.delayMs === null ? '—' : formatDuration(a.delayMs)}</td>
                   <td className="mono">{formatDateTime(a.expectedAt)}</td>
+                  <td className="mono">
+                    {/* Only the first and the latest receipt are recorded, not each one between. */}
+                    {a.attempt === 1
+                      ? formatDateTime(summary.receivedAt)
+                      : a.attempt === summary.deliveries
+                        ? formatDateTime(summary.lastDeliveryAt)
+                        : ''}
+                  </td>
                 </tr>
               ))}
             </tbody>

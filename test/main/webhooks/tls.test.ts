@@ -1,0 +1,70 @@
+import { execFileSync } from 'node:child_process'
+import { request } from 'node:https'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { signBody } from '../../../src/main/webhooks'
+import { useTempDir } from '../../support/temp'
+import { envelope, secretA, useWebhookBackend } from './helpers'
+
+/** A throwaway self-signed certificate for 127.0.0.1, made with the system's openssl. */
+function selfSignedCert(dir: string): { certFile: string; keyFile: string } {
+  const certFile = join(dir, 'cert.pem')
+  const keyFile = join(dir, 'key.pem')
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  )
+  return { certFile, keyFile }
+}
+
+describe('listener over TLS', () => {
+  const start = useWebhookBackend()
+  const tempDir = useTempDir()
+
+  it('serves https from listener.tls and stores a signed delivery', async () => {
+    const tls = selfSignedCert(tempDir())
+    const b = await start({ config: { listener: { tls } } })
+    expect(b.webhookUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/webhooks$/)
+    const body = envelope('evt_over_tls')
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        b.webhookUrl,
+        {
+          method: 'POST',
+          rejectUnauthorized: false,
+          headers: { 'content-type': 'application/json', 'x-service-signature': signBody(secretA, body) },
+        },
+        (res) => {
+          res.resume()
+          res.on('end', () => resolve(res.statusCode ?? 0))
+        },
+      )
+      req.on('error', reject)
+      req.end(body)
+    })
+    expect(status).toBe(200)
+    expect(b.services.webhooks.store.get('evt_over_tls')?.endpoint).toBe('wh_alpha')
+  })
+
+  it('refuses to start with a sentence when the TLS files cannot be read', async () => {
+    const missing = join(tempDir(), 'nope.pem')
+    await expect(
+      start({ config: { listener: { tls: { certFile: missing, keyFile: missing } } } }),
+    ).rejects.toThrow(/TLS files cannot be read .*listener\.tls/)
+  })
+})

@@ -126,3 +126,20 @@ describe('about', () => {
     })
   })
 })
+
+describe('views opened from the menu and notifications', () => {
+  it('are exactly the renderer’s routes, with the same digit keys', async () => {
+    const { readFileSync } = await import('node:fs')
+    const { join } = await import('node:path')
+    const { views } = await import('../../../src/main/desktop/menus')
+    // routes.ts imports the React views, so it is read as text rather than imported under Node.
+    const source = readFileSync(join(import.meta.dirname, '../../../src/renderer/src/routes.ts'), 'utf8')
+    const routes = [...source.matchAll(/\{ id: '(\w+)', label: '([^']+)', key: '(\d)'/g)].map((m) => [
+      m[1],
+      m[2],
+      m[3],
+    ])
+    expect(routes.length).toBeGreaterThanOrEqual(5)
+    expect(views.map((v) => [...v])).toEqual(routes)
+  })
+})

@@ -51,8 +51,11 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
   } else {
     const db = unwrap(openDatabase(join(dataDir, 'watchdesk.db')))
     if (process.env.BENCH_SYNC_OFF) db.pragma('synchronous = OFF')
-    const answered = new LatencyWindow(100_000)
-    process.on('message', (m) => m === 'stats' && process.send!({ stats: answered.summary() }))
+    let answered = new LatencyWindow(100_000)
+    process.on('message', (m) => {
+      if (m === 'stats') process.send!({ stats: answered.summary() })
+      if (m === 'reset') answered = new LatencyWindow(100_000)
+    })
     // BENCH_COMMITTER=thread compares against committing on the listener's own thread.
     const committer =
       process.env.BENCH_COMMITTER === 'thread'
@@ -317,7 +320,8 @@ async function latencyPart(dataDir: string): Promise<void> {
   let serverSide = ''
   for (const kind of ['bare', 'listener'] as const) {
     const { child, port } = await startChild(kind, join(dataDir, `latency-${kind}`))
-    await latencyAtRate(port, 1000, 1) // warm-up
+    await latencyAtRate(port, 1000, 1) // warm-up, not counted on either side
+    child.send('reset')
     latency[kind] = await latencyAtRate(port, 1000, 5)
     if (kind === 'listener') serverSide = await listenerStats(child)
     await stopChild(child)

@@ -52,6 +52,41 @@ describe('Events view in Chromium', () => {
     await eventually(() => page.getByLabel('Event count').textContent()).toMatch(/1 of 4 stored/)
     await page.close()
   })
+  it('keeps up with a burst of 2,000 events while rendering only the visible rows', async () => {
+    const c = await startConsole({
+      dataDir: tempDir(),
+      secrets: createMemoryStore({ 'webhook-secret:wh_e2e': secret }),
+    })
+    const listener = `${c.backend.context.urls.listener}/webhooks`
+    const page = await chromium().newPage({ viewport: { width: 1440, height: 900 } })
+    await page.goto(`${c.launchUrl}#/events`)
+    await eventually(() => page.getByText('No webhook events yet').count()).toBe(1)
+    for (let batch = 0; batch < 40; batch++) {
+      await Promise.all(
+        Array.from({ length: 50 }, (_, i) => {
+          const envelope = {
+            id: `evt_burst_${batch}_${i}`,
+            type: 'card.transaction.completed',
+            created_at: new Date().toISOString(),
+            data: { id: `txn_${batch}_${i}` },
+          }
+          return sendTestEvent({ url: listener, secret, type: envelope.type, envelope })
+        }),
+      )
+    }
+    await eventually(() => page.getByLabel('Event count').textContent()).toMatch(/^2,000 stored/)
+    await eventually(() => page.locator('[data-event-id="evt_burst_39_49"]').count()).toBe(1)
+    // Virtualized: a screenful of rows in the DOM, not 2,000.
+    expect(await page.locator('[data-event-id]').count()).toBeLessThan(80)
+    // Scrolling to the end pages older rows in from SQLite.
+    await page.locator('.events-scroll').evaluate((el) => el.scrollTo(0, el.scrollHeight))
+    await eventually(async () => {
+      await page.locator('.events-scroll').evaluate((el) => el.scrollTo(0, el.scrollHeight))
+      return page.locator('[data-event-id^="evt_burst_0_"]').count()
+    }).toBeGreaterThan(0)
+    await page.close()
+  })
+
   it('shows a redelivered event with its retry schedule, and the refused deliveries', async () => {
     const c = await startConsole({
       dataDir: tempDir(),

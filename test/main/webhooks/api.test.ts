@@ -122,6 +122,21 @@ describe('events API', () => {
     expect(missing.ok).toBe(false)
   })
 
+  it('reports when the listener was down between runs', async () => {
+    const b = await start()
+    const current = b.context.db
+      .prepare('SELECT started_at FROM listener_runs ORDER BY id DESC LIMIT 1')
+      .get() as {
+      started_at: number
+    }
+    // An earlier run that was killed (no stop recorded): down from its last sign of life.
+    b.context.db
+      .prepare('INSERT INTO listener_runs (id, started_at, alive_at, stopped_at) VALUES (0, ?, ?, NULL)')
+      .run(current.started_at - 3_600_000, current.started_at - 600_000)
+    const status = await call(b, 'events.listener', {})
+    expect(status.outages).toEqual([{ from: current.started_at - 600_000, to: current.started_at }])
+  })
+
   it('reports listener status without any secret in it', async () => {
     const b = await start()
     const status = await call(b, 'events.listener', {})

@@ -208,6 +208,20 @@ describe('webhook listener', () => {
     expect(rejections(b).at(-1)!.reason).toBe('body not received within 300 ms')
   })
 
+  it('drops a client that never finishes its headers', async () => {
+    const b = await start({ config: { listener: { headersTimeoutMs: 200 } } })
+    const port = Number(new URL(b.webhookUrl).port)
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1')
+      let text = ''
+      socket.on('data', (d) => (text += d.toString()))
+      socket.on('close', () => resolve(text))
+      socket.on('error', () => resolve(text))
+      socket.write('POST /webhooks HTTP/1.1\r\nHost: x\r\nX-Service-Sig')
+    })
+    expect(answer).toMatch(/^HTTP\/1\.1 408/)
+  })
+
   it('gives a clear error value when the listener port is already in use', async () => {
     const blocker = createServer()
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r))

@@ -21,7 +21,7 @@ export function ListenerPanel({ status }: { status: ListenerStatus | null }) {
           title={status.secretsProblem ?? undefined}
         />
         <code>{status.url}/webhooks</code>
-        <span className="dim">
+        <span className="dim" title={status.endpoints.join(', ') || 'no webhook secret'}>
           {status.endpoints.length} secret{status.endpoints.length === 1 ? '' : 's'}
           {status.endpoints.length ? `: ${status.endpoints.join(', ')}` : ''}
         </span>
@@ -39,7 +39,7 @@ export function ListenerPanel({ status }: { status: ListenerStatus | null }) {
           rejected <b className="num">{formatCount(status.rejected)}</b>
         </button>
         <span className="stat" title="Answer latency over the last 1,000 deliveries">
-          answer p50 <b className="num">{ms(status.latency.p50Ms)}</b> p99{' '}
+          p50 <b className="num">{ms(status.latency.p50Ms)}</b> p99{' '}
           <b className="num">{ms(status.latency.p99Ms)}</b>
         </span>
         <span className="stat" title="card.authorization.request must be answered within 2 s">

@@ -4,11 +4,17 @@ import reactHooks from 'eslint-plugin-react-hooks'
 import globals from 'globals'
 
 const electronImport = {
-  paths: [{ name: 'electron', message: 'Only the Electron shell (src/main/index.ts, src/main/desktop/shell/**) and the preload import electron.' }],
+  paths: [
+    {
+      name: 'electron',
+      message:
+        'Only the Electron shell (src/main/index.ts, src/main/desktop/shell/**) and the preload import electron.',
+    },
+  ],
 }
 
 export default tseslint.config(
-  { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**'] },
+  { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', '.tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -34,7 +40,10 @@ export default tseslint.config(
         {
           ...electronImport,
           patterns: [
-            { group: ['node:*', '**/main/**'], message: 'The renderer talks to the back end only through the contract client.' },
+            {
+              group: ['node:*', '**/main/**'],
+              message: 'The renderer talks to the back end only through the contract client.',
+            },
           ],
         },
       ],

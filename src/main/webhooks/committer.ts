@@ -88,6 +88,9 @@ export function workerCommitter(file: string): Committer {
     async close() {
       if (failure) return
       const exited = new Promise((r) => worker.once('exit', r))
+      // Unreferenced while idle so it never keeps the process up; referenced while closing, or a
+      // process with nothing else left to do would exit before the last commit is flushed.
+      worker.ref()
       worker.postMessage('close')
       await exited
     },

@@ -25,7 +25,7 @@ export function OverviewView() {
             )}
           </dd>
           <dt>Version</dt>
-          <dd className="num">{health?.version ?? '—'}</dd>
+          <dd className="tabular">{health?.version ?? '—'}</dd>
           <dt>Keychain</dt>
           <dd>
             {settings ? (

@@ -14,7 +14,10 @@ describe('the console shell in Chromium', () => {
     await page.goto(c.launchUrl)
     await eventually(() => page.locator('.sidebar-foot').textContent()).toMatch(/back end 0\.\d+\.\d+/)
     expect(page.url()).not.toContain('token=')
-    await page.locator('.sidebar').getByRole('link', { name: /Settings/ }).click()
+    await page
+      .locator('.sidebar')
+      .getByRole('link', { name: /Settings/ })
+      .click()
     await eventually(() => page.locator('main h1').textContent()).toBe('Settings')
     await eventually(() => page.locator('.facts').first().textContent()).toContain(c.backend.context.dataDir)
     await saveScreenshot(page, 'shell-settings-1280x800')
@@ -37,7 +40,10 @@ describe('the console shell in Chromium', () => {
       await eventually(() => page.locator('main h1').textContent()).toBe(title)
       await eventually(() => page.locator('[aria-current="page"]').textContent()).toContain(title)
     }
-    await page.locator('.sidebar').getByRole('link', { name: /Chains/ }).click()
+    await page
+      .locator('.sidebar')
+      .getByRole('link', { name: /Chains/ })
+      .click()
     await eventually(() => page.locator('main h1').textContent()).toBe('Chains')
     await page.close()
   })

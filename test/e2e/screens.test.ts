@@ -21,6 +21,8 @@ const viewports = [
 const root = join(import.meta.dirname, '..', '..')
 const rendererDir = join(root, 'out', 'renderer')
 const docsScreenshots = join(root, 'docs', 'screenshots')
+/** The README's pictures are refreshed on purpose (`npm run screenshots`), not by every test run. */
+const updateDocs = process.env.WATCHDESK_UPDATE_SCREENSHOTS === '1'
 
 interface Route {
   id: string
@@ -91,7 +93,7 @@ async function reviewViews(
         await checkView(page, route)
         const name = `${route.id}-${viewport.width}x${viewport.height}${suffix}`
         const file = await saveScreenshot(page, name)
-        copyFileSync(file, join(docsScreenshots, `${name}.png`))
+        if (updateDocs) copyFileSync(file, join(docsScreenshots, `${name}.png`))
       }
     } finally {
       await page.close()

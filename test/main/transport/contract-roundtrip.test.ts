@@ -5,8 +5,21 @@ import { silentLogger } from '../../../src/main/log'
 import { createIpcStandIn, ownFrame } from '../../support/ipc-standin'
 import { callApi, useTestConsole } from '../../support/console'
 import { useTempDir } from '../../support/temp'
+import type { RunningConsole } from '../../../src/main/serve'
 
 const indexUrl = 'file:///opt/watchdesk/resources/app.asar/out/renderer/index.html'
+
+/** The IPC side as the desktop shell binds it: trusting only the app's own index.html. */
+function bindOwnRenderer(running: RunningConsole) {
+  const ipc = createIpcStandIn()
+  bindIpc({
+    ipcMain: ipc.ipcMain,
+    handlers: running.backend.handlers,
+    isTrustedSender: isOwnRenderer(indexUrl),
+    log: silentLogger,
+  })
+  return ipc
+}
 
 describe('one contract over both transports', () => {
   const tempDir = useTempDir()
@@ -14,13 +27,7 @@ describe('one contract over both transports', () => {
 
   it('answers the same method with the same result over IPC and over HTTP', async () => {
     const running = await startConsole({ dataDir: tempDir() })
-    const ipc = createIpcStandIn()
-    bindIpc({
-      ipcMain: ipc.ipcMain,
-      handlers: running.backend.handlers,
-      isTrustedSender: isOwnRenderer(indexUrl),
-      log: silentLogger,
-    })
+    const ipc = bindOwnRenderer(running)
 
     const overIpc = await ipc.invoke(ipcChannel('settings.get'), ownFrame(indexUrl), {})
     const overHttp = await callApi(running, 'settings.get', {})
@@ -44,13 +51,7 @@ describe('one contract over both transports', () => {
 
   it('rejects an invalid request with the same bad_request on both transports', async () => {
     const running = await startConsole({ dataDir: tempDir() })
-    const ipc = createIpcStandIn()
-    bindIpc({
-      ipcMain: ipc.ipcMain,
-      handlers: running.backend.handlers,
-      isTrustedSender: isOwnRenderer(indexUrl),
-      log: silentLogger,
-    })
+    const ipc = bindOwnRenderer(running)
 
     const overIpc = (await ipc.invoke(ipcChannel('app.health'), ownFrame(indexUrl), {
       unexpected: true,
@@ -72,13 +73,7 @@ describe('one contract over both transports', () => {
 
   it('refuses IPC from an iframe and from a page that is not the app', async () => {
     const running = await startConsole({ dataDir: tempDir() })
-    const ipc = createIpcStandIn()
-    bindIpc({
-      ipcMain: ipc.ipcMain,
-      handlers: running.backend.handlers,
-      isTrustedSender: isOwnRenderer(indexUrl),
-      log: silentLogger,
-    })
+    const ipc = bindOwnRenderer(running)
 
     const fromIframe = await ipc.invoke(ipcChannel('app.health'), { url: indexUrl, parent: {} }, {})
     const fromElsewhere = await ipc.invoke(

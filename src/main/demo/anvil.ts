@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { delimiter, dirname, join } from 'node:path'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 
@@ -51,10 +51,20 @@ export function anvilBinary(env: NodeJS.ProcessEnv = process.env): Result<string
   } catch {
     // not installed: fall through to the message below
   }
+  const onPath = findOnPath(process.platform === 'win32' ? 'anvil.exe' : 'anvil', env)
+  if (onPath) return ok(onPath)
   return err(
     'unavailable',
-    `anvil is not installed (${pkg}): run "npm install" in the watchdesk folder (it is a dev dependency), or set WATCHDESK_ANVIL to an anvil binary.`,
+    `anvil was not found: npm installs it only on Linux x64 (${pkg} is not installed here). ` +
+      'Install Foundry (foundryup) so that anvil is on PATH, or set WATCHDESK_ANVIL to an anvil binary.',
   )
+}
+
+function findOnPath(name: string, env: NodeJS.ProcessEnv): string | null {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (dir && existsSync(join(dir, name))) return join(dir, name)
+  }
+  return null
 }
 
 export async function startAnvil(options: AnvilOptions): Promise<Result<AnvilNode>> {

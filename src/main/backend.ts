@@ -110,7 +110,7 @@ function createContext(
       listeners.add(listener)
       return () => listeners.delete(listener)
     },
-    urls: { console: null, listener: null },
+    urls: { console: null, listener: null, listenerProblem: null },
   }
 }
 

@@ -5,6 +5,18 @@ import type { PushBus } from './push'
 import type { ObservedSecretStore } from './secrets'
 import type { LoadedConfig } from './config'
 
+/** A webhook listener that could not start: where it tried, the cause and the fix. */
+export interface ListenerProblem {
+  host: string
+  port: number
+  /** Another program (often another watchdesk) holds the port. */
+  inUse: boolean
+  cause: string
+  fix: string
+  /** `cause` and `fix` as one sentence, for logs, stderr and the Events view. */
+  message: string
+}
+
 /** What every capability may lean on. Capabilities never reach into each other; api.ts joins them. */
 export interface AppContext {
   dataDir: string
@@ -20,5 +32,12 @@ export interface AppContext {
   /** Validates and saves the operator's config, then tells subscribers (poller, listener). */
   saveConfig(next: Record<string, unknown>): Promise<import('../shared/result').Result<Config>>
   onConfigChange(listener: (config: Config) => void): () => void
-  urls: { console: string | null; listener: string | null }
+  urls: {
+    console: string | null
+    /** The webhook listener's base URL while it listens. */
+    listener: string | null
+    /** Why the listener is not running (port taken, TLS files unreadable). Null while it listens;
+     * unset before it was started. */
+    listenerProblem?: ListenerProblem | null
+  }
 }

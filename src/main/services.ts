@@ -38,13 +38,13 @@ export async function startServices(
   options: ServiceOptions,
 ): Promise<Result<StartedServices>> {
   const stops: (() => Promise<void>)[] = []
+  // Never fails the start: a listener that cannot bind is reported in its status.
   const webhooks = await startWebhooks(ctx, { port: options.listenerPort })
-  if (!webhooks.ok) return webhooks
-  stops.push(() => webhooks.value.stop())
+  stops.push(() => webhooks.stop())
   const chains = await startChainsService(ctx)
   stops.push(() => chains.stop())
   const payments = startPayments(ctx, options.env ?? process.env)
-  const services: Services = { startedAt: ctx.startedAt, webhooks: webhooks.value, chains, payments }
+  const services: Services = { startedAt: ctx.startedAt, webhooks, chains, payments }
   return ok({
     services,
     stop: async () => {

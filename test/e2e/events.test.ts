@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { request } from 'node:http'
+import { createServer } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import BetterSqlite3 from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/main/secrets'
@@ -118,6 +120,31 @@ describe('Events view in Chromium', () => {
     await eventually(() => refused.textContent()).toContain('signature does not match')
     await saveScreenshot(page, 'events-retries-rejections-1440x900')
     await page.close()
+  })
+
+  it('shows the listener as not listening, with the cause and the fix, when its port is taken', async () => {
+    const squatter = createServer()
+    await new Promise<void>((r) => squatter.listen(0, '127.0.0.1', r))
+    const port = (squatter.address() as AddressInfo).port
+    try {
+      const c = await startConsole({
+        dataDir: tempDir(),
+        listenerPort: port,
+        secrets: createMemoryStore({ 'webhook-secret:wh_e2e': secret }),
+      })
+      const page = await chromium().newPage({ viewport: { width: 1440, height: 900 } })
+      await page.goto(`${c.launchUrl}#/events`)
+      const strip = page.getByRole('region', { name: 'Webhook listener' })
+      await eventually(() => strip.textContent()).toContain('not listening')
+      await eventually(() => strip.getByRole('alert').textContent()).toContain(
+        `Port ${port} on 127.0.0.1 is in use (another watchdesk?). Stop it, or set listener.port / --listener-port`,
+      )
+      expect(await page.getByRole('button', { name: 'Send test event' }).isDisabled()).toBe(true)
+      await eventually(() => page.getByText('No webhook events yet').count()).toBe(1)
+      await page.close()
+    } finally {
+      squatter.close()
+    }
   })
 })
 

@@ -25,6 +25,7 @@ export function appApi(ctx: AppContext): Pick<ApiHandlers, keyof typeof appMetho
         overlayFile: loaded.overlayFile,
         consoleUrl: ctx.urls.console,
         listenerUrl: ctx.urls.listener,
+        listenerProblem: ctx.urls.listenerProblem?.message ?? null,
         config: loaded.config as unknown as Record<string, unknown>,
         keychain: await ctx.secrets.status(),
       })

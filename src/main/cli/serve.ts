@@ -39,6 +39,12 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     return fail(io, running.error.message)
   }
   const { backend } = running.value
+  const listenerProblem = backend.context.urls.listenerProblem
+  // Before the console line, so whoever waits for that line has already seen this one.
+  if (listenerProblem)
+    io.err(
+      `webhooks: not listening, so no webhook is received (the console, chains, wallets and stored events work). ${listenerProblem.message}`,
+    )
   if (demo) {
     io.out(
       `demo: ${demo.value.nodes.length} local anvil nodes (pids ${demo.value.nodes.map((n) => n.pid).join(', ')})`,

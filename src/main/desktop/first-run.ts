@@ -42,6 +42,18 @@ async function listenerCheck(ctx: Ctx): Promise<FirstRunCheck> {
       detail: `listening on ${ctx.urls.listener}/webhooks`,
       fix: null,
     }
+  const problem = ctx.urls.listenerProblem
+  if (problem) {
+    // What the listener itself met when it tried to start (the port it tried, --listener-port included).
+    const lookup = `\`ss -ltnp 'sport = :${problem.port}'\` on Linux, \`lsof -i :${problem.port}\` on macOS`
+    return {
+      id: 'listener',
+      label,
+      state: 'missing',
+      detail: `${problem.cause} Webhooks are not received until the listener runs.`,
+      fix: problem.inUse ? `${problem.fix} To see which program holds it: ${lookup}.` : problem.fix,
+    }
+  }
   const { host, port } = ctx.config().listener
   const free = await portIsFree(host, port)
   if (free) {

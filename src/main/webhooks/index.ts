@@ -23,8 +23,9 @@ export type { EventStore } from './store'
 
 export interface WebhookService {
   store: EventStore
-  /** Base URL of the listener (`http://127.0.0.1:7421`); webhooks go to `<url>/webhooks`. */
-  url: string
+  /** Base URL of the listener (`http://127.0.0.1:7421`); webhooks go to `<url>/webhooks`. Null
+   * when the listener could not start: `status().problem` says why and what to do. */
+  url: string | null
   status(): ListenerStatus
   /** Signs a sample event with a configured secret (that endpoint's, or the first) and posts it here. */
   sendTest(type: string, endpoint?: string): Promise<Result<SentTestEvent & { endpoint: string }>>
@@ -38,11 +39,10 @@ export interface WebhookOptions {
 
 const aliveEveryMs = 15_000
 
-/** Listener → verify → deduplicate → group commit → push, for the app and serve mode. */
-export async function startWebhooks(
-  ctx: AppContext,
-  options: WebhookOptions = {},
-): Promise<Result<WebhookService>> {
+/** Listener → verify → deduplicate → group commit → push, for the app and serve mode. The store
+ * and the committer always start; a listener that cannot bind (port taken, TLS files missing)
+ * becomes a status (`listening: false` with the problem), so the rest of the console still runs. */
+export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {}): Promise<WebhookService> {
   const log = ctx.log.child({ part: 'webhooks' })
   const store = createEventStore(ctx.db)
   const secrets = await loadSecretsCache(ctx.secrets, log)
@@ -80,17 +80,17 @@ export async function startWebhooks(
       },
     },
   )
-  if (!listener.ok) {
-    secrets.stop()
-    await committer.close()
-    return listener
-  }
-  const { url } = listener.value
+  const running = listener.ok ? listener.value : null
+  const problem = listener.ok ? null : listener.error.message
+  const url = running?.url ?? null
   ctx.urls.listener = url
-  const run = store.startRun(Date.now())
+  ctx.urls.listenerProblem = listener.ok ? null : listener.error
+  // A run marks when the listener was up, for the outages (and expected redeliveries) view.
+  const run = running ? store.startRun(Date.now()) : null
   const status = (): ListenerStatus => ({
-    listening: true,
+    listening: running !== null,
     url,
+    problem,
     endpoints: secrets.endpoints(),
     secretsProblem: secrets.problem(),
     ...counters,
@@ -99,21 +99,23 @@ export async function startWebhooks(
     recentRejections: store.recentRejections(50),
     outages: store.outages(10, 2_000),
   })
-  const alive = setInterval(() => store.markAlive(run, Date.now()), aliveEveryMs)
-  alive.unref()
+  const alive = run === null ? null : setInterval(() => store.markAlive(run, Date.now()), aliveEveryMs)
+  alive?.unref()
   const pushStatus = setInterval(() => {
     if (!changed) return
     changed = false
     ctx.push.publish('events.listener', status())
   }, 1000)
   pushStatus.unref()
-  log.info('webhook listener started', { url, endpoints: secrets.endpoints().length })
+  if (running) log.info('webhook listener started', { url, endpoints: secrets.endpoints().length })
+  else log.error('webhook listener not running; stored events stay available', { problem })
 
-  return ok({
+  return {
     store,
     url,
     status,
     async sendTest(type, endpoint) {
+      if (url === null) return err('unavailable', `The webhook listener is not running: ${problem}`)
       const chosen = endpoint ?? secrets.firstEndpoint()
       const secret = chosen ? secrets.secretOf(chosen) : null
       if (!chosen || !secret) {
@@ -129,19 +131,19 @@ export async function startWebhooks(
       return sent.ok ? ok({ ...sent.value, endpoint: chosen }) : sent
     },
     async stop() {
-      clearInterval(alive)
+      if (alive) clearInterval(alive)
       clearInterval(pushStatus)
-      await listener.value.close()
+      await running?.close()
       await ingest.drain()
       await committer.close()
       publisher.stop()
       secrets.stop()
       try {
-        store.stopRun(run, Date.now())
+        if (run !== null) store.stopRun(run, Date.now())
       } catch (error) {
         log.warn('could not record the listener stop', { error })
       }
       ctx.urls.listener = null
     },
-  })
+  }
 }

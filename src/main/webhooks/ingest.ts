@@ -22,8 +22,10 @@ export interface Ingest {
 
 const maxRejectionsQueued = 1000
 
-/** Group commit: every delivery that arrives while a commit is running (or in the same turn of
- * the event loop) goes into the next transaction, one fsync for all, then all are answered. */
+/** Group commit: deliveries that arrive in the same turn of the event loop go to the committer
+ * together, without waiting for the commit before them; the worker committer joins every batch
+ * that queued up while its previous transaction ran into one transaction and one fsync. Each
+ * delivery is answered once its own transaction is durable. */
 export function createIngest(
   committer: Committer,
   log: Logger,
@@ -32,25 +34,23 @@ export function createIngest(
   let pending: { event: IncomingEvent; resolve: (r: Result<CommitOutcome>) => void }[] = []
   let rejections: Rejection[] = []
   let scheduled = false
-  let inFlight: Promise<void> | null = null
+  const inFlight = new Set<Promise<void>>()
 
   const schedule = () => {
-    if (scheduled || inFlight) return
+    if (scheduled) return
     scheduled = true
     setImmediate(flush)
   }
 
   function flush(): void {
     scheduled = false
-    if (inFlight || (pending.length === 0 && rejections.length === 0)) return
+    if (pending.length === 0 && rejections.length === 0) return
     const batch = pending
     const rejected = rejections
     pending = []
     rejections = []
-    inFlight = commitBatch(batch, rejected).finally(() => {
-      inFlight = null
-      if (pending.length > 0 || rejections.length > 0) schedule()
-    })
+    const committing = commitBatch(batch, rejected).finally(() => inFlight.delete(committing))
+    inFlight.add(committing)
   }
 
   async function commitBatch(batch: typeof pending, rejected: Rejection[]): Promise<void> {
@@ -85,9 +85,9 @@ export function createIngest(
       schedule()
     },
     async drain() {
-      while (inFlight || pending.length > 0 || rejections.length > 0) {
-        if (inFlight) await inFlight
-        else flush()
+      while (inFlight.size > 0 || pending.length > 0 || rejections.length > 0) {
+        flush()
+        await Promise.all([...inFlight])
       }
     },
   }

@@ -6,8 +6,9 @@ import type { AddressInfo } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import type { Rejection } from '../../shared/contract/events'
 import { authorizationRequestType } from '../../shared/events'
-import { err, ok } from '../../shared/result'
-import type { Result } from '../../shared/result'
+import { ok } from '../../shared/result'
+import type { Err, Result } from '../../shared/result'
+import type { ListenerProblem } from '../context'
 import type { Ingest } from './ingest'
 import type { SecretsCache } from './secrets-cache'
 import { parseEnvelope, verifySignature } from './verify'
@@ -50,7 +51,7 @@ const webhookPath = /^\/webhooks(?:\/([A-Za-z0-9_.:-]{1,200}))?\/?$/
 export async function startListener(
   settings: ListenerSettings,
   hooks: ListenerHooks,
-): Promise<Result<RunningListener>> {
+): Promise<Result<RunningListener, ListenerProblem>> {
   const options = {
     headersTimeout: settings.headersTimeoutMs,
     requestTimeout: settings.headersTimeoutMs + settings.bodyTimeoutMs,
@@ -65,27 +66,18 @@ export async function startListener(
       cert = readFileSync(settings.tls.certFile)
       key = readFileSync(settings.tls.keyFile)
     } catch (error) {
-      return err(
-        'bad_request',
-        `The listener's TLS files cannot be read (${(error as Error).message}). Fix listener.tls.certFile / keyFile.`,
-      )
+      return listenerFailure(settings, {
+        inUse: false,
+        cause: `The listener's TLS files cannot be read (${(error as Error).message}).`,
+        fix: 'Fix listener.tls.certFile / keyFile, then restart watchdesk.',
+      })
     }
     server = createTlsServer({ ...options, cert, key }, (req, res) => handle(req, res, settings, hooks))
   } else {
     server = createServer(options, (req, res) => handle(req, res, settings, hooks))
   }
   return new Promise((resolveListen) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      resolveListen(
-        err(
-          'unavailable',
-          error.code === 'EADDRINUSE'
-            ? `The webhook listener's port ${settings.port} on ${settings.host} is already in use (another watchdesk, or another program). ` +
-                `Stop it, or start with --listener-port <other> (or set listener.port).`
-            : `The webhook listener cannot listen on ${settings.host}:${settings.port}: ${error.message}`,
-        ),
-      )
-    }
+    const onError = (error: NodeJS.ErrnoException) => resolveListen(bindFailure(settings, error))
     server.once('error', onError)
     server.listen(settings.port, settings.host, () => {
       server.off('error', onError)
@@ -105,6 +97,55 @@ export async function startListener(
       )
     })
   })
+}
+
+const listenerFailure = (
+  settings: Pick<ListenerSettings, 'host' | 'port'>,
+  problem: Pick<ListenerProblem, 'inUse' | 'cause' | 'fix'>,
+): Err<ListenerProblem> => ({
+  ok: false,
+  error: {
+    host: settings.host,
+    port: settings.port,
+    ...problem,
+    message: `${problem.cause} ${problem.fix}`,
+  },
+})
+
+/** Why the listener cannot bind, as the cause and the fix; `inUse` when the port is taken (the
+ * usual case: another watchdesk, or another program, already listens there). */
+export function bindFailure(
+  settings: Pick<ListenerSettings, 'host' | 'port'>,
+  error: NodeJS.ErrnoException,
+): Err<ListenerProblem> {
+  const { host, port } = settings
+  const retry = 'set listener.port / --listener-port, then restart watchdesk.'
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return listenerFailure(settings, {
+        inUse: true,
+        cause: `Port ${port} on ${host} is in use (another watchdesk?).`,
+        fix: `Stop it, or ${retry}`,
+      })
+    case 'EACCES':
+      return listenerFailure(settings, {
+        inUse: false,
+        cause: `Port ${port} on ${host} may not be bound by this user (${error.message}).`,
+        fix: `Use a port above 1023: ${retry}`,
+      })
+    case 'EADDRNOTAVAIL':
+      return listenerFailure(settings, {
+        inUse: false,
+        cause: `${host} is not an address of this machine, so the listener cannot bind to it.`,
+        fix: 'Set listener.host to 127.0.0.1 (or an address this machine has), then restart watchdesk.',
+      })
+    default:
+      return listenerFailure(settings, {
+        inUse: false,
+        cause: `The webhook listener cannot listen on ${host}:${port} (${error.message}).`,
+        fix: 'Check listener.host and listener.port, then restart watchdesk.',
+      })
+  }
 }
 
 function handle(
@@ -157,27 +198,41 @@ function handle(
     }
     if (outcome.kind === 'aborted') return
     const body = outcome.body
-    const secrets = endpoint ? hooks.secrets.only(endpoint) : hooks.secrets.all()
-    const check = verifySignature(body, req.headers['x-service-signature'], secrets)
-    if (!check.ok) {
-      const reason =
-        check.reason === 'no secret configured' && endpoint
-          ? `no secret configured for endpoint ${endpoint}`
-          : check.reason
-      return reject(401, reason, body.length, 'invalid or missing X-Service-Signature')
-    }
+    const signature = req.headers['x-service-signature']
+    const verify = () =>
+      verifySignature(body, signature, endpoint ? hooks.secrets.only(endpoint) : hooks.secrets.all())
+    const check = verify()
+    if (check.ok) return accept(body, check.endpoint)
+    if (check.reason !== 'signature does not match' && check.reason !== 'no secret configured')
+      return refuse(check.reason, body.length)
+    // Another process (`watchdesk webhooks create`) may have written a secret to the keychain since
+    // the cache was filled: re-read it (rate-limited, shared by concurrent callers) and try again.
+    void hooks.secrets.refresh().then((reread) => {
+      const again = reread ? verify() : check
+      if (again.ok) accept(body, again.endpoint)
+      else refuse(again.reason, body.length)
+    })
+  })
+
+  function refuse(why: string, size: number): void {
+    const reason =
+      why === 'no secret configured' && endpoint ? `no secret configured for endpoint ${endpoint}` : why
+    reject(401, reason, size, 'invalid or missing X-Service-Signature')
+  }
+
+  function accept(body: Buffer, matched: string): void {
     const envelope = parseEnvelope(body)
     if (!envelope.ok) return reject(400, envelope.error.message, body.length)
     eventType = envelope.value.type
     void hooks.ingest
-      .commit({ envelope: envelope.value, body, endpoint: check.endpoint, at: Date.now() })
+      .commit({ envelope: envelope.value, body, endpoint: matched, at: Date.now() })
       .then((committed) => {
         if (!committed.ok) return send(res, 503, { error: 'the event could not be stored; retry later' })
         if (committed.value.duplicate) hooks.counters.duplicates++
         else hooks.counters.accepted++
         send(res, 200, eventType === authorizationRequestType ? settings.authorizationAnswer() : {})
       })
-  })
+  }
 }
 
 type BodyOutcome =

@@ -4,7 +4,9 @@ import { accounts } from '../secrets'
 import type { ObservedSecretStore } from '../secrets'
 
 /** The webhook secrets, held in memory by endpoint id: a keychain round trip per delivery would be
- * far too slow. Refreshed whenever the secret store reports a change. */
+ * far too slow. Refreshed whenever the secret store reports a change (this process), and on demand
+ * when a delivery matches no cached secret (another process, such as `watchdesk webhooks create`,
+ * may have written one to the keychain). */
 export interface SecretsCache {
   all(): ReadonlyMap<string, Buffer>
   /** Only this endpoint's secret (for `/webhooks/<endpoint id>`). */
@@ -13,27 +15,67 @@ export interface SecretsCache {
   problem(): string | null
   firstEndpoint(): string | null
   secretOf(endpoint: string): string | null
+  /** Re-reads the keychain, at most once per `minRefreshIntervalMs` and never twice at once: a
+   * caller during a read shares it, a caller too soon after one gets `false` without a read. True
+   * when a read completed for this call, so it is worth verifying again. */
+  refresh(): Promise<boolean>
   stop(): void
 }
 
-export async function loadSecretsCache(store: ObservedSecretStore, log: Logger): Promise<SecretsCache> {
+export interface SecretsCacheOptions {
+  /** Least time between two on-demand keychain reads (a flood of bad signatures must not hammer
+   * the keychain). */
+  minRefreshIntervalMs?: number
+  now?: () => number
+}
+
+export const defaultMinRefreshIntervalMs = 2_000
+
+export async function loadSecretsCache(
+  store: ObservedSecretStore,
+  log: Logger,
+  options: SecretsCacheOptions = {},
+): Promise<SecretsCache> {
+  const minInterval = options.minRefreshIntervalMs ?? defaultMinRefreshIntervalMs
+  const now = options.now ?? Date.now
   const secrets = new Map<string, Buffer>()
   let problem: string | null = null
-  const listed = await store.list()
-  if (listed.ok) {
+  // Endpoints changed in this process while a read was under way: their onChange reload is newer
+  // than what that read returns.
+  let changedDuringRead: Set<string> | null = null
+
+  /** Brings the cache to what the keychain holds now; keeps it when the keychain cannot be read. */
+  async function readAll(): Promise<void> {
+    const changed = new Set<string>()
+    changedDuringRead = changed
+    const listed = await store.list().finally(() => (changedDuringRead = null))
+    if (!listed.ok) {
+      problem = `Webhook secrets could not be read: ${listed.error.message}`
+      log.warn('webhook secrets unavailable', { message: listed.error.message })
+      return
+    }
+    const read = new Map<string, Buffer>()
     for (const entry of listed.value) {
       if (!accounts.isWebhookSecret(entry.account)) continue
       redactFromLogs(entry.secret)
-      secrets.set(accounts.nameOf(entry.account), Buffer.from(entry.secret, 'utf8'))
+      read.set(accounts.nameOf(entry.account), Buffer.from(entry.secret, 'utf8'))
     }
-  } else {
-    problem = `Webhook secrets could not be read: ${listed.error.message}`
-    log.warn('webhook secrets unavailable', { message: listed.error.message })
+    for (const endpoint of [...secrets.keys()])
+      if (!read.has(endpoint) && !changed.has(endpoint)) secrets.delete(endpoint)
+    for (const [endpoint, secret] of read) if (!changed.has(endpoint)) secrets.set(endpoint, secret)
+    problem = null
   }
+
+  await readAll()
+  let reading: Promise<boolean> | null = null
+  // The read at start does not count: the first unknown signature after start may read at once.
+  let lastRefreshAt = -Infinity
+
   const unsubscribe = store.onChange((account) => {
     if (!accounts.isWebhookSecret(account)) return
+    const endpoint = accounts.nameOf(account)
+    changedDuringRead?.add(endpoint)
     void store.get(account).then((got) => {
-      const endpoint = accounts.nameOf(account)
       if (got.ok && got.value) {
         redactFromLogs(got.value)
         secrets.set(endpoint, Buffer.from(got.value, 'utf8'))
@@ -57,6 +99,20 @@ export async function loadSecretsCache(store: ObservedSecretStore, log: Logger):
         : null),
     firstEndpoint: () => [...secrets.keys()][0] ?? null,
     secretOf: (endpoint) => secrets.get(endpoint)?.toString('utf8') ?? null,
+    refresh() {
+      if (reading) return reading
+      if (now() - lastRefreshAt < minInterval) return Promise.resolve(false)
+      lastRefreshAt = now()
+      reading = readAll().then(
+        () => true,
+        (error: unknown) => {
+          log.warn('could not re-read the webhook secrets', { message: (error as Error).message })
+          return false
+        },
+      )
+      void reading.finally(() => (reading = null))
+      return reading
+    },
     stop: unsubscribe,
   }
 }

@@ -20,6 +20,8 @@ export const SettingsView = z.object({
   overlayFile: z.string().nullable(),
   consoleUrl: z.string().nullable(),
   listenerUrl: z.string().nullable(),
+  /** Why the listener is not running, with the fix (null while it listens). */
+  listenerProblem: z.string().nullable(),
   config: z.record(z.string(), z.unknown()),
   keychain: KeychainStatus,
 })

@@ -67,6 +67,9 @@ export const LatencyStats = z.object({
 export const ListenerStatus = z.object({
   listening: z.boolean(),
   url: z.string().nullable(),
+  /** Why the listener is not running, with the fix (null while it listens). Stored events, chains
+   * and wallets keep working meanwhile. */
+  problem: z.string().nullable(),
   /** Endpoint ids whose secrets the listener holds (never the secrets). */
   endpoints: z.array(z.string()),
   secretsProblem: z.string().nullable(),

@@ -1,3 +1,6 @@
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { useServeProcess, runCli } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
@@ -47,6 +50,47 @@ describe('bin/watchdesk serve', () => {
     const second = await runCli(['serve', '--data-dir', tempDir(), '--port', port, '--listener-port', '0'])
     expect(second.code).toBe(1)
     expect(second.stderr).toMatch(new RegExp(`Port ${port} .* already in use.*--port`))
+  })
+
+  it('serves the console while the listener port is taken: the API answers, the listener problem is reported, nothing is stored', async () => {
+    const squatter = createServer()
+    squatter.listen(0, '127.0.0.1')
+    await once(squatter, 'listening')
+    const port = (squatter.address() as AddressInfo).port
+    try {
+      const running = await serve(['--data-dir', tempDir(), '--listener-port', String(port)])
+      const call = async (method: string, body: unknown = {}) => {
+        const answer = await fetch(`${running.consoleUrl}/api/call/${method}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${running.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+        return (await answer.json()) as any
+      }
+      const cause = `Port ${port} on 127.0.0.1 is in use (another watchdesk?).`
+      expect(running.listenerUrl).toBeNull()
+      while (!running.output().includes('webhooks: not listening'))
+        await once(running.process.stderr!, 'data')
+      expect(running.output()).toContain(`webhooks: not listening`)
+      expect(running.output()).toContain(`${cause} Stop it, or set listener.port / --listener-port`)
+
+      const status = await call('events.listener')
+      expect(status.value).toMatchObject({ listening: false, url: null })
+      expect(status.value.problem).toContain(cause)
+      expect((await call('events.list')).value).toEqual({ rows: [], next: null })
+      expect((await call('chains.list')).ok).toBe(true)
+      const listenerCheck = (await call('app.firstRun')).value.checks.find((c: any) => c.id === 'listener')
+      expect(listenerCheck).toMatchObject({ state: 'missing' })
+      expect(listenerCheck.detail).toContain(cause)
+      expect((await call('settings.get')).value).toMatchObject({ listenerUrl: null })
+
+      const sent = await call('events.sendTest', { type: 'funding.completed' })
+      expect(sent.ok).toBe(false)
+      expect(sent.error.message).toMatch(/webhook listener is not running/)
+      expect((await call('events.count')).value.total).toBe(0)
+    } finally {
+      squatter.close()
+    }
   })
 
   it('explains an unreachable keychain with the cause and the fix', async () => {

@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process'
+import { once } from 'node:events'
 import { existsSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -135,6 +138,31 @@ describe('the built desktop shell under a stand-in for Electron', () => {
 
 describe('the built desktop shell with desktop.closeToTray off', () => {
   const tempDir = useTempDir()
+
+  it('opens with the listener port taken, its first-run check naming the port, the cause and the fix', async () => {
+    const squatter = createServer()
+    squatter.listen(0, '127.0.0.1')
+    await once(squatter, 'listening')
+    const port = (squatter.address() as AddressInfo).port
+    try {
+      const taken = await runBuiltShell(tempDir(), { listener: { port }, desktop: { closeToTray: false } })
+      expect(taken.loaded).toBeTruthy()
+      expect(taken.listenerStatus.value).toMatchObject({ listening: false, url: null })
+      expect(taken.listenerStatus.value.problem).toMatch(
+        new RegExp(
+          `^Port ${port} on 127\\.0\\.0\\.1 is in use \\(another watchdesk\\?\\)\\. Stop it, or set listener\\.port`,
+        ),
+      )
+      const listener = taken.firstRun.value.checks.find((c: { id: string }) => c.id === 'listener')
+      expect(listener.state).toBe('missing')
+      expect(listener.detail).toContain(`Port ${port} on 127.0.0.1 is in use (another watchdesk?).`)
+      expect(listener.fix).toContain('set listener.port / --listener-port')
+      expect(listener.fix).toContain(`lsof -i :${port}`)
+      expect(taken.firstRun.value.complete).toBe(false)
+    } finally {
+      squatter.close()
+    }
+  })
 
   it('quits when the window is closed', async () => {
     const report = await runBuiltShell(tempDir(), { listener: { port: 0 }, desktop: { closeToTray: false } })

@@ -80,6 +80,31 @@ describe('first-run checklist (app.firstRun)', () => {
     }
   })
 
+  it('names the port the listener could not bind (--listener-port included), the cause and the fix', async () => {
+    const squatter = createServer()
+    squatter.listen(0, '127.0.0.1')
+    await once(squatter, 'listening')
+    const port = (squatter.address() as AddressInfo).port
+    try {
+      // The config says 7421; the listener was told otherwise and met the taken port.
+      const running = await startConsole({ dataDir: tempDir(), secrets: keychain(), listenerPort: port })
+      const answer = await callApi(running, 'app.firstRun')
+      expect(answer.status).toBe(200)
+      const { listener } = byId(answer.json.value.checks)
+      expect(listener).toMatchObject({
+        state: 'missing',
+        detail: `Port ${port} on 127.0.0.1 is in use (another watchdesk?). Webhooks are not received until the listener runs.`,
+      })
+      expect(listener.fix).toContain(
+        'Stop it, or set listener.port / --listener-port, then restart watchdesk.',
+      )
+      expect(listener.fix).toContain(`lsof -i :${port}`)
+      expect((await callApi(running, 'settings.get')).json.value.listenerProblem).toContain(`Port ${port}`)
+    } finally {
+      squatter.close()
+    }
+  })
+
   it('says the listener is not running when its port is free', async () => {
     const probe = createServer().listen(0, '127.0.0.1')
     await once(probe, 'listening')

@@ -97,6 +97,22 @@ describe('group commit', () => {
     db.close()
   })
 
+  it('gives each batch its own rows when the worker commits batches queued behind each other together', async () => {
+    const { db, store } = openStore()
+    const worker = workerCommitter(db.name)
+    const batches = Array.from({ length: 5 }, (_, b) =>
+      Array.from({ length: 3 + b }, (_, i) => incoming(`evt_q${b}_${i}`)),
+    )
+    // Posted without waiting: the worker takes whatever is queued into one transaction.
+    const results = await Promise.all(batches.map((batch) => worker.commit(batch, [])))
+    expect(results.map((rows) => rows.map((r) => r.id))).toEqual(
+      batches.map((batch) => batch.map((e) => e.envelope.id)),
+    )
+    await worker.close()
+    expect(store.count({}, 1000).count).toBe(25)
+    db.close()
+  })
+
   it('answers with an error value when the worker cannot write', async () => {
     const { db } = openStore()
     const worker = workerCommitter(db.name)

@@ -109,7 +109,7 @@ describe('webhook listener', () => {
     expect((await post(b.webhookUrl, big, signed(big))).status).toBe(413)
     const streamed = await new Promise<number>((resolve, reject) => {
       const socket = connect(
-        (b.services.webhooks.url.match(/:(\d+)$/) ?? [])[1] as unknown as number,
+        (b.services.webhooks.url!.match(/:(\d+)$/) ?? [])[1] as unknown as number,
         '127.0.0.1',
       )
       socket.on('error', reject)
@@ -222,38 +222,39 @@ describe('webhook listener', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408/)
   })
 
-  it('gives a clear error value when the listener port is already in use', async () => {
+  it('starts the console without the listener when its port is taken, and says why and what to do', async () => {
     const blocker = createServer()
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r))
     const port = (blocker.address() as AddressInfo).port
-    const dataDir = tempDir()
     try {
       const started = await startBackend({
-        dataDir,
+        dataDir: tempDir(),
         shell: 'serve',
         env: {},
         log: silentLogger,
         listenerPort: port,
-        secrets: createMemoryStore(),
+        secrets: createMemoryStore({ 'webhook-secret:wh_alpha': secretA }),
       })
-      expect(started.ok).toBe(false)
-      if (!started.ok) {
-        expect(started.error.code).toBe('unavailable')
-        expect(started.error.message).toMatch(
-          new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*--listener-port`),
+      expect(started.ok).toBe(true)
+      if (!started.ok) return
+      const b = started.value
+      try {
+        const status = b.services.webhooks.status()
+        expect(status).toMatchObject({ listening: false, url: null })
+        expect(status.problem).toBe(
+          `Port ${port} on 127.0.0.1 is in use (another watchdesk?). Stop it, or set listener.port / --listener-port, then restart watchdesk.`,
         )
+        expect(b.context.urls.listener).toBeNull()
+        expect(b.context.urls.listenerProblem).toMatchObject({ inUse: true, port, message: status.problem })
+        // The store still answers; nothing can arrive through a listener that is not there.
+        expect(b.services.webhooks.store.list({}, undefined, 10).rows).toEqual([])
+        const sent = await b.services.webhooks.sendTest('funding.completed')
+        expect(sent.ok).toBe(false)
+        if (!sent.ok) expect(sent.error.message).toMatch(/listener is not running: Port \d+ .* in use/)
+        expect(countEvents(b)).toBe(0)
+      } finally {
+        await b.close()
       }
-      // Nothing is left holding the data dir: a second start with a free port works.
-      const again = await startBackend({
-        dataDir,
-        shell: 'serve',
-        env: {},
-        log: silentLogger,
-        listenerPort: 0,
-        secrets: createMemoryStore(),
-      })
-      expect(again.ok).toBe(true)
-      if (again.ok) await again.value.close()
     } finally {
       blocker.close()
     }

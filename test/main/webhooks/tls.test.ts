@@ -61,10 +61,12 @@ describe('listener over TLS', () => {
     expect(b.services.webhooks.store.get('evt_over_tls')?.endpoint).toBe('wh_alpha')
   })
 
-  it('refuses to start with a sentence when the TLS files cannot be read', async () => {
+  it('keeps the console up without the listener, naming the unreadable TLS files and the fix', async () => {
     const missing = join(tempDir(), 'nope.pem')
-    await expect(
-      start({ config: { listener: { tls: { certFile: missing, keyFile: missing } } } }),
-    ).rejects.toThrow(/TLS files cannot be read .*listener\.tls/)
+    const b = await start({ config: { listener: { tls: { certFile: missing, keyFile: missing } } } })
+    const status = b.services.webhooks.status()
+    expect(status.listening).toBe(false)
+    expect(status.problem).toMatch(/TLS files cannot be read .*listener\.tls/)
+    expect(b.context.urls.listener).toBeNull()
   })
 })

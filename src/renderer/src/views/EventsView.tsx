@@ -61,7 +61,12 @@ export function EventsView() {
         </select>
         <button
           onClick={() => void s.sendTest(testType)}
-          title="Sign a sample envelope with a configured secret and post it to the listener"
+          disabled={s.listener?.listening === false}
+          title={
+            s.listener?.listening === false
+              ? 'The webhook listener is not running'
+              : 'Sign a sample envelope with a configured secret and post it to the listener'
+          }
         >
           Send test event
         </button>
@@ -143,11 +148,15 @@ export function EventsView() {
             </EmptyState>
           ) : (
             <EmptyState title="No webhook events yet">
-              <p>
-                Signed webhooks arrive at <code>{s.listener?.url ?? 'http://127.0.0.1:7421'}/webhooks</code>.
-                Register that URL (through a tunnel or reverse proxy) as a webhook endpoint, or press “Send
-                test event” to post a signed sample here.
-              </p>
+              {s.listener?.listening === false ? (
+                <p>The webhook listener is not running (see above), so no event can arrive yet.</p>
+              ) : (
+                <p>
+                  Signed webhooks arrive at <code>{s.listener?.url ?? 'http://127.0.0.1:7421'}/webhooks</code>
+                  . Register that URL (through a tunnel or reverse proxy) as a webhook endpoint, or press
+                  “Send test event” to post a signed sample here.
+                </p>
+              )}
             </EmptyState>
           )
         ) : (

@@ -24,7 +24,9 @@ export function SettingsView() {
               <dt>Console</dt>
               <dd className="mono">{settings.consoleUrl ?? 'desktop window'}</dd>
               <dt>Webhook listener</dt>
-              <dd className="mono">{settings.listenerUrl ?? 'not running'}</dd>
+              <dd className={settings.listenerUrl ? 'mono' : undefined}>
+                {settings.listenerUrl ?? `not running: ${settings.listenerProblem ?? 'see the log'}`}
+              </dd>
             </dl>
           </section>
           <section className="panel">

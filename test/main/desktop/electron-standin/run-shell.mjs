@@ -73,6 +73,11 @@ report.ipcOwn = await health({ senderFrame: { url: `${indexUrl}#/overview`, pare
 report.ipcIframe = await health({ senderFrame: { url: indexUrl, parent: {} } }, {})
 report.ipcForeign = await health({ senderFrame: { url: 'https://evil.example/', parent: null } }, {})
 
+// What the window asks for first: the first-run checklist and the listener's state.
+const ownPage = { senderFrame: { url: `${indexUrl}#/overview`, parent: null } }
+report.firstRun = await record.ipc.get('watchdesk:call:app.firstRun')(ownPage, {})
+report.listenerStatus = await record.ipc.get('watchdesk:call:events.listener')(ownPage, {})
+
 // Tray, menu and About.
 const tray = record.trays[0]
 report.trayTooltip = tray.tooltip

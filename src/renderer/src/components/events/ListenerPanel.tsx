@@ -15,12 +15,16 @@ export function ListenerPanel({ status }: { status: ListenerStatus | null }) {
   return (
     <section className="panel events-listener" aria-label="Webhook listener">
       <div className="events-listener-line">
-        <StatusBadge
-          tone={status.secretsProblem ? 'warn' : 'good'}
-          label={status.secretsProblem ? 'listening, no secret' : 'listening'}
-          title={status.secretsProblem ?? undefined}
-        />
-        <code>{status.url}/webhooks</code>
+        {status.listening ? (
+          <StatusBadge
+            tone={status.secretsProblem ? 'warn' : 'good'}
+            label={status.secretsProblem ? 'listening, no secret' : 'listening'}
+            title={status.secretsProblem ?? undefined}
+          />
+        ) : (
+          <StatusBadge tone="bad" label="not listening" title={status.problem ?? undefined} />
+        )}
+        {status.url && <code>{status.url}/webhooks</code>}
         <span className="dim" title={status.endpoints.join(', ') || 'no webhook secret'}>
           {status.endpoints.length} secret{status.endpoints.length === 1 ? '' : 's'}
           {status.endpoints.length ? `: ${status.endpoints.join(', ')}` : ''}
@@ -63,6 +67,12 @@ export function ListenerPanel({ status }: { status: ListenerStatus | null }) {
           {lastOutage ? `last down ${formatDuration(lastOutage.to - lastOutage.from)}` : 'no outage'}
         </button>
       </div>
+      {!status.listening && (
+        <p className="banner banner-bad" role="alert">
+          The webhook listener is not running, so no webhook is received; stored events stay here.{' '}
+          {status.problem}
+        </p>
+      )}
       {status.secretsProblem && <p className="banner banner-warn">{status.secretsProblem}</p>}
       {open === 'rejections' && <Rejections status={status} />}
       {open === 'outages' && <Outages status={status} />}

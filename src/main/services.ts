@@ -8,11 +8,9 @@ import type { ChainsService } from './chains'
 import { startPayments } from './payments'
 import type { PaymentsService } from './payments'
 
-/** The long-running parts of each capability (listener, poller, payments client). Each capability
- * adds its field here and starts it in `startServices`; api.ts maps contract methods onto them. */
+/** The long-running parts of each capability (listener, poller, payments client), started in
+ * `startServices` and stopped in reverse order; api.ts maps contract methods onto them. */
 export interface Services {
-  /** Stand-in so the interface is never empty; capabilities add real fields beside it. */
-  readonly startedAt: Date
   /** Webhook listener and the events store (issue 3). */
   webhooks: WebhookService
   /** Poller of the twelve networks, health and history (issue 4). */
@@ -44,7 +42,7 @@ export async function startServices(
   const chains = await startChainsService(ctx)
   stops.push(() => chains.stop())
   const payments = startPayments(ctx, options.env ?? process.env)
-  const services: Services = { startedAt: ctx.startedAt, webhooks, chains, payments }
+  const services: Services = { webhooks, chains, payments }
   return ok({
     services,
     stop: async () => {

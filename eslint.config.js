@@ -35,6 +35,19 @@ export default tseslint.config(
     plugins: { 'react-hooks': reactHooks },
     rules: {
       ...reactHooks.configs.recommended.rules,
+      // Types from the contract are free; its schemas would put zod in the page's bundle.
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['zod', '**/shared/contract', '**/shared/contract/*', '**/shared/config', '**/plan-schemas'],
+              allowTypeImports: true,
+              message: 'The renderer imports only types from the contract; validation happens in the back end.',
+            },
+          ],
+        },
+      ],
       'no-restricted-imports': [
         'error',
         {

@@ -6,7 +6,7 @@ import {
   keyKindOf,
   knownEventTypes,
   limitsOf,
-  PlanOverride,
+  PlanOverrideSchema,
   walletTable,
 } from '../../src/shared/payments'
 
@@ -55,7 +55,7 @@ describe('plans (spec 8)', () => {
       inferred: false,
       limits: { perMinute: 5000, perSecond: 300 },
     })
-    expect(PlanOverride.safeParse({ plan: 'enterprise' }).success).toBe(false)
+    expect(PlanOverrideSchema.safeParse({ plan: 'enterprise' }).success).toBe(false)
   })
 })
 

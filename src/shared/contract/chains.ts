@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { chainStatuses } from '../chains/health'
 import { method } from './define'
 
-export const rpcMethods = ['eth_blockNumber', 'net_version', 'web3_clientVersion', 'eth_estimateGas'] as const
+import { rpcMethods } from '../chains/rpc-methods'
 
 export const RpcErrorInfo = z.object({
   /** JSON-RPC error code, the HTTP status for HTTP failures, null for time-outs and network errors. */

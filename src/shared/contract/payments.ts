@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { method } from './define'
-import { PlanName, PlanOverride } from '../payments/plans'
+import { PlanNameSchema, PlanOverrideSchema } from '../payments/plan-schemas'
 
 /** Payments (spec 4.1, 5.1, 8). No response here ever carries a full API key or webhook secret,
  * with one named exception: `secretShownOnce` of a created endpoint, which the issue demands be
@@ -12,7 +12,7 @@ export const KeyInfo = z.object({
   masked: z.string(),
   kind: z.enum(['sandbox', 'live']).nullable(),
   source: z.enum(['keychain', 'environment', 'memory']),
-  plan: PlanName.nullable(),
+  plan: PlanNameSchema.nullable(),
   perMinute: z.number().nullable(),
   perSecond: z.number().nullable(),
   planInferred: z.boolean(),
@@ -161,7 +161,7 @@ export const paymentsMethods = {
   ),
   'payments.keys.plan': method(
     'Set the rate-limit plan of a key, or null to infer it from the key kind',
-    z.object({ name: z.string().min(1), plan: PlanOverride.nullable() }).strict(),
+    z.object({ name: z.string().min(1), plan: PlanOverrideSchema.nullable() }).strict(),
     PaymentsStatus,
   ),
   'payments.businesses.set': method(

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { PlanOverride } from './plans'
+import { PlanOverrideSchema } from './plan-schemas'
 
 /** Payments' config keys (spread into the Config schema). Non-secret only: keys live in the keychain. */
 export const EndpointPathsConfig = z
@@ -31,7 +31,7 @@ export const PaymentsConfigShape = {
   /** Name of the stored key to use (`api-key:<name>`); WATCHDESK_API_KEY wins when set. */
   apiKeyName: z.string().optional(),
   /** Plan per key name, over the plan inferred from the key kind (spec 8). */
-  apiKeyPlans: z.record(z.string(), PlanOverride).default({}),
+  apiKeyPlans: z.record(z.string(), PlanOverrideSchema).default({}),
   businesses: z.array(BusinessConfig).default([]),
   /** Sent as X-Business-Id; WATCHDESK_BUSINESS_ID wins when set. */
   selectedBusinessId: z

@@ -1,4 +1,3 @@
-import { z } from 'zod'
 import { eventTypes } from '../events'
 import { err, ok } from '../result'
 import type { Result } from '../result'
@@ -8,12 +7,12 @@ export const maxDescriptionLength = 200
 
 export const knownEventTypes: readonly string[] = eventTypes.map((t) => t.type)
 
-export const EndpointInput = z.object({
-  url: z.string(),
-  events: z.array(z.string()),
-  description: z.string().optional(),
-})
-export type EndpointInput = z.infer<typeof EndpointInput>
+/** What an endpoint is created from (the contract's zod schema validates it at the boundary). */
+export interface EndpointInput {
+  url: string
+  events: string[]
+  description?: string
+}
 
 /** Checks everything the spec states before anything is sent, with one sentence per problem. */
 export function checkEndpointInput(input: EndpointInput): Result<EndpointInput> {

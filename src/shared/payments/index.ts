@@ -1,5 +1,6 @@
 export * from './keys'
 export * from './scopes'
 export * from './plans'
+export * from './plan-schemas'
 export * from './endpoints'
 export * from './wallets'

@@ -1,10 +1,8 @@
-import { z } from 'zod'
 import type { KeyKind } from './keys'
 
 /** Spec 8: rate limits apply per API key. Enterprise limits are custom and must be entered. */
 export const planNames = ['sandbox', 'production', 'enterprise'] as const
-export const PlanName = z.enum(planNames)
-export type PlanName = z.infer<typeof PlanName>
+export type PlanName = (typeof planNames)[number]
 
 export interface PlanLimits {
   perMinute: number
@@ -16,17 +14,13 @@ export const planLimits: Record<Exclude<PlanName, 'enterprise'>, PlanLimits> = {
   production: { perMinute: 1000, perSecond: 100 },
 }
 
-export const PlanOverride = z
-  .object({
-    plan: PlanName,
-    perMinute: z.number().int().min(1).max(1_000_000).optional(),
-    perSecond: z.number().int().min(1).max(100_000).optional(),
-  })
-  .strict()
-  .refine((p) => p.plan !== 'enterprise' || (p.perMinute !== undefined && p.perSecond !== undefined), {
-    message: 'an enterprise plan has custom limits: give perMinute and perSecond',
-  })
-export type PlanOverride = z.infer<typeof PlanOverride>
+/** The operator's choice of plan for a key; validated by `PlanOverrideSchema` (plan-schemas.ts),
+ * kept apart so the renderer can use these figures without bundling the schema library. */
+export interface PlanOverride {
+  plan: PlanName
+  perMinute?: number
+  perSecond?: number
+}
 
 /** The plan a key kind implies when the operator has not said otherwise. */
 export const defaultPlanFor = (kind: KeyKind): PlanName => (kind === 'live' ? 'production' : 'sandbox')

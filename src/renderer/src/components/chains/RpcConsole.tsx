@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import type { RpcExchange } from '../../../../shared/contract/chains'
-import { rpcMethods } from '../../../../shared/contract/chains'
+import { rpcMethods } from '../../../../shared/chains/rpc-methods'
 import type { ApiError } from '../../../../shared/result'
 import { useChainsStore } from '../../stores/chains'
 

@@ -41,9 +41,16 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['zod', '**/shared/contract', '**/shared/contract/*', '**/shared/config', '**/plan-schemas'],
+              group: [
+                'zod',
+                '**/shared/contract',
+                '**/shared/contract/*',
+                '**/shared/config',
+                '**/plan-schemas',
+              ],
               allowTypeImports: true,
-              message: 'The renderer imports only types from the contract; validation happens in the back end.',
+              message:
+                'The renderer imports only types from the contract; validation happens in the back end.',
             },
           ],
         },

@@ -2,6 +2,8 @@ import { resolve } from 'node:path'
 import { defineConfig } from 'electron-vite'
 import react from '@vitejs/plugin-react'
 import { execFileSync } from 'node:child_process'
+import type { Plugin } from 'vite'
+import { desktopCsp } from './src/main/desktop/window'
 
 /** The build shown in About: WATCHDESK_BUILD when CI sets it, else the commit and the UTC time. */
 function buildStamp(): string {
@@ -18,11 +20,24 @@ function buildStamp(): string {
   return `${commit} ${new Date().toISOString().slice(0, 16).replace('T', ' ')}Z`
 }
 
+/** `npm run dev` only: Vite injects CSS as <style> tags, which `style-src 'self'` blocks. The built
+ * app links CSS files, so this relaxation never reaches a build (define is null there). */
+const allowInlineStyles = (csp: string) => csp.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
+
+const devStylesInRendererCsp: Plugin = {
+  name: 'watchdesk-dev-styles-csp',
+  apply: 'serve',
+  transformIndexHtml: (html) => allowInlineStyles(html),
+}
+
 // Native modules (better-sqlite3, keytar) are the only runtime "dependencies" and stay external;
 // everything else is bundled, so the packaged app ships no node_modules beyond them.
-export default defineConfig({
+export default defineConfig(({ command }) => ({
   main: {
-    define: { 'process.env.WATCHDESK_BUILD': JSON.stringify(buildStamp()) },
+    define: {
+      'process.env.WATCHDESK_BUILD': JSON.stringify(buildStamp()),
+      __WATCHDESK_DEV_CSP__: JSON.stringify(command === 'serve' ? allowInlineStyles(desktopCsp) : null),
+    },
     build: {
       outDir: 'out/main',
       rolldownOptions: {
@@ -52,6 +67,6 @@ export default defineConfig({
       outDir: 'out/renderer',
       rolldownOptions: { input: { index: resolve('src/renderer/index.html') } },
     },
-    plugins: [react()],
+    plugins: [react(), devStylesInRendererCsp],
   },
-})
+}))

@@ -18,7 +18,11 @@ import { createTray } from './desktop/shell/tray'
 
 const rendererIndex = join(import.meta.dirname, '../renderer/index.html')
 const preload = join(import.meta.dirname, '../preload/index.cjs')
-const devServerUrl = process.env.ELECTRON_RENDERER_URL
+/** `npm run dev` only: an installed app never loads a URL from its environment. */
+const devServerUrl = app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL
+declare const __WATCHDESK_DEV_CSP__: string | null
+/** Only `npm run dev` has a dev CSP (inline styles for Vite's hot CSS); a build has none. */
+const csp = devServerUrl && __WATCHDESK_DEV_CSP__ ? __WATCHDESK_DEV_CSP__ : desktopCsp
 let backend: Backend | null = null
 let mainWindow: BrowserWindow | null = null
 let tray: ReturnType<typeof createTray> | null = null
@@ -57,7 +61,7 @@ function harden(): void {
   session.defaultSession.setPermissionCheckHandler(() => false)
   session.defaultSession.setDevicePermissionHandler(() => false)
   session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
-    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [desktopCsp] } })
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [csp] } })
   })
   app.on('web-contents-created', (_event, contents) => {
     contents.on('will-navigate', (event) => event.preventDefault())

@@ -131,12 +131,16 @@ function balanced(source: string, open: number): string {
 function cspFromMain(main: string): string | null {
   const header = /"Content-Security-Policy"\s*:\s*\[\s*([\w$]+|"[^"]*")\s*\]/.exec(main)
   if (!header) return null
-  const ref = header[1]!
-  if (ref.startsWith('"')) return ref.slice(1, -1)
-  const decl = new RegExp(
-    `(?:var|let|const)\\s+${ref}\\s*=\\s*("(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*')`,
-  ).exec(main)
-  return decl ? decl[1]!.slice(1, -1) : null
+  let ref = header[1]!
+  // Follow `var csp = desktopCsp;` style aliases the bundler leaves, a few hops at most.
+  for (let hops = 0; hops < 4 && !ref.startsWith('"'); hops++) {
+    const decl = new RegExp(
+      `(?:var|let|const)\\s+${ref}\\s*=\\s*("(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*'|[\\w$]+)\\s*;`,
+    ).exec(main)
+    if (!decl) return null
+    ref = decl[1]!
+  }
+  return ref.startsWith('"') || ref.startsWith("'") ? ref.slice(1, -1) : null
 }
 
 function cspFromHtml(html: string): string | null {
@@ -199,7 +203,7 @@ function handlerProblems(main: string): string[] {
   for (const load of main.matchAll(/\.loadURL\(([^)]*)\)/g)) {
     const arg = load[1]!.trim()
     const fromDevServer = new RegExp(
-      `(?:var|let|const)\\s+${arg}\\s*=\\s*process\\.env\\.ELECTRON_RENDERER_URL`,
+      `(?:var|let|const)\\s+${arg}\\s*=\\s*(?:[\\w$.]+\\.isPackaged\\s*\\?\\s*(?:void 0|undefined)\\s*:\\s*)?process\\.env\\.ELECTRON_RENDERER_URL`,
     ).test(main)
     if (!fromDevServer)
       problems.push(`loadURL(${arg}) may load remote content (only the dev server URL is allowed)`)

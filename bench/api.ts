@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks'
 import { createMemoryStore } from '../src/main/secrets'
 import { silentLogger } from '../src/main/log'
 import { startConsole } from '../src/main/serve'
+import { median } from './stats'
 
 const rounds = 7
 const requestsPerRound = 2000
@@ -50,7 +51,6 @@ async function round(target: Target): Promise<{ perSecond: number; latencies: nu
   return { perSecond: requestsPerRound / ((performance.now() - start) / 1000), latencies }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const percentile = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)]!
 

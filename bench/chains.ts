@@ -17,15 +17,11 @@ import type { AnvilNode } from '../src/main/demo/anvil'
 import { chainRegistry } from '../src/shared/chains/registry'
 import { Config } from '../src/shared/config'
 import { unwrap } from '../src/shared/result'
+import { median } from './stats'
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 10_000)
 const delayMs = 40
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
-}
 
 /** Forwards to a node after a pause: a round trip like a remote provider's. */
 async function delayedForwarder(target: string): Promise<{ url: string; close(): void }> {

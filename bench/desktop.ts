@@ -9,6 +9,7 @@ import { createAttention } from '../src/main/desktop/attention'
 import { silentLogger } from '../src/main/log'
 import { defaultNotificationPatterns } from '../src/shared/events'
 import { chain } from '../test/main/desktop/chains-fixture'
+import { median } from './stats'
 
 const types = [
   'funding.completed',
@@ -50,7 +51,6 @@ const attention = createAttention({
   log: silentLogger,
 })
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 let sink = 0
 
 function compare(name: string, baseline: () => void, subject: () => void, iterations: number): void {

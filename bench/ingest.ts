@@ -26,6 +26,7 @@ import type { SecretsCache } from '../src/main/webhooks/secrets-cache'
 import { eventTypes, groupOf } from '../src/shared/events'
 import { unwrap } from '../src/shared/result'
 import { LatencyWindow } from '../src/main/webhooks/stats'
+import { median } from './stats'
 
 const secret = 'whsec_bench_0123456789abcdef'
 const self = fileURLToPath(import.meta.url)
@@ -357,7 +358,6 @@ async function throughputPart(dataDir: string): Promise<void> {
     console.log(`  ${kind.padEnd(8)} ${fmt(rate, 0).padStart(7)} deliveries/s`)
     await stopChild(child)
   }
-  const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!
   const ratio = median(rates.listener) / median(rates.bare)
   console.log(
     `throughput: listener ${fmt(median(rates.listener), 0)}/s vs bare node:http ${fmt(median(rates.bare), 0)}/s → ` +

@@ -11,6 +11,7 @@ import { createLimiter, createPaymentsClient, systemClock, virtualClock } from '
 import type { ApiKey, Clock } from '../src/main/payments'
 import type { PlanLimits } from '../src/shared/payments'
 import { allScopes, startPaymentsStandin } from '../test/support/payments-standin'
+import { median } from './stats'
 
 const key: ApiKey = { name: 'bench', secret: 'sk_sandbox_bench_0123456789', kind: 'sandbox' }
 const unlimited: PlanLimits = { perMinute: 1e9, perSecond: 1e9 }
@@ -26,8 +27,6 @@ function client(url: string, limits: PlanLimits, clock: Clock) {
     log: silentLogger,
   })
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 async function overhead(): Promise<void> {
   const s = await startPaymentsStandin({

@@ -2,8 +2,6 @@ import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { request } from 'node:http'
-import { createServer } from 'node:net'
-import type { AddressInfo } from 'node:net'
 import BetterSqlite3 from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/main/secrets'
@@ -11,6 +9,7 @@ import { sendTestEvent, signBody } from '../../src/main/webhooks'
 import { eventually, saveScreenshot, useChromium } from '../support/browser'
 import { useTestConsole } from '../support/console'
 import { useTempDir } from '../support/temp'
+import { occupyPort } from '../support/ports'
 
 const secret = 'whsec_e2e_0123456789abcdef'
 const repo = join(import.meta.dirname, '..', '..')
@@ -123,9 +122,8 @@ describe('Events view in Chromium', () => {
   })
 
   it('shows the listener as not listening, with the cause and the fix, when its port is taken', async () => {
-    const squatter = createServer()
-    await new Promise<void>((r) => squatter.listen(0, '127.0.0.1', r))
-    const port = (squatter.address() as AddressInfo).port
+    const squatter = await occupyPort()
+    const { port } = squatter
     try {
       const c = await startConsole({
         dataDir: tempDir(),

@@ -13,12 +13,17 @@ export const processIo: CliIo = {
   env: process.env,
 }
 
-/** Left-aligned text columns, right-aligned numbers: a table an operator can scan. */
-export function formatTable(headers: string[], rows: (string | number | null)[][]): string {
-  const cells = rows.map((row) => row.map((c) => (c === null ? '—' : String(c))))
-  const numeric = headers.map(
+/** Left-aligned text columns, right-aligned numbers: a table an operator can scan. A column is
+ * numeric when every cell is a number, unless `numeric` says which columns are (for amounts that
+ * arrive already formatted as text). */
+export function formatTable(
+  headers: string[],
+  rows: (string | number | null)[][],
+  numeric: boolean[] = headers.map(
     (_, i) => rows.length > 0 && rows.every((r) => r[i] === null || typeof r[i] === 'number'),
-  )
+  ),
+): string {
+  const cells = rows.map((row) => row.map((c) => (c === null ? '—' : String(c))))
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)))
   const line = (r: string[]) =>
     r

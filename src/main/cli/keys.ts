@@ -1,7 +1,8 @@
 import { validPrefixesSentence } from '../../shared/payments'
 import { parseCommandArgs } from './args'
 import type { CliIo } from './io'
-import { alignedTable, paymentsFor, readSecretFromTerminal } from './payments-common'
+import { paymentsFor, readSecretFromTerminal } from './payments-common'
+import { formatTable } from './io'
 import type { PaymentsCliDeps } from './payments-common'
 
 export const keysUsage = `watchdesk keys set NAME [--activate] | keys list [--json] | keys select NAME | keys remove NAME
@@ -91,7 +92,7 @@ export async function keysCommand(argv: string[], io: CliIo, deps: PaymentsCliDe
 
 function alignedKeys(rows: string[][]): string {
   const headers = ['', 'name', 'key', 'kind', 'source', 'plan', 'per min', 'per s']
-  return alignedTable(headers, rows, [false, false, false, false, false, false, true, true])
+  return formatTable(headers, rows, [false, false, false, false, false, false, true, true])
 }
 
 function fail(io: CliIo, message: string, code = 1): number {

@@ -64,14 +64,3 @@ export async function confirmOnTerminal(question: string): Promise<boolean | nul
   process.stdin.pause()
   return /^y(es)?$/i.test(answer.trim())
 }
-
-/** Right-aligns the columns marked numeric; everything else left. */
-export function alignedTable(headers: string[], rows: string[][], numeric: boolean[]): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  const line = (r: string[]) =>
-    r
-      .map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd()
-  return [line(headers), ...rows.map(line)].join('\n')
-}

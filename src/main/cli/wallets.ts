@@ -1,6 +1,7 @@
 import { parseCommandArgs } from './args'
 import type { CliIo } from './io'
-import { alignedTable, paymentsFor } from './payments-common'
+import { paymentsFor } from './payments-common'
+import { formatTable } from './io'
 import type { PaymentsCliDeps } from './payments-common'
 
 export const walletsUsage = `watchdesk wallets [--json]
@@ -29,7 +30,7 @@ export async function walletsCommand(argv: string[], io: CliIo, deps: PaymentsCl
   )
   if (w.rows.length > 0) {
     io.out(
-      alignedTable(
+      formatTable(
         w.columns.map((c) => c.key),
         w.rows.map((r) => r.map((c) => c.text)),
         w.columns.map((c) => c.kind === 'amount'),

@@ -1,7 +1,8 @@
 import { knownEventTypes } from '../../shared/payments'
 import { parseCommandArgs } from './args'
 import type { CliIo } from './io'
-import { alignedTable, confirmOnTerminal, paymentsFor } from './payments-common'
+import { confirmOnTerminal, paymentsFor } from './payments-common'
+import { formatTable } from './io'
 import type { PaymentsCliDeps } from './payments-common'
 
 export const webhooksUsage = `watchdesk webhooks list [--json] | webhooks create --url URL --events TYPE,TYPE [--description TEXT] [--yes] | webhooks delete ID [--yes]
@@ -62,13 +63,7 @@ export async function webhooksCommand(
         e.createdAt ?? '—',
         e.description ?? '',
       ])
-      io.out(
-        alignedTable(
-          ['id', 'status', 'url', 'events', 'secret', 'created', 'description'],
-          rows,
-          rows[0]!.map(() => false),
-        ),
-      )
+      io.out(formatTable(['id', 'status', 'url', 'events', 'secret', 'created', 'description'], rows))
       return 0
     }
     case 'create': {

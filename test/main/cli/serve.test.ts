@@ -1,9 +1,8 @@
 import { once } from 'node:events'
-import { createServer } from 'node:net'
-import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { useServeProcess, runCli } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
+import { occupyPort } from '../../support/ports'
 
 function withoutDbus(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const { DBUS_SESSION_BUS_ADDRESS: _bus, DISPLAY: _display, WAYLAND_DISPLAY: _wayland, ...rest } = env
@@ -53,10 +52,8 @@ describe('bin/watchdesk serve', () => {
   })
 
   it('serves the console while the listener port is taken: the API answers, the listener problem is reported, nothing is stored', async () => {
-    const squatter = createServer()
-    squatter.listen(0, '127.0.0.1')
-    await once(squatter, 'listening')
-    const port = (squatter.address() as AddressInfo).port
+    const squatter = await occupyPort()
+    const { port } = squatter
     try {
       const running = await serve(['--data-dir', tempDir(), '--listener-port', String(port)])
       const call = async (method: string, body: unknown = {}) => {

@@ -1,14 +1,12 @@
 import { execFile } from 'node:child_process'
-import { once } from 'node:events'
 import { existsSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { desktopCsp } from '../../../src/main/desktop/window'
 import { methodNames, ipcChannel } from '../../../src/shared/contract'
 import { useTempDir } from '../../support/temp'
+import { occupyPort } from '../../support/ports'
 
 /** Runs the BUILT shell (out/main/index.js) under Node with a stand-in for Electron's modules
  * (./electron-standin): the real back end starts behind it (SQLite, keychain, listener on port 0),
@@ -140,10 +138,8 @@ describe('the built desktop shell with desktop.closeToTray off', () => {
   const tempDir = useTempDir()
 
   it('opens with the listener port taken, its first-run check naming the port, the cause and the fix', async () => {
-    const squatter = createServer()
-    squatter.listen(0, '127.0.0.1')
-    await once(squatter, 'listening')
-    const port = (squatter.address() as AddressInfo).port
+    const squatter = await occupyPort()
+    const { port } = squatter
     try {
       const taken = await runBuiltShell(tempDir(), { listener: { port }, desktop: { closeToTray: false } })
       expect(taken.loaded).toBeTruthy()

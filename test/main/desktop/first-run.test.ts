@@ -10,6 +10,7 @@ import { Config } from '../../../src/shared/config'
 import { callApi, useTestConsole } from '../../support/console'
 import { useTestKeychain } from '../../support/keychain'
 import { useTempDir } from '../../support/temp'
+import { occupyPort } from '../../support/ports'
 
 const byId = (checks: { id: string }[]) =>
   Object.fromEntries(checks.map((c) => [c.id, c])) as Record<string, any>
@@ -57,10 +58,8 @@ describe('first-run checklist (app.firstRun)', () => {
   })
 
   it('says the listener port is taken by another program, and how to find it', async () => {
-    const squatter = createServer()
-    squatter.listen(0, '127.0.0.1')
-    await once(squatter, 'listening')
-    const port = (squatter.address() as AddressInfo).port
+    const squatter = await occupyPort()
+    const { port } = squatter
     try {
       const config = Config.parse({ listener: { port } })
       const checks = byId(
@@ -81,10 +80,8 @@ describe('first-run checklist (app.firstRun)', () => {
   })
 
   it('names the port the listener could not bind (--listener-port included), the cause and the fix', async () => {
-    const squatter = createServer()
-    squatter.listen(0, '127.0.0.1')
-    await once(squatter, 'listening')
-    const port = (squatter.address() as AddressInfo).port
+    const squatter = await occupyPort()
+    const { port } = squatter
     try {
       // The config says 7421; the listener was told otherwise and met the taken port.
       const running = await startConsole({ dataDir: tempDir(), secrets: keychain(), listenerPort: port })

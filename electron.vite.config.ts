@@ -44,6 +44,8 @@ export default defineConfig(({ command }) => ({
         input: {
           index: resolve('src/main/index.ts'),
           cli: resolve('src/main/cli.ts'),
+          // The commit worker's thread loads this file (out/main/commit-worker.js) by path.
+          'commit-worker': resolve('src/main/webhooks/commit-worker.ts'),
         },
       },
     },

@@ -84,10 +84,7 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
       }
     })
     // BENCH_COMMITTER=thread compares against committing on the listener's own thread.
-    const inner =
-      process.env.BENCH_COMMITTER === 'thread'
-        ? inThreadCommitter(createEventStore(db))
-        : workerCommitter(db.name)
+    const inner = process.env.BENCH_COMMITTER === 'thread' ? inThreadCommitter(db) : workerCommitter(db.name)
     const committer: typeof inner = {
       async commit(events, rejections) {
         const started = performance.now()
@@ -96,6 +93,7 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
         batchSizes.push(events.length)
         return rows
       },
+      alive: (run, at) => inner.alive(run, at),
       close: () => inner.close(),
     }
     // As in the app: committed events are pushed in ~150 ms batches, serialised as SSE would.
@@ -125,7 +123,7 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
         {
           ingest,
           secrets: cache,
-          counters: { accepted: 0, duplicates: 0, rejected: 0 },
+          counters: { accepted: 0, duplicates: 0, rejected: 0, conflicts: 0, unavailable: 0 },
           answered: (ms) => answered.record(ms),
           rejected: (r) => ingest.reject(r),
         },

@@ -5,6 +5,7 @@ import { eventsApi } from './api/events'
 import { chainsApi } from './api/chains'
 import type { Services } from './services'
 import { paymentsApi } from './api/payments'
+import { storageApi } from './api/storage'
 
 /** Implements the contract. The only place where capabilities meet: each section in ./api/ maps
  * its methods onto one capability's services; `satisfies` fails the build if a method is missing. */
@@ -14,5 +15,6 @@ export function createApi(ctx: AppContext, services: Services): ApiHandlers {
     ...eventsApi(ctx, services),
     ...chainsApi(ctx, services),
     ...paymentsApi(ctx, services),
+    ...storageApi(ctx),
   } satisfies ApiHandlers
 }

@@ -7,7 +7,7 @@ import { createApi } from './api'
 import { loadConfig, saveConfig } from './config'
 import type { LoadedConfig } from './config'
 import type { AppContext } from './context'
-import { acquireInstanceLock, databaseFileName, openDatabase } from './db'
+import { acquireInstanceLock, createStorageHealth, databaseFileName, openDatabase } from './db'
 import { createLogger } from './log'
 import type { Logger } from './log'
 import { createPushBus } from './push'
@@ -86,14 +86,18 @@ function createContext(
 ): AppContext {
   let loaded = initial
   const listeners = new Set<(config: Config) => void>()
+  const push = createPushBus()
+  const storage = createStorageHealth(db.name, log.child({ part: 'storage' }))
+  storage.onChange((status) => push.publish('storage.status', status))
   return {
     dataDir: options.dataDir,
     shell: options.shell,
     version,
     startedAt: new Date(),
     db,
+    storage,
     secrets,
-    push: createPushBus(),
+    push,
     log,
     config: () => loaded.config,
     loadedConfig: () => loaded,

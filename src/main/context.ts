@@ -1,5 +1,5 @@
 import type { Config } from '../shared/config'
-import type { Database } from './db'
+import type { Database, StorageHealth } from './db'
 import type { Logger } from './log'
 import type { PushBus } from './push'
 import type { ObservedSecretStore } from './secrets'
@@ -24,6 +24,8 @@ export interface AppContext {
   version: string
   startedAt: Date
   db: Database
+  /** Whether the database takes commits: every writer reports to it, the console shows it. */
+  storage: StorageHealth
   secrets: ObservedSecretStore
   push: PushBus
   log: Logger

@@ -14,27 +14,6 @@ export const fineBucketRetentionMs = 2 * 24 * 60 * 60_000
 export const coarseBucketMs = 30 * 60_000
 export const bucketRetentionMs = 31 * 24 * 60 * 60_000
 
-export function createChainSamplesTable(db: Database): void {
-  db.exec(`
-    CREATE TABLE chain_samples (
-      service_id INTEGER NOT NULL,
-      bucket_ms INTEGER NOT NULL,
-      t INTEGER NOT NULL,
-      n INTEGER NOT NULL,
-      errors INTEGER NOT NULL,
-      status TEXT NOT NULL,
-      head INTEGER,
-      age_ms INTEGER,
-      lag_blocks INTEGER,
-      lag_ms INTEGER,
-      latency_ms INTEGER,
-      error_code INTEGER,
-      error TEXT,
-      PRIMARY KEY (service_id, bucket_ms, t)
-    ) STRICT, WITHOUT ROWID;
-  `)
-}
-
 interface Row {
   service_id: number
   t: number

@@ -11,6 +11,8 @@ export type { Database } from 'better-sqlite3'
 export type { Migration } from './migrations'
 export { acquireInstanceLock } from './instance-lock'
 export type { InstanceLock } from './instance-lock'
+export { createStorageHealth, failureFrom } from './health'
+export type { StorageHealth, WriteFailure } from './health'
 
 export const databaseFileName = 'watchdesk.db'
 

@@ -1,123 +1,181 @@
-import { createRequire } from 'node:module'
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
+import type { Database } from 'better-sqlite3'
 import type { EventSummary, Rejection } from '../../shared/contract/events'
-import type { EventStore, EventRow, IncomingEvent } from './store'
-import { eventParams, insertRejectionSql, toSummary, trimRejectionsSql, upsertEventSql } from './store'
+import type { CommitReply, CommitWorkerData, FromWorker, StorageFailure, ToWorker } from './commit-protocol'
+import { createCommitTransaction, failureOf } from './commit-transaction'
+import type { EventParams } from './sql'
+import { toSummary } from './store'
 
-/** Writes a batch of deliveries (and rejections) in one transaction with one fsync. */
+export type { StorageFailure } from './commit-protocol'
+
+/** One delivery after its transaction committed: stored (a first delivery, a duplicate, or a
+ * conflicting redelivery), or refused alone because it can never be stored. */
+export type StoredItem =
+  { ok: true; summary: EventSummary; duplicate: boolean; conflict: boolean } | { ok: false; reason: string }
+
+export type CommitResult = { ok: true; items: StoredItem[] } | { ok: false; failure: StorageFailure }
+
+/** The write side of an event store, as ingest sees it: the SQLite worker and the in-thread
+ * committer here, and a PostgreSQL store (the relay) implement the same three calls. */
 export interface Committer {
-  commit(events: IncomingEvent[], rejections: Rejection[]): Promise<EventSummary[]>
+  /** Deliveries (and the rejections that came with them) in one transaction and one fsync. */
+  commit(events: EventParams[], rejections: Rejection[]): Promise<CommitResult>
+  /** Marks the listener run alive (a probe write when `run` is null): a small commit that also
+   * tells whether the database takes writes again after a fault. Null when it committed. */
+  alive(run: number | null, at: number): Promise<StorageFailure | null>
   close(): Promise<void>
 }
 
-/** In this thread: simple, but the fsync blocks the event loop (tests, tools). */
-export function inThreadCommitter(store: EventStore): Committer {
+export function resultOf(reply: CommitReply): CommitResult {
+  if (!reply.ok) return { ok: false, failure: reply.failure }
   return {
-    commit: async (events, rejections) => store.commit(events, rejections),
+    ok: true,
+    items: reply.items.map((item) =>
+      item.ok
+        ? {
+            ok: true,
+            summary: toSummary(item.row),
+            duplicate: item.row.deliveries > 1,
+            conflict: item.row.conflicted === 1,
+          }
+        : { ok: false, reason: `the event cannot be stored (${item.message})` },
+    ),
+  }
+}
+
+/** In this thread: simple, but the fsync blocks the event loop (tests, tools, the bench baseline). */
+export function inThreadCommitter(db: Database, afterEvent: string[] = []): Committer {
+  const transaction = createCommitTransaction(db, afterEvent)
+  return {
+    commit: async (events, rejections) => resultOf(transaction.commit([{ id: 0, events, rejections }])[0]!),
+    alive: async (run, at) => transaction.alive(run, at),
     close: async () => {},
   }
 }
 
-// Runs in a worker thread with its own connection to the same WAL database, so the listener
-// keeps reading and answering requests while a commit waits for its fsync. Batches are posted as
-// they come (no waiting for the previous commit): whatever queued up while a transaction ran is
-// taken in one go and committed together, one transaction and one fsync for all, without a round
-// trip through the main thread between commits. Kept as source text: it runs the same under
-// vitest, the bundled CLI and Electron, with no extra build entry.
-const workerSource = `
-const { parentPort, receiveMessageOnPort, workerData } = require('node:worker_threads')
-const Database = require(workerData.sqlite)
-const db = new Database(workerData.file)
-db.pragma('busy_timeout = 5000')
-db.pragma('journal_mode = WAL')
-db.pragma('synchronous = FULL')
-const upsert = db.prepare(workerData.upsertSql)
-const insertRejection = db.prepare(workerData.insertRejectionSql)
-const trim = db.prepare(workerData.trimRejectionsSql)
-const commit = db.transaction((batches) => {
-  const rows = []
-  let rejected = 0
-  for (const batch of batches) {
-    for (const e of batch.events)
-      rows.push(upsert.get({ ...e, body: Buffer.from(e.body.buffer, e.body.byteOffset, e.body.byteLength) }))
-    for (const r of batch.rejections) insertRejection.run(r)
-    rejected += batch.rejections.length
-  }
-  if (rejected > 0) trim.run()
-  return rows
-})
-const close = () => {
-  db.close()
-  parentPort.close()
+/** out/main/commit-worker.js beside the bundle (or one level up from a chunk), out/bench for the
+ * benches, or the TypeScript source when the sources run (vitest: Node strips the types). */
+export function commitWorkerFile(): string | null {
+  const here = dirname(fileURLToPath(import.meta.url))
+  const candidates = [
+    join(here, 'commit-worker.js'),
+    join(here, '..', 'commit-worker.js'),
+    join(here, 'commit-worker.ts'),
+  ]
+  return candidates.find((file) => existsSync(file)) ?? null
 }
-parentPort.on('message', (first) => {
-  if (first === 'close') return close()
-  const batches = [first]
-  let closing = false
-  for (let next = receiveMessageOnPort(parentPort); next; next = receiveMessageOnPort(parentPort)) {
-    if (next.message === 'close') {
-      closing = true
-      break
-    }
-    batches.push(next.message)
-  }
-  let replies
-  try {
-    const rows = commit.immediate(batches)
-    let at = 0
-    replies = batches.map((b) => ({ id: b.id, rows: rows.slice(at, (at += b.events.length)) }))
-  } catch (error) {
-    const message = String((error && error.message) || error)
-    replies = batches.map((b) => ({ id: b.id, error: message }))
-  }
-  parentPort.postMessage(replies)
-  if (closing) close()
-})
-`
 
-/** Commits in a worker thread; batches may be posted while earlier ones are still committing. */
-export function workerCommitter(file: string): Committer {
-  const sqlite = createRequire(import.meta.url).resolve('better-sqlite3')
-  const worker = new Worker(workerSource, {
-    eval: true,
-    workerData: { sqlite, file, upsertSql: upsertEventSql, insertRejectionSql, trimRejectionsSql },
-  })
-  worker.unref()
-  const waiting = new Map<number, { resolve(rows: EventSummary[]): void; reject(error: Error): void }>()
-  let nextId = 1
-  let failure: Error | null = null
-  const failAll = (error: Error) => {
-    failure = error
-    for (const w of waiting.values()) w.reject(error)
-    waiting.clear()
+export interface WorkerCommitterOptions {
+  afterEvent?: string[]
+  /** How long a commit waits for another process's write lock before it fails (and 503 is
+   * answered): short, so a sender is not kept waiting. */
+  busyTimeoutMs?: number
+  /** Called when the worker died and is started again (for the log). */
+  onRestart?: (failure: StorageFailure) => void
+}
+
+const firstRestartDelayMs = 250
+const maxRestartDelayMs = 5_000
+
+/** Commits in a worker thread; requests may be posted while earlier ones are still committing.
+ * A worker that dies (an error at open, a crash) fails what was waiting with a storage failure and
+ * is started again with back-off, so the listener answers 503 meanwhile and recovers by itself. */
+export function workerCommitter(file: string, options: WorkerCommitterOptions = {}): Committer {
+  const workerFile = commitWorkerFile()
+  const data: CommitWorkerData = {
+    file,
+    busyTimeoutMs: options.busyTimeoutMs ?? 2_000,
+    afterEvent: options.afterEvent ?? [],
   }
-  worker.on('message', (replies: { id: number; rows?: EventRow[]; error?: string }[]) => {
-    for (const reply of replies) {
-      const w = waiting.get(reply.id)
-      if (!w) continue
-      waiting.delete(reply.id)
-      if (reply.error !== undefined) w.reject(new Error(reply.error))
-      else w.resolve(reply.rows!.map(toSummary))
+  const commits = new Map<number, (reply: CommitReply) => void>()
+  const alives = new Map<number, (failure: StorageFailure | null) => void>()
+  let nextId = 1
+  let worker: Worker | null = null
+  let lastFailure: StorageFailure = { code: 'WORKER_STARTING', message: 'the commit worker is starting' }
+  let restartDelay = firstRestartDelayMs
+  let restartTimer: NodeJS.Timeout | null = null
+  let closed = false
+
+  function start(): void {
+    restartTimer = null
+    if (closed) return
+    if (workerFile === null) {
+      lost(null, {
+        code: 'WORKER_MISSING',
+        message: 'commit-worker.js is missing beside the bundle: rebuild watchdesk (npm run build)',
+      })
+      return
     }
-  })
-  worker.on('error', (error) => failAll(error))
-  worker.on('exit', () => failAll(new Error('the commit worker stopped')))
+    const w = new Worker(workerFile, { workerData: data })
+    // Unreferenced while idle so it never keeps the process up; referenced while closing.
+    w.unref()
+    w.on('message', (message: FromWorker) => {
+      restartDelay = firstRestartDelayMs
+      if (message.kind === 'alive') {
+        alives.get(message.id)?.(message.failure)
+        alives.delete(message.id)
+        return
+      }
+      for (const reply of message.replies) {
+        commits.get(reply.id)?.(reply)
+        commits.delete(reply.id)
+      }
+    })
+    w.on('error', (error) => lost(w, failureOf(error)))
+    w.on('exit', (code) =>
+      lost(w, { code: 'WORKER_EXIT', message: `the commit worker stopped (exit code ${code})` }),
+    )
+    worker = w
+  }
+
+  function lost(w: Worker | null, failure: StorageFailure): void {
+    if (w !== worker) return
+    worker = null
+    lastFailure = failure
+    for (const [id, resolve] of commits) resolve({ id, ok: false, failure })
+    commits.clear()
+    for (const resolve of alives.values()) resolve(failure)
+    alives.clear()
+    if (closed) return
+    options.onRestart?.(failure)
+    restartTimer = setTimeout(start, restartDelay)
+    restartTimer.unref()
+    restartDelay = Math.min(restartDelay * 2, maxRestartDelayMs)
+  }
+
+  const post = (w: Worker, message: ToWorker) => w.postMessage(message)
+
+  start()
   return {
     commit(events, rejections) {
-      if (failure) return Promise.reject(failure)
+      const w = worker
+      if (!w) return Promise.resolve({ ok: false, failure: lastFailure })
       const id = nextId++
-      return new Promise((resolve, reject) => {
-        waiting.set(id, { resolve, reject })
-        worker.postMessage({ id, events: events.map(eventParams), rejections })
+      return new Promise<CommitReply>((resolve) => {
+        commits.set(id, resolve)
+        post(w, { kind: 'commit', id, events, rejections })
+      }).then(resultOf)
+    },
+    alive(run, at) {
+      const w = worker
+      if (!w) return Promise.resolve(lastFailure)
+      const id = nextId++
+      return new Promise((resolve) => {
+        alives.set(id, resolve)
+        post(w, { kind: 'alive', id, run, at })
       })
     },
     async close() {
-      if (failure) return
-      const exited = new Promise((r) => worker.once('exit', r))
-      // Unreferenced while idle so it never keeps the process up; referenced while closing, or a
-      // process with nothing else left to do would exit before the last commit is flushed.
-      worker.ref()
-      worker.postMessage('close')
+      closed = true
+      if (restartTimer) clearTimeout(restartTimer)
+      const w = worker
+      if (!w) return
+      const exited = new Promise((r) => w.once('exit', r))
+      w.ref()
+      post(w, { kind: 'close' })
       await exited
     },
   }

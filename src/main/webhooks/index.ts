@@ -38,6 +38,7 @@ export interface WebhookOptions {
 }
 
 const aliveEveryMs = 15_000
+const probeEveryMs = 2_000
 
 /** Listener → verify → deduplicate → group commit → push, for the app and serve mode. The store
  * and the committer always start; a listener that cannot bind (port taken, TLS files missing)
@@ -46,12 +47,17 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
   const log = ctx.log.child({ part: 'webhooks' })
   const store = createEventStore(ctx.db)
   const secrets = await loadSecretsCache(ctx.secrets, log)
-  const counters: ListenerCounters = { accepted: 0, duplicates: 0, rejected: 0 }
+  const counters: ListenerCounters = { accepted: 0, duplicates: 0, rejected: 0, conflicts: 0, unavailable: 0 }
   const latency = new LatencyWindow()
   const authorizationLatency = new LatencyWindow()
   const publisher = createBatchedPublisher((payload) => ctx.push.publish('events.appended', payload))
-  const committer = workerCommitter(ctx.db.name)
-  const ingest = createIngest(committer, log, (summaries) => publisher.add(summaries))
+  const committer = workerCommitter(ctx.db.name, {
+    onRestart: (failure) => log.warn('commit worker stopped; starting it again', { ...failure }),
+  })
+  const ingest = createIngest(committer, log, (summaries) => publisher.add(summaries), {
+    committed: () => ctx.storage.committed(),
+    failed: (failure) => ctx.storage.failed('webhook commit', failure),
+  })
   let changed = false
   const config = ctx.config().listener
   const listener = await startListener(
@@ -85,8 +91,26 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
   const url = running?.url ?? null
   ctx.urls.listener = url
   ctx.urls.listenerProblem = listener.ok ? null : listener.error
-  // A run marks when the listener was up, for the outages (and expected redeliveries) view.
-  const run = running ? store.startRun(Date.now()) : null
+  // A run marks when the listener was up, for the outages (and expected redeliveries) view. On a
+  // full disk it is recorded later, once the database takes writes again.
+  let run: number | null = null
+  const startRun = () => {
+    if (!running || run !== null) return
+    try {
+      run = store.startRun(Date.now())
+    } catch (error) {
+      ctx.storage.failed('listener run start', error)
+    }
+  }
+  startRun()
+  const reading = <T>(what: string, read: () => T, fallback: T): T => {
+    try {
+      return read()
+    } catch (error) {
+      ctx.storage.failed(what, error)
+      return fallback
+    }
+  }
   const status = (): ListenerStatus => ({
     listening: running !== null,
     url,
@@ -96,15 +120,40 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
     ...counters,
     latency: latency.summary(),
     authorizationLatency: authorizationLatency.summary(),
-    recentRejections: store.recentRejections(50),
-    outages: store.outages(10, 2_000),
+    storage: ctx.storage.status(),
+    recentRejections: reading('listener rejections', () => store.recentRejections(50), []),
+    outages: reading('listener outages', () => store.outages(10, 2_000), []),
   })
-  const alive = run === null ? null : setInterval(() => store.markAlive(run, Date.now()), aliveEveryMs)
-  alive?.unref()
+  // Every 15 s the run is marked alive through the worker (no fsync on this thread); while the
+  // database cannot commit, the same small write probes every 2 s, so the status turns back to ok
+  // (and the listener to 200s) within seconds of the disk or the lock freeing, without a delivery.
+  let lastMark = Date.now()
+  let marking = false
+  const alive = setInterval(() => {
+    const now = Date.now()
+    const faulted = ctx.storage.status().state !== 'ok'
+    if (marking || now - lastMark < (faulted ? probeEveryMs : aliveEveryMs)) return
+    marking = true
+    lastMark = now
+    void committer
+      .alive(run, now)
+      .then((failure) => {
+        if (failure) return ctx.storage.failed('listener alive mark', failure)
+        ctx.storage.committed()
+        startRun()
+      })
+      .finally(() => (marking = false))
+  }, probeEveryMs / 2)
+  alive.unref()
+  const offStorage = ctx.storage.onChange(() => (changed = true))
   const pushStatus = setInterval(() => {
     if (!changed) return
     changed = false
-    ctx.push.publish('events.listener', status())
+    try {
+      ctx.push.publish('events.listener', status())
+    } catch (error) {
+      log.error('pushing the listener status failed', { error })
+    }
   }, 1000)
   pushStatus.unref()
   if (running) log.info('webhook listener started', { url, endpoints: secrets.endpoints().length })
@@ -131,7 +180,8 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
       return sent.ok ? ok({ ...sent.value, endpoint: chosen }) : sent
     },
     async stop() {
-      if (alive) clearInterval(alive)
+      clearInterval(alive)
+      offStorage()
       clearInterval(pushStatus)
       await running?.close()
       await ingest.drain()
@@ -141,7 +191,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
       try {
         if (run !== null) store.stopRun(run, Date.now())
       } catch (error) {
-        log.warn('could not record the listener stop', { error })
+        ctx.storage.failed('listener run stop', error)
       }
       ctx.urls.listener = null
     },

@@ -2,17 +2,29 @@ import type { EventSummary, Rejection } from '../../shared/contract/events'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
-import type { Committer } from './committer'
+import type { Committer, StorageFailure } from './committer'
+import type { EventParams } from './sql'
+import { eventParams } from './store'
 import type { IncomingEvent } from './store'
 
 export interface CommitOutcome {
   summary: EventSummary
   duplicate: boolean
+  /** A redelivery whose body differs from the stored one. */
+  conflict: boolean
+}
+
+/** Told after every transaction whether the database took it (for the storage status). */
+export interface StorageObserver {
+  committed(): void
+  failed(failure: StorageFailure): void
 }
 
 export interface Ingest {
   /** Resolves once the event is durably committed (or a duplicate counted): only then may the
-   * listener answer 200. An error value means nothing was stored: answer 503 so the sender retries. */
+   * listener answer 200. An error value means nothing was stored: `unavailable` when the database
+   * cannot commit now (answer 503 so the sender retries), `bad_request` when this delivery can never
+   * be stored (answer 400; the others of its batch are not affected). */
   commit(event: IncomingEvent): Promise<Result<CommitOutcome>>
   /** Recorded with the next commit; nobody waits for it. */
   reject(rejection: Rejection): void
@@ -30,8 +42,10 @@ export function createIngest(
   committer: Committer,
   log: Logger,
   onCommitted: (summaries: EventSummary[]) => void,
+  storage?: StorageObserver,
 ): Ingest {
-  let pending: { event: IncomingEvent; resolve: (r: Result<CommitOutcome>) => void }[] = []
+  type Pending = { params: EventParams; resolve: (r: Result<CommitOutcome>) => void }
+  let pending: Pending[] = []
   let rejections: Rejection[] = []
   let scheduled = false
   const inFlight = new Set<Promise<void>>()
@@ -53,39 +67,79 @@ export function createIngest(
     inFlight.add(committing)
   }
 
-  async function commitBatch(batch: typeof pending, rejected: Rejection[]): Promise<void> {
-    let summaries: EventSummary[]
+  async function commitBatch(batch: Pending[], rejected: Rejection[]): Promise<void> {
+    let result: Awaited<ReturnType<Committer['commit']>>
     try {
-      summaries = await committer.commit(
-        batch.map((b) => b.event),
+      result = await committer.commit(
+        batch.map((b) => b.params),
         rejected,
       )
     } catch (error) {
-      log.error('webhook commit failed; answering 503 so the service retries', { error, count: batch.length })
-      const failure = err('unavailable', `The event could not be stored (${(error as Error).message}).`)
+      // A bug in a committer, not a storage state: still answer 503, never leave a sender hanging.
+      result = { ok: false, failure: { code: null, message: (error as Error).message } }
+    }
+    if (!result.ok) {
+      log.warn('webhook commit failed; answering 503 so the service retries', {
+        count: batch.length,
+        code: result.failure.code,
+        error: result.failure.message,
+      })
+      storage?.failed(result.failure)
+      const failure = err('unavailable', `The event could not be stored (${result.failure.message}).`)
       for (const b of batch) b.resolve(failure)
+      // The rejections are kept for the next attempt (bounded like any other).
+      for (const r of rejected) keepRejection(r)
       return
     }
-    batch.forEach((b, i) =>
-      b.resolve(ok({ summary: summaries[i]!, duplicate: summaries[i]!.deliveries > 1 })),
-    )
-    if (summaries.length > 0) onCommitted(summaries)
+    storage?.committed()
+    const summaries: EventSummary[] = []
+    batch.forEach((b, i) => {
+      const item = result.items[i]
+      if (!item || !item.ok) {
+        const reason = item ? item.reason : 'the store returned no row for this event'
+        log.warn('webhook delivery cannot be stored; answering 400', { id: b.params.id, reason })
+        return b.resolve(err('bad_request', reason))
+      }
+      summaries.push(item.summary)
+      b.resolve(ok({ summary: item.summary, duplicate: item.duplicate, conflict: item.conflict }))
+    })
+    if (summaries.length > 0) {
+      try {
+        onCommitted(summaries)
+      } catch (error) {
+        log.error('publishing committed events failed', { error })
+      }
+    }
+  }
+
+  function keepRejection(rejection: Rejection): void {
+    // A flood of bad requests must not grow memory without bound: keep the newest.
+    if (rejections.length >= maxRejectionsQueued) rejections.shift()
+    rejections.push(rejection)
   }
 
   return {
-    commit: (event) =>
-      new Promise((resolve) => {
-        pending.push({ event, resolve })
+    commit(event) {
+      let params: EventParams
+      try {
+        params = eventParams(event)
+      } catch (error) {
+        // Only a pathological value gets here (parse bounds its depth): refuse it alone.
+        return Promise.resolve(err('bad_request', `the event cannot be stored (${(error as Error).message})`))
+      }
+      return new Promise((resolve) => {
+        pending.push({ params, resolve })
         schedule()
-      }),
+      })
+    },
     reject(rejection) {
-      // A flood of bad requests must not grow memory without bound: keep the newest.
-      if (rejections.length >= maxRejectionsQueued) rejections.shift()
-      rejections.push(rejection)
+      keepRejection(rejection)
       schedule()
     },
     async drain() {
-      while (inFlight.size > 0 || pending.length > 0 || rejections.length > 0) {
+      // Bounded: while the database cannot commit, rejections would be queued again for ever.
+      for (let round = 0; round < 3; round++) {
+        if (inFlight.size === 0 && pending.length === 0 && rejections.length === 0) return
         flush()
         await Promise.all([...inFlight])
       }
@@ -106,7 +160,11 @@ export function createBatchedPublisher(
     const all = [...buffered.values()]
     buffered = new Map()
     const events = all.slice(-maxPerPush)
-    publish({ events, omitted: all.length - events.length })
+    try {
+      publish({ events, omitted: all.length - events.length })
+    } catch {
+      // A failing subscriber must not take the timer (and the process) down; the push bus logs.
+    }
   }
   return {
     add(summaries) {

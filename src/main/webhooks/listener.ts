@@ -28,6 +28,10 @@ export interface ListenerCounters {
   accepted: number
   duplicates: number
   rejected: number
+  /** Redeliveries whose body differed from the stored one (stored as conflicts, answered 200). */
+  conflicts: number
+  /** Answered 503: the database could not commit. */
+  unavailable: number
 }
 
 export interface ListenerHooks {
@@ -227,9 +231,14 @@ function handle(
     void hooks.ingest
       .commit({ envelope: envelope.value, body, endpoint: matched, at: Date.now() })
       .then((committed) => {
-        if (!committed.ok) return send(res, 503, { error: 'the event could not be stored; retry later' })
+        if (!committed.ok) {
+          if (committed.error.code === 'bad_request') return reject(400, committed.error.message, body.length)
+          hooks.counters.unavailable++
+          return send(res, 503, { error: 'the event could not be stored; retry later' })
+        }
         if (committed.value.duplicate) hooks.counters.duplicates++
         else hooks.counters.accepted++
+        if (committed.value.conflict) hooks.counters.conflicts++
         send(res, 200, eventType === authorizationRequestType ? settings.authorizationAnswer() : {})
       })
   }

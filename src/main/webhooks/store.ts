@@ -9,6 +9,8 @@ import type {
 import { fundingLine, groupOf } from '../../shared/events'
 import type { EventGroup } from '../../shared/events'
 import type { Envelope } from './verify'
+import { baseColumns, summaryColumns } from './sql'
+import type { EventParams, EventRow } from './sql'
 
 export interface IncomingEvent {
   envelope: Envelope
@@ -17,25 +19,8 @@ export interface IncomingEvent {
   at: number
 }
 
-interface EventRow {
-  seq: number
-  id: string
-  type: string
-  grp: string
-  created_at: string
-  created_ms: number | null
-  received_at: number
-  last_delivery_at: number
-  deliveries: number
-  endpoint: string | null
-  data_id: string | null
-  data: string | null
-}
-
-const baseColumns =
-  'seq, id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id'
-/** The data column only for funding events (their summary carries the funding line). */
-const summaryColumns = `${baseColumns}, CASE WHEN type LIKE 'funding.%' THEN data END AS data`
+export type { EventRow, EventParams } from './sql'
+export { insertRejectionSql, trimRejectionsSql, upsertEventSql } from './sql'
 
 export function toSummary(row: EventRow): EventSummary {
   return {
@@ -51,6 +36,7 @@ export function toSummary(row: EventRow): EventSummary {
     endpoint: row.endpoint,
     dataId: row.data_id,
     fundingLine: row.data ? fundingLine(row.type, safeParse(row.data)) : null,
+    conflict: row.conflicts > 0,
   }
 }
 
@@ -91,9 +77,9 @@ export function filterClause(filter: EventFilter): { sql: string; params: unknow
   return { sql: parts.length ? parts.join(' AND ') : '1', params }
 }
 
+/** The read side of the SQLite event store (the write side is a Committer). Synchronous, as
+ * better-sqlite3 is; a PostgreSQL store offers the same calls as promises (`EventQueries`). */
 export interface EventStore {
-  /** One transaction (one fsync) for the batch and the rejections that came with it. */
-  commit(batch: IncomingEvent[], rejections?: Rejection[]): EventSummary[]
   list(
     filter: EventFilter,
     after: EventCursor | undefined,
@@ -109,27 +95,12 @@ export interface EventStore {
   ): number
   recentRejections(limit: number): Rejection[]
   startRun(at: number): number
-  markAlive(run: number, at: number): void
   stopRun(run: number, at: number): void
   outages(limit: number, minGapMs: number): { from: number; to: number }[]
 }
 
-export const upsertEventSql = `
-    INSERT INTO events (id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, body, data)
-    VALUES (@id, @type, @grp, @created_at, @created_ms, @at, @at, 1, @endpoint, @data_id, @body, @data)
-    ON CONFLICT (id) DO UPDATE SET deliveries = deliveries + 1, last_delivery_at = excluded.last_delivery_at
-    RETURNING ${summaryColumns}`
-export const insertRejectionSql =
-  'INSERT INTO webhook_rejections (at, path, status, reason, size, remote) VALUES (@at, @path, @status, @reason, @size, @remote)'
-/** Keeps the rejection log bounded when someone floods the listener. */
-export const trimRejectionsSql =
-  'DELETE FROM webhook_rejections WHERE seq <= (SELECT max(seq) FROM webhook_rejections) - 10000'
-
-export type EventParams = ReturnType<typeof eventParams>
-export type { EventRow }
-
 /** Named parameters of upsertEventSql for one delivery (plain data: it may cross to a worker). */
-export function eventParams(e: IncomingEvent) {
+export function eventParams(e: IncomingEvent): EventParams {
   return {
     id: e.envelope.id,
     type: e.envelope.type,
@@ -145,15 +116,6 @@ export function eventParams(e: IncomingEvent) {
 }
 
 export function createEventStore(db: Database): EventStore {
-  const upsert = db.prepare(upsertEventSql)
-  const insertRejection = db.prepare(insertRejectionSql)
-  const trimRejections = db.prepare(trimRejectionsSql)
-  const commitBatch = db.transaction((batch: IncomingEvent[], rejections: Rejection[]) => {
-    const rows = batch.map((e) => toSummary(upsert.get(eventParams(e)) as EventRow))
-    for (const r of rejections) insertRejection.run(r)
-    if (rejections.length) trimRejections.run()
-    return rows
-  })
   const statements = new Map<string, Statement>()
   const prepared = (sql: string) => {
     let statement = statements.get(sql)
@@ -165,7 +127,6 @@ export function createEventStore(db: Database): EventStore {
   }
 
   return {
-    commit: (batch, rejections = []) => commitBatch.immediate(batch, rejections),
     list(filter, after, limit) {
       const where = filterClause(filter)
       const keyset = after ? ' AND received_at <= ? AND (received_at < ? OR seq < ?)' : ''
@@ -187,10 +148,17 @@ export function createEventStore(db: Database): EventStore {
       return { count: Math.min(n, cap), capped: n > cap }
     },
     get(id) {
-      const row = prepared(`SELECT ${baseColumns}, data, body FROM events WHERE id = ?`).get(id) as
-        (EventRow & { body: Buffer }) | undefined
+      const row = prepared(`SELECT ${baseColumns}, data, body, conflict_body FROM events WHERE id = ?`).get(
+        id,
+      ) as (EventRow & { body: Buffer; conflict_body: Buffer | null }) | undefined
       if (!row) return null
-      return { ...toSummary(row), body: row.body.toString('utf8'), data: safeParse(row.data ?? 'null') }
+      return {
+        ...toSummary(row),
+        body: row.body.toString('utf8'),
+        data: safeParse(row.data ?? 'null'),
+        conflicts: row.conflicts,
+        conflictBody: row.conflict_body?.toString('utf8') ?? null,
+      }
     },
     forEachForExport(filter, limit, each) {
       const where = filterClause(filter)
@@ -213,7 +181,6 @@ export function createEventStore(db: Database): EventStore {
         prepared('INSERT INTO listener_runs (started_at, alive_at) VALUES (?, ?)').run(at, at)
           .lastInsertRowid,
       ),
-    markAlive: (run, at) => void prepared('UPDATE listener_runs SET alive_at = ? WHERE id = ?').run(at, run),
     stopRun: (run, at) =>
       void prepared('UPDATE listener_runs SET alive_at = ?, stopped_at = ? WHERE id = ?').run(at, at, run),
     outages(limit, minGapMs) {

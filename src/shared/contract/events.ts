@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { method } from './define'
+import { StorageStatus } from './storage'
 
 export const EventGroupSchema = z.enum(['payments', 'cards', 'business', 'unknown'])
 
@@ -20,6 +21,9 @@ export const EventSummary = z.object({
   endpoint: z.string().nullable(),
   dataId: z.string().nullable(),
   fundingLine: z.string().nullable(),
+  /** A redelivery of this id came with a different body: the first body is kept, the latest
+   * differing one is in the detail (`conflictBody`). */
+  conflict: z.boolean(),
 })
 export type EventSummary = z.infer<typeof EventSummary>
 
@@ -27,6 +31,10 @@ export const EventDetail = EventSummary.extend({
   /** The body exactly as received (UTF-8 text). */
   body: z.string(),
   data: z.unknown(),
+  /** How many redeliveries came with a body different from `body`. */
+  conflicts: z.number().int(),
+  /** The latest differing body (UTF-8 text), null without a conflict. */
+  conflictBody: z.string().nullable(),
 })
 export type EventDetail = z.infer<typeof EventDetail>
 
@@ -76,6 +84,12 @@ export const ListenerStatus = z.object({
   accepted: z.number().int(),
   duplicates: z.number().int(),
   rejected: z.number().int(),
+  /** Redeliveries since start whose body differed from the stored one (see EventSummary.conflict). */
+  conflicts: z.number().int(),
+  /** Deliveries answered 503 since start because the database could not commit. */
+  unavailable: z.number().int(),
+  /** Whether the database takes commits; not `ok` means deliveries are answered 503. */
+  storage: StorageStatus,
   /** Answer latency over the last 1,000 deliveries, from request to the last byte of the answer. */
   latency: LatencyStats,
   /** The same for card.authorization.request, which the service needs answered within 2 s. */

@@ -4,6 +4,7 @@ import { appMethods } from './app'
 import { paymentsMethods, paymentsPushes } from './payments'
 import { eventsMethods, eventsPushes } from './events'
 import { chainsMethods, chainsPushes } from './chains'
+import { storageMethods, storagePushes } from './storage'
 
 /** The one list of API methods. Preload, IPC handlers, HTTP routes and the renderer client all
  * derive from it; each capability declares its own methods in a sibling file. */
@@ -12,6 +13,7 @@ export const methods = {
   ...paymentsMethods,
   ...eventsMethods,
   ...chainsMethods,
+  ...storageMethods,
 } satisfies Record<string, MethodSpec>
 
 /** Live updates pushed from the back end (IPC `send` under Electron, server-sent events in serve). */
@@ -20,6 +22,7 @@ export const pushes = {
   ...paymentsPushes,
   ...eventsPushes,
   ...chainsPushes,
+  ...storagePushes,
 } satisfies Record<string, z.ZodType>
 
 export type Methods = typeof methods

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { acquireInstanceLock, openDatabase, schemaVersion } from '../../../src/main/db'
@@ -40,6 +40,42 @@ describe('database migrations', () => {
       db.close()
     },
   )
+
+  it.each(migrations.map((m) => m.version).filter((v) => v < latest))(
+    'give a file upgraded from version %i exactly the schema of a fresh install',
+    (from) => {
+      const schemaOf = (file: string) => {
+        const db = unwrap(openDatabase(file))
+        const rows = db
+          .prepare(`SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name`)
+          .all()
+        db.close()
+        return rows
+      }
+      const fresh = schemaOf(join(tempDir(), 'fresh.db'))
+      const file = join(tempDir(), 'upgraded.db')
+      unwrap(openDatabase(file, { migrations: migrations.filter((m) => m.version <= from) })).close()
+      expect(schemaOf(file)).toEqual(fresh)
+      // Not vacuous: the fresh schema holds every table the migrations create.
+      expect(fresh.filter((r: any) => r.type === 'table').map((r: any) => r.name)).toEqual([
+        'chain_samples',
+        'events',
+        'listener_runs',
+        'meta',
+        'webhook_rejections',
+      ])
+    },
+  )
+
+  it('keep each migration in its own file, importing nothing but the Migration type', () => {
+    const dir = join(import.meta.dirname, '../../../src/main/db/migrations')
+    const files = readdirSync(dir).filter((f) => /^\d{3}-.+\.ts$/.test(f))
+    expect(files.map((f) => Number(f.slice(0, 3)))).toEqual(migrations.map((m) => m.version))
+    for (const f of files) {
+      const imports = readFileSync(join(dir, f), 'utf8').match(/^import .*$/gm) ?? []
+      expect(imports, f).toEqual([`import type { Migration } from './migration'`])
+    }
+  })
 
   it('refuse a file written by a newer watchdesk, saying what to do', () => {
     const file = join(tempDir(), 'watchdesk.db')

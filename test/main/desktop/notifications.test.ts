@@ -26,6 +26,7 @@ const event = (type: string, n = 1): EventSummary => ({
   endpoint: null,
   dataId: `fund_${n}`,
   fundingLine: null,
+  conflict: false,
 })
 
 describe('notification choice for event types', () => {

@@ -6,6 +6,7 @@ import { createBatchedPublisher, createIngest } from '../../../src/main/webhooks
 import { inThreadCommitter, workerCommitter } from '../../../src/main/webhooks/committer'
 import type { Committer } from '../../../src/main/webhooks/committer'
 import { createEventStore } from '../../../src/main/webhooks'
+import { eventParams } from '../../../src/main/webhooks/store'
 import type { EventSummary } from '../../../src/shared/contract/events'
 import { unwrap } from '../../../src/shared/result'
 import { useTempDir } from '../../support/temp'
@@ -25,9 +26,9 @@ describe('group commit', () => {
   }
 
   it('commits deliveries that arrive together in one transaction and answers each', async () => {
-    const { db, store } = openStore()
+    const { db } = openStore()
     const batches: number[] = []
-    const inThread = inThreadCommitter(store)
+    const inThread = inThreadCommitter(db)
     const counting: Committer = {
       ...inThread,
       commit: (batch, r) => (batches.push(batch.length), inThread.commit(batch, r)),
@@ -44,7 +45,7 @@ describe('group commit', () => {
 
   it('counts a duplicate inside the same batch as a second delivery, not a second row', async () => {
     const { db, store } = openStore()
-    const ingest = createIngest(inThreadCommitter(store), silentLogger, () => {})
+    const ingest = createIngest(inThreadCommitter(db), silentLogger, () => {})
     const [first, second] = await Promise.all([
       ingest.commit(incoming('evt_same')),
       ingest.commit(incoming('evt_same')),
@@ -56,8 +57,8 @@ describe('group commit', () => {
   })
 
   it('answers with an error value, not 200, when the commit fails', async () => {
-    const { db, store } = openStore()
-    const ingest = createIngest(inThreadCommitter(store), silentLogger, () => {})
+    const { db } = openStore()
+    const ingest = createIngest(inThreadCommitter(db), silentLogger, () => {})
     db.close()
     const outcome = await ingest.commit(incoming('evt_lost'))
     expect(outcome.ok).toBe(false)
@@ -104,8 +105,8 @@ describe('group commit', () => {
       Array.from({ length: 3 + b }, (_, i) => incoming(`evt_q${b}_${i}`)),
     )
     // Posted without waiting: the worker takes whatever is queued into one transaction.
-    const results = await Promise.all(batches.map((batch) => worker.commit(batch, [])))
-    expect(results.map((rows) => rows.map((r) => r.id))).toEqual(
+    const results = await Promise.all(batches.map((batch) => worker.commit(batch.map(eventParams), [])))
+    expect(results.map((r) => (r.ok ? r.items.map((i) => i.ok && i.summary.id) : r.failure))).toEqual(
       batches.map((batch) => batch.map((e) => e.envelope.id)),
     )
     await worker.close()

@@ -1,0 +1,45 @@
+/** The commit worker's messages, imported (as types) by both sides: src/main/webhooks/committer.ts
+ * posts `ToWorker` and reads `FromWorker`; src/main/webhooks/commit-worker.ts the other way round. */
+import type { Rejection } from '../../shared/contract/events'
+import type { CommittedRow, EventParams } from './sql'
+
+export interface CommitWorkerData {
+  /** The database file (the main connection has already created and migrated it). */
+  file: string
+  busyTimeoutMs: number
+  /** Statements run after each event's upsert, in the same transaction (and the event's own
+   * savepoint), with the event's parameters plus `seq`, `inserted` (1 on the first delivery) and
+   * `conflicted`. A capability that must write with the event atomically (the forward outbox)
+   * adds its insert here. */
+  afterEvent: string[]
+}
+
+/** Why nothing of a transaction was committed: the disk, the lock or the file, not the data.
+ * `code` is SQLite's extended code (`SQLITE_FULL`, `SQLITE_BUSY`, `SQLITE_IOERR_WRITE`) when known. */
+export interface StorageFailure {
+  code: string | null
+  message: string
+}
+
+/** One delivery of a committed transaction: its row, or why this delivery alone can never be
+ * stored (the others of its transaction were). */
+export type ItemResult = { ok: true; row: CommittedRow } | { ok: false; code: string | null; message: string }
+
+export interface CommitRequest {
+  id: number
+  events: EventParams[]
+  rejections: Rejection[]
+}
+
+export type CommitReply =
+  { id: number; ok: true; items: ItemResult[] } | { id: number; ok: false; failure: StorageFailure }
+
+export type ToWorker =
+  | ({ kind: 'commit' } & CommitRequest)
+  /** Marks the listener run alive (or writes a probe row when `run` is null): a small commit that
+   * also proves the database takes writes again after a fault. */
+  | { kind: 'alive'; id: number; run: number | null; at: number }
+  | { kind: 'close' }
+
+export type FromWorker =
+  { kind: 'replies'; replies: CommitReply[] } | { kind: 'alive'; id: number; failure: StorageFailure | null }

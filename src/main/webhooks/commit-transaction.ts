@@ -1,0 +1,90 @@
+/** The one commit transaction, run by the commit worker and by the in-thread committer alike.
+ * Runtime imports carry their `.ts` extension: the worker runs this file directly under vitest
+ * (Node strips the types), and the bundler resolves it for the built app. */
+import type { Database } from 'better-sqlite3'
+import type { CommitReply, CommitRequest, ItemResult, StorageFailure } from './commit-protocol.ts'
+import { insertRejectionSql, markAliveSql, probeSql, trimRejectionsSql, upsertEventSql } from './sql.ts'
+import type { CommittedRow, EventParams } from './sql.ts'
+
+/** Errors that belong to one delivery (too big, too deep to stringify, a constraint): that
+ * delivery is refused on its own. Anything else (disk full, locked, I/O, a missing table) means
+ * the database cannot commit now: the whole transaction fails and every delivery gets 503. */
+const eventFaultCodes = /^SQLITE_(TOOBIG|CONSTRAINT|MISMATCH|RANGE)/
+
+export function failureOf(error: unknown): StorageFailure {
+  const code = (error as { code?: unknown } | null)?.code
+  return {
+    code: typeof code === 'string' ? code : null,
+    message: error instanceof Error ? error.message : String(error),
+  }
+}
+
+function isEventFault(failure: StorageFailure, error: unknown): boolean {
+  if (failure.code !== null) return eventFaultCodes.test(failure.code)
+  // No SQLite code: the data itself (a RangeError from a pathological value, a TypeError).
+  return error instanceof RangeError || error instanceof TypeError
+}
+
+export interface CommitTransaction {
+  /** Everything in one transaction and one fsync; a delivery that cannot be stored fails alone. */
+  commit(requests: CommitRequest[]): CommitReply[]
+  alive(run: number | null, at: number): StorageFailure | null
+}
+
+export function createCommitTransaction(db: Database, afterEvent: string[] = []): CommitTransaction {
+  const upsert = db.prepare(upsertEventSql)
+  const after = afterEvent.map((sql) => db.prepare(sql))
+  const insertRejection = db.prepare(insertRejectionSql)
+  const trimRejections = db.prepare(trimRejectionsSql)
+  const markAlive = db.prepare(markAliveSql)
+  const probe = db.prepare(probeSql)
+  // Nested inside the batch's transaction this is a savepoint: a failing event is rolled back alone.
+  const one = db.transaction((e: EventParams): CommittedRow => {
+    const row = upsert.get(e) as CommittedRow
+    for (const statement of after)
+      statement.run({
+        ...e,
+        seq: row.seq,
+        inserted: row.deliveries === 1 ? 1 : 0,
+        conflicted: row.conflicted,
+      })
+    return row
+  })
+  const item = (e: EventParams): ItemResult => {
+    try {
+      return { ok: true, row: one(e) }
+    } catch (error) {
+      const failure = failureOf(error)
+      if (!isEventFault(failure, error)) throw error
+      return { ok: false, ...failure }
+    }
+  }
+  const all = db.transaction((requests: CommitRequest[]): CommitReply[] => {
+    let rejected = 0
+    const replies = requests.map((r): CommitReply => ({ id: r.id, ok: true, items: r.events.map(item) }))
+    for (const r of requests) {
+      for (const rejection of r.rejections) insertRejection.run(rejection)
+      rejected += r.rejections.length
+    }
+    if (rejected > 0) trimRejections.run()
+    return replies
+  })
+  return {
+    commit(requests) {
+      try {
+        return all.immediate(requests)
+      } catch (error) {
+        const failure = failureOf(error)
+        return requests.map((r) => ({ id: r.id, ok: false, failure }))
+      }
+    },
+    alive(run, at) {
+      try {
+        if (run === null || markAlive.run({ run, at }).changes === 0) probe.run({ at })
+        return null
+      } catch (error) {
+        return failureOf(error)
+      }
+    },
+  }
+}

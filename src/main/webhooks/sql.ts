@@ -1,0 +1,66 @@
+/** The events tables' statements and row shapes, shared by the store (queries, main thread) and
+ * the commit transaction (worker thread). No runtime imports: the worker loads this file as it is. */
+
+export interface EventRow {
+  seq: number
+  id: string
+  type: string
+  grp: string
+  created_at: string
+  created_ms: number | null
+  received_at: number
+  last_delivery_at: number
+  deliveries: number
+  endpoint: string | null
+  data_id: string | null
+  /** Redeliveries of this id whose body differed from the first one (kept). */
+  conflicts: number
+  data: string | null
+}
+
+/** A stored row as the upsert returns it: `conflicted` is 1 when this very delivery's body
+ * differed from the stored one. */
+export interface CommittedRow extends EventRow {
+  conflicted: 0 | 1
+}
+
+/** Named parameters of upsertEventSql for one delivery: plain data, so it crosses to a worker
+ * (or a PostgreSQL store) as it is. */
+export interface EventParams {
+  id: string
+  type: string
+  grp: string
+  created_at: string
+  created_ms: number | null
+  at: number
+  endpoint: string
+  data_id: string | null
+  body: Uint8Array
+  data: string
+}
+
+export const baseColumns =
+  'seq, id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, conflicts'
+/** The data column only for funding events (their summary carries the funding line). */
+export const summaryColumns = `${baseColumns}, CASE WHEN type LIKE 'funding.%' THEN data END AS data`
+
+/** First delivery inserts; a redelivery counts, and a redelivery whose body differs is a conflict:
+ * the first body stays, the latest differing body is kept beside it. */
+export const upsertEventSql = `
+    INSERT INTO events (id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, body, data)
+    VALUES (@id, @type, @grp, @created_at, @created_ms, @at, @at, 1, @endpoint, @data_id, @body, @data)
+    ON CONFLICT (id) DO UPDATE SET
+      deliveries = deliveries + 1,
+      last_delivery_at = excluded.last_delivery_at,
+      conflicts = conflicts + (body IS NOT excluded.body),
+      conflict_body = CASE WHEN body IS NOT excluded.body THEN excluded.body ELSE conflict_body END
+    RETURNING ${summaryColumns}, body IS NOT @body AS conflicted`
+export const insertRejectionSql =
+  'INSERT INTO webhook_rejections (at, path, status, reason, size, remote) VALUES (@at, @path, @status, @reason, @size, @remote)'
+/** Keeps the rejection log bounded when someone floods the listener. */
+export const trimRejectionsSql =
+  'DELETE FROM webhook_rejections WHERE seq <= (SELECT max(seq) FROM webhook_rejections) - 10000'
+export const markAliveSql = 'UPDATE listener_runs SET alive_at = @at WHERE id = @run'
+/** A write that proves the database takes commits again (used while no listener run exists). */
+export const probeSql = `INSERT INTO meta (key, value) VALUES ('storage_probe', CAST(@at AS TEXT))
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value`

@@ -13,11 +13,14 @@ import { createChainHistory } from './history'
 import type { ChainHistoryStore } from './history'
 import { createPoller } from './poller'
 import type { Poller } from './poller'
+import type { PollClock } from './clock'
 import { resolveTargets } from './targets'
 
 export { createPoller, sortWorstFirst, backoffDelay } from './poller'
 export { resolveTargets, maskUrl } from './targets'
 export { createRpcClient } from './rpc'
+export { systemPollClock } from './clock'
+export type { PollClock } from './clock'
 export { createChainHistory } from './history'
 
 export interface ChainsService {
@@ -50,8 +53,14 @@ export function pollerFor(
   uid: string | null,
   onRound?: Parameters<typeof createPoller>[0]['onRound'],
   uidProblem: string | null = null,
+  clock?: PollClock,
 ): Poller {
-  return createPoller({ targets: resolveTargets(config, uid, uidProblem), scrub: uidScrubber(uid), onRound })
+  return createPoller({
+    targets: resolveTargets(config, uid, uidProblem),
+    scrub: uidScrubber(uid),
+    onRound,
+    clock,
+  })
 }
 
 export async function startChainsService(ctx: AppContext): Promise<ChainsService> {

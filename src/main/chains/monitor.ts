@@ -1,5 +1,8 @@
 import type { ChainStatus, RpcErrorInfo } from '../../shared/contract/chains'
 import { evaluateHealth } from '../../shared/chains/health'
+import type { Evaluation } from '../../shared/chains/health'
+import { ok } from '../../shared/result'
+import type { Result } from '../../shared/result'
 import { createRpcClient } from './rpc'
 import type { RpcCall, RpcClient, RpcOutcome } from './rpc'
 import type { ChainTarget } from './targets'
@@ -35,8 +38,33 @@ const blockTimeWeight = 0.2
 /** Block timestamps are whole seconds: measure over at least this span to keep sub-second chains honest. */
 const minMeasureSpanSeconds = 5
 
-export interface Clock {
-  now(): number
+/** What one poll's batch brought back, before any interpretation. */
+interface Fetched {
+  head: RpcOutcome
+  /** null when the node refused eth_getBlockByNumber before (not asked again). */
+  block: RpcOutcome | null
+  /** web3_clientVersion, net_version, eth_chainId; null when the identity was not due. */
+  identity: RpcOutcome[] | null
+  /** The reference node's eth_blockNumber; null without a reference. */
+  reference: RpcOutcome | null
+  latencyMs: number
+}
+
+interface BlockAge {
+  head: number
+  /** From the head block's timestamp (true) or from when the head last advanced here (false). */
+  fromTimestamp: boolean
+  seconds: number
+  sinceAdvancedSeconds: number
+}
+
+interface Lag {
+  blocks: number
+  seconds: number
+  /** The reference node's head, or null when there is none or it did not answer a number. */
+  referenceHead: number | null
+  /** Why a configured reference gave no head, or null. */
+  referenceProblem: string | null
 }
 
 export class ChainMonitor {
@@ -82,14 +110,32 @@ export class ChainMonitor {
     this.reference?.close()
   }
 
+  /** One poll, in the order of its steps: fetch the head (with the block and, when due, the
+   * identity in the same batch), check the identity, measure the block age, measure the lag,
+   * evaluate health, record the status and the sample. */
   async poll(now: () => number = Date.now): Promise<{ status: ChainStatus; sample: Sample | null }> {
     if (!this.client) return { status: this.latest, sample: null }
-    const started = now()
+    const fetched = await this.fetchHead(this.client, now())
+    const t = now()
+    const head = readHead(fetched.head)
+    if (!head.ok) return this.failed(head.error, fetched.latencyMs, t)
+    this.failures = 0
+    if (fetched.identity) this.identity = this.checkIdentity(fetched.identity, t)
+    const age = this.blockAge(head.value, fetched.block, t)
+    const lag = this.lag(age, fetched.reference)
+    const evaluation = this.evaluate(age, lag)
+    return this.record(evaluation, age, lag, fetched, t)
+  }
+
+  /** Step 1: one batch to the node (head, head block unless refused, identity when due) and, in
+   * parallel, the reference node's head. */
+  private async fetchHead(client: RpcClient, started: number): Promise<Fetched> {
     const identityDue =
       this.identity === null ||
       started - this.identity.checkedAt > (this.identity.mismatch ? mismatchRecheckMs : identityRecheckMs)
     const calls: RpcCall[] = [{ method: 'eth_blockNumber', params: [] }]
-    if (!this.getBlockRefused) calls.push({ method: 'eth_getBlockByNumber', params: ['latest', false] })
+    const askBlock = !this.getBlockRefused
+    if (askBlock) calls.push({ method: 'eth_getBlockByNumber', params: ['latest', false] })
     const identityAt = calls.length
     if (identityDue) {
       calls.push(
@@ -99,80 +145,103 @@ export class ChainMonitor {
       )
     }
     const [main, reference] = await Promise.all([
-      this.client.batch(calls),
+      client.batch(calls),
       this.reference ? this.reference.call({ method: 'eth_blockNumber', params: [] }) : Promise.resolve(null),
     ])
-    const t = now()
-    const [headOutcome, blockOutcome] = [main.outcomes[0]!, this.getBlockRefused ? null : main.outcomes[1]!]
-    if (!headOutcome.ok || quantity(headOutcome.result) === null) {
-      const error = headOutcome.ok ? notAQuantity('eth_blockNumber', headOutcome.result) : headOutcome.error
-      return this.failed(error, main.latencyMs, t)
+    return {
+      head: main.outcomes[0]!,
+      block: askBlock ? main.outcomes[1]! : null,
+      identity: identityDue ? main.outcomes.slice(identityAt) : null,
+      reference: reference?.outcome ?? null,
+      latencyMs: main.latencyMs,
     }
-    this.failures = 0
-    let head = quantity(headOutcome.result)!
-    if (identityDue) this.identity = this.checkIdentity(main.outcomes.slice(identityAt), t)
+  }
 
-    let blockTimestamp: number | null = null
-    if (blockOutcome) {
-      if (!blockOutcome.ok && refusesMethod(blockOutcome.error)) this.getBlockRefused = true
-      else if (blockOutcome.ok) {
-        const block = blockOutcome.result as { number?: unknown; timestamp?: unknown } | null
-        const ts = quantity(block?.timestamp)
-        const number = quantity(block?.number)
-        if (ts !== null && number !== null) {
-          blockTimestamp = ts
-          head = Math.max(head, number)
-          this.measureBlockTime(number, ts)
-        }
+  /** Step 3: the head block's age, from its timestamp where the node gives the block, else from
+   * when this poller last saw the head advance. The block may also raise the head. */
+  private blockAge(reportedHead: number, blockOutcome: RpcOutcome | null, t: number): BlockAge {
+    let head = reportedHead
+    let timestamp: number | null = null
+    if (blockOutcome && !blockOutcome.ok && refusesMethod(blockOutcome.error)) this.getBlockRefused = true
+    else if (blockOutcome?.ok) {
+      const block = blockOutcome.result as { number?: unknown; timestamp?: unknown } | null
+      const ts = quantity(block?.timestamp)
+      const number = quantity(block?.number)
+      if (ts !== null && number !== null) {
+        timestamp = ts
+        head = Math.max(head, number)
+        this.measureBlockTime(number, ts)
       }
     }
     if (this.lastHead === null || head > this.lastHead) this.lastAdvanceAt = t
     this.lastHead = head
-
-    const blockAgeSeconds =
-      blockTimestamp !== null
-        ? Math.max(0, t / 1000 - blockTimestamp)
-        : (t - (this.lastAdvanceAt ?? t)) / 1000
-    const referenceHead = reference?.outcome.ok ? quantity(reference.outcome.result) : null
-    const blockSeconds = this.blockTimeMs / 1000
-    let lagBlocks: number
-    let lagSeconds: number
-    if (referenceHead !== null) {
-      lagBlocks = Math.max(0, referenceHead - head)
-      lagSeconds = lagBlocks * blockSeconds
-    } else {
-      lagSeconds = Math.max(0, blockAgeSeconds - blockSeconds)
-      lagBlocks = Math.round(lagSeconds / blockSeconds)
+    const sinceAdvancedSeconds = (t - (this.lastAdvanceAt ?? t)) / 1000
+    return {
+      head,
+      fromTimestamp: timestamp !== null,
+      seconds: timestamp !== null ? Math.max(0, t / 1000 - timestamp) : sinceAdvancedSeconds,
+      sinceAdvancedSeconds,
     }
+  }
+
+  /** Step 4: blocks and seconds behind, against the reference node when it answered, else
+   * estimated from the block age. */
+  private lag(age: BlockAge, reference: RpcOutcome | null): Lag {
+    const referenceHead = reference?.ok ? quantity(reference.result) : null
+    const blockSeconds = this.blockTimeMs / 1000
+    const referenceProblem =
+      this.reference && referenceHead === null && reference
+        ? reference.ok
+          ? 'not a block number'
+          : reference.error.message
+        : null
+    if (referenceHead !== null) {
+      const blocks = Math.max(0, referenceHead - age.head)
+      return { blocks, seconds: blocks * blockSeconds, referenceHead, referenceProblem }
+    }
+    const seconds = Math.max(0, age.seconds - blockSeconds)
+    return { blocks: Math.round(seconds / blockSeconds), seconds, referenceHead, referenceProblem }
+  }
+
+  /** Step 5: the status and its reason, from the shared health rules. */
+  private evaluate(age: BlockAge, lag: Lag): Evaluation {
     const evaluation = evaluateHealth(
       {
         notConfigured: null,
         error: null,
         identityMismatch: this.identity?.mismatch ?? null,
-        blockAgeSeconds: blockTimestamp !== null ? blockAgeSeconds : null,
-        sinceHeadAdvancedSeconds: (t - (this.lastAdvanceAt ?? t)) / 1000,
-        referenceLagBlocks: referenceHead !== null ? lagBlocks : null,
+        blockAgeSeconds: age.fromTimestamp ? age.seconds : null,
+        sinceHeadAdvancedSeconds: age.sinceAdvancedSeconds,
+        referenceLagBlocks: lag.referenceHead !== null ? lag.blocks : null,
         blockTimeMs: this.blockTimeMs,
       },
       this.target.thresholds,
     )
-    const referenceNote =
-      this.reference && referenceHead === null && reference
-        ? ` Reference node: ${reference.outcome.ok ? 'not a block number' : reference.outcome.error.message}`
-        : ''
+    const referenceNote = lag.referenceProblem !== null ? ` Reference node: ${lag.referenceProblem}` : ''
+    return { status: evaluation.status, reason: evaluation.reason + referenceNote }
+  }
+
+  /** Step 6: the status the UI shows and the sample history stores. */
+  private record(
+    evaluation: Evaluation,
+    age: BlockAge,
+    lag: Lag,
+    fetched: Fetched,
+    t: number,
+  ): { status: ChainStatus; sample: Sample } {
     this.latest = {
       ...this.base(),
       status: evaluation.status,
-      reason: evaluation.reason + referenceNote,
-      head,
-      blockAgeSeconds: round(blockAgeSeconds, 1),
-      blockAgeSource: blockTimestamp !== null ? 'timestamp' : 'advance',
+      reason: evaluation.reason,
+      head: age.head,
+      blockAgeSeconds: round(age.seconds, 1),
+      blockAgeSource: age.fromTimestamp ? 'timestamp' : 'advance',
       blockTimeMs: Math.round(this.blockTimeMs),
-      lagBlocks,
-      lagSeconds: round(lagSeconds, 1),
-      lagEstimated: referenceHead === null,
-      referenceHead,
-      latencyMs: round(main.latencyMs, 1),
+      lagBlocks: lag.blocks,
+      lagSeconds: round(lag.seconds, 1),
+      lagEstimated: lag.referenceHead === null,
+      referenceHead: lag.referenceHead,
+      latencyMs: round(fetched.latencyMs, 1),
       error: null,
       checkedAt: new Date(t).toISOString(),
     }
@@ -182,11 +251,11 @@ export class ChainMonitor {
         serviceId: this.target.info.serviceId,
         t,
         status: evaluation.status,
-        head,
-        ageMs: Math.round(blockAgeSeconds * 1000),
-        lagBlocks,
-        lagMs: Math.round(lagSeconds * 1000),
-        latencyMs: Math.round(main.latencyMs),
+        head: age.head,
+        ageMs: Math.round(age.seconds * 1000),
+        lagBlocks: lag.blocks,
+        lagMs: Math.round(lag.seconds * 1000),
+        latencyMs: Math.round(fetched.latencyMs),
         error: null,
       },
     }
@@ -352,6 +421,13 @@ export function quantity(value: unknown): number | null {
   if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,16}$/.test(value)) return null
   const n = Number.parseInt(value, 16)
   return Number.isSafeInteger(n) ? n : null
+}
+
+/** Step 1's head: a hex quantity, or the error that makes this poll a failure. */
+function readHead(outcome: RpcOutcome): Result<number, RpcErrorInfo> {
+  if (!outcome.ok) return { ok: false, error: outcome.error }
+  const head = quantity(outcome.result)
+  return head === null ? { ok: false, error: notAQuantity('eth_blockNumber', outcome.result) } : ok(head)
 }
 
 function notAQuantity(method: string, result: unknown): RpcErrorInfo {

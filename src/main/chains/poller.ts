@@ -3,6 +3,8 @@ import { statusRank } from '../../shared/chains/health'
 import { ChainMonitor } from './monitor'
 import type { Sample } from './monitor'
 import type { ChainTarget } from './targets'
+import { systemPollClock } from './clock'
+import type { PollClock } from './clock'
 
 /** Polls every configured chain on its own timer, so a slow or dead chain never delays another,
  * and hands the twelve statuses (and the new samples) to `onRound` after each burst of polls. */
@@ -13,7 +15,8 @@ export interface PollerOptions {
   onRound?: (snapshot: ChainsSnapshot, samples: Sample[]) => void
   /** Waits this long after a poll for the others of the same round before publishing. */
   coalesceMs?: number
-  now?: () => number
+  /** The system clock unless a test moves time itself. */
+  clock?: PollClock
 }
 
 export interface Poller {
@@ -36,11 +39,12 @@ export function sortWorstFirst(chains: ChainStatus[]): ChainStatus[] {
 }
 
 export function createPoller(options: PollerOptions): Poller {
-  const now = options.now ?? Date.now
+  const clock = options.clock ?? systemPollClock
+  const now = () => clock.now()
   const monitors = options.targets.map((t) => new ChainMonitor(t, options.scrub))
-  const timers = new Map<number, NodeJS.Timeout>()
+  const timers = new Map<number, () => void>()
   let pendingSamples: Sample[] = []
-  let publishTimer: NodeJS.Timeout | null = null
+  let cancelPublish: (() => void) | null = null
   let running = false
 
   const snapshot = (): ChainsSnapshot => ({
@@ -49,15 +53,15 @@ export function createPoller(options: PollerOptions): Poller {
   })
 
   function publish() {
-    publishTimer = null
+    cancelPublish = null
     const samples = pendingSamples
     pendingSamples = []
     options.onRound?.(snapshot(), samples)
   }
 
   function schedulePublish() {
-    if (publishTimer || !running) return
-    publishTimer = setTimeout(publish, options.coalesceMs ?? 200)
+    if (cancelPublish || !running) return
+    cancelPublish = clock.after(options.coalesceMs ?? 200, publish)
   }
 
   async function loop(monitor: ChainMonitor) {
@@ -69,7 +73,7 @@ export function createPoller(options: PollerOptions): Poller {
     const delay = backoffDelay(monitor.target.intervalMs, monitor.failures)
     timers.set(
       monitor.target.info.serviceId,
-      setTimeout(() => void loop(monitor), delay),
+      clock.after(delay, () => void loop(monitor)),
     )
   }
 
@@ -92,10 +96,10 @@ export function createPoller(options: PollerOptions): Poller {
     },
     stop() {
       running = false
-      for (const timer of timers.values()) clearTimeout(timer)
+      for (const cancel of timers.values()) cancel()
       timers.clear()
-      if (publishTimer) clearTimeout(publishTimer)
-      publishTimer = null
+      cancelPublish?.()
+      cancelPublish = null
       for (const monitor of monitors) monitor.close()
     },
   }

@@ -4,13 +4,19 @@ import type { ConfigInput } from '../../../src/shared/config'
 import { pollerFor } from '../../../src/main/chains'
 import type { ChainStatus } from '../../../src/shared/contract/chains'
 import { anvilRpc, headOf, useAnvil } from '../../support/anvil'
+import { manualClock } from '../../support/clock'
+import type { ManualClock } from '../../support/clock'
 
-/** The poller against real anvil nodes: what a real node can show, it shows here. */
+/** The poller against real anvil nodes: what a real node can show, it shows here. Blocks are
+ * mined on demand and the poller's clock is moved by the test: nothing waits on the wall clock. */
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+function pollerOver(chains: ConfigInput['chains'], clock?: ManualClock) {
+  return pollerFor(Config.parse({ chains }), null, undefined, null, clock)
+}
 
-function pollerOver(chains: ConfigInput['chains']) {
-  return pollerFor(Config.parse({ chains }), null)
+async function latestBlockTimestamp(url: string): Promise<number> {
+  const block = (await anvilRpc(url, 'eth_getBlockByNumber', ['latest', false])) as { timestamp: string }
+  return Number.parseInt(block.timestamp, 16)
 }
 
 const statusOf = (chains: ChainStatus[], serviceId: number) => chains.find((c) => c.serviceId === serviceId)!
@@ -19,15 +25,17 @@ describe('chains poller against anvil', () => {
   const anvil = useAnvil()
 
   it('reports heads that advance, with the node identity checked against the registry', async () => {
-    const node = await anvil({ chainId: 56, blockTimeSeconds: 1 })
+    // No interval mining: the test mines, so the heads are known exactly.
+    const node = await anvil({ chainId: 56 })
     const poller = pollerOver({ '56': { url: node.url } })
     try {
       const first = statusOf((await poller.pollRound()).chains, 56)
-      await sleep(2200)
+      await anvilRpc(node.url, 'evm_mine')
+      await anvilRpc(node.url, 'evm_mine')
       const round = (await poller.pollRound()).chains
       const second = statusOf(round, 56)
       expect(first.status).toBe('healthy')
-      expect(second.head!).toBeGreaterThan(first.head!)
+      expect(second.head).toBe(first.head! + 2)
       expect(second.blockAgeSource).toBe('timestamp')
       expect(second.blockAgeSeconds!).toBeLessThan(3)
       expect(second.clientVersion).toMatch(/^anvil\//)
@@ -35,7 +43,9 @@ describe('chains poller against anvil', () => {
       expect(second.chainId).toBe(56)
       expect(second.identity).toBe('ok')
       expect(second.batch).toBe('yes')
-      expect(second.latencyMs!).toBeGreaterThan(0)
+      // Measured, so only bounded: answered within the poll's time-out.
+      expect(second.latencyMs).toBeGreaterThan(0)
+      expect(second.latencyMs).toBeLessThan(4000)
       // The chains without an endpoint say so rather than pretending to be down.
       expect(statusOf(round, 1).status).toBe('not_configured')
       expect(statusOf(round, 1).reason).toContain('rpcBaseUrl')
@@ -63,21 +73,28 @@ describe('chains poller against anvil', () => {
 
   it('turns a node whose mining is paused stalled, with a growing block age', async () => {
     const node = await anvil({ chainId: 137, blockTimeSeconds: 1 })
-    const poller = pollerOver({ '137': { url: node.url, laggingAfterSeconds: 3, stalledAfterSeconds: 4 } })
+    const clock = manualClock()
+    const poller = pollerOver(
+      { '137': { url: node.url, laggingAfterSeconds: 3, stalledAfterSeconds: 4 } },
+      clock,
+    )
     try {
-      await sleep(1100)
+      await anvilRpc(node.url, 'evm_mine')
+      clock.set((await latestBlockTimestamp(node.url)) * 1000 + 500)
       expect(statusOf((await poller.pollRound()).chains, 137).status).toBe('healthy')
       await anvilRpc(node.url, 'evm_setIntervalMining', [0])
       const pausedAt = await headOf(node.url)
-      await sleep(5200)
+      // 5.2 s after the last block, then one more second: stalled after 4 s, and the age grows.
+      clock.set((await latestBlockTimestamp(node.url)) * 1000 + 5200)
       const stalled = statusOf((await poller.pollRound()).chains, 137)
-      await sleep(1000)
+      clock.advance(1000)
       const later = statusOf((await poller.pollRound()).chains, 137)
       expect(stalled.status).toBe('stalled')
       expect(stalled.head).toBe(pausedAt)
-      expect(stalled.blockAgeSeconds!).toBeGreaterThan(4)
+      expect(stalled.blockAgeSeconds).toBe(5.2)
+      expect(stalled.reason).toBe('the head block is 5.2 s old (stalled after 4 s).')
       expect(later.status).toBe('stalled')
-      expect(later.blockAgeSeconds!).toBeGreaterThan(stalled.blockAgeSeconds!)
+      expect(later.blockAgeSeconds).toBe(6.2)
     } finally {
       poller.stop()
     }

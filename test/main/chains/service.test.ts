@@ -5,6 +5,7 @@ import { createMemoryStore } from '../../../src/main/secrets'
 import { callApi, useTestConsole } from '../../support/console'
 import { hex, jsonRpcNode, useRpcStandin } from '../../support/rpc-standin'
 import { useTempDir } from '../../support/temp'
+import { waitFor } from '../../support/wait'
 
 /** The chains capability through the real API of serve mode (HTTP, SQLite on disk). */
 
@@ -20,16 +21,6 @@ const polygonNode = (extra: Record<string, unknown> = {}) =>
     eth_chainId: hex(137),
     ...extra,
   })
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 8000): Promise<T> {
-  const until = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 describe('chains API', () => {
   const tempDir = useTempDir()

@@ -13,6 +13,49 @@ const electronImport = {
   ],
 }
 
+/* Module boundaries (docs/architecture.md): dependencies point down.
+ *   src/shared/            the contract and static data: imports nothing from main/, renderer/, preload/
+ *   foundations            db, secrets, config, log, push, context, transport: import no capability
+ *   capabilities           src/main/<capability>/: never import another capability, nor what composes them
+ *   composers              src/main/api/ (where capabilities meet), api.ts, services.ts, backend.ts,
+ *                          serve.ts, index.ts, cli/, demo/: may import all of the above
+ * An import path is matched relative to the importing file, so `../chains` from src/main/payments/
+ * and `../../chains` from src/main/desktop/shell/ both name the chains capability. */
+const capabilities = ['webhooks', 'chains', 'payments', 'desktop', 'forward', 'relay', 'alerts']
+const foundations = ['db', 'secrets', 'config', 'log', 'push', 'context', 'transport']
+const composers = ['api', 'services', 'backend', 'serve', 'cli', 'demo']
+const sibling = (names) => `^(\\./|(\\.\\./)+)(main/)?(${names.join('|')})(\\.ts)?(/|$)`
+
+const boundary = (files, forbidden, message, extraPatterns = []) => ({
+  files,
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { ...electronImport, patterns: [{ regex: sibling(forbidden), message }, ...extraPatterns] },
+    ],
+  },
+})
+
+const boundaries = [
+  ...capabilities.map((capability) =>
+    boundary(
+      [`src/main/${capability}/**/*.ts`],
+      [...capabilities.filter((c) => c !== capability), ...composers],
+      `A capability never imports another capability, nor what composes them: they meet in src/main/api/ (move what both need down to src/shared/ or a foundation).`,
+    ),
+  ),
+  boundary(
+    foundations.flatMap((f) => [`src/main/${f}/**/*.ts`, `src/main/${f}.ts`]),
+    [...capabilities, ...composers],
+    'A foundation (db, secrets, config, log, push, context, transport) imports no capability: capabilities build on foundations, not the other way round.',
+  ),
+  boundary(
+    ['src/shared/**/*.ts'],
+    ['main', 'renderer', 'preload'],
+    'src/shared/ is the contract and static data: it imports nothing from main/, renderer/ or preload/.',
+  ),
+]
+
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', '.tmp/**'] },
   js.configs.recommended,
@@ -25,9 +68,28 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  ...boundaries,
+  // TEMPORARY (issue 14, "migrations frozen"; the storage helper is moving each migration's SQL
+  // into the migration): db/migrations.ts still imports the chains history schema. Remove this
+  // block when that lands.
   {
-    files: ['src/main/index.ts', 'src/main/desktop/shell/**/*.ts', 'src/preload/**/*.ts'],
+    files: ['src/main/db/migrations.ts'],
+    rules: { 'no-restricted-imports': ['error', electronImport] },
+  },
+  {
+    files: ['src/main/index.ts', 'src/preload/**/*.ts'],
     rules: { 'no-restricted-imports': 'off' },
+  },
+  // The shell may import electron, and is still part of the desktop capability.
+  {
+    ...boundaries[capabilities.indexOf('desktop')],
+    files: ['src/main/desktop/shell/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: boundaries[capabilities.indexOf('desktop')].rules['no-restricted-imports'][1].patterns },
+      ],
+    },
   },
   {
     files: ['src/renderer/**/*.{ts,tsx}'],

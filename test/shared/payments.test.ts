@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { Config } from '../../src/shared/config'
+import { paymentsMethods } from '../../src/shared/contract/payments'
 import { maskSecret } from '../../src/shared/mask'
 import {
+  businessIdPattern,
+  businessIdRule,
   checkEndpointInput,
   keyKindOf,
   knownEventTypes,
@@ -123,7 +126,41 @@ describe('payments config keys', () => {
       deleteParam: 'id',
     })
   })
-  it('refuses a business id without biz_', () => {
-    expect(Config.safeParse({ businesses: [{ id: 'acme', name: 'Acme' }] }).success).toBe(false)
+  it('refuses a business id without biz_, with the same sentence in the config and the contract', () => {
+    const inConfig = Config.safeParse({ businesses: [{ id: 'acme', name: 'Acme' }] })
+    const selected = Config.safeParse({ selectedBusinessId: 'acme' })
+    const inContract = paymentsMethods['payments.businesses.set'].request.safeParse({
+      businesses: [{ id: 'acme', name: 'Acme' }],
+      selectedBusinessId: null,
+    })
+    for (const parsed of [inConfig, selected, inContract]) {
+      expect(parsed.success).toBe(false)
+      expect(parsed.error!.issues.map((i) => i.message)).toEqual([businessIdRule])
+    }
+    expect(businessIdPattern.test('biz_7Q2M-x_1')).toBe(true)
+    expect(Config.parse({ businesses: [{ id: 'biz_7Q2M-x_1' }] }).businesses).toEqual([
+      { id: 'biz_7Q2M-x_1', name: '' },
+    ])
+  })
+  it('takes the endpoint paths the contract accepts as the config stores them, and names a bad parameter', () => {
+    const paths = { listPath: '/v2/hooks', deletePath: '/v2/hooks/delete', deleteParam: 'hook_id' }
+    expect(paymentsMethods['payments.endpointPaths.set'].request.parse(paths)).toEqual(paths)
+    expect(Config.parse({ webhookEndpoints: paths }).webhookEndpoints).toEqual(paths)
+    const bad = paymentsMethods['payments.endpointPaths.set'].request.safeParse({
+      ...paths,
+      deleteParam: 'a b',
+    })
+    expect(bad.error!.issues.map((i) => i.message)).toEqual([
+      'a query parameter name is letters, digits, _ . -',
+    ])
+    // The contract wants all three; the config fills what is left out with the convention.
+    expect(paymentsMethods['payments.endpointPaths.set'].request.safeParse({ listPath: '/x' }).success).toBe(
+      false,
+    )
+    expect(Config.parse({ webhookEndpoints: { listPath: '/x' } }).webhookEndpoints).toEqual({
+      listPath: '/x',
+      deletePath: '/v1/webhooks',
+      deleteParam: 'id',
+    })
   })
 })

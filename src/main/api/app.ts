@@ -3,6 +3,7 @@ import type { appMethods } from '../../shared/contract/app'
 import type { AppContext } from '../context'
 import type { ApiHandlers } from '../transport/dispatch'
 import { firstRunChecks } from '../desktop/first-run'
+import { configAsShown } from './chains'
 
 export function appApi(ctx: AppContext): Pick<ApiHandlers, keyof typeof appMethods> {
   return {
@@ -26,7 +27,8 @@ export function appApi(ctx: AppContext): Pick<ApiHandlers, keyof typeof appMetho
         consoleUrl: ctx.urls.console,
         listenerUrl: ctx.urls.listener,
         listenerProblem: ctx.urls.listenerProblem?.message ?? null,
-        config: loaded.config as unknown as Record<string, unknown>,
+        // Node URLs masked, the project uid nowhere (issue 9): see configAsShown.
+        config: await configAsShown(ctx),
         keychain: await ctx.secrets.status(),
       })
     },

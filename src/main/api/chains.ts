@@ -1,6 +1,8 @@
 import { ok } from '../../shared/result'
 import { chainRegistry } from '../../shared/chains/registry'
 import type { chainsMethods } from '../../shared/contract/chains'
+import { maskNodeUrls } from '../../shared/mask'
+import { readProjectUid, uidScrubber } from '../chains'
 import type { AppContext } from '../context'
 import type { ApiHandlers } from '../transport/dispatch'
 import type { Services } from '../services'
@@ -16,4 +18,12 @@ export function chainsApi(
     'chains.history': async ({ serviceId, minutes }) => chains.history(serviceId, minutes),
     'chains.rpc': async ({ serviceId, method, params }) => chains.rpc(serviceId, method, params),
   }
+}
+
+/** The effective config as `settings.get` returns it: node URLs masked as the Chains view shows
+ * them, and the project uid nowhere, wherever an operator may have written it. */
+export async function configAsShown(ctx: AppContext): Promise<Record<string, unknown>> {
+  const { uid } = await readProjectUid(ctx.secrets)
+  const masked = maskNodeUrls(ctx.loadedConfig().config)
+  return JSON.parse(uidScrubber(uid)(JSON.stringify(masked))) as Record<string, unknown>
 }

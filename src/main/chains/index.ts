@@ -17,7 +17,7 @@ import type { PollClock } from './clock'
 import { resolveTargets } from './targets'
 
 export { createPoller, sortWorstFirst, backoffDelay } from './poller'
-export { resolveTargets, maskUrl } from './targets'
+export { resolveTargets } from './targets'
 export { createRpcClient } from './rpc'
 export { systemPollClock } from './clock'
 export type { PollClock } from './clock'

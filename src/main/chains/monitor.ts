@@ -380,12 +380,7 @@ export class ChainMonitor {
       status: this.target.notConfigured !== null ? 'not_configured' : 'checking',
       reason: this.target.notConfigured ?? 'Waiting for the first poll.',
       head: null,
-      blockAgeSeconds: null,
-      blockAgeSource: null,
-      lagBlocks: null,
-      lagSeconds: null,
-      lagEstimated: true,
-      referenceHead: null,
+      ...noMeasurement,
       latencyMs: null,
       error: null,
       checkedAt: null,
@@ -393,28 +388,24 @@ export class ChainMonitor {
   }
 }
 
-/** What a down chain still shows from its last good poll: the head it had reached. */
-function carried(
-  previous: ChainStatus,
-): Pick<
+type Measurement = Pick<
   ChainStatus,
-  | 'head'
-  | 'blockAgeSeconds'
-  | 'blockAgeSource'
-  | 'lagBlocks'
-  | 'lagSeconds'
-  | 'lagEstimated'
-  | 'referenceHead'
-> {
-  return {
-    head: previous.head,
-    blockAgeSeconds: null,
-    blockAgeSource: null,
-    lagBlocks: null,
-    lagSeconds: null,
-    lagEstimated: true,
-    referenceHead: null,
-  }
+  'blockAgeSeconds' | 'blockAgeSource' | 'lagBlocks' | 'lagSeconds' | 'lagEstimated' | 'referenceHead'
+>
+
+/** Before the first good poll, and while a chain is down: nothing measured. */
+const noMeasurement: Measurement = {
+  blockAgeSeconds: null,
+  blockAgeSource: null,
+  lagBlocks: null,
+  lagSeconds: null,
+  lagEstimated: true,
+  referenceHead: null,
+}
+
+/** What a down chain still shows from its last good poll: the head it had reached. */
+function carried(previous: ChainStatus): Pick<ChainStatus, 'head'> & Measurement {
+  return { head: previous.head, ...noMeasurement }
 }
 
 export function quantity(value: unknown): number | null {

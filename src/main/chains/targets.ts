@@ -3,7 +3,7 @@ import type { ChainInfo } from '../../shared/chains/registry'
 import { defaultThresholds } from '../../shared/chains/health'
 import type { Thresholds } from '../../shared/chains/health'
 import type { Config } from '../../shared/config'
-import { maskSecret } from '../../shared/mask'
+import { maskSecret, maskUrl } from '../../shared/mask'
 
 /** What the poller needs to know about one chain, resolved from the registry, the config and
  * the project uid. The full URL holds the uid: it stays here; everything shown uses `endpoint`. */
@@ -73,12 +73,4 @@ function resolveTarget(
   }
   if (!base.enabled) notConfigured = `Disabled in the config (chains.${info.serviceId}.enabled is false).`
   return { ...base, url, endpoint, notConfigured }
-}
-
-/** An override URL may carry a key of its own in its path or query: keep the origin, mask the rest. */
-export function maskUrl(raw: string): string {
-  const u = new URL(raw)
-  const rest = `${u.pathname}${u.search}`
-  if (rest === '/' || rest === '') return u.origin
-  return `${u.origin}/${maskSecret(rest.replace(/^\//, ''))}`
 }

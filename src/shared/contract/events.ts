@@ -135,7 +135,14 @@ export const eventsMethods = {
   'events.sendTest': method(
     'Signs a sample envelope of the type with a configured webhook secret and posts it to the listener',
     z.object({ type: z.string().min(1).max(200), endpoint: z.string().min(1).max(200).optional() }).strict(),
-    z.object({ id: z.string(), status: z.number().int(), endpoint: z.string(), url: z.string() }),
+    z.object({
+      id: z.string(),
+      status: z.number().int(),
+      endpoint: z.string(),
+      url: z.string(),
+      /** The listener's reply body: on a refusal, its sentence saying why. */
+      answer: z.string(),
+    }),
   ),
 }
 

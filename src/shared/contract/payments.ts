@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { method } from './define'
+import { Business, EndpointPaths } from '../payments/config'
 import { PlanNameSchema, PlanOverrideSchema } from '../payments/plan-schemas'
 
 /** Payments (spec 4.1, 5.1, 8). No response here ever carries a full API key or webhook secret,
@@ -22,20 +23,7 @@ export const KeyInfo = z.object({
 })
 export type KeyInfo = z.infer<typeof KeyInfo>
 
-export const Business = z.object({
-  id: z.string().regex(/^biz_[A-Za-z0-9_-]+$/, 'a business id starts with biz_'),
-  name: z.string().max(80).default(''),
-})
-export type Business = z.infer<typeof Business>
-
-export const EndpointPaths = z
-  .object({
-    listPath: z.string().regex(/^\/\S*$/, 'a path starts with /'),
-    deletePath: z.string().regex(/^\/\S*$/, 'a path starts with /'),
-    deleteParam: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'a query parameter name is letters, digits, _ . -'),
-  })
-  .strict()
-export type EndpointPaths = z.infer<typeof EndpointPaths>
+export { Business, EndpointPaths } from '../payments/config'
 
 export const RateLimitState = z.object({
   keyName: z.string().nullable(),

@@ -38,4 +38,7 @@ export function checkKeyName(name: string): Result<string> {
   return ok(name)
 }
 
+/** The one rule for a business id (the X-Business-Id header), shared by the config, the contract
+ * and the form that adds one. */
 export const businessIdPattern = /^biz_[A-Za-z0-9_-]+$/
+export const businessIdRule = 'a business id starts with biz_'

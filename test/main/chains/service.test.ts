@@ -78,6 +78,21 @@ describe('chains API', () => {
     }
   })
 
+  it('returns every node URL in settings.get masked as the Chains view shows it, and the project uid nowhere', async () => {
+    const node = await standin(polygonNode())
+    const { c } = await consoleOn(`${node.url}/${uid}`, {
+      '137': { url: `${node.url}/polygon/${uid}`, referenceUrl: `${node.url}/ref?apikey=${uid}` },
+    })
+    const { json } = await callApi(c, 'settings.get')
+    expect(json.value.config.chains['137']).toEqual({
+      url: `${node.url}/…8a6f`,
+      referenceUrl: `${node.url}/…8a6f`,
+    })
+    // Written into the base URL too, the uid is masked where it stands.
+    expect(json.value.config.rpcBaseUrl).toBe(`${node.url}/…8a6f`)
+    expect(JSON.stringify(json)).not.toContain(uid)
+  })
+
   it('says which chains are not configured when there is no project uid', async () => {
     const dir = tempDir()
     const configFile = join(dir, 'overlay.json')

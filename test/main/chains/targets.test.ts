@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { maskUrl, pollerFor, resolveTargets } from '../../../src/main/chains'
+import { pollerFor, resolveTargets } from '../../../src/main/chains'
+import { maskUrl } from '../../../src/shared/mask'
 import { Config } from '../../../src/shared/config'
 import { useRpcStandin } from '../../support/rpc-standin'
 

@@ -158,6 +158,9 @@ describe('payments through the console', () => {
     const stored = await callApi(c, 'events.get', { id: test.eventId })
     expect(stored.json.ok, JSON.stringify(stored.json)).toBe(true)
     expect(stored.json.value.endpoint).toBe(endpoint.id)
+    // A test event through the API answers what the contract declares (callApi checks it).
+    const again = await callApi(c, 'events.sendTest', { type: 'payout.failed', endpoint: endpoint.id })
+    expect(again.json.value).toMatchObject({ status: 200, endpoint: endpoint.id, answer: '{}' })
   })
 
   it('checks the url is HTTPS and the description at most 200 characters before sending anything', async () => {

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react'
 import type { KeyInfo } from '../../../../shared/contract/payments'
+import { businessIdPattern } from '../../../../shared/payments/keys'
 import { planLimits } from '../../../../shared/payments/plans'
 import type { PlanName } from '../../../../shared/payments/plans'
 import { usePaymentsStore } from '../../stores/payments'
@@ -283,7 +284,7 @@ function BusinessesEditor() {
           onChange={(e) => setName(e.target.value)}
           size={18}
         />
-        <button type="submit" disabled={busy || !/^biz_[A-Za-z0-9_-]+$/.test(id.trim())}>
+        <button type="submit" disabled={busy || !businessIdPattern.test(id.trim())}>
           Add business
         </button>
       </form>

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { defaultNotificationPatterns } from './events'
 import { PaymentsConfigShape } from './payments/config'
 
 /** The config keys users and scripts rely on (DESIGN.md). `config.json` in the data dir holds the
@@ -55,7 +56,7 @@ export const NotificationsConfig = z
     /** Event types that raise a desktop notification; `*` matches any run of characters. */
     eventTypes: z
       .array(z.string().min(1))
-      .default(['*.failed', 'compliance.screening.flagged', 'business.verification.rejected']),
+      .default([...defaultNotificationPatterns]),
   })
   .strict()
 

@@ -2,7 +2,7 @@ import { ok } from '../../shared/result'
 import type { appMethods } from '../../shared/contract/app'
 import type { AppContext } from '../context'
 import type { ApiHandlers } from '../transport/dispatch'
-import { firstRunChecks } from '../desktop/first-run'
+import { firstRunChecks } from './first-run'
 
 export function appApi(ctx: AppContext): Pick<ApiHandlers, keyof typeof appMethods> {
   return {
@@ -12,6 +12,8 @@ export function appApi(ctx: AppContext): Pick<ApiHandlers, keyof typeof appMetho
         version: ctx.version,
         shell: ctx.shell,
         startedAt: ctx.startedAt.toISOString(),
+        dataDir: ctx.dataDir,
+        logFile: ctx.log.file,
       }),
     'app.firstRun': async () => {
       const checks = await firstRunChecks(ctx)

@@ -339,9 +339,9 @@ function failStart(message: string): void {
   log.error('watchdesk could not start', { message })
   const where = log.file ? `\n\nThe log is ${log.file}.` : ''
   dialog.showErrorBox('watchdesk cannot start', `${message}${where}`)
+  // IPC stays bound: a page still asking gets this sentence rather than "starting" until exit.
   const running = backend
   backend = null
-  disposables.dispose()
   if (!running) return app.exit(1)
   void closeBackend(running).finally(() => app.exit(1))
 }

@@ -119,7 +119,9 @@ if (!app.requestSingleInstanceLock()) {
   app
     .whenReady()
     .then(start)
-    .catch((error: unknown) => failStart(`The shell failed while starting: ${describe(error)}. Please report it.`))
+    .catch((error: unknown) =>
+      failStart(`The shell failed while starting: ${describe(error)}. Please report it.`),
+    )
 }
 
 /** Electron's security checklist for everything the app opens: no permission is granted but the
@@ -155,7 +157,8 @@ function harden(): void {
 
 /** The main window's web contents showing the app's own page. */
 function isAppPage(contents: WebContents | null, url: string | undefined): boolean {
-  if (!contents || !mainWindow || mainWindow.isDestroyed() || contents !== mainWindow.webContents) return false
+  if (!contents || !mainWindow || mainWindow.isDestroyed() || contents !== mainWindow.webContents)
+    return false
   try {
     const page = new URL(url ?? '')
     return devServerOrigin ? page.origin === devServerOrigin : page.protocol === 'file:'
@@ -348,7 +351,8 @@ function failStart(message: string): void {
 
 /** Anything thrown at the shell's edges: fatal while starting, logged once the app is up. */
 function onUnexpected(error: unknown): void {
-  if (!started) return failStart(`An unexpected error stopped the start: ${describe(error)}. Please report it.`)
+  if (!started)
+    return failStart(`An unexpected error stopped the start: ${describe(error)}. Please report it.`)
   log.error('unexpected error (the app goes on)', { error })
 }
 

@@ -69,7 +69,8 @@ export function guardStderr(stream: NodeJS.WriteStream = process.stderr): void {
   if (stderrGuarded) return
   stderrGuarded = true
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED' || error.code === 'EIO') stderrGone = true
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED' || error.code === 'EIO')
+      stderrGone = true
   })
 }
 
@@ -92,10 +93,7 @@ export interface LogFile {
   close(): void
 }
 
-export function openLogFile(
-  dataDir: string,
-  options: { maxBytes?: number; keep?: number } = {},
-): LogFile {
+export function openLogFile(dataDir: string, options: { maxBytes?: number; keep?: number } = {}): LogFile {
   const { maxBytes = 5 * 1024 * 1024, keep = 3 } = options
   const path = join(dataDir, logFileName)
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
@@ -130,7 +128,9 @@ export function openLogFile(
         size += writeSync(fd, bytes)
       } catch (error) {
         // A full disk or a removed data dir must not take the app down; stderr still has the line.
-        writeStderr(JSON.stringify({ level: 'warn', msg: `could not write ${path}: ${(error as Error).message}` }))
+        writeStderr(
+          JSON.stringify({ level: 'warn', msg: `could not write ${path}: ${(error as Error).message}` }),
+        )
       }
     },
     close() {

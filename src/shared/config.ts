@@ -54,9 +54,7 @@ export const ListenerConfig = z
 export const NotificationsConfig = z
   .object({
     /** Event types that raise a desktop notification; `*` matches any run of characters. */
-    eventTypes: z
-      .array(z.string().min(1))
-      .default([...defaultNotificationPatterns]),
+    eventTypes: z.array(z.string().min(1)).default([...defaultNotificationPatterns]),
   })
   .strict()
 

@@ -39,7 +39,10 @@ export function electronPaths(options: {
     paths = { userData: join(config, electronDirName), sessionData: join(cache, electronDirName) }
   }
   return overlaps(paths.userData, dataDir) || overlaps(paths.sessionData, dataDir)
-    ? { userData: join(dataDir, '..', `${electronDirName}-electron`), sessionData: join(dataDir, '..', `${electronDirName}-session`) }
+    ? {
+        userData: join(dataDir, '..', `${electronDirName}-electron`),
+        sessionData: join(dataDir, '..', `${electronDirName}-session`),
+      }
     : paths
 }
 

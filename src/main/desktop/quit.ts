@@ -1,6 +1,7 @@
 import type { Timer } from './starting-gate'
 
-export type CloseOutcome = { outcome: 'closed' } | { outcome: 'timed-out' } | { outcome: 'failed'; error: Error }
+export type CloseOutcome =
+  { outcome: 'closed' } | { outcome: 'timed-out' } | { outcome: 'failed'; error: Error }
 
 const realTimer: Timer = (ms, fire) => {
   const t = setTimeout(fire, ms)
@@ -9,7 +10,11 @@ const realTimer: Timer = (ms, fire) => {
 
 /** Quit must end: the back end gets `ms` to stop its services, flush and release the data dir;
  * a close that throws or hangs is reported, and the app quits anyway. */
-export function closeWithin(close: () => Promise<void>, ms: number, timer: Timer = realTimer): Promise<CloseOutcome> {
+export function closeWithin(
+  close: () => Promise<void>,
+  ms: number,
+  timer: Timer = realTimer,
+): Promise<CloseOutcome> {
   return new Promise((resolve) => {
     let done = false
     const finish = (outcome: CloseOutcome) => {
@@ -27,7 +32,8 @@ export function closeWithin(close: () => Promise<void>, ms: number, timer: Timer
     }
     closing.then(
       () => finish({ outcome: 'closed' }),
-      (error: unknown) => finish({ outcome: 'failed', error: error instanceof Error ? error : new Error(String(error)) }),
+      (error: unknown) =>
+        finish({ outcome: 'failed', error: error instanceof Error ? error : new Error(String(error)) }),
     )
   })
 }

@@ -97,7 +97,12 @@ export interface TrayLook {
 
 export function trayLook(state: TrayState): TrayLook {
   const summary = state.tooltip.split('\n')[1] ?? ''
-  return { level: state.level, tooltip: state.tooltip, menu: `${summary}\n${state.unseenAlerts}`, badge: state.unseenAlerts }
+  return {
+    level: state.level,
+    tooltip: state.tooltip,
+    menu: `${summary}\n${state.unseenAlerts}`,
+    badge: state.unseenAlerts,
+  }
 }
 
 /** Which parts of the tray changed: each chain poll pushes a state, and rebuilding the menu or

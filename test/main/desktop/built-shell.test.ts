@@ -30,7 +30,8 @@ interface Run {
 
 async function runBuiltShell(run: Run): Promise<any> {
   const mainBundle = run.mainBundle ?? builtMain
-  if (!existsSync(mainBundle)) throw new Error(`${mainBundle} is missing: run "npx electron-vite build" first.`)
+  if (!existsSync(mainBundle))
+    throw new Error(`${mainBundle} is missing: run "npx electron-vite build" first.`)
   if (run.config) writeFileSync(join(run.dataDir, 'config.json'), JSON.stringify(run.config))
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('WATCHDESK_') && k !== 'ELECTRON_RENDERER_URL'),
@@ -180,7 +181,11 @@ describe('the built desktop shell under a stand-in for Electron', () => {
       [1, 1, 1],
       [1, 1, 1],
     ])
-    expect(report.notificationClick).toEqual(['win.show', 'win.focus', "executeJavaScript location.hash = '#/events'"])
+    expect(report.notificationClick).toEqual([
+      'win.show',
+      'win.focus',
+      "executeJavaScript location.hash = '#/events'",
+    ])
   })
 
   it('counts alerting events in the tray until the window is opened, rebuilding it only when it changes', () => {
@@ -258,7 +263,11 @@ describe('the built desktop shell closing its window', () => {
     'quits on a Linux desktop without a tray host, though closeToTray is on: the window is never hidden for good',
     async () => {
       // The session bus of test/with-keychain.sh has no StatusNotifierWatcher, as stock GNOME.
-      const report = await runBuiltShell({ dataDir: tempDir(), scenario: 'close', config: { listener: { port: 0 } } })
+      const report = await runBuiltShell({
+        dataDir: tempDir(),
+        scenario: 'close',
+        config: { listener: { port: 0 } },
+      })
       expect(report.closePrevented).toBe(false)
       expect(report.visibleAfterClose).toBe(true)
       expect(report.afterRealClose).toEqual(['app.quit'])
@@ -318,7 +327,11 @@ describe('the built desktop shell at its edges', () => {
 
   it('shows one dialog, closes the back end and exits when the shell itself throws while starting', async () => {
     const dataDir = tempDir()
-    const report = await runBuiltShell({ dataDir, config: { listener: { port: 0 } }, env: { STANDIN_THROW: 'menu' } })
+    const report = await runBuiltShell({
+      dataDir,
+      config: { listener: { port: 0 } },
+      env: { STANDIN_THROW: 'menu' },
+    })
     expect(report.dialogs).toEqual([
       'showErrorBox watchdesk cannot start: The shell failed while starting: stand-in: Menu.buildFromTemplate failed. Please report it.' +
         `\n\nThe log is ${join(dataDir, 'watchdesk.log')}.`,
@@ -328,7 +341,11 @@ describe('the built desktop shell at its edges', () => {
   })
 
   it('closes the back end and releases the data dir when Windows ends the session', async () => {
-    const report = await runBuiltShell({ dataDir: tempDir(), scenario: 'session-end', config: { listener: { port: 0 } } })
+    const report = await runBuiltShell({
+      dataDir: tempDir(),
+      scenario: 'session-end',
+      config: { listener: { port: 0 } },
+    })
     expect(report.lockBefore).toBe(true)
     expect(report.lockAfter).toBe(false)
     expect(report.trayDestroyed).toBe(true)

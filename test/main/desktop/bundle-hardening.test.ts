@@ -111,14 +111,20 @@ describe('built bundle hardening', () => {
     ],
     [
       'permission requests granted',
-      (b) => ({ ...b, main: b.main.replace('callback(allowPermission({', 'callback(true || allowPermission({') }),
+      (b) => ({
+        ...b,
+        main: b.main.replace('callback(allowPermission({', 'callback(true || allowPermission({'),
+      }),
       /setPermissionRequestHandler/,
     ],
     [
       'permission checks granted',
       (b) => ({
         ...b,
-        main: b.main.replace('_origin, details) => allowPermission({', '_origin, details) => true || allowPermission({'),
+        main: b.main.replace(
+          '_origin, details) => allowPermission({',
+          '_origin, details) => true || allowPermission({',
+        ),
       }),
       /setPermissionCheckHandler/,
     ],

@@ -213,7 +213,11 @@ function handlerProblems(main: string): string[] {
  * clipboard write of the app window's top frame (the built shell test runs it). */
 function permissionProblems(main: string): string[] {
   const problems: string[] = []
-  if (!/setPermissionRequestHandler\(\(([\w$]+,\s*){2}([\w$]+),\s*[\w$]+\)\s*=>\s*\2\(allowPermission\(\{/.test(main))
+  if (
+    !/setPermissionRequestHandler\(\(([\w$]+,\s*){2}([\w$]+),\s*[\w$]+\)\s*=>\s*\2\(allowPermission\(\{/.test(
+      main,
+    )
+  )
     problems.push('the setPermissionRequestHandler does not answer callback(allowPermission({…}))')
   if (!/setPermissionCheckHandler\(\(([\w$]+,\s*){3}[\w$]+\)\s*=>\s*allowPermission\(\{/.test(main))
     problems.push('the setPermissionCheckHandler does not answer allowPermission({…})')
@@ -224,7 +228,9 @@ function permissionProblems(main: string): string[] {
     grant[2]!.trim() !==
       `${a}.permission === "clipboard-sanitized-write" && ${a}.fromAppWindow && ${a}.isMainFrame`
   )
-    problems.push(`allowPermission grants more than the clipboard write of the app's top frame: ${grant?.[2]}`)
+    problems.push(
+      `allowPermission grants more than the clipboard write of the app's top frame: ${grant?.[2]}`,
+    )
   return problems
 }
 

@@ -111,7 +111,10 @@ describe('window placement on the connected displays', () => {
 
   it('moves a window whose title bar is above the screen back down', () => {
     const saved = { x: 100, y: -790, width: 1280, height: 800, maximized: false }
-    expect(placeWindow(saved, { primary: laptop, all: [laptop] }, windowDefaults)).toMatchObject({ x: 80, y: 63 })
+    expect(placeWindow(saved, { primary: laptop, all: [laptop] }, windowDefaults)).toMatchObject({
+      x: 80,
+      y: 63,
+    })
   })
 
   it('centres on the display Electron names primary, wherever it is in the list of displays', () => {

@@ -61,7 +61,9 @@ export class BrowserWindow extends EventEmitter {
   // the path stays a bare '%', where pathToFileURL() writes %25.
   loadFile = async (file) => {
     this.loaded = { file }
-    this.webContents.mainFrame.url = new URL(format({ protocol: 'file', slashes: true, pathname: resolve(file) })).href
+    this.webContents.mainFrame.url = new URL(
+      format({ protocol: 'file', slashes: true, pathname: resolve(file) }),
+    ).href
   }
   loadURL = async (url) => ((this.loaded = { url }), (this.webContents.mainFrame.url = url))
   show = () => ((this.visible = true), call('win.show'))

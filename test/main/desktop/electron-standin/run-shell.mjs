@@ -69,7 +69,10 @@ if (scenario === 'fail') {
 }
 
 // Window first: the window is shown and IPC answers while the keychain still holds the start.
-await until('the window, with the back end waiting on the keychain', () => record.windows.length === 1 && gate.waiting > 0)
+await until(
+  'the window, with the back end waiting on the keychain',
+  () => record.windows.length === 1 && gate.waiting > 0,
+)
 const win = record.windows[0]
 const health = record.ipc.get('watchdesk:call:app.health')
 const mainFrame = () => ({ senderFrame: win.webContents.mainFrame })
@@ -163,7 +166,12 @@ report.permissions = {
   clipboardWrite: await ask(win.webContents, 'clipboard-sanitized-write', true),
   clipboardWriteIframe: await ask(win.webContents, 'clipboard-sanitized-write', false),
   clipboardWriteOtherContents: await ask(otherContents, 'clipboard-sanitized-write', true),
-  clipboardWriteRemotePage: await ask(win.webContents, 'clipboard-sanitized-write', true, 'https://evil.example/'),
+  clipboardWriteRemotePage: await ask(
+    win.webContents,
+    'clipboard-sanitized-write',
+    true,
+    'https://evil.example/',
+  ),
   clipboardRead: await ask(win.webContents, 'clipboard-read', true),
   media: await ask(win.webContents, 'media', true),
   notifications: await ask(win.webContents, 'notifications', true),
@@ -193,8 +201,14 @@ report.otherWindowOpen = other.handler?.({ url: 'https://evil.example/' })
 const frame = win.webContents.mainFrame
 report.ipcChannels = [...record.ipc.keys()]
 report.ipcOwn = await health(mainFrame(), {})
-report.ipcIframe = await health({ senderFrame: { url: pageUrl, parent: frame, processId: 7, routingId: 999 } }, {})
-report.ipcLookalike = await health({ senderFrame: { url: pageUrl, parent: null, processId: 8, routingId: 999 } }, {})
+report.ipcIframe = await health(
+  { senderFrame: { url: pageUrl, parent: frame, processId: 7, routingId: 999 } },
+  {},
+)
+report.ipcLookalike = await health(
+  { senderFrame: { url: pageUrl, parent: null, processId: 8, routingId: 999 } },
+  {},
+)
 report.ipcLookalikeByFileUrl = await health(
   { senderFrame: { url: report.indexFileUrl, parent: null, processId: 8, routingId: 999 } },
   {},
@@ -229,8 +243,15 @@ report.sendTest = await sendTest(mainFrame(), { type: 'payout.failed' })
 await sendTest(mainFrame(), { type: 'funding.completed' })
 await until('the notification', () => record.notifications.length > 0 && tray.tooltip.includes('unseen'))
 await sendTest(mainFrame(), { type: 'funding.failed' })
-await until('the second notification', () => record.notifications.length === 2 && tray.tooltip.includes('2 unseen'))
-report.notifications = record.notifications.map((n) => ({ title: n.title, urgency: n.urgency, silent: n.silent }))
+await until(
+  'the second notification',
+  () => record.notifications.length === 2 && tray.tooltip.includes('2 unseen'),
+)
+report.notifications = record.notifications.map((n) => ({
+  title: n.title,
+  urgency: n.urgency,
+  silent: n.silent,
+}))
 report.notificationHandlers = record.shownNotifications.map((n) =>
   ['click', 'close', 'failed'].map((e) => n.listenerCount(e)),
 )

@@ -4,6 +4,7 @@ import react from '@vitejs/plugin-react'
 import { execFileSync } from 'node:child_process'
 import type { Plugin } from 'vite'
 import { desktopCsp } from './src/main/desktop/window'
+import { ipcChannel, ipcPushChannel, methodNames } from './src/shared/contract'
 
 /** The build shown in About: WATCHDESK_BUILD when CI sets it, else the commit and the UTC time. */
 function buildStamp(): string {
@@ -51,6 +52,13 @@ export default defineConfig(({ command }) => ({
     },
   },
   preload: {
+    // The contract's channels as plain data, so the preload bundles no zod (see src/preload).
+    define: {
+      __WATCHDESK_IPC__: JSON.stringify({
+        calls: Object.fromEntries(methodNames.map((name) => [name, ipcChannel(name)])),
+        push: ipcPushChannel,
+      }),
+    },
     build: {
       outDir: 'out/preload',
       // A sandboxed preload cannot require anything but 'electron': bundle it whole, as CommonJS.

@@ -1,3 +1,6 @@
+import { closeSync, fchmodSync, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+
 /** A JSON-lines logger that redacts every secret the process has loaded, so no log line can carry
  * one, whatever a caller passes in. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
@@ -9,6 +12,8 @@ export interface Logger {
   warn(msg: string, fields?: LogFields): void
   error(msg: string, fields?: LogFields): void
   child(fields: LogFields): Logger
+  /** The file the lines also go to (the desktop app's log), null when they go to stderr only. */
+  readonly file: string | null
 }
 
 const secretsToRedact = new Set<string>()
@@ -27,9 +32,10 @@ export function redact(text: string): string {
 const levelRank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }
 
 export function createLogger(
-  write: (line: string) => void = (line) => process.stderr.write(line + '\n'),
+  write: (line: string) => void = writeStderr,
   minLevel: LogLevel = (process.env.WATCHDESK_LOG_LEVEL as LogLevel | undefined) ?? 'info',
   base: LogFields = {},
+  file: string | null = null,
 ): Logger {
   const emit = (level: LogLevel, msg: string, fields?: LogFields) => {
     if (levelRank[level] < levelRank[minLevel]) return
@@ -41,7 +47,8 @@ export function createLogger(
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
-    child: (fields) => createLogger(write, minLevel, { ...base, ...fields }),
+    child: (fields) => createLogger(write, minLevel, { ...base, ...fields }, file),
+    file,
   }
 }
 
@@ -51,3 +58,97 @@ function errorReplacer(_key: string, value: unknown): unknown {
 }
 
 export const silentLogger: Logger = createLogger(() => {}, 'error')
+
+let stderrGuarded = false
+let stderrGone = false
+
+/** A GUI-launched app inherits a stderr that may be a pipe to a terminal closed long ago: a write
+ * to it fails with EPIPE, and an 'error' event nobody listens to becomes an uncaught exception
+ * (Electron shows it as an error dialog). From here on, such failures only stop stderr logging. */
+export function guardStderr(stream: NodeJS.WriteStream = process.stderr): void {
+  if (stderrGuarded) return
+  stderrGuarded = true
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED' || error.code === 'EIO')
+      stderrGone = true
+  })
+}
+
+function writeStderr(line: string): void {
+  if (stderrGone) return
+  try {
+    process.stderr.write(line + '\n')
+  } catch {
+    stderrGone = true
+  }
+}
+
+/** The desktop app's log file: `watchdesk.log` in the data dir, 0600, JSON lines. When it passes
+ * maxBytes it becomes `watchdesk.log.1` (the older ones move up, the oldest beyond `keep` goes). */
+export const logFileName = 'watchdesk.log'
+
+export interface LogFile {
+  path: string
+  write(line: string): void
+  close(): void
+}
+
+export function openLogFile(dataDir: string, options: { maxBytes?: number; keep?: number } = {}): LogFile {
+  const { maxBytes = 5 * 1024 * 1024, keep = 3 } = options
+  const path = join(dataDir, logFileName)
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  let fd = -1
+  let size = 0
+  const open = () => {
+    fd = openSync(path, 'a', 0o600)
+    // An existing file keeps the mode it had: make it private whatever it was.
+    fchmodSync(fd, 0o600)
+    size = fstatSync(fd).size
+  }
+  const rotate = () => {
+    closeSync(fd)
+    fd = -1
+    for (let n = keep - 1; n >= 0; n--) {
+      try {
+        renameSync(n === 0 ? path : `${path}.${n}`, `${path}.${n + 1}`)
+      } catch {
+        // that generation does not exist yet
+      }
+    }
+    open()
+  }
+  open()
+  return {
+    path,
+    write(line) {
+      if (fd < 0) return
+      try {
+        const bytes = Buffer.from(line + '\n')
+        if (size > 0 && size + bytes.length > maxBytes) rotate()
+        size += writeSync(fd, bytes)
+      } catch (error) {
+        // A full disk or a removed data dir must not take the app down; stderr still has the line.
+        writeStderr(
+          JSON.stringify({ level: 'warn', msg: `could not write ${path}: ${(error as Error).message}` }),
+        )
+      }
+    },
+    close() {
+      if (fd >= 0) closeSync(fd)
+      fd = -1
+    },
+  }
+}
+
+/** The desktop app's logger: every line to the file and to stderr (while stderr is there). */
+export function createFileLogger(file: LogFile, minLevel?: LogLevel): Logger {
+  return createLogger(
+    (line) => {
+      file.write(line)
+      writeStderr(line)
+    },
+    minLevel,
+    {},
+    file.path,
+  )
+}

@@ -2,7 +2,7 @@ import { ok } from '../../shared/result'
 import type { appMethods } from '../../shared/contract/app'
 import type { AppContext } from '../context'
 import type { ApiHandlers } from '../transport/dispatch'
-import { firstRunChecks } from '../desktop/first-run'
+import { firstRunChecks } from './first-run'
 import { configAsShown } from './chains'
 
 export function appApi(ctx: AppContext): Pick<ApiHandlers, keyof typeof appMethods> {
@@ -13,6 +13,8 @@ export function appApi(ctx: AppContext): Pick<ApiHandlers, keyof typeof appMetho
         version: ctx.version,
         shell: ctx.shell,
         startedAt: ctx.startedAt.toISOString(),
+        dataDir: ctx.dataDir,
+        logFile: ctx.log.file,
       }),
     'app.firstRun': async () => {
       const checks = await firstRunChecks(ctx)

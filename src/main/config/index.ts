@@ -9,10 +9,11 @@ import type { Result } from '../../shared/result'
 
 export const configFileName = 'config.json'
 
-/** OS convention: XDG on Linux, Application Support on macOS, %APPDATA% on Windows. */
+/** OS convention: XDG on Linux, Application Support on macOS, %LOCALAPPDATA% on Windows (local,
+ * not roaming: a roaming profile would copy the SQLite database at every log-on and log-off). */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
   if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'watchdesk')
-  if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'watchdesk')
+  if (platform === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'watchdesk')
   return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'watchdesk')
 }
 

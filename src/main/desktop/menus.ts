@@ -133,7 +133,9 @@ export function closeAction(options: {
   return options.closeToTray && options.trayShown && !options.quitting ? 'hide' : 'close'
 }
 
-/** Text of the About panel: version from package.json, build stamped when the bundle was built. */
+/** Text of the About panel: version from package.json, build stamped when the bundle was built,
+ * and where this instance keeps its data and its log (the effective data dir, after
+ * WATCHDESK_DATA_DIR, which a Dock or Start-menu launch does not see). */
 export function aboutText(options: {
   appName: string
   version: string
@@ -141,6 +143,8 @@ export function aboutText(options: {
   electron?: string
   chrome?: string
   node?: string
+  dataDir?: string
+  logFile?: string | null
 }): {
   title: string
   detail: string
@@ -152,6 +156,12 @@ export function aboutText(options: {
   ].filter(Boolean)
   return {
     title: `${options.appName} ${options.version}`,
-    detail: [`Version ${options.version}`, `Build ${options.build}`, ...runtime].join('\n'),
+    detail: [
+      `Version ${options.version}`,
+      `Build ${options.build}`,
+      ...runtime,
+      ...(options.dataDir ? [`Data folder ${options.dataDir}`] : []),
+      ...(options.logFile ? [`Log ${options.logFile}`] : []),
+    ].join('\n'),
   }
 }

@@ -3,7 +3,11 @@ import type { ChainStatusKind } from '../../shared/chains/health'
 import { shouldNotify } from '../../shared/events'
 import type { ChainStatusLike, EventLike } from './push-payloads'
 
-/** A desktop notification, decided here and shown by the shell (Electron's Notification). */
+/** A desktop notification, decided here and shown by the shell (Electron's Notification).
+ * `critical` is only for a state that lasts until someone acts (a chain down, stalled or on the
+ * wrong network): Linux keeps a critical notification on screen until it is dismissed, so using it
+ * for single events would pile them up. Events are `normal`: the Events view and the tray's unseen
+ * count keep them. */
 export interface DesktopNotification {
   title: string
   body: string
@@ -29,7 +33,7 @@ export function eventNotifications(
       {
         title: `${alerting.length} alerting events`,
         body: `${types.slice(0, 4).join(', ')}${types.length > 4 ? ` and ${types.length - 4} more types` : ''}`,
-        urgency: 'critical',
+        urgency: 'normal',
         route: 'events',
       },
     ]
@@ -37,7 +41,7 @@ export function eventNotifications(
   return alerting.map((e) => ({
     title: e.type,
     body: [e.fundingLine, e.dataId, e.id].filter(Boolean).join(' · '),
-    urgency: 'critical',
+    urgency: 'normal',
     route: 'events',
   }))
 }

@@ -61,7 +61,8 @@ const rgba: Record<TrayLevel, [number, number, number]> = {
 
 /** The tray icon as raw BGRA pixels (what Electron's nativeImage.createFromBitmap takes): a filled
  * dot in the level's colour inside a dark ring, antialiased, so no image files are needed and
- * every level is drawn the same way at any scale. */
+ * every level is drawn the same way at any scale. Skia takes the pixels premultiplied: each colour
+ * channel is already multiplied by the pixel's alpha, or the antialiased edge shows a bright fringe. */
 export function trayBitmap(level: TrayLevel, size: number): Buffer {
   const pixels = Buffer.alloc(size * size * 4)
   const [r, g, b] = rgba[level]
@@ -75,12 +76,38 @@ export function trayBitmap(level: TrayLevel, size: number): Buffer {
       if (coverage === 0) continue
       const fill = Math.max(0, Math.min(1, inner - d + 0.5))
       const i = (y * size + x) * 4
-      // ring #0f1216 blended with the fill colour; alpha is the dot's coverage
-      pixels[i] = Math.round(0x16 + (b - 0x16) * fill)
-      pixels[i + 1] = Math.round(0x12 + (g - 0x12) * fill)
-      pixels[i + 2] = Math.round(0x0f + (r - 0x0f) * fill)
+      // ring #0f1216 blended with the fill colour, then premultiplied by the dot's coverage
+      pixels[i] = Math.round((0x16 + (b - 0x16) * fill) * coverage)
+      pixels[i + 1] = Math.round((0x12 + (g - 0x12) * fill) * coverage)
+      pixels[i + 2] = Math.round((0x0f + (r - 0x0f) * fill) * coverage)
       pixels[i + 3] = Math.round(255 * coverage)
     }
   }
   return pixels
+}
+
+/** What the tray shows, as the shell hands it to Electron. */
+export interface TrayLook {
+  level: TrayLevel
+  tooltip: string
+  /** The menu's content: its first lines (summary, unseen count). */
+  menu: string
+  badge: number
+}
+
+export function trayLook(state: TrayState): TrayLook {
+  const summary = state.tooltip.split('\n')[1] ?? ''
+  return {
+    level: state.level,
+    tooltip: state.tooltip,
+    menu: `${summary}\n${state.unseenAlerts}`,
+    badge: state.unseenAlerts,
+  }
+}
+
+/** Which parts of the tray changed: each chain poll pushes a state, and rebuilding the menu or
+ * the image every few seconds makes some trays flicker or close an open menu. */
+export function trayChanges(previous: TrayLook | null, next: TrayLook): (keyof TrayLook)[] {
+  const keys: (keyof TrayLook)[] = ['level', 'tooltip', 'menu', 'badge']
+  return previous ? keys.filter((k) => previous[k] !== next[k]) : keys
 }

@@ -73,13 +73,15 @@ const minVisible = { width: 120, height: 40 }
 
 /** Bounds for the new window: the saved ones when they still fit a connected display's work area,
  * shrunk to fit and moved inside the display they overlap most; centred on the primary display
- * when they barely overlap any (the monitor they were on is gone). */
+ * (Electron's screen.getPrimaryDisplay(): the list of all displays has no fixed order) when they
+ * barely overlap any (the monitor they were on is gone). */
 export function placeWindow(
   saved: WindowState | null,
-  workAreas: readonly Rect[],
+  displays: { primary: Rect; all: readonly Rect[] },
   defaults: Defaults,
 ): Rect & { maximized: boolean } {
-  const primary = workAreas[0] ?? { x: 0, y: 0, width: defaults.width, height: defaults.height }
+  const { primary } = displays
+  const workAreas = displays.all.length > 0 ? displays.all : [primary]
   const size = (area: Rect, width: number, height: number) => ({
     width: clamp(width, Math.min(defaults.minWidth, area.width), area.width),
     height: clamp(height, Math.min(defaults.minHeight, area.height), area.height),

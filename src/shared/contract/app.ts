@@ -6,6 +6,11 @@ export const Health = z.object({
   version: z.string(),
   shell: z.enum(['electron', 'serve']),
   startedAt: z.string(),
+  /** The effective data dir (after --data-dir / WATCHDESK_DATA_DIR), for Settings and About. */
+  dataDir: z.string(),
+  /** The log file the desktop app writes (watchdesk.log in the data dir); null when the log goes
+   * to stderr only (serve, the CLI). */
+  logFile: z.string().nullable(),
 })
 
 export const KeychainStatus = z.object({

@@ -72,9 +72,11 @@ describe('configuration', () => {
 
   it('follows the OS convention for the data dir, and --data-dir over WATCHDESK_DATA_DIR', () => {
     expect(defaultDataDir({ XDG_DATA_HOME: '/x/data' }, 'linux')).toBe('/x/data/watchdesk')
-    expect(defaultDataDir({ APPDATA: 'C:\\Users\\op\\AppData\\Roaming' }, 'win32')).toMatch(
-      /Roaming.watchdesk$/,
-    )
+    const windows = {
+      APPDATA: 'C:\\Users\\op\\AppData\\Roaming',
+      LOCALAPPDATA: 'C:\\Users\\op\\AppData\\Local',
+    }
+    expect(defaultDataDir(windows, 'win32')).toMatch(/Local.watchdesk$/)
     expect(defaultDataDir({}, 'darwin')).toMatch(/Library\/Application Support\/watchdesk$/)
     const dir = tempDir()
     mkdirSync(join(dir, 'a'))

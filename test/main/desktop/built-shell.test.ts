@@ -1,47 +1,94 @@
-import { execFile } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { desktopCsp } from '../../../src/main/desktop/window'
+import { startingMessage } from '../../../src/main/desktop/starting-gate'
 import { methodNames, ipcChannel } from '../../../src/shared/contract'
 import { useTempDir } from '../../support/temp'
 import { occupyPort } from '../../support/ports'
 
 /** Runs the BUILT shell (out/main/index.js) under Node with a stand-in for Electron's modules
- * (./electron-standin): the real back end starts behind it (SQLite, keychain, listener on port 0),
- * and the driver plays attacker and operator against what the shell registered. */
+ * (./electron-standin): the real back end starts behind it (SQLite, keychain held at a gate the
+ * driver opens, listener on port 0), and the driver plays attacker and operator against what the
+ * shell registered. */
 const root = join(import.meta.dirname, '..', '..', '..')
-const mainBundle = join(root, 'out', 'main', 'index.js')
+const builtMain = join(root, 'out', 'main', 'index.js')
+const standIn = join(import.meta.dirname, 'electron-standin')
 
-async function runBuiltShell(dataDir: string, config: Record<string, unknown>): Promise<any> {
+interface Run {
+  dataDir: string
+  config?: Record<string, unknown>
+  scenario?: 'full' | 'close' | 'fail' | 'session-end'
+  /** Put the stand-in dbus-send on PATH: a StatusNotifierWatcher answers, so a tray is visible. */
+  trayHost?: boolean
+  mainBundle?: string
+  env?: Record<string, string>
+  /** Close the read end of the shell's stderr at once, as a closed launching terminal does. */
+  closeStderr?: boolean
+}
+
+async function runBuiltShell(run: Run): Promise<any> {
+  const mainBundle = run.mainBundle ?? builtMain
   if (!existsSync(mainBundle))
     throw new Error(`${mainBundle} is missing: run "npx electron-vite build" first.`)
-  writeFileSync(join(dataDir, 'config.json'), JSON.stringify(config))
+  if (run.config) writeFileSync(join(run.dataDir, 'config.json'), JSON.stringify(run.config))
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('WATCHDESK_') && k !== 'ELECTRON_RENDERER_URL'),
   )
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [join(import.meta.dirname, 'electron-standin', 'run-shell.mjs'), mainBundle],
-    {
-      env: {
-        ...env,
-        WATCHDESK_DATA_DIR: dataDir,
-        WATCHDESK_WEBHOOK_SECRETS: 'whsec_desktopshelltest0123456789',
-      },
-      timeout: 30_000,
+  const child = spawn(process.execPath, [join(standIn, 'run-shell.mjs'), mainBundle], {
+    env: {
+      ...env,
+      PATH: run.trayHost ? `${join(standIn, 'tray-host')}:${process.env.PATH}` : process.env.PATH!,
+      WATCHDESK_DATA_DIR: run.dataDir,
+      WATCHDESK_WEBHOOK_SECRETS: 'whsec_desktopshelltest0123456789',
+      STANDIN_SCENARIO: run.scenario ?? 'full',
+      ...run.env,
     },
-  )
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 30_000,
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (d) => (stdout += d))
+  if (run.closeStderr) child.stderr.destroy()
+  else child.stderr.on('data', (d) => (stderr += d))
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  if (code !== 0) throw new Error(`the shell driver exited with ${code}: ${stderr}\n${stdout}`)
   return JSON.parse(stdout.trim().split('\n').at(-1)!)
 }
 
 describe('the built desktop shell under a stand-in for Electron', () => {
   const tempDir = useTempDir()
   let report: any
+  let dataDir: string
 
   beforeAll(async () => {
-    report = await runBuiltShell(tempDir(), { listener: { port: 0 } })
+    dataDir = tempDir()
+    report = await runBuiltShell({ dataDir, config: { listener: { port: 0 } }, trayHost: true })
+  })
+
+  it('shows the window at once, "starting…", and holds the first call until the back end is ready', () => {
+    expect(report.whileStarting).toEqual({
+      visible: true,
+      title: 'watchdesk — starting…',
+      ipcBound: methodNames.length,
+      titleUpdatePrevented: true,
+      healthAnswered: false,
+    })
+    expect(report.healthOnceStarted).toMatchObject({ ok: true, value: { status: 'ok', shell: 'electron' } })
+    expect(report.titleOnceStarted).toBe('watchdesk')
+    expect(report.titleUpdateOnceStarted).toBe(false)
+    // Nothing was answered "starting", so the page is not reloaded.
+    expect(report.reloaded).toBe(false)
+  })
+
+  it('writes its log to watchdesk.log in the data dir (0600) and names it and the data dir in app status', () => {
+    expect(report.log.mode).toBe('600')
+    expect(report.log.started).toHaveLength(1)
+    expect(report.log.started[0]).toMatchObject({ dataDir, logFile: join(dataDir, 'watchdesk.log') })
+    expect(report.healthOnceStarted.value).toMatchObject({ dataDir, logFile: join(dataDir, 'watchdesk.log') })
+    expect(report.about.credits).toBe(`Data folder: ${dataDir}`)
   })
 
   it('opens its own index.html in a sandboxed, isolated window with the built preload', () => {
@@ -58,25 +105,44 @@ describe('the built desktop shell under a stand-in for Electron', () => {
     expect(report.loaded).toEqual({ file: join(root, 'out', 'renderer', 'index.html') })
   })
 
-  it('refuses navigation, new windows and every permission request, in any web contents', () => {
+  it('places a new window on the primary display, which is not the first display listed', () => {
+    // The stand-in's primary display is 1920x1080 at 0,0; the first listed one is left of it.
+    expect(report.bounds).toEqual({ x: 320, y: 140 })
+  })
+
+  it('refuses navigation and new windows in any web contents', () => {
     expect(report.navigationPrevented).toBe(true)
     expect(report.windowOpen).toEqual({ action: 'deny' })
     expect(report.windowOpenFile).toEqual({ action: 'deny' })
     expect(report.otherNavigationPrevented).toBe(true)
     expect(report.otherWindowOpen).toEqual({ action: 'deny' })
-    expect(report.permissionGranted).toBe(false)
-    expect(report.permissionCheck).toBe(false)
+  })
+
+  it("grants exactly the clipboard write, and only to the app window's top frame", () => {
+    expect(report.permissions).toEqual({
+      clipboardWrite: true,
+      clipboardWriteIframe: false,
+      clipboardWriteOtherContents: false,
+      clipboardWriteRemotePage: false,
+      clipboardRead: false,
+      media: false,
+      notifications: false,
+      checkClipboardWrite: true,
+      checkClipboardWriteIframe: false,
+      checkClipboardRead: false,
+      checkNotifications: false,
+    })
   })
 
   it('replaces any CSP header of a response with its own', () => {
     expect(report.csp).toEqual([desktopCsp])
   })
 
-  it('binds one IPC handler per contract method and answers only its own page', () => {
+  it('binds one IPC handler per contract method and answers only the main frame of its window', () => {
     expect(report.ipcChannels.sort()).toEqual(methodNames.map(ipcChannel).sort())
     expect(report.ipcOwn).toMatchObject({ ok: true, value: { status: 'ok', shell: 'electron' } })
-    expect(report.ipcIframe.error.code).toBe('forbidden')
-    expect(report.ipcForeign.error.code).toBe('forbidden')
+    for (const refused of ['ipcIframe', 'ipcLookalike', 'ipcLookalikeByFileUrl', 'ipcMainFrameRemote'])
+      expect(report[refused].error?.code, refused).toBe('forbidden')
   })
 
   it('has the application menu and About with version and build', () => {
@@ -99,22 +165,37 @@ describe('the built desktop shell under a stand-in for Electron', () => {
     expect(report.secondInstance).toEqual(['win.show', 'win.focus'])
   })
 
-  it('hides to the tray on close and remembers the window bounds in the data dir', () => {
+  it('hides to the visible tray on close and remembers the window bounds in the data dir', () => {
     expect(report.closePrevented).toBe(true)
     expect(report.visibleAfterClose).toBe(false)
     expect(report.windowState).toEqual({ x: 100, y: 80, width: 1500, height: 900, maximized: false })
   })
 
-  it('notifies an alerting event received while hidden and counts it in the tray until the window is opened', () => {
+  it('keeps each notification until it is clicked, closed or failed, and raises events as normal urgency', () => {
     expect(report.sendTest.ok).toBe(true)
-    expect(report.notifications).toEqual(['payout.failed'])
+    expect(report.notifications).toEqual([
+      { title: 'payout.failed', urgency: 'normal', silent: true },
+      { title: 'funding.failed', urgency: 'normal', silent: true },
+    ])
+    expect(report.notificationHandlers).toEqual([
+      [1, 1, 1],
+      [1, 1, 1],
+    ])
+    expect(report.notificationClick).toEqual([
+      'win.show',
+      'win.focus',
+      "executeJavaScript location.hash = '#/events'",
+    ])
+  })
+
+  it('counts alerting events in the tray until the window is opened, rebuilding it only when it changes', () => {
     expect(report.trayWithUnseen).toEqual({
       tooltip:
-        'watchdesk\nchains: none configured (set rpcBaseUrl and the project uid)\n1 unseen alerting event',
-      badge: 1,
+        'watchdesk\nchains: none configured (set rpcBaseUrl and the project uid)\n2 unseen alerting events',
+      badge: 2,
       menu: [
         'chains: none configured (set rpcBaseUrl and the project uid)',
-        '1 unseen alerting event',
+        '2 unseen alerting events',
         'separator',
         'Open watchdesk',
         'Quit watchdesk',
@@ -125,24 +206,31 @@ describe('the built desktop shell under a stand-in for Electron', () => {
       badge: 0,
       visible: true,
     })
+    // Five looks: waiting for the first poll, none configured, 1 unseen, 2 unseen, none again.
+    expect(report.trayUpdates).toEqual({ image: 3, tooltip: 5, menu: 5 })
   })
 
-  it('quits from the tray menu, closing the back end before it exits', () => {
+  it('quits from the tray menu, closing the back end before it exits and disposing the tray and IPC', () => {
     expect(report.closeWhileQuittingPrevented).toBe(false)
     expect(report.willQuitPrevented).toBe(true)
-    expect(report.quitCalls).toEqual(['app.quit', 'app.quit'])
+    expect(report.quitCalls).toEqual(['app.quit', 'tray.destroy', 'app.quit'])
+    expect(report.ipcAfterQuit).toBe(0)
+    expect(report.lockAfterQuit).toBe(false)
   })
 })
 
-describe('the built desktop shell with desktop.closeToTray off', () => {
+describe('the built desktop shell closing its window', () => {
   const tempDir = useTempDir()
 
   it('opens with the listener port taken, its first-run check naming the port, the cause and the fix', async () => {
     const squatter = await occupyPort()
     const { port } = squatter
     try {
-      const taken = await runBuiltShell(tempDir(), { listener: { port }, desktop: { closeToTray: false } })
-      expect(taken.loaded).toBeTruthy()
+      const taken = await runBuiltShell({
+        dataDir: tempDir(),
+        scenario: 'close',
+        config: { listener: { port }, desktop: { closeToTray: false } },
+      })
       expect(taken.listenerStatus.value).toMatchObject({ listening: false, url: null })
       expect(taken.listenerStatus.value.problem).toMatch(
         new RegExp(
@@ -160,9 +248,106 @@ describe('the built desktop shell with desktop.closeToTray off', () => {
     }
   })
 
-  it('quits when the window is closed', async () => {
-    const report = await runBuiltShell(tempDir(), { listener: { port: 0 }, desktop: { closeToTray: false } })
+  it('quits when desktop.closeToTray is off', async () => {
+    const report = await runBuiltShell({
+      dataDir: tempDir(),
+      scenario: 'close',
+      trayHost: true,
+      config: { listener: { port: 0 }, desktop: { closeToTray: false } },
+    })
     expect(report.closePrevented).toBe(false)
     expect(report.afterRealClose).toEqual(['app.quit'])
+  })
+
+  it.runIf(process.platform === 'linux')(
+    'quits on a Linux desktop without a tray host, though closeToTray is on: the window is never hidden for good',
+    async () => {
+      // The session bus of test/with-keychain.sh has no StatusNotifierWatcher, as stock GNOME.
+      const report = await runBuiltShell({
+        dataDir: tempDir(),
+        scenario: 'close',
+        config: { listener: { port: 0 } },
+      })
+      expect(report.closePrevented).toBe(false)
+      expect(report.visibleAfterClose).toBe(true)
+      expect(report.afterRealClose).toEqual(['app.quit'])
+    },
+  )
+})
+
+describe('the built desktop shell at its edges', () => {
+  const tempDir = useTempDir()
+
+  it('accepts IPC from its window when installed under a path with % and spaces', async () => {
+    // Electron builds the page's URL with url.format: a bare '%' where pathToFileURL() writes %25,
+    // so comparing the two strings refused every call from such an install.
+    const install = join(tempDir(), 'Apps 100% local', 'watchdesk')
+    mkdirSync(install, { recursive: true })
+    cpSync(join(root, 'out'), join(install, 'out'), { recursive: true })
+    symlinkSync(join(root, 'node_modules'), join(install, 'node_modules'), 'dir')
+    const report = await runBuiltShell({
+      dataDir: tempDir(),
+      mainBundle: join(install, 'out', 'main', 'index.js'),
+      scenario: 'close',
+      config: { listener: { port: 0 } },
+    })
+    expect(report.pageUrl).toContain('/Apps%20100%%20local/')
+    expect(report.indexFileUrl).toContain('/Apps%20100%25%20local/')
+    expect(report.healthOnceStarted).toMatchObject({ ok: true, value: { status: 'ok' } })
+    expect(report.firstRun.ok).toBe(true)
+  })
+
+  it('goes on logging to its file when the terminal that launched it is gone (EPIPE on stderr)', async () => {
+    const dataDir = tempDir()
+    const report = await runBuiltShell({
+      dataDir,
+      scenario: 'close',
+      config: { listener: { port: 0 } },
+      closeStderr: true,
+    })
+    expect(report.log.mode).toBe('600')
+    expect(report.log.started).toHaveLength(1)
+    expect(report.afterRealClose).toEqual(['app.quit'])
+  })
+
+  it('shows one dialog with the cause and exits when the back end cannot start', async () => {
+    const dir = tempDir()
+    // The data dir's config is not valid JSON.
+    writeFileSync(join(dir, 'config.json'), '{ not json')
+    const report = await runBuiltShell({ dataDir: dir, scenario: 'fail' })
+    expect(report.windowShown).toBe(true)
+    expect(report.dialogs).toHaveLength(1)
+    expect(report.dialogs[0]).toMatch(/^showErrorBox watchdesk cannot start: .*config\.json/s)
+    expect(report.dialogs[0]).toContain(`The log is ${join(dir, 'watchdesk.log')}.`)
+    expect(report.exits).toEqual(['app.exit 1'])
+    expect(report.healthAfterFailure).toMatchObject({ ok: false, error: { code: 'unavailable' } })
+    expect(report.healthAfterFailure.error.message).not.toBe(startingMessage)
+    expect(report.lockLeft).toBe(false)
+  })
+
+  it('shows one dialog, closes the back end and exits when the shell itself throws while starting', async () => {
+    const dataDir = tempDir()
+    const report = await runBuiltShell({
+      dataDir,
+      config: { listener: { port: 0 } },
+      env: { STANDIN_THROW: 'menu' },
+    })
+    expect(report.dialogs).toEqual([
+      'showErrorBox watchdesk cannot start: The shell failed while starting: stand-in: Menu.buildFromTemplate failed. Please report it.' +
+        `\n\nThe log is ${join(dataDir, 'watchdesk.log')}.`,
+    ])
+    expect(report.exits).toEqual(['app.exit 1'])
+    expect(report.lockLeft).toBe(false)
+  })
+
+  it('closes the back end and releases the data dir when Windows ends the session', async () => {
+    const report = await runBuiltShell({
+      dataDir: tempDir(),
+      scenario: 'session-end',
+      config: { listener: { port: 0 } },
+    })
+    expect(report.lockBefore).toBe(true)
+    expect(report.lockAfter).toBe(false)
+    expect(report.trayDestroyed).toBe(true)
   })
 })

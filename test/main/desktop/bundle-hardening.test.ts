@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { hardeningProblems } from './hardening-check'
+import { ipcChannel, ipcPushChannel, methodNames } from '../../../src/shared/contract'
+import { hardeningProblems, maxPreloadBytes } from './hardening-check'
 import type { BuiltApp } from './hardening-check'
 
 /** Reads what `npx electron-vite build` produced (out/), not the sources: a weakening that slips in
@@ -31,6 +32,13 @@ describe('built bundle hardening', () => {
   it('has every item of the security checklist in the built main, preload and renderer', () => {
     expect(hardeningProblems(built)).toEqual([])
     expect(existsSync(join(out, 'preload', 'index.cjs'))).toBe(true)
+  })
+
+  it('builds a preload of plain strings: every contract channel, no zod, a few kB', () => {
+    const channels = [...built.preload.matchAll(/"(watchdesk:[\w:.]+)"/g)].map((m) => m[1])
+    expect(channels.sort()).toEqual([...methodNames.map(ipcChannel), ipcPushChannel].sort())
+    expect(built.preload).not.toMatch(/zod/i)
+    expect(built.preload.length).toBeLessThan(maxPreloadBytes)
   })
 
   const weakenings: [string, (b: BuiltApp) => BuiltApp, RegExp][] = [
@@ -103,8 +111,38 @@ describe('built bundle hardening', () => {
     ],
     [
       'permission requests granted',
-      (b) => ({ ...b, main: b.main.replace('callback(false))', 'callback(true))') }),
+      (b) => ({
+        ...b,
+        main: b.main.replace('callback(allowPermission({', 'callback(true || allowPermission({'),
+      }),
       /setPermissionRequestHandler/,
+    ],
+    [
+      'permission checks granted',
+      (b) => ({
+        ...b,
+        main: b.main.replace(
+          '_origin, details) => allowPermission({',
+          '_origin, details) => true || allowPermission({',
+        ),
+      }),
+      /setPermissionCheckHandler/,
+    ],
+    [
+      'a second permission granted',
+      (b) => ({
+        ...b,
+        main: b.main.replace(
+          'ask.permission === "clipboard-sanitized-write"',
+          '(ask.permission === "clipboard-sanitized-write" || ask.permission === "media")',
+        ),
+      }),
+      /allowPermission grants more/,
+    ],
+    [
+      'the clipboard granted to any frame',
+      (b) => ({ ...b, main: b.main.replace(' && ask.isMainFrame', '') }),
+      /allowPermission grants more/,
     ],
     [
       'remote URL loaded',
@@ -115,6 +153,16 @@ describe('built bundle hardening', () => {
       'preload moved',
       (b) => ({ ...b, main: b.main.replace('"../preload/index.cjs"', '"../preload/index.mjs"') }),
       /preload as \.\.\/preload\/index\.cjs/,
+    ],
+    [
+      'zod bundled into the preload',
+      (b) => ({ ...b, preload: b.preload + '\nvar ZodError = class extends Error {};' }),
+      /the preload bundles zod/,
+    ],
+    [
+      'a preload grown past its budget',
+      (b) => ({ ...b, preload: b.preload + `\n/*${'x'.repeat(maxPreloadBytes)}*/` }),
+      /the preload is \d+ bytes/,
     ],
     [
       'preload requiring a module',

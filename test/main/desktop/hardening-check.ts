@@ -22,6 +22,8 @@ const requiredFlags: Record<string, boolean> = {
   webviewTag: false,
 }
 
+export const maxPreloadBytes = 16 * 1024
+
 export function hardeningProblems(built: BuiltApp): string[] {
   return [
     ...webPreferenceProblems(built.main),
@@ -195,11 +197,7 @@ function handlerProblems(main: string): string[] {
       problems.push(`a setWindowOpenHandler does not deny: ${text.slice(0, 120)}`)
   }
   if (/action\s*:\s*"allow"/.test(main)) problems.push('a window open handler answers action: "allow"')
-  if (!/setPermissionRequestHandler\(\(([\w$]+,\s*)*([\w$]+)\)\s*=>\s*\2\(false\)\)/.test(main)) {
-    problems.push('no setPermissionRequestHandler that denies every request (callback(false))')
-  }
-  if (!/setPermissionCheckHandler\(\(\)\s*=>\s*false\)/.test(main))
-    problems.push('no setPermissionCheckHandler(() => false)')
+  problems.push(...permissionProblems(main))
   for (const load of main.matchAll(/\.loadURL\(([^)]*)\)/g)) {
     const arg = load[1]!.trim()
     const fromDevServer = new RegExp(
@@ -208,6 +206,31 @@ function handlerProblems(main: string): string[] {
     if (!fromDevServer)
       problems.push(`loadURL(${arg}) may load remote content (only the dev server URL is allowed)`)
   }
+  return problems
+}
+
+/** Both permission handlers answer with allowPermission(), and allowPermission grants exactly the
+ * clipboard write of the app window's top frame (the built shell test runs it). */
+function permissionProblems(main: string): string[] {
+  const problems: string[] = []
+  if (
+    !/setPermissionRequestHandler\(\(([\w$]+,\s*){2}([\w$]+),\s*[\w$]+\)\s*=>\s*\2\(allowPermission\(\{/.test(
+      main,
+    )
+  )
+    problems.push('the setPermissionRequestHandler does not answer callback(allowPermission({…}))')
+  if (!/setPermissionCheckHandler\(\(([\w$]+,\s*){3}[\w$]+\)\s*=>\s*allowPermission\(\{/.test(main))
+    problems.push('the setPermissionCheckHandler does not answer allowPermission({…})')
+  const grant = /function allowPermission\(([\w$]+)\)\s*\{\s*return ([^;}]*);?\s*\}/.exec(main)
+  const a = grant?.[1]
+  if (
+    !grant ||
+    grant[2]!.trim() !==
+      `${a}.permission === "clipboard-sanitized-write" && ${a}.fromAppWindow && ${a}.isMainFrame`
+  )
+    problems.push(
+      `allowPermission grants more than the clipboard write of the app's top frame: ${grant?.[2]}`,
+    )
   return problems
 }
 
@@ -220,5 +243,9 @@ function preloadProblems(built: BuiltApp): string[] {
   if (!requires.includes('electron')) problems.push('the preload does not require "electron"')
   if (/\bimport\s*[\s{*\w]*from\s*["']|^\s*import\s/m.test(built.preload))
     problems.push('the preload is not CommonJS (has an import statement)')
+  // It carries the channel names as plain data: a schema library in it is 200 kB parsed on every load.
+  if (/\bzod\b|ZodError|\$ZodType|safeParse/.test(built.preload)) problems.push('the preload bundles zod')
+  if (built.preload.length > maxPreloadBytes)
+    problems.push(`the preload is ${built.preload.length} bytes (at most ${maxPreloadBytes})`)
   return problems
 }

@@ -39,7 +39,8 @@ describe('notification choice for event types', () => {
     ]
     const shown = eventNotifications(events, defaultNotificationPatterns)
     expect(shown.map((n) => n.title)).toEqual(['payout.failed', 'compliance.screening.flagged'])
-    expect(shown[0]).toMatchObject({ body: 'fund_2 · evt_2', urgency: 'critical', route: 'events' })
+    // An event is normal urgency: Linux would keep a critical one on screen until dismissed.
+    expect(shown[0]).toMatchObject({ body: 'fund_2 · evt_2', urgency: 'normal', route: 'events' })
   })
 
   it('follows the configured patterns, and none when the list is empty', () => {
@@ -53,6 +54,7 @@ describe('notification choice for event types', () => {
     expect(shown).toHaveLength(1)
     expect(shown[0]!.title).toBe('40 alerting events')
     expect(shown[0]!.body).toBe('funding.failed, payout.failed')
+    expect(shown[0]!.urgency).toBe('normal')
   })
 })
 
@@ -70,6 +72,8 @@ describe('notification choice for chain status changes', () => {
       'Ethereum: down: no answer for 30 s',
       'BNB Smart Chain: stalled: The head has stopped advancing.',
     ])
+    // A chain alarm lasts until someone acts: the only critical (stays on screen) notification.
+    expect(turned.map((n) => n.urgency)).toEqual(['critical', 'critical'])
     expect(watch.update([chain(1, 'Ethereum', 'down'), chain(56, 'BNB Smart Chain', 'stalled')])).toEqual([])
     expect(watch.update([chain(1, 'Ethereum', 'wrong_network')]).map((n) => n.title)).toEqual([
       'Ethereum: wrong network',

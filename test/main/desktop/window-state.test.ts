@@ -35,7 +35,7 @@ describe('window-state persistence', () => {
   it('opens at the default size without complaint when no state was saved', () => {
     const read = readWindowState(windowStateFile(tempDir()))
     expect(read).toEqual({ state: null, problem: null })
-    expect(placeWindow(read.state, [laptop], windowDefaults)).toEqual({
+    expect(placeWindow(read.state, { primary: laptop, all: [laptop] }, windowDefaults)).toEqual({
       x: 80,
       y: 63,
       width: 1280,
@@ -68,12 +68,12 @@ describe('window-state persistence', () => {
 describe('window placement on the connected displays', () => {
   it('keeps saved bounds that lie on a connected display', () => {
     const saved = { x: 1600, y: 100, width: 1800, height: 1100, maximized: false }
-    expect(placeWindow(saved, [laptop, external], windowDefaults)).toEqual(saved)
+    expect(placeWindow(saved, { primary: laptop, all: [laptop, external] }, windowDefaults)).toEqual(saved)
   })
 
   it('centres the window on the primary display when its display was unplugged', () => {
     const saved = { x: 2000, y: 100, width: 1800, height: 1100, maximized: false }
-    expect(placeWindow(saved, [laptop], windowDefaults)).toEqual({
+    expect(placeWindow(saved, { primary: laptop, all: [laptop] }, windowDefaults)).toEqual({
       x: 0,
       y: 25,
       width: 1440,
@@ -81,7 +81,7 @@ describe('window placement on the connected displays', () => {
       maximized: false,
     })
     const small = { x: -3000, y: -2000, width: 1000, height: 700, maximized: true }
-    expect(placeWindow(small, [laptop], windowDefaults)).toEqual({
+    expect(placeWindow(small, { primary: laptop, all: [laptop] }, windowDefaults)).toEqual({
       x: 220,
       y: 113,
       width: 1000,
@@ -92,7 +92,7 @@ describe('window placement on the connected displays', () => {
 
   it('shrinks a window larger than its display and pulls it fully inside', () => {
     const saved = { x: 1300, y: -50, width: 3000, height: 2000, maximized: false }
-    expect(placeWindow(saved, [laptop, external], windowDefaults)).toEqual({
+    expect(placeWindow(saved, { primary: laptop, all: [laptop, external] }, windowDefaults)).toEqual({
       x: 1440,
       y: 0,
       width: 2560,
@@ -100,7 +100,7 @@ describe('window placement on the connected displays', () => {
       maximized: false,
     })
     const hanging = { x: 1000, y: 500, width: 1280, height: 800, maximized: false }
-    expect(placeWindow(hanging, [laptop], windowDefaults)).toEqual({
+    expect(placeWindow(hanging, { primary: laptop, all: [laptop] }, windowDefaults)).toEqual({
       x: 160,
       y: 100,
       width: 1280,
@@ -111,12 +111,34 @@ describe('window placement on the connected displays', () => {
 
   it('moves a window whose title bar is above the screen back down', () => {
     const saved = { x: 100, y: -790, width: 1280, height: 800, maximized: false }
-    expect(placeWindow(saved, [laptop], windowDefaults)).toMatchObject({ x: 80, y: 63 })
+    expect(placeWindow(saved, { primary: laptop, all: [laptop] }, windowDefaults)).toMatchObject({
+      x: 80,
+      y: 63,
+    })
+  })
+
+  it('centres on the display Electron names primary, wherever it is in the list of displays', () => {
+    // screen.getAllDisplays() has no fixed order: the external monitor may come first.
+    const first = { primary: laptop, all: [external, laptop] }
+    expect(placeWindow(null, first, windowDefaults)).toEqual({
+      x: 80,
+      y: 63,
+      width: 1280,
+      height: 800,
+      maximized: false,
+    })
+    expect(placeWindow(null, { primary: external, all: [laptop, external] }, windowDefaults)).toEqual({
+      x: 2080,
+      y: 308,
+      width: 1280,
+      height: 800,
+      maximized: false,
+    })
   })
 
   it('never goes below the minimum size', () => {
     const saved = { x: 10, y: 40, width: 300, height: 200, maximized: false }
-    expect(placeWindow(saved, [laptop], windowDefaults)).toMatchObject({
+    expect(placeWindow(saved, { primary: laptop, all: [laptop] }, windowDefaults)).toMatchObject({
       width: windowDefaults.minWidth,
       height: windowDefaults.minHeight,
     })

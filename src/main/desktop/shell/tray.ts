@@ -2,10 +2,11 @@ import { app, Menu, nativeImage, Tray } from 'electron'
 import type { MenuItemConstructorOptions } from 'electron'
 import { trayMenu } from '../menus'
 import type { TrayMenuActions } from '../menus'
-import { trayBitmap } from '../tray-status'
-import type { TrayLevel, TrayState } from '../tray-status'
+import { trayBitmap, trayChanges, trayLook } from '../tray-status'
+import type { TrayLevel, TrayLook, TrayState } from '../tray-status'
 
-/** The tray icon: colour from the worst chain status, tooltip and menu from TrayState. */
+/** The tray icon: colour from the worst chain status, tooltip and menu from TrayState. Only what
+ * changed is handed to Electron (a poll every few seconds would otherwise rebuild the menu). */
 export function createTray(actions: TrayMenuActions): { show(state: TrayState): void; destroy(): void } {
   const icons = new Map<TrayLevel, Electron.NativeImage>()
   const icon = (level: TrayLevel) => {
@@ -19,20 +20,30 @@ export function createTray(actions: TrayMenuActions): { show(state: TrayState): 
   }
   const tray = new Tray(icon('idle'))
   tray.on('click', actions.open)
+  let shown: TrayLook | null = null
   return {
     show(state) {
-      tray.setImage(icon(state.level))
-      tray.setToolTip(state.tooltip)
-      if (process.platform === 'darwin')
-        tray.setTitle(state.unseenAlerts > 0 ? String(state.unseenAlerts) : '')
-      app.setBadgeCount(state.unseenAlerts)
-      const summary = state.tooltip.split('\n')[1] ?? ''
-      tray.setContextMenu(
-        Menu.buildFromTemplate(
-          trayMenu({ summary, unseenAlerts: state.unseenAlerts, actions }) as MenuItemConstructorOptions[],
-        ),
-      )
+      if (tray.isDestroyed()) return
+      const look = trayLook(state)
+      const changed = trayChanges(shown, look)
+      shown = look
+      if (changed.includes('level')) tray.setImage(icon(look.level))
+      if (changed.includes('tooltip')) tray.setToolTip(look.tooltip)
+      if (changed.includes('badge')) {
+        if (process.platform === 'darwin') tray.setTitle(look.badge > 0 ? String(look.badge) : '')
+        app.setBadgeCount(look.badge)
+      }
+      if (changed.includes('menu')) {
+        const summary = state.tooltip.split('\n')[1] ?? ''
+        tray.setContextMenu(
+          Menu.buildFromTemplate(
+            trayMenu({ summary, unseenAlerts: state.unseenAlerts, actions }) as MenuItemConstructorOptions[],
+          ),
+        )
+      }
     },
-    destroy: () => tray.destroy(),
+    destroy: () => {
+      if (!tray.isDestroyed()) tray.destroy()
+    },
   }
 }

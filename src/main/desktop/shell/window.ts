@@ -7,10 +7,13 @@ import { placeWindow, readWindowState, windowStateFile, writeWindowState } from 
 export { desktopCsp }
 
 /** The main window: hardened web preferences, navigation and new windows refused, size and
- * position restored from the data dir and saved when they change. */
+ * position restored from the data dir and saved when they change. It is shown at once (window
+ * first): the background colour fills it until the page paints, so a slow keychain never looks
+ * like an app that does not start. */
 export function createMainWindow(options: {
   dataDir: string
   preload: string
+  title: string
   load(win: BrowserWindow): void
   log: Logger
 }): BrowserWindow {
@@ -19,11 +22,12 @@ export function createMainWindow(options: {
   if (saved.problem) options.log.warn(saved.problem)
   const placed = placeWindow(
     saved.state,
-    screen.getAllDisplays().map((d) => d.workArea),
+    { primary: screen.getPrimaryDisplay().workArea, all: screen.getAllDisplays().map((d) => d.workArea) },
     windowDefaults,
   )
   const win = new BrowserWindow({
     ...windowDefaults,
+    title: options.title,
     x: placed.x,
     y: placed.y,
     width: placed.width,
@@ -32,10 +36,6 @@ export function createMainWindow(options: {
     ...(process.platform === 'linux' ? { icon: appIcon } : {}),
     webPreferences: { ...secureWebPreferences, preload: options.preload },
   })
-  win.once('ready-to-show', () => {
-    if (placed.maximized) win.maximize()
-    win.show()
-  })
   win.webContents.setWindowOpenHandler(({ url }) => {
     if (/^https:\/\//.test(url)) void shell.openExternal(url)
     return { action: 'deny' }
@@ -43,12 +43,17 @@ export function createMainWindow(options: {
   win.webContents.on('will-navigate', (event) => event.preventDefault())
   win.webContents.on('will-redirect', (event) => event.preventDefault())
   win.webContents.on('will-attach-webview', (event) => event.preventDefault())
-  rememberBounds(win, file, options.log)
+  const stopRemembering = rememberBounds(win, file, options.log)
+  win.once('closed', stopRemembering)
+  if (placed.maximized) win.maximize()
+  win.show()
   options.load(win)
   return win
 }
 
-function rememberBounds(win: BrowserWindow, file: string, log: Logger): void {
+/** Saves the bounds half a second after the last move or resize, and on close. Returns what
+ * stops the pending save (the window's timer must not outlive it). */
+function rememberBounds(win: BrowserWindow, file: string, log: Logger): () => void {
   let timer: NodeJS.Timeout | undefined
   const save = () => {
     clearTimeout(timer)
@@ -66,4 +71,5 @@ function rememberBounds(win: BrowserWindow, file: string, log: Logger): void {
   }
   for (const event of ['resize', 'move', 'maximize', 'unmaximize'] as const) win.on(event as 'resize', later)
   win.on('close', save)
+  return () => clearTimeout(timer)
 }

@@ -1,6 +1,8 @@
 // A stand-in for the 'electron' module, as far as the built shell (out/main/index.js) uses it.
 // Everything the shell does to it is recorded on globalThis.electronStandIn for the driver.
 import { EventEmitter } from 'node:events'
+import { resolve } from 'node:path'
+import { format } from 'node:url'
 
 const record = {
   windows: [],
@@ -25,11 +27,19 @@ class App extends EventEmitter {
   setAboutPanelOptions = (o) => (record.about = o)
   showAboutPanel = () => call('app.showAboutPanel')
   setBadgeCount = (n) => (record.badge = n)
+  setAppUserModelId = (id) => (record.appUserModelId = id)
+  setToastActivatorCLSID = (id) => (record.toastActivatorClsid = id)
+  paths = { userData: '/standin/userData', sessionData: '/standin/userData' }
+  getPath = (name) => this.paths[name]
+  setPath = (name, value) => ((this.paths[name] = value), call(`app.setPath ${name}`))
 }
 export const app = new App()
 
+let routingIds = 0
 class WebContents extends EventEmitter {
+  mainFrame = { url: '', parent: null, processId: 7, routingId: ++routingIds }
   windowOpenHandler = null
+  reload = () => call('webContents.reload')
   setWindowOpenHandler = (h) => (this.windowOpenHandler = h)
   sent = []
   send = (channel, message) => this.sent.push({ channel, message })
@@ -47,8 +57,15 @@ export class BrowserWindow extends EventEmitter {
     record.windows.push(this)
     app.emit('web-contents-created', {}, this.webContents)
   }
-  loadFile = async (file) => (this.loaded = { file })
-  loadURL = async (url) => (this.loaded = { url })
+  // As Electron's loadFile builds the URL (url.format, then Chromium's canonical form): a '%' in
+  // the path stays a bare '%', where pathToFileURL() writes %25.
+  loadFile = async (file) => {
+    this.loaded = { file }
+    this.webContents.mainFrame.url = new URL(
+      format({ protocol: 'file', slashes: true, pathname: resolve(file) }),
+    ).href
+  }
+  loadURL = async (url) => ((this.loaded = { url }), (this.webContents.mainFrame.url = url))
   show = () => ((this.visible = true), call('win.show'))
   hide = () => ((this.visible = false), call('win.hide'))
   focus = () => (call('win.focus'), this.emit('focus'))
@@ -63,6 +80,7 @@ export class BrowserWindow extends EventEmitter {
   getBounds = () => this.bounds
   getNormalBounds = () => this.bounds
   setBounds = (b) => (this.bounds = b)
+  setTitle = (t) => ((this.title = t), call(`win.setTitle ${t}`))
 }
 
 export const ipcMain = {
@@ -71,7 +89,11 @@ export const ipcMain = {
 }
 
 export const Menu = {
-  buildFromTemplate: (template) => ({ template }),
+  buildFromTemplate: (template) => {
+    // STANDIN_THROW=menu: a bug in the shell after the back end started.
+    if (process.env.STANDIN_THROW === 'menu') throw new Error('stand-in: Menu.buildFromTemplate failed')
+    return { template }
+  },
   setApplicationMenu: (menu) => (record.applicationMenu = menu.template),
 }
 
@@ -81,7 +103,10 @@ export class Notification extends EventEmitter {
     super()
     this.options = options
   }
-  show = () => record.notifications.push(this.options)
+  show = () => {
+    record.notifications.push(this.options)
+    ;(record.shownNotifications ??= []).push(this)
+  }
 }
 
 export const session = {
@@ -101,7 +126,12 @@ export const dialog = {
   showErrorBox: (title, message) => call(`showErrorBox ${title}: ${message}`),
   showMessageBox: async (...args) => ((record.messageBox = args.at(-1)), { response: 0 }),
 }
-export const screen = { getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }] }
+// The primary display is not the first of the list (Electron promises no order).
+const displays = [
+  { workArea: { x: -1280, y: 0, width: 1280, height: 1024 } },
+  { workArea: { x: 0, y: 0, width: 1920, height: 1080 } },
+]
+export const screen = { getAllDisplays: () => displays, getPrimaryDisplay: () => displays[1] }
 
 class NativeImage {
   constructor(bitmap, size) {
@@ -117,11 +147,14 @@ export class Tray extends EventEmitter {
     this.image = image
     record.trays.push(this)
   }
-  setImage = (i) => (this.image = i)
-  setToolTip = (t) => (this.tooltip = t)
+  updates = { image: 0, tooltip: 0, menu: 0 }
+  destroyed = false
+  setImage = (i) => ((this.image = i), this.updates.image++)
+  setToolTip = (t) => ((this.tooltip = t), this.updates.tooltip++)
   setTitle = (t) => (this.title = t)
-  setContextMenu = (m) => (this.menu = m.template)
-  destroy = () => call('tray.destroy')
+  setContextMenu = (m) => ((this.menu = m.template), this.updates.menu++)
+  isDestroyed = () => this.destroyed
+  destroy = () => ((this.destroyed = true), call('tray.destroy'))
 }
 
 export default {

@@ -3,10 +3,11 @@ import type { FirstRunCheck } from '../../shared/contract/app'
 import type { AppContext } from '../context'
 import { accounts } from '../secrets/accounts'
 
-type Ctx = Pick<AppContext, 'secrets' | 'urls' | 'config'>
+type Ctx = Pick<AppContext, 'secrets' | 'urls' | 'config' | 'log'>
 
 /** The first-run checklist, from the context only: each check names what it found and, when
- * something is missing, the fix. Secrets are looked up, never returned. */
+ * something is missing, the fix. Secrets are looked up, never returned. It reads several
+ * capabilities (secrets, the listener, the config), so it lives here where they meet. */
 export async function firstRunChecks(ctx: Ctx): Promise<FirstRunCheck[]> {
   const [keychain, listener, nodeAccess, apiKey] = await Promise.all([
     keychainCheck(ctx),
@@ -62,7 +63,7 @@ async function listenerCheck(ctx: Ctx): Promise<FirstRunCheck> {
       label,
       state: 'missing',
       detail: `The listener is not running, so webhooks are not received; ${host}:${port} is free.`,
-      fix: 'Restart watchdesk to start the listener; the log says why it stopped.',
+      fix: `Restart watchdesk to start the listener; ${whereTheLogIs(ctx)} says why it stopped.`,
     }
   }
   return {
@@ -142,6 +143,9 @@ async function apiKeyCheck(ctx: Ctx): Promise<FirstRunCheck> {
     fix: 'Add your sk_sandbox_ or sk_live_ key: printf %s "$KEY" | watchdesk keys set main (or set WATCHDESK_API_KEY).',
   }
 }
+
+/** Names the log file when there is one (the desktop app writes watchdesk.log in the data dir). */
+const whereTheLogIs = (ctx: Ctx) => (ctx.log.file ? `the log (${ctx.log.file})` : 'the log (stderr)')
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)
 

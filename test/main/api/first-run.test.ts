@@ -4,7 +4,8 @@ import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { firstRunChecks } from '../../../src/main/desktop/first-run'
+import { firstRunChecks } from '../../../src/main/api/first-run'
+import { silentLogger } from '../../../src/main/log'
 import { createMemoryStore } from '../../../src/main/secrets'
 import { Config } from '../../../src/shared/config'
 import { callApi, useTestConsole } from '../../support/console'
@@ -67,6 +68,7 @@ describe('first-run checklist (app.firstRun)', () => {
           secrets: { ...createMemoryStore(), onChange: () => () => {} },
           urls: { console: null, listener: null },
           config: () => config,
+          log: silentLogger,
         }),
       )
       expect(checks.listener).toMatchObject({
@@ -102,7 +104,7 @@ describe('first-run checklist (app.firstRun)', () => {
     }
   })
 
-  it('says the listener is not running when its port is free', async () => {
+  it('says the listener is not running when its port is free, naming the log file to read', async () => {
     const probe = createServer().listen(0, '127.0.0.1')
     await once(probe, 'listening')
     const port = (probe.address() as AddressInfo).port
@@ -113,11 +115,12 @@ describe('first-run checklist (app.firstRun)', () => {
         secrets: { ...createMemoryStore(), onChange: () => () => {} },
         urls: { console: null, listener: null },
         config: () => config,
+        log: { ...silentLogger, file: '/home/op/.local/share/watchdesk/watchdesk.log' },
       }),
     )
     expect(checks.listener).toMatchObject({
       state: 'missing',
-      fix: 'Restart watchdesk to start the listener; the log says why it stopped.',
+      fix: 'Restart watchdesk to start the listener; the log (/home/op/.local/share/watchdesk/watchdesk.log) says why it stopped.',
     })
   })
 
@@ -140,6 +143,7 @@ describe('first-run checklist (app.firstRun)', () => {
         secrets: unreachable as any,
         urls: { console: null, listener: 'http://127.0.0.1:1' },
         config: () => Config.parse({}),
+        log: silentLogger,
       }),
     )
     expect(checks.keychain).toMatchObject({

@@ -1,0 +1,69 @@
+import type { Timer } from './starting-gate'
+
+export type CloseOutcome =
+  { outcome: 'closed' } | { outcome: 'timed-out' } | { outcome: 'failed'; error: Error }
+
+const realTimer: Timer = (ms, fire) => {
+  const t = setTimeout(fire, ms)
+  return () => clearTimeout(t)
+}
+
+/** Quit must end: the back end gets `ms` to stop its services, flush and release the data dir;
+ * a close that throws or hangs is reported, and the app quits anyway. */
+export function closeWithin(
+  close: () => Promise<void>,
+  ms: number,
+  timer: Timer = realTimer,
+): Promise<CloseOutcome> {
+  return new Promise((resolve) => {
+    let done = false
+    const finish = (outcome: CloseOutcome) => {
+      if (done) return
+      done = true
+      cancel()
+      resolve(outcome)
+    }
+    const cancel = timer(ms, () => finish({ outcome: 'timed-out' }))
+    let closing: Promise<void>
+    try {
+      closing = close()
+    } catch (error) {
+      closing = Promise.reject(error)
+    }
+    closing.then(
+      () => finish({ outcome: 'closed' }),
+      (error: unknown) =>
+        finish({ outcome: 'failed', error: error instanceof Error ? error : new Error(String(error)) }),
+    )
+  })
+}
+
+/** Disposables someone owns (VS Code's DisposableStore): the shell adds what it creates (tray,
+ * push forwarding, IPC handlers, timers) and disposes of all of them once, in reverse order, on
+ * quit. A disposer that throws does not stop the others. */
+export function createDisposables(onError: (error: unknown) => void = () => {}) {
+  const items: (() => void)[] = []
+  let disposed = false
+  return {
+    add(dispose: () => void): void {
+      if (disposed) {
+        dispose()
+        return
+      }
+      items.push(dispose)
+    },
+    dispose(): void {
+      disposed = true
+      for (const dispose of items.splice(0).reverse()) {
+        try {
+          dispose()
+        } catch (error) {
+          onError(error)
+        }
+      }
+    },
+    get size() {
+      return items.length
+    },
+  }
+}

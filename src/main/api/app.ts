@@ -17,6 +17,7 @@ export function appApi(ctx: AppContext): Pick<ApiHandlers, keyof typeof appMetho
       const checks = await firstRunChecks(ctx)
       return ok({ checks, complete: checks.every((c) => c.state !== 'missing') })
     },
+    'app.configStatus': async () => ok(ctx.configStore.status()),
     'settings.get': async () => {
       const loaded = ctx.loadedConfig()
       return ok({
@@ -28,6 +29,7 @@ export function appApi(ctx: AppContext): Pick<ApiHandlers, keyof typeof appMetho
         listenerProblem: ctx.urls.listenerProblem?.message ?? null,
         config: loaded.config as unknown as Record<string, unknown>,
         keychain: await ctx.secrets.status(),
+        configStatus: ctx.configStore.status(),
       })
     },
   }

@@ -1,7 +1,7 @@
+import { keysCommand } from '../../../src/main/cli/main'
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { keysCommand } from '../../../src/main/cli/keys'
 import type { CliIo } from '../../../src/main/cli/io'
 import { callApi, useTestConsole } from '../../support/console'
 import { useTestKeychain } from '../../support/keychain'

@@ -1,9 +1,7 @@
+import { keysCommand, walletsCommand, webhooksCommand } from '../../../src/main/cli/main'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { keysCommand } from '../../../src/main/cli/keys'
-import { walletsCommand } from '../../../src/main/cli/wallets'
-import { webhooksCommand } from '../../../src/main/cli/webhooks'
 import type { CliIo } from '../../../src/main/cli/io'
 import { useTestKeychain } from '../../support/keychain'
 import { allScopes, sandboxLimits, usePaymentsStandin } from '../../support/payments-standin'
@@ -148,7 +146,7 @@ describe('watchdesk keys, wallets, webhooks', () => {
     const args = ['create', '--url', 'https://hooks.example.com/live', '--events', 'card.created']
     const questions: string[] = []
     expect(
-      await webhooksCommand(args, io, { secrets, confirm: async (q) => (questions.push(q), false) }),
+      await webhooksCommand(args, io, { secrets, confirm: async (q: string) => (questions.push(q), false) }),
     ).toBe(1)
     expect(questions[0]).toContain('LIVE')
     expect(io.errors.at(-1)).toContain('--yes')

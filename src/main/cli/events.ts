@@ -98,7 +98,8 @@ async function follow(db: Database, store: EventStore, options: EventsOptions, i
   const types = options.type ? new Set(options.type) : null
   const newer = db.prepare('SELECT id, seq FROM events WHERE seq > ? ORDER BY seq LIMIT 1000')
   let last = (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number }).seq
-  if (!options.json) io.err(`following new events in ${db.name} (Ctrl-C ends)`)
+  // On stderr, so JSON lines stay clean; it also tells a script that the follow has started.
+  io.err(`following new events in ${db.name} (Ctrl-C ends)`)
   try {
     while (!interrupted.value) {
       const rows = newer.all(last) as { id: string; seq: number }[]

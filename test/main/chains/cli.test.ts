@@ -38,7 +38,7 @@ describe('watchdesk chains', () => {
       io,
       { secrets: createMemoryStore() },
     )
-    const rows = out.map((l) => JSON.parse(l))
+    const rows = out.join('\n').split('\n').map((l) => JSON.parse(l))
     expect(rows).toHaveLength(12)
     const arbitrum = rows.find((r) => r.serviceId === 42161)
     for (const key of [

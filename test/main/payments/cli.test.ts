@@ -73,7 +73,7 @@ describe('watchdesk keys, wallets, webhooks', () => {
     const io = captureIo(dataDir)
     expect(
       await keysCommand(['set', 'main', sandboxKey], io, { secrets, readSecret: async () => sandboxKey }),
-    ).toBe(1)
+    ).toBe(2)
     expect(io.errors.join('\n')).toContain('not as an argument')
     expect(
       await keysCommand(['set', 'main'], io, { secrets, readSecret: async () => 'rk_12345678901234' }),
@@ -149,8 +149,9 @@ describe('watchdesk keys, wallets, webhooks', () => {
       await webhooksCommand(args, io, { secrets, confirm: async (q: string) => (questions.push(q), false) }),
     ).toBe(1)
     expect(questions[0]).toContain('LIVE')
-    expect(io.errors.at(-1)).toContain('--yes')
+    expect(io.errors.at(-1)).toBe('Cancelled')
     expect(await webhooksCommand(args, io, { secrets, confirm: async () => null })).toBe(1)
+    expect(io.errors.at(-1)).toContain('--yes')
     expect(s.requests.filter((r) => r.method === 'POST')).toHaveLength(0)
     expect(await webhooksCommand([...args, '--yes'], io, { secrets })).toBe(0)
     expect(s.endpoints.size).toBe(1)

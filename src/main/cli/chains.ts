@@ -18,20 +18,32 @@ interface ChainsOptions extends CommonOptions {
 
 export function registerChains(program: Command, ctx: CliContext): void {
   const chains = withCommon(program.command('chains'))
+    .summary('check the twelve networks once; --watch to keep checking')
     .description(
       'One round of checks over all twelve networks: status, head, block age, lag, latency, node identity. Exits 1 when an enabled chain is down, stalled or on the wrong network, or when no chain is monitored at all.',
     )
     .option('--watch', 'keep polling and redraw every poll interval (until Ctrl-C)')
-    .option('--interval <ms>', 'poll interval for --watch (default: pollIntervalMs)', positiveInt('interval', 250))
+    .option(
+      '--interval <ms>',
+      'poll interval for --watch (default: pollIntervalMs)',
+      positiveInt('interval', 250),
+    )
     .action(async (options: ChainsOptions) => ctx.exit(await runChains(options, ctx.io, ctx.deps)))
-  example(chains, 'watchdesk chains', 'watchdesk chains --json | head -1', 'watchdesk chains --watch --interval 2000')
+  example(
+    chains,
+    'watchdesk chains',
+    'watchdesk chains --json | head -1',
+    'watchdesk chains --watch --interval 2000',
+  )
 }
 
 async function runChains(options: ChainsOptions, io: CliIo, deps: CliDeps): Promise<ExitCode> {
   const loaded = configFor(options, io)
   if (!loaded.ok) return failure(io, 'chains', loaded.error.message, loaded.error.exit)
   const config = loaded.value.config
-  const { uid, problem } = await readProjectUid(deps.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env))
+  const { uid, problem } = await readProjectUid(
+    deps.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env),
+  )
   const poller = pollerFor(config, uid, undefined, problem)
   const interrupted: { value: boolean; wake?: () => void } = { value: false }
   const stopListening = options.watch
@@ -93,7 +105,10 @@ function nothingMonitored(
 ): { sentence: string; code: ExitCode } {
   const enabled = Object.values(config.chains).filter((c) => c.enabled !== false).length
   if (chains.length > 0 && Object.keys(config.chains).length >= chains.length && enabled === 0)
-    return { sentence: 'Every chain is disabled in the config (chains.<id>.enabled is false).', code: exitCodes.problem }
+    return {
+      sentence: 'Every chain is disabled in the config (chains.<id>.enabled is false).',
+      code: exitCodes.problem,
+    }
   if (!config.rpcBaseUrl)
     return {
       sentence:
@@ -104,8 +119,7 @@ function nothingMonitored(
     return { sentence: `The project uid could not be read: ${uidProblem}`, code: exitCodes.cannotRun }
   if (!uid)
     return {
-      sentence:
-        'The project uid is not stored: watchdesk project-uid set (or set WATCHDESK_PROJECT_UID).',
+      sentence: 'The project uid is not stored: watchdesk project-uid set (or set WATCHDESK_PROJECT_UID).',
       code: exitCodes.problem,
     }
   const reasons = [...new Set(chains.map((c) => c.reason).filter(Boolean))]
@@ -114,7 +128,19 @@ function nothingMonitored(
 
 function table(chains: ChainStatus[]): string {
   return formatTable(
-    ['chain', 'id', 'status', 'head', 'age s', 'lag blocks', 'lag s', 'latency ms', 'client', 'net', 'detail'],
+    [
+      'chain',
+      'id',
+      'status',
+      'head',
+      'age s',
+      'lag blocks',
+      'lag s',
+      'latency ms',
+      'client',
+      'net',
+      'detail',
+    ],
     chains.map((c) => [
       c.name,
       c.serviceId,

@@ -37,13 +37,16 @@ export interface CommonOptions {
 export function withCommon(command: Command, { json = true }: { json?: boolean } = {}): Command {
   command
     .addOption(new Option('--data-dir <dir>', 'data dir (default: WATCHDESK_DATA_DIR or the OS convention)'))
-    .addOption(new Option('--config <file>', 'a config file laid over the data dir\'s config.json'))
+    .addOption(new Option('--config <file>', "a config file laid over the data dir's config.json"))
   if (json) command.option('--json', 'machine-readable output (JSON)', false)
   return command
 }
 
 export function example(command: Command, ...lines: string[]): Command {
-  return command.addHelpText('after', `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  $ ${l}`).join('\n')}`)
+  return command.addHelpText(
+    'after',
+    `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  $ ${l}`).join('\n')}`,
+  )
 }
 
 export function dataDirOf(options: CommonOptions, io: CliIo): string {
@@ -71,7 +74,6 @@ export function positiveInt(name: string, min = 1) {
     return n
   }
 }
-
 
 /** A config that could not be loaded: unreadable is "could not run", invalid is usage. */
 export function configExit(error: { code: string }): ExitCode {

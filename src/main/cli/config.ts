@@ -14,8 +14,9 @@ interface GetOptions extends CommonOptions {
 export function registerConfig(program: Command, ctx: CliContext): void {
   const config = program
     .command('config')
+    .summary('get, set and unset config.json keys')
     .description(
-      "Read and change config.json in the data dir through the same writer and schema as the console (a running console applies the change at once). Keys are dotted: listener.port, chains.1.slug.",
+      'Read and change config.json in the data dir through the same writer and schema as the console (a running console applies the change at once). Keys are dotted: listener.port, chains.1.slug.',
     )
   example(config, 'watchdesk config set rpcBaseUrl https://rpc.example.com', 'watchdesk config get listener')
 
@@ -27,7 +28,9 @@ export function registerConfig(program: Command, ctx: CliContext): void {
   example(get, 'watchdesk config get pollIntervalMs --effective', 'watchdesk config get')
 
   const set = withCommon(config.command('set'), { json: false })
-    .description('Set KEY to VALUE; VALUE is read as JSON when it is JSON (7500, true, {"a":1}, "7500"), as text otherwise.')
+    .description(
+      'Set KEY to VALUE; VALUE is read as JSON when it is JSON (7500, true, {"a":1}, "7500"), as text otherwise.',
+    )
     .argument('<key>', 'a dotted key')
     .argument('<value>')
     .action(async (key: string, value: string, options: CommonOptions) =>
@@ -45,7 +48,8 @@ export function registerConfig(program: Command, ctx: CliContext): void {
           ctx.io,
           async (store) => {
             const done = await store.unset(key)
-            if (done.ok && !done.value.removed) ctx.io.err(`watchdesk config: ${key} was not set; nothing changed.`)
+            if (done.ok && !done.value.removed)
+              ctx.io.err(`watchdesk config: ${key} was not set; nothing changed.`)
             return done
           },
           key,
@@ -80,7 +84,9 @@ function getValue(key: string | undefined, options: GetOptions, io: CliIo): Exit
 async function change(
   options: CommonOptions,
   io: CliIo,
-  apply: (store: ConfigStore) => Promise<{ ok: true } | { ok: false; error: { code: string; message: string } }>,
+  apply: (
+    store: ConfigStore,
+  ) => Promise<{ ok: true } | { ok: false; error: { code: string; message: string } }>,
   key: string,
 ): Promise<ExitCode> {
   const store = open(options, io)
@@ -88,12 +94,18 @@ async function change(
   const done = await apply(store.value)
   if (!done.ok) {
     const code =
-      done.error.code === 'unavailable' ? exitCodes.cannotRun : done.error.code === 'conflict' ? exitCodes.problem : exitCodes.usage
+      done.error.code === 'unavailable'
+        ? exitCodes.cannotRun
+        : done.error.code === 'conflict'
+          ? exitCodes.problem
+          : exitCodes.usage
     return failure(io, 'config', done.error.message, code)
   }
   const restart = store.value.status().restartRequired
   io.out(`saved ${key} in ${store.value.current().file}`)
   if (restart.length > 0 || key.startsWith('listener'))
-    io.out('listener settings take effect when watchdesk (serve or the app) restarts; everything else applies at once.')
+    io.out(
+      'listener settings take effect when watchdesk (serve or the app) restarts; everything else applies at once.',
+    )
   return exitCodes.ok
 }

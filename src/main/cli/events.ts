@@ -25,6 +25,7 @@ const headers = ['received', 'type', 'group', 'id', 'deliveries', 'endpoint', 'd
 
 export function registerEvents(program: Command, ctx: CliContext): void {
   const events = withCommon(program.command('events'))
+    .summary('list stored webhook events; --follow for new ones')
     .description(
       'List stored webhook events, newest first; --follow prints new ones as they are stored (until Ctrl-C).',
     )
@@ -60,7 +61,9 @@ async function runEvents(options: EventsOptions, io: CliIo): Promise<number> {
     const types = options.type
     const limit = Math.min(options.limit, 100_000)
     if (options.json) {
-      store.forEachForExport(types ? { types } : {}, limit, (event) => io.out(JSON.stringify(eventJson(event))))
+      store.forEachForExport(types ? { types } : {}, limit, (event) =>
+        io.out(JSON.stringify(eventJson(event))),
+      )
       return exitCodes.ok
     }
     const { rows } = store.list(types ? { types } : {}, undefined, limit)
@@ -108,7 +111,12 @@ async function follow(db: Database, store: EventStore, options: EventsOptions, i
         const event = store.get(row.id)
         if (!event || (types && !types.has(event.type))) continue
         if (options.json) io.out(JSON.stringify(eventJson(event)))
-        else io.out(tableRow(event).map((c) => (c === null ? '—' : String(c))).join('  '))
+        else
+          io.out(
+            tableRow(event)
+              .map((c) => (c === null ? '—' : String(c)))
+              .join('  '),
+          )
       }
       if (rows.length < 1000) await pause(options.interval, interrupted)
     }

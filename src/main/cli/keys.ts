@@ -13,12 +13,14 @@ import { liveMarked, paymentsFor, readSecretFromTerminal } from './payments-comm
 export function registerKeys(program: Command, ctx: CliContext): void {
   const keys = program
     .command('keys')
+    .summary('API keys in the OS keychain: set, list, select, remove')
     .description(
       `API keys live only in the OS keychain (account api-key:NAME), shown masked (sk_live_…9f3a). ${validPrefixesSentence} WATCHDESK_API_KEY, when set, is the key "env".`,
     )
   example(keys, 'printf %s "$KEY" | watchdesk keys set main', 'watchdesk keys list')
 
-  const withService = (action: (payments: PaymentsService, io: CliIo) => Promise<ExitCode>) =>
+  const withService =
+    (action: (payments: PaymentsService, io: CliIo) => Promise<ExitCode>) =>
     async (options: CommonOptions): Promise<ExitCode> => {
       const service = paymentsFor(options, ctx.io, ctx.deps)
       if (!service.ok) return failure(ctx.io, 'keys', service.error.message, configExit(service.error))
@@ -32,19 +34,25 @@ export function registerKeys(program: Command, ctx: CliContext): void {
     .argument('<name>', 'a name for the key, e.g. main')
     .argument('[key]', 'refused: pipe the key instead')
     .option('--activate', 'make it the active key')
-    .action(async (name: string, key: string | undefined, options: CommonOptions & { activate?: boolean }) => {
-      if (key !== undefined)
-        return ctx.exit(
-          failure(
-            ctx.io,
-            'keys',
-            'keys set takes the key on stdin, not as an argument (arguments are visible in ps and shell history). Pipe it: printf %s "$KEY" | watchdesk keys set NAME',
-            exitCodes.usage,
-          ),
-        )
-      ctx.exit(await withService((p, io) => setKey(p, io, name, options.activate === true, ctx))(options))
-    })
-  example(set, 'printf %s "$KEY" | watchdesk keys set main --activate', 'watchdesk keys set main   (then paste)')
+    .action(
+      async (name: string, key: string | undefined, options: CommonOptions & { activate?: boolean }) => {
+        if (key !== undefined)
+          return ctx.exit(
+            failure(
+              ctx.io,
+              'keys',
+              'keys set takes the key on stdin, not as an argument (arguments are visible in ps and shell history). Pipe it: printf %s "$KEY" | watchdesk keys set NAME',
+              exitCodes.usage,
+            ),
+          )
+        ctx.exit(await withService((p, io) => setKey(p, io, name, options.activate === true, ctx))(options))
+      },
+    )
+  example(
+    set,
+    'printf %s "$KEY" | watchdesk keys set main --activate',
+    'watchdesk keys set main   (then paste)',
+  )
 
   const list = withCommon(keys.command('list'))
     .description('The stored keys, masked, with their kind, plan and rate limits; * marks the active one.')

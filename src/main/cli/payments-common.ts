@@ -42,7 +42,16 @@ export function liveMarked(io: CliIo, live: boolean, json: boolean | undefined):
     io.err('LIVE key in use: the output is from the live service.')
     return io
   }
-  return { ...io, out: (text) => io.out(text.split('\n').map((l) => `LIVE  ${l}`).join('\n')) }
+  return {
+    ...io,
+    out: (text) =>
+      io.out(
+        text
+          .split('\n')
+          .map((l) => `LIVE  ${l}`)
+          .join('\n'),
+      ),
+  }
 }
 
 export async function readSecretFromTerminal(prompt: string): Promise<string> {

@@ -10,7 +10,10 @@ import { readSecretFromTerminal } from './payments-common'
 export function registerProjectUid(program: Command, ctx: CliContext): void {
   const projectUid = program
     .command('project-uid')
-    .description('The node-access project uid (part of every RPC URL), kept in the OS keychain as "project-uid".')
+    .summary('store the node-access project uid in the keychain')
+    .description(
+      'The node-access project uid (part of every RPC URL), kept in the OS keychain as "project-uid".',
+    )
   example(projectUid, 'printf %s "$UID" | watchdesk project-uid set')
 
   const set = withCommon(projectUid.command('set'), { json: false })
@@ -42,7 +45,12 @@ export function registerProjectUid(program: Command, ctx: CliContext): void {
         )
       if (/\s|\//.test(value))
         return ctx.exit(
-          failure(io, 'project-uid', 'A project uid has no spaces or slashes; nothing was stored.', exitCodes.usage),
+          failure(
+            io,
+            'project-uid',
+            'A project uid has no spaces or slashes; nothing was stored.',
+            exitCodes.usage,
+          ),
         )
       redactFromLogs(value)
       const secrets = deps.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env)

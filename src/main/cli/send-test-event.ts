@@ -16,14 +16,21 @@ interface SendOptions extends CommonOptions {
 
 export function registerSendTestEvent(program: Command, ctx: CliContext): void {
   const send = withCommon(program.command('send-test-event'))
+    .summary('post a signed sample event to the running listener')
     .description(
       "Sign a sample envelope of TYPE with a configured webhook secret (that endpoint's, or the first one) and post it to the listener: the running watchdesk's actual address (runtime.json in the data dir), else the listener.* config.",
     )
     .argument('<type>', 'an event type, e.g. funding.completed')
-    .option('--endpoint <id>', 'sign with this endpoint\'s secret and post to /webhooks/<id>')
+    .option('--endpoint <id>', "sign with this endpoint's secret and post to /webhooks/<id>")
     .option('--url <url>', 'post here instead (e.g. the public URL of a tunnel)')
-    .action(async (type: string, options: SendOptions) => ctx.exit(await runSend(type, options, ctx.io, ctx.deps)))
-  example(send, 'watchdesk send-test-event funding.completed', 'watchdesk send-test-event payout.failed --json')
+    .action(async (type: string, options: SendOptions) =>
+      ctx.exit(await runSend(type, options, ctx.io, ctx.deps)),
+    )
+  example(
+    send,
+    'watchdesk send-test-event funding.completed',
+    'watchdesk send-test-event payout.failed --json',
+  )
 }
 
 async function runSend(type: string, options: SendOptions, io: CliIo, deps: CliDeps): Promise<ExitCode> {
@@ -47,14 +54,19 @@ async function runSend(type: string, options: SendOptions, io: CliIo, deps: CliD
     )
   }
   const endpoint = accounts.nameOf(entry.account)
-  const url = options.url ?? `${listenerBase(options, io, loaded.value.config.listener)}/webhooks${wanted ? `/${encodeURIComponent(endpoint)}` : ''}`
+  const url =
+    options.url ??
+    `${listenerBase(options, io, loaded.value.config.listener)}/webhooks${wanted ? `/${encodeURIComponent(endpoint)}` : ''}`
   const sent = await sendTestEvent({ url, secret: entry.secret, type })
   if (!sent.ok) return failWith(io, 'send-test-event', sent.error)
   const { id, status, answer } = sent.value
   if (options.json) io.out(JSON.stringify({ id, type, endpoint, url: sent.value.url, status, answer }))
   else {
-    io.out(`sent ${type} ${id} signed with endpoint ${endpoint}'s secret to ${sent.value.url}: HTTP ${status} ${answer}`)
-    if (!eventTypeInfo(type)) io.out(`note: ${type} is not a known event type; it is stored and shown as unknown.`)
+    io.out(
+      `sent ${type} ${id} signed with endpoint ${endpoint}'s secret to ${sent.value.url}: HTTP ${status} ${answer}`,
+    )
+    if (!eventTypeInfo(type))
+      io.out(`note: ${type} is not a known event type; it is stored and shown as unknown.`)
   }
   if (status !== 200) {
     io.err(`watchdesk send-test-event: the listener answered ${status}, not 200: the event was not stored.`)

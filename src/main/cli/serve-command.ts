@@ -6,6 +6,7 @@ import { serveCommand } from './serve'
 /** `serve` is declared here for help and usage errors; its own module runs it with its arguments. */
 export function registerServe(program: Command, ctx: CliContext): void {
   const serve = withCommon(program.command('serve'), { json: false })
+    .summary('start the console and the webhook listener')
     .description(
       'Start the console on http://127.0.0.1:7420 (prints the URL with its launch token) and the webhook listener.',
     )
@@ -16,5 +17,9 @@ export function registerServe(program: Command, ctx: CliContext): void {
       const at = ctx.argv.indexOf('serve')
       ctx.exit(await serveCommand(ctx.argv.slice(at + 1), ctx.io))
     })
-  example(serve, 'watchdesk serve --data-dir ~/watchdesk-ops', 'WATCHDESK_TOKEN=… watchdesk serve --port 7430')
+  example(
+    serve,
+    'watchdesk serve --data-dir ~/watchdesk-ops',
+    'WATCHDESK_TOKEN=… watchdesk serve --port 7430',
+  )
 }

@@ -10,6 +10,7 @@ import type { PaymentsOptions } from './payments-common'
 
 export function registerWallets(program: Command, ctx: CliContext): void {
   const wallets = withBusiness(withCommon(program.command('wallets')))
+    .summary('the wallets of a business')
     .description(
       'GET /v1/wallets for the business (--business, selectedBusinessId or WATCHDESK_BUSINESS_ID) with the active key. The fields present become columns; --json prints the answer as the service sent it.',
     )
@@ -34,7 +35,9 @@ async function runWallets(options: PaymentsOptions, plainIo: CliIo, deps: CliDep
     io.out(JSON.stringify(w.raw, null, 2))
     return exitCodes.problem
   }
-  io.out(`business ${w.businessId ?? '(none selected)'} · ${w.rows.length} wallet${w.rows.length === 1 ? '' : 's'}`)
+  io.out(
+    `business ${w.businessId ?? '(none selected)'} · ${w.rows.length} wallet${w.rows.length === 1 ? '' : 's'}`,
+  )
   if (w.rows.length > 0) {
     io.out(
       formatTable(

@@ -22,20 +22,24 @@ interface CreateOptions extends WriteOptions {
 export function registerWebhooks(program: Command, ctx: CliContext): void {
   const webhooks = program
     .command('webhooks')
+    .summary('list, create and delete webhook endpoints')
     .description(
       'Webhook endpoints of the business. create writes the returned secret straight into the keychain (webhook-secret:<id>), never printed; delete removes it too. With a live key, writes ask first (or need --yes). List/delete paths: config webhookEndpoints.',
     )
   example(webhooks, 'watchdesk webhooks list --business biz_8f2c')
 
   const list = withBusiness(withCommon(webhooks.command('list')))
-    .description('List the webhook endpoints and whether each one\'s secret is in the keychain.')
+    .description("List the webhook endpoints and whether each one's secret is in the keychain.")
     .action(async (options: PaymentsOptions) => ctx.exit(await run(options, ctx, 'list', listEndpoints)))
   example(list, 'watchdesk webhooks list', 'watchdesk webhooks list --json')
 
   const create = withBusiness(withCommon(webhooks.command('create')))
     .description('Register an https:// endpoint for some event types; its secret goes into the keychain.')
     .requiredOption('--url <url>', 'the public https:// URL the service delivers to')
-    .requiredOption('--events <types>', `comma-separated event types (${knownEventTypes.slice(0, 3).join(', ')}, …)`)
+    .requiredOption(
+      '--events <types>',
+      `comma-separated event types (${knownEventTypes.slice(0, 3).join(', ')}, …)`,
+    )
     .option('--description <text>', 'at most 200 characters')
     .option('--yes', 'do not ask, even with a live key')
     .action(async (options: CreateOptions) =>
@@ -58,7 +62,12 @@ export function registerWebhooks(program: Command, ctx: CliContext): void {
 
 type Action = (payments: PaymentsService, io: CliIo, json: boolean) => Promise<ExitCode>
 
-async function run(options: PaymentsOptions, ctx: CliContext, _name: string, action: Action): Promise<ExitCode> {
+async function run(
+  options: PaymentsOptions,
+  ctx: CliContext,
+  _name: string,
+  action: Action,
+): Promise<ExitCode> {
   const service = paymentsFor(options, ctx.io, ctx.deps)
   if (!service.ok) return failure(ctx.io, 'webhooks', service.error.message, configExit(service.error))
   const status = await service.value.status()
@@ -74,7 +83,9 @@ async function listEndpoints(payments: PaymentsService, io: CliIo, json: boolean
     return exitCodes.ok
   }
   if (listed.value.endpoints.length === 0) {
-    io.out('No webhook endpoints. Create one with: watchdesk webhooks create --url https://… --events funding.completed')
+    io.out(
+      'No webhook endpoints. Create one with: watchdesk webhooks create --url https://… --events funding.completed',
+    )
     return exitCodes.ok
   }
   const rows = listed.value.endpoints.map((e) => [

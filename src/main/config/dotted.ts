@@ -77,14 +77,18 @@ export function diffObjects(
   }
   for (const [key, value] of Object.entries(next)) {
     const before = base[key]
-    if (isPlainObject(before) && isPlainObject(value)) out.push(...diffObjects(before, value, [...prefix, key]))
+    if (isPlainObject(before) && isPlainObject(value))
+      out.push(...diffObjects(before, value, [...prefix, key]))
     else if (!Object.hasOwn(base, key) || JSON.stringify(before) !== JSON.stringify(value))
       out.push({ path: [...prefix, key], value })
   }
   return out
 }
 
-export function applyPatches(object: Record<string, unknown>, patches: ConfigPatch[]): Record<string, unknown> {
+export function applyPatches(
+  object: Record<string, unknown>,
+  patches: ConfigPatch[],
+): Record<string, unknown> {
   for (const patch of patches) {
     if ('remove' in patch) unsetPath(object, patch.path)
     else setPath(object, patch.path, structuredClone(patch.value))

@@ -19,15 +19,7 @@ import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
 import { applyPatches, changedKeys, diffObjects, getPath, splitKey, unsetPath, setPath } from './dotted'
-import {
-  configFileName,
-  loadFromRaw,
-  parseObject,
-  readOverlay,
-  readRaw,
-  revisionOf,
-  validate,
-} from './load'
+import { configFileName, loadFromRaw, parseObject, readOverlay, readRaw, revisionOf, validate } from './load'
 import type { LoadedConfig } from './load'
 
 /** A change to the saved config, applied to the file as it is on disk at the moment of writing
@@ -186,7 +178,8 @@ function createStore(options: ConfigStoreOptions, file: string, first: LoadedCon
         const overlay = readOverlay(options.overlayFile)
         if (!overlay.ok) return overlay
         const config = validate(file, next, overlay.value, options.overlayFile)
-        if (!config.ok) return err('bad_request', config.error.message.replace(/^The configuration in/, 'That change to'))
+        if (!config.ok)
+          return err('bad_request', config.error.message.replace(/^The configuration in/, 'That change to'))
         const text = JSON.stringify(next, null, 2) + '\n'
         const written = writeIfUnchanged(file, text, raw.value.revision)
         if (!written.ok) return written

@@ -112,7 +112,7 @@ describe('command line conventions (the built bin/watchdesk)', () => {
       const name = ['watchdesk', ...commands[i]!].join(' ')
       expect(answer.code, name).toBe(0)
       expect(answer.stdout, name).toContain(`Usage: ${name}`)
-      expect(answer.stdout, name).toMatch(/Examples?:\n  \$ .*watchdesk/)
+      expect(answer.stdout, name).toMatch(/Examples?:\n {2}\$ .*watchdesk/)
     })
   })
 
@@ -132,7 +132,7 @@ describe('command line conventions (the built bin/watchdesk)', () => {
     expect(flag.stderr).toContain('Usage: watchdesk chains [options]')
   })
 
-  it('events --json | head -1 ends quietly, and its JSON is the API export\'s', async () => {
+  it("events --json | head -1 ends quietly, and its JSON is the API export's", async () => {
     const b = await backend()
     b.services.webhooks.store.commit(events(3000))
     const piped = await shell(`node ${cliPath} events --json --limit 3000 --data-dir ${b.dataDir} | head -1`)
@@ -159,7 +159,10 @@ describe('command line conventions (the built bin/watchdesk)', () => {
   })
 
   it('chains with no chain monitored exits 1 and says why once', async () => {
-    const answer = await runCli(['chains', '--data-dir', tempDir()], { ...process.env, WATCHDESK_PROJECT_UID: '' })
+    const answer = await runCli(['chains', '--data-dir', tempDir()], {
+      ...process.env,
+      WATCHDESK_PROJECT_UID: '',
+    })
     expect(answer.code).toBe(1)
     expect(answer.stdout).toBe('')
     expect(answer.stderr.trim().split('\n')).toEqual([
@@ -181,7 +184,11 @@ describe('command line conventions (the built bin/watchdesk)', () => {
     const dir = tempDir()
     writeFileSync(
       join(dir, 'config.json'),
-      JSON.stringify({ apiBaseUrl: s.url, businesses: [{ id: 'biz_a', name: 'A' }], selectedBusinessId: 'biz_a' }),
+      JSON.stringify({
+        apiBaseUrl: s.url,
+        businesses: [{ id: 'biz_a', name: 'A' }],
+        selectedBusinessId: 'biz_a',
+      }),
     )
     return { s, dir }
   }
@@ -229,9 +236,14 @@ describe('command line conventions (the built bin/watchdesk)', () => {
     await until(() => follow.out.stdout.split('\n').length > 3, 'three new events')
     follow.child.kill('SIGINT')
     expect(await follow.exited).toBe(0)
-    expect(follow.out.stderr).toBe(`following new events in ${join(b.dataDir, 'watchdesk.db')} (Ctrl-C ends)\n`)
+    expect(follow.out.stderr).toBe(
+      `following new events in ${join(b.dataDir, 'watchdesk.db')} (Ctrl-C ends)\n`,
+    )
     expect(follow.out.stdout.endsWith('\n')).toBe(true)
-    const ids = follow.out.stdout.trimEnd().split('\n').map((l) => JSON.parse(l).id)
+    const ids = follow.out.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l).id)
     expect(ids).toEqual(['evt_new_0', 'evt_new_1', 'evt_new_2'])
   })
 
@@ -285,7 +297,9 @@ describe('command line conventions (the built bin/watchdesk)', () => {
       'restart required',
     )
     expect(await runCli(['config', 'unset', 'pollIntervalMs', '--data-dir', dir])).toMatchObject({ code: 0 })
-    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({ listener: { host: '127.0.0.2' } })
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({
+      listener: { host: '127.0.0.2' },
+    })
   })
 
   it('project-uid set reads stdin into the keychain, never argv', async () => {
@@ -294,7 +308,11 @@ describe('command line conventions (the built bin/watchdesk)', () => {
       const refused = await runCli(['project-uid', 'set', 'uid-in-argv', '--data-dir', tempDir()])
       expect(refused.code).toBe(2)
       expect(refused.stderr).toContain('not as an argument')
-      const stored = await runCli(['project-uid', 'set', '--data-dir', tempDir()], process.env, 'prj_0123456789abcdef\n')
+      const stored = await runCli(
+        ['project-uid', 'set', '--data-dir', tempDir()],
+        process.env,
+        'prj_0123456789abcdef\n',
+      )
       expect(stored.code).toBe(0)
       expect(stored.stdout).not.toContain('prj_0123456789abcdef')
       expect(await keychain.get('project-uid')).toEqual({ ok: true, value: 'prj_0123456789abcdef' })

@@ -19,7 +19,11 @@ async function until<T>(probe: () => Promise<T | undefined | null | false>, what
   }
 }
 
-const quietIo = (dataDir: string): CliIo => ({ out: () => {}, err: () => {}, env: { WATCHDESK_DATA_DIR: dataDir } })
+const quietIo = (dataDir: string): CliIo => ({
+  out: () => {},
+  err: () => {},
+  env: { WATCHDESK_DATA_DIR: dataDir },
+})
 const businesses = { businesses: [{ id: 'biz_one', name: 'One' }], selectedBusinessId: 'biz_one' }
 
 describe('one writer for config.json while the console runs', () => {
@@ -37,7 +41,11 @@ describe('one writer for config.json while the console runs', () => {
       JSON.stringify({ pollIntervalMs: 3000, rpcBaseUrl: 'https://rpc.example' }),
     )
     expect((await callApi(c, 'payments.businesses.set', businesses)).status).toBe(200)
-    expect(readSaved(dataDir)).toEqual({ pollIntervalMs: 3000, rpcBaseUrl: 'https://rpc.example', ...businesses })
+    expect(readSaved(dataDir)).toEqual({
+      pollIntervalMs: 3000,
+      rpcBaseUrl: 'https://rpc.example',
+      ...businesses,
+    })
     expect(statSync(join(dataDir, 'config.json')).mode & 0o777).toBe(0o600)
   })
 
@@ -73,7 +81,10 @@ describe('one writer for config.json while the console runs', () => {
     const dataDir = tempDir()
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ pollIntervalMs: 3000 }))
     const c = await startConsole({ dataDir })
-    writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ pollIntervalMs: 3000, listener: { port: 'x' } }))
+    writeFileSync(
+      join(dataDir, 'config.json'),
+      JSON.stringify({ pollIntervalMs: 3000, listener: { port: 'x' } }),
+    )
     const status = await until(async () => {
       const s = (await callApi(c, 'app.configStatus')).json.value
       return s.problem && s
@@ -99,7 +110,11 @@ describe('one writer for config.json while the console runs', () => {
     const c = await startConsole({ dataDir })
     const file = join(dataDir, 'runtime.json')
     const info = JSON.parse(readFileSync(file, 'utf8'))
-    expect(info).toMatchObject({ pid: process.pid, consoleUrl: c.url, listenerUrl: c.backend.context.urls.listener })
+    expect(info).toMatchObject({
+      pid: process.pid,
+      consoleUrl: c.url,
+      listenerUrl: c.backend.context.urls.listener,
+    })
     expect(info.listenerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(readFileSync(file, 'utf8')).not.toContain(c.token)
     expect(statSync(file).mode & 0o777).toBe(0o600)

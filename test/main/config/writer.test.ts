@@ -36,7 +36,11 @@ describe('the configuration writer', () => {
     const stale = store.current().saved
     writeFileSync(fileOf(dir), JSON.stringify({ pollIntervalMs: 3000, rpcBaseUrl: 'https://rpc.example' }))
     unwrap(await store.replace({ ...stale, apiKeyName: 'main' }))
-    expect(readSaved(dir)).toEqual({ pollIntervalMs: 3000, rpcBaseUrl: 'https://rpc.example', apiKeyName: 'main' })
+    expect(readSaved(dir)).toEqual({
+      pollIntervalMs: 3000,
+      rpcBaseUrl: 'https://rpc.example',
+      apiKeyName: 'main',
+    })
     expect(store.current().config.rpcBaseUrl).toBe('https://rpc.example')
   })
 

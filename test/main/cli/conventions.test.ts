@@ -266,10 +266,21 @@ describe('command line conventions (the built bin/watchdesk)', () => {
     const dir = tempDir()
     const env = { ...process.env, WATCHDESK_WEBHOOK_SECRETS: secretA }
     const running = await serve(['--data-dir', dir], env)
-    const sent = await runCli(['send-test-event', 'funding.completed', '--json', '--data-dir', dir], env)
+    // serve prints its listener line just after the console line.
+    const listenerUrl = (
+      await until(() => /webhooks:\s+(http:\/\/\S+?)\/webhooks/.exec(running.output()), 'the listener line')
+    )[1]
+    // --endpoint: the env secret, whatever other tests keep in the shared test keychain meanwhile.
+    const sent = await runCli(
+      ['send-test-event', 'funding.completed', '--endpoint', 'env-1', '--json', '--data-dir', dir],
+      env,
+    )
     expect(sent.stderr).toBe('')
     expect(sent.code).toBe(0)
-    expect(JSON.parse(sent.stdout)).toMatchObject({ status: 200, url: `${running.listenerUrl}/webhooks` })
+    expect(JSON.parse(sent.stdout)).toMatchObject({
+      status: 200,
+      url: `${listenerUrl}/webhooks/env-1`,
+    })
   })
 
   it('config set while serve runs: saved through the writer, applied live by the console', async () => {

@@ -9,9 +9,6 @@ import type { CliDeps, CommonOptions } from './common'
 import { dataDirOf } from './common'
 import type { CliIo } from './io'
 
-/** @deprecated name kept for callers: the payments commands take the common CLI deps. */
-export type PaymentsCliDeps = CliDeps
-
 export interface PaymentsOptions extends CommonOptions {
   business?: string
 }

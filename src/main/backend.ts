@@ -1,11 +1,10 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Config } from '../shared/config'
 import { err, ok } from '../shared/result'
 import type { Result } from '../shared/result'
 import { createApi } from './api'
-import { loadConfig, saveConfig } from './config'
-import type { LoadedConfig } from './config'
+import { listenerRestartKeys, openConfigStore, publishUrls, removeRuntimeInfo } from './config'
+import type { ConfigStore } from './config'
 import type { AppContext } from './context'
 import { acquireInstanceLock, createStorageHealth, databaseFileName, openDatabase } from './db'
 import { createLogger } from './log'
@@ -40,8 +39,14 @@ export interface Backend {
 /** The back end both shells run: one data dir, one database, one keychain, one contract. */
 export async function startBackend(options: BackendOptions): Promise<Result<Backend>> {
   const log = options.log ?? createLogger()
-  const loaded = loadConfig(options.dataDir, options.configFile)
-  if (!loaded.ok) return loaded
+  const configStore = openConfigStore({
+    dataDir: options.dataDir,
+    overlayFile: options.configFile,
+    log,
+    restartKeys: listenerRestartKeys,
+    pinnedKeys: options.listenerPort === undefined ? [] : ['listener.port'],
+  })
+  if (!configStore.ok) return configStore
   const dir = ensureDir(options.dataDir)
   if (!dir.ok) return dir
   const lock = acquireInstanceLock(options.dataDir)
@@ -54,12 +59,15 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
   const secrets = observeSecrets(
     options.secrets ?? withEnvironmentSecrets(createKeytarStore(), options.env ?? process.env),
   )
-  const context = createContext(options, loaded.value, db.value, secrets, log)
+  const context = createContext(options, configStore.value, db.value, secrets, log)
+  configStore.value.watch()
   const started = await startServices(context, {
     listenerPort: options.listenerPort,
     env: options.env ?? process.env,
   })
   if (!started.ok) {
+    configStore.value.close()
+    removeRuntimeInfo(options.dataDir)
     db.value.close()
     lock.value.release()
     return started
@@ -70,7 +78,9 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
     services: started.value.services,
     handlers,
     close: async () => {
+      configStore.value.close()
       await started.value.stop()
+      removeRuntimeInfo(options.dataDir)
       db.value.close()
       lock.value.release()
     },
@@ -79,42 +89,42 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
 
 function createContext(
   options: BackendOptions,
-  initial: LoadedConfig,
+  store: ConfigStore,
   db: AppContext['db'],
   secrets: ObservedSecretStore,
   log: Logger,
 ): AppContext {
-  let loaded = initial
-  const listeners = new Set<(config: Config) => void>()
   const push = createPushBus()
   const storage = createStorageHealth(db.name, log.child({ part: 'storage' }))
   storage.onChange((status) => push.publish('storage.status', status))
+  store.onStatus((status) => push.publish('app.config', status))
+  const startedAt = new Date()
+  const asConfig = async (written: ReturnType<ConfigStore['update']>) => {
+    const done = await written
+    return done.ok ? ok(done.value.config) : done
+  }
   return {
     dataDir: options.dataDir,
     shell: options.shell,
     version,
-    startedAt: new Date(),
+    startedAt,
     db,
     storage,
     secrets,
     push,
     log,
-    config: () => loaded.config,
-    loadedConfig: () => loaded,
-    saveConfig: async (next) => {
-      const saved = saveConfig(options.dataDir, next)
-      if (!saved.ok) return saved
-      const reloaded = loadConfig(options.dataDir, options.configFile ?? undefined)
-      if (!reloaded.ok) return reloaded
-      loaded = reloaded.value
-      for (const listener of listeners) listener(loaded.config)
-      return ok(loaded.config)
-    },
-    onConfigChange: (listener) => {
-      listeners.add(listener)
-      return () => listeners.delete(listener)
-    },
-    urls: { console: null, listener: null, listenerProblem: null },
+    config: () => store.current().config,
+    loadedConfig: () => store.current(),
+    configStore: store,
+    updateConfig: (mutation) => asConfig(store.update(mutation)),
+    saveConfig: (next) => asConfig(store.replace(next)),
+    onConfigChange: (listener) => store.onChange((loaded) => listener(loaded.config)),
+    // Published in runtime.json so the CLI reaches the addresses that really run.
+    urls: publishUrls(
+      options.dataDir,
+      { console: null, listener: null, listenerProblem: null },
+      { pid: process.pid, shell: options.shell, version, startedAt: startedAt.toISOString() },
+    ),
   }
 }
 

@@ -3,7 +3,8 @@ import type { Database, StorageHealth } from './db'
 import type { Logger } from './log'
 import type { PushBus } from './push'
 import type { ObservedSecretStore } from './secrets'
-import type { LoadedConfig } from './config'
+import type { ConfigMutation, ConfigStore, LoadedConfig } from './config'
+import type { Result } from '../shared/result'
 
 /** A webhook listener that could not start: where it tried, the cause and the fix. */
 export interface ListenerProblem {
@@ -31,8 +32,14 @@ export interface AppContext {
   log: Logger
   config(): Config
   loadedConfig(): LoadedConfig
-  /** Validates and saves the operator's config, then tells subscribers (poller, listener). */
-  saveConfig(next: Record<string, unknown>): Promise<import('../shared/result').Result<Config>>
+  /** The one writer of config.json (also follows hand edits and the CLI's changes live). */
+  configStore: ConfigStore
+  /** Applies a change to config.json as it is on disk now, validated; subscribers are told. */
+  updateConfig(mutation: ConfigMutation): Promise<Result<Config>>
+  /** `next` as a change from the saved object last read (`loadedConfig().saved`): only what
+   * differs is written, onto the file as it is now, so edits made meanwhile elsewhere survive. */
+  saveConfig(next: Record<string, unknown>): Promise<Result<Config>>
+  /** Every change applied, from this process or from the file (editor, CLI). */
   onConfigChange(listener: (config: Config) => void): () => void
   urls: {
     console: string | null

@@ -20,6 +20,7 @@ export function appApi(ctx: AppContext): Pick<ApiHandlers, keyof typeof appMetho
       const checks = await firstRunChecks(ctx)
       return ok({ checks, complete: checks.every((c) => c.state !== 'missing') })
     },
+    'app.configStatus': async () => ok(ctx.configStore.status()),
     'settings.get': async () => {
       const loaded = ctx.loadedConfig()
       return ok({
@@ -32,6 +33,7 @@ export function appApi(ctx: AppContext): Pick<ApiHandlers, keyof typeof appMetho
         // Node URLs masked, the project uid nowhere (issue 9): see configAsShown.
         config: await configAsShown(ctx),
         keychain: await ctx.secrets.status(),
+        configStatus: ctx.configStore.status(),
       })
     },
   }

@@ -1,5 +1,6 @@
 import type { EventFilter, EventSummary } from '../../shared/contract/events'
 import type { eventsMethods } from '../../shared/contract/events'
+import { eventJson } from '../../shared/events/json'
 import { err, ok } from '../../shared/result'
 import type { AppContext } from '../context'
 import type { Services } from '../services'
@@ -54,7 +55,7 @@ export function exportEvents(
   const lines: string[] = format === 'csv' ? [csvColumns.join(',')] : []
   const rows = store.forEachForExport(filter, limit + 1, (event) => {
     if (lines.length >= limit + (format === 'csv' ? 1 : 0)) return
-    lines.push(format === 'csv' ? csvLine(event) : JSON.stringify(exportObject(event)))
+    lines.push(format === 'csv' ? csvLine(event) : JSON.stringify(eventJson(event)))
   })
   const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')
   return {
@@ -62,19 +63,6 @@ export function exportEvents(
     rows: Math.min(rows, limit),
     truncated: rows > limit,
     fileName: `watchdesk-events-${stamp}.${format === 'csv' ? 'csv' : 'jsonl'}`,
-  }
-}
-
-function exportObject(event: EventSummary & { data: unknown }) {
-  return {
-    id: event.id,
-    type: event.type,
-    created_at: event.createdAt,
-    received_at: new Date(event.receivedAt).toISOString(),
-    last_delivery_at: new Date(event.lastDeliveryAt).toISOString(),
-    deliveries: event.deliveries,
-    endpoint: event.endpoint,
-    data: event.data,
   }
 }
 

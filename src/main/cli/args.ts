@@ -3,7 +3,8 @@ import type { ParseArgsConfig } from 'node:util'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 
-/** Flags every command takes (DESIGN.md). */
+/** node:util parsing, still used by cli/serve.ts (run through commander in serve-command.ts, which
+ * declares its flags for help and usage errors). Flags every command takes (DESIGN.md). */
 export const commonFlags = {
   'data-dir': { type: 'string' },
   config: { type: 'string' },

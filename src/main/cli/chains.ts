@@ -1,75 +1,158 @@
+import type { Command } from 'commander'
 import { alarmStatuses, statusLabel } from '../../shared/chains/health'
+import type { Config } from '../../shared/config'
 import type { ChainStatus } from '../../shared/contract/chains'
-import { loadConfig, resolveDataDir } from '../config'
 import { pollerFor, readProjectUid } from '../chains'
 import { createKeytarStore, withEnvironmentSecrets } from '../secrets'
-import type { SecretStore } from '../secrets'
-import { parseCommandArgs } from './args'
-import { formatTable } from './io'
+import type { CliContext, CliDeps, CommonOptions } from './common'
+import { configFor, example, positiveInt, withCommon } from './common'
+import { exitCodes, failure } from './exit'
+import type { ExitCode } from './exit'
+import { formatTable, pause } from './io'
 import type { CliIo } from './io'
 
-export const chainsUsage = `watchdesk chains [--config FILE] [--data-dir DIR] [--json]
-  One round of checks over all twelve networks: status, head, block age, lag, latency, node identity.
-  --json: one JSON object per chain. Exits 1 when an enabled chain is down, stalled or on the wrong network.`
-
-export async function chainsCommand(argv: string[], io: CliIo, secrets?: SecretStore): Promise<number> {
-  const args = parseCommandArgs(argv, {})
-  if (!args.ok) return fail(io, args.error.message)
-  const dataDir = resolveDataDir(args.value.values['data-dir'] as string | undefined, io.env)
-  const loaded = loadConfig(dataDir, args.value.values.config as string | undefined)
-  if (!loaded.ok) return fail(io, loaded.error.message)
-  const { uid, problem } = await readProjectUid(
-    secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env),
-  )
-  const poller = pollerFor(loaded.value.config, uid, undefined, problem)
-  let chains: ChainStatus[]
-  try {
-    chains = (await poller.pollRound()).chains
-  } finally {
-    poller.stop()
-  }
-  if (args.value.values.json) {
-    for (const chain of chains) io.out(JSON.stringify(chain))
-  } else {
-    io.out(
-      formatTable(
-        [
-          'chain',
-          'id',
-          'status',
-          'head',
-          'age s',
-          'lag blocks',
-          'lag s',
-          'latency ms',
-          'client',
-          'net',
-          'detail',
-        ],
-        chains.map((c) => [
-          c.name,
-          c.serviceId,
-          statusLabel[c.status],
-          c.head,
-          c.blockAgeSeconds,
-          c.lagBlocks === null ? null : `${c.lagEstimated ? '~' : ''}${c.lagBlocks}`,
-          c.lagSeconds,
-          c.latencyMs === null ? null : Math.round(c.latencyMs),
-          c.clientVersion,
-          c.netVersion,
-          c.status === 'healthy' ? (c.endpoint ?? '') : c.reason,
-        ]),
-      ),
-    )
-    if (chains.some((c) => c.lagEstimated && c.lagBlocks !== null)) {
-      io.out('~ lag estimated from block age and block time (no referenceUrl configured)')
-    }
-  }
-  const alarms = chains.filter((c) => alarmStatuses.includes(c.status))
-  return alarms.length > 0 ? 1 : 0
+interface ChainsOptions extends CommonOptions {
+  watch?: boolean
+  interval?: number
 }
 
-function fail(io: CliIo, message: string): number {
-  io.err(`watchdesk chains: ${message}`)
-  return 2
+export function registerChains(program: Command, ctx: CliContext): void {
+  const chains = withCommon(program.command('chains'))
+    .summary('check the twelve networks once; --watch to keep checking')
+    .description(
+      'One round of checks over all twelve networks: status, head, block age, lag, latency, node identity. Exits 1 when an enabled chain is down, stalled or on the wrong network, or when no chain is monitored at all.',
+    )
+    .option('--watch', 'keep polling and redraw every poll interval (until Ctrl-C)')
+    .option(
+      '--interval <ms>',
+      'poll interval for --watch (default: pollIntervalMs)',
+      positiveInt('interval', 250),
+    )
+    .action(async (options: ChainsOptions) => ctx.exit(await runChains(options, ctx.io, ctx.deps)))
+  example(
+    chains,
+    'watchdesk chains',
+    'watchdesk chains --json | head -1',
+    'watchdesk chains --watch --interval 2000',
+  )
+}
+
+async function runChains(options: ChainsOptions, io: CliIo, deps: CliDeps): Promise<ExitCode> {
+  const loaded = configFor(options, io)
+  if (!loaded.ok) return failure(io, 'chains', loaded.error.message, loaded.error.exit)
+  const config = loaded.value.config
+  const { uid, problem } = await readProjectUid(
+    deps.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env),
+  )
+  const poller = pollerFor(config, uid, undefined, problem)
+  const interrupted: { value: boolean; wake?: () => void } = { value: false }
+  const stopListening = options.watch
+    ? io.onInterrupt?.(() => {
+        interrupted.value = true
+        interrupted.wake?.()
+      })
+    : undefined
+  try {
+    for (;;) {
+      const chains = (await poller.pollRound()).chains
+      if (interrupted.value) return exitCodes.ok
+      const code = report(chains, config, uid, problem, options, io)
+      if (!options.watch) return code
+      if (await pause(options.interval ?? config.pollIntervalMs, interrupted)) return exitCodes.ok
+    }
+  } finally {
+    stopListening?.()
+    poller.stop()
+  }
+}
+
+function report(
+  chains: ChainStatus[],
+  config: Config,
+  uid: string | null,
+  uidProblem: string | null,
+  options: ChainsOptions,
+  io: CliIo,
+): ExitCode {
+  const monitored = chains.filter((c) => c.status !== 'not_configured')
+  const why = monitored.length === 0 ? nothingMonitored(chains, config, uid, uidProblem) : null
+  if (options.json) {
+    // One write: a reader that stops after the first line (head -1) ends us between rounds.
+    io.out(chains.map((chain) => JSON.stringify(chain)).join('\n'))
+  } else if (!why) {
+    const lines = [table(chains)]
+    if (chains.some((c) => c.lagEstimated && c.lagBlocks !== null))
+      lines.push('~ lag estimated from block age and block time (no referenceUrl configured)')
+    if (options.watch) {
+      lines.unshift(`watchdesk chains · ${new Date().toISOString().slice(11, 19)} · Ctrl-C ends`)
+      // Redraw in place on a terminal; a plain stream (a file, a pipe) gets one block per round.
+      io.out((io.isTTY ? '\x1b[H\x1b[2J' : '') + lines.join('\n') + (io.isTTY ? '' : '\n'))
+    } else io.out(lines.join('\n'))
+  }
+  if (why) {
+    io.err(`watchdesk chains: no chain is monitored. ${why.sentence}`)
+    return why.code
+  }
+  return chains.some((c) => alarmStatuses.includes(c.status)) ? exitCodes.problem : exitCodes.ok
+}
+
+/** The one reason no chain is polled, said once rather than on every row. */
+function nothingMonitored(
+  chains: ChainStatus[],
+  config: Config,
+  uid: string | null,
+  uidProblem: string | null,
+): { sentence: string; code: ExitCode } {
+  const enabled = Object.values(config.chains).filter((c) => c.enabled !== false).length
+  if (chains.length > 0 && Object.keys(config.chains).length >= chains.length && enabled === 0)
+    return {
+      sentence: 'Every chain is disabled in the config (chains.<id>.enabled is false).',
+      code: exitCodes.problem,
+    }
+  if (!config.rpcBaseUrl)
+    return {
+      sentence:
+        'rpcBaseUrl is not set and no chain has its own url: watchdesk config set rpcBaseUrl https://… then watchdesk project-uid set.',
+      code: exitCodes.problem,
+    }
+  if (!uid && uidProblem)
+    return { sentence: `The project uid could not be read: ${uidProblem}`, code: exitCodes.cannotRun }
+  if (!uid)
+    return {
+      sentence: 'The project uid is not stored: watchdesk project-uid set (or set WATCHDESK_PROJECT_UID).',
+      code: exitCodes.problem,
+    }
+  const reasons = [...new Set(chains.map((c) => c.reason).filter(Boolean))]
+  return { sentence: reasons.join(' '), code: exitCodes.problem }
+}
+
+function table(chains: ChainStatus[]): string {
+  return formatTable(
+    [
+      'chain',
+      'id',
+      'status',
+      'head',
+      'age s',
+      'lag blocks',
+      'lag s',
+      'latency ms',
+      'client',
+      'net',
+      'detail',
+    ],
+    chains.map((c) => [
+      c.name,
+      c.serviceId,
+      statusLabel[c.status],
+      c.head,
+      c.blockAgeSeconds,
+      c.lagBlocks === null ? null : `${c.lagEstimated ? '~' : ''}${c.lagBlocks}`,
+      c.lagSeconds,
+      c.latencyMs === null ? null : Math.round(c.latencyMs),
+      c.clientVersion,
+      c.netVersion,
+      c.status === 'healthy' ? (c.endpoint ?? '') : c.reason,
+    ]),
+  )
 }

@@ -1,81 +1,127 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import type { Command } from 'commander'
+import type { EventSummary } from '../../shared/contract/events'
 import { groupLabel } from '../../shared/events'
-import { resolveDataDir } from '../config'
+import { eventJson } from '../../shared/events/json'
 import { databaseFileName, openDatabase } from '../db'
+import type { Database } from '../db'
 import { createEventStore } from '../webhooks'
-import { intFlag, parseCommandArgs } from './args'
-import { formatTable } from './io'
+import type { EventStore } from '../webhooks'
+import type { CliContext, CommonOptions } from './common'
+import { dataDirOf, example, positiveInt, withCommon } from './common'
+import { exitCodes, failure } from './exit'
+import { formatTable, pause } from './io'
 import type { CliIo } from './io'
 
-export const eventsUsage = `watchdesk events [--type T] [--limit 50] [--json] [--data-dir DIR]
-  Lists stored webhook events, newest first (--json: one JSON object per line).`
+interface EventsOptions extends CommonOptions {
+  type?: string[]
+  limit: number
+  follow?: boolean
+  interval: number
+}
 
-export async function eventsCommand(argv: string[], io: CliIo): Promise<number> {
-  const args = parseCommandArgs(argv, { type: { type: 'string', multiple: true }, limit: { type: 'string' } })
-  if (!args.ok) return fail(io, args.error.message)
-  const limit = intFlag(args.value.values.limit, 'limit')
-  if (!limit.ok) return fail(io, limit.error.message)
-  const dataDir = resolveDataDir(args.value.values['data-dir'] as string | undefined, io.env)
+const headers = ['received', 'type', 'group', 'id', 'deliveries', 'endpoint', 'detail']
+
+export function registerEvents(program: Command, ctx: CliContext): void {
+  const events = withCommon(program.command('events'))
+    .summary('list stored webhook events; --follow for new ones')
+    .description(
+      'List stored webhook events, newest first; --follow prints new ones as they are stored (until Ctrl-C).',
+    )
+    .option('--type <type...>', 'only these event types')
+    .option('--limit <n>', 'at most this many (default 50)', positiveInt('limit'), 50)
+    .option('--follow', 'keep running and print each new event as it is stored (oldest first)')
+    .option('--interval <ms>', 'how often --follow looks for new events', positiveInt('interval', 50), 500)
+    .action(async (options: EventsOptions) => ctx.exit(await runEvents(options, ctx.io)))
+  example(
+    events,
+    'watchdesk events --type funding.completed --limit 20',
+    'watchdesk events --json | head -1',
+    'watchdesk events --follow --json | jq .type',
+  )
+}
+
+async function runEvents(options: EventsOptions, io: CliIo): Promise<number> {
+  const dataDir = dataDirOf(options, io)
   const file = join(dataDir, databaseFileName)
   if (!existsSync(file))
-    return fail(
+    return failure(
       io,
+      'events',
       `${dataDir} holds no database yet: start watchdesk (serve or the app) there first, or pass --data-dir.`,
+      exitCodes.cannotRun,
     )
-  // Read-only and lock-free: the console may be running and writing.
+  // Read-only and lock-free: the console may be running and writing (WAL lets readers in).
   const db = openDatabase(file, { readonly: true })
-  if (!db.ok) return fail(io, db.error.message)
+  if (!db.ok) return failure(io, 'events', db.error.message, exitCodes.cannotRun)
   try {
-    const types = args.value.values.type as string[] | undefined
-    const { rows } = createEventStore(db.value).list(
-      types ? { types } : {},
-      undefined,
-      Math.max(1, Math.min(limit.value ?? 50, 100_000)),
-    )
-    if (args.value.values.json) {
-      const store = createEventStore(db.value)
-      for (const row of rows) {
-        const detail = store.get(row.id)
-        io.out(
-          JSON.stringify({
-            id: row.id,
-            type: row.type,
-            created_at: row.createdAt,
-            received_at: new Date(row.receivedAt).toISOString(),
-            deliveries: row.deliveries,
-            endpoint: row.endpoint,
-            data: detail?.data ?? null,
-          }),
-        )
-      }
-      return 0
+    const store = createEventStore(db.value)
+    if (options.follow) return await follow(db.value, store, options, io)
+    const types = options.type
+    const limit = Math.min(options.limit, 100_000)
+    if (options.json) {
+      store.forEachForExport(types ? { types } : {}, limit, (event) =>
+        io.out(JSON.stringify(eventJson(event))),
+      )
+      return exitCodes.ok
     }
+    const { rows } = store.list(types ? { types } : {}, undefined, limit)
     if (rows.length === 0) {
       io.out(types ? `No stored events of type ${types.join(', ')}.` : 'No events stored yet.')
-      return 0
+      return exitCodes.ok
     }
-    io.out(
-      formatTable(
-        ['received', 'type', 'group', 'id', 'deliveries', 'endpoint', 'detail'],
-        rows.map((r) => [
-          new Date(r.receivedAt).toISOString().replace('T', ' ').slice(0, 19),
-          r.type,
-          r.group === 'unknown' ? 'unknown type' : groupLabel(r.group),
-          r.id,
-          r.deliveries,
-          r.endpoint,
-          r.fundingLine ?? r.dataId,
-        ]),
-      ),
-    )
-    return 0
+    io.out(formatTable(headers, rows.map(tableRow)))
+    return exitCodes.ok
   } finally {
     db.value.close()
   }
 }
 
-function fail(io: CliIo, message: string): number {
-  io.err(`watchdesk events: ${message}`)
-  return 1
+function tableRow(r: EventSummary): (string | number | null)[] {
+  return [
+    new Date(r.receivedAt).toISOString().replace('T', ' ').slice(0, 19),
+    r.type,
+    r.group === 'unknown' ? 'unknown type' : groupLabel(r.group),
+    r.id,
+    r.deliveries,
+    r.endpoint,
+    r.fundingLine ?? r.dataId,
+  ]
+}
+
+/** New rows by their sequence number, oldest first, until Ctrl-C. Each event is one write, so an
+ * interrupt never leaves half a line. */
+async function follow(db: Database, store: EventStore, options: EventsOptions, io: CliIo): Promise<number> {
+  const interrupted: { value: boolean; wake?: () => void } = { value: false }
+  const stopListening = io.onInterrupt?.(() => {
+    interrupted.value = true
+    interrupted.wake?.()
+  })
+  const types = options.type ? new Set(options.type) : null
+  const newer = db.prepare('SELECT id, seq FROM events WHERE seq > ? ORDER BY seq LIMIT 1000')
+  let last = (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number }).seq
+  // On stderr, so JSON lines stay clean; it also tells a script that the follow has started.
+  io.err(`following new events in ${db.name} (Ctrl-C ends)`)
+  try {
+    while (!interrupted.value) {
+      const rows = newer.all(last) as { id: string; seq: number }[]
+      for (const row of rows) {
+        last = row.seq
+        const event = store.get(row.id)
+        if (!event || (types && !types.has(event.type))) continue
+        if (options.json) io.out(JSON.stringify(eventJson(event)))
+        else
+          io.out(
+            tableRow(event)
+              .map((c) => (c === null ? '—' : String(c)))
+              .join('  '),
+          )
+      }
+      if (rows.length < 1000) await pause(options.interval, interrupted)
+    }
+    return exitCodes.ok
+  } finally {
+    stopListening?.()
+  }
 }

@@ -5,12 +5,36 @@ export interface CliIo {
   out(line: string): void
   err(line: string): void
   env: NodeJS.ProcessEnv
+  /** stdout is a terminal (chains --watch redraws in place only then). */
+  isTTY?: boolean
+  /** Calls `stop` on Ctrl-C (SIGINT) or SIGTERM; returns the function that stops listening. */
+  onInterrupt?(stop: () => void): () => void
 }
 
 export const processIo: CliIo = {
-  out: (line) => process.stdout.write(redact(line) + '\n'),
-  err: (line) => process.stderr.write(redact(line) + '\n'),
+  out: (line) => void process.stdout.write(redact(line) + '\n'),
+  err: (line) => void process.stderr.write(redact(line) + '\n'),
   env: process.env,
+  isTTY: process.stdout.isTTY === true,
+  onInterrupt(stop) {
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+    return () => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+    }
+  },
+}
+
+/** A reader that closed the pipe (`| head -1`) ends the command quietly: no EPIPE stack, and the
+ * exit code of what ran so far. */
+export function endQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+      throw error
+    })
+  }
 }
 
 /** Left-aligned text columns, right-aligned numbers: a table an operator can scan. A column is
@@ -31,4 +55,16 @@ export function formatTable(
       .join('  ')
       .trimEnd()
   return [line(headers), ...cells.map(line)].join('\n')
+}
+
+/** Waits `ms`, or less when interrupted; true when it was interrupted. */
+export function pause(ms: number, interrupted: { value: boolean; wake?: () => void }): Promise<boolean> {
+  if (interrupted.value) return Promise.resolve(true)
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(interrupted.value), ms)
+    interrupted.wake = () => {
+      clearTimeout(timer)
+      resolve(true)
+    }
+  })
 }

@@ -1,48 +1,85 @@
+import { Command, CommanderError } from 'commander'
+import { version } from '../version'
+import type { CliContext, CliDeps } from './common'
+import { exitCodes } from './exit'
 import { processIo } from './io'
 import type { CliIo } from './io'
-import { serveCommand, serveUsage } from './serve'
-import { chainsCommand, chainsUsage } from './chains'
-import { keysCommand, keysUsage } from './keys'
-import { walletsCommand, walletsUsage } from './wallets'
-import { webhooksCommand, webhooksUsage } from './webhooks'
-import { eventsCommand, eventsUsage } from './events'
-import { sendTestEventCommand, sendTestEventUsage } from './send-test-event'
+import { registerServe } from './serve-command'
+import { registerChains } from './chains'
+import { registerKeys } from './keys'
+import { registerWallets } from './wallets'
+import { registerWebhooks } from './webhooks'
+import { registerEvents } from './events'
+import { registerSendTestEvent } from './send-test-event'
+import { registerConfig } from './config'
+import { registerProjectUid } from './project-uid'
 
-interface Command {
-  usage: string
-  run(argv: string[], io: CliIo): Promise<number>
-}
+export type { CliDeps } from './common'
 
-/** The command line: the same services as the app, without a window. */
-const commands: Record<string, Command> = {
-  serve: { usage: serveUsage, run: serveCommand },
-  chains: { usage: chainsUsage, run: (argv, io) => chainsCommand(argv, io) },
-  keys: { usage: keysUsage, run: (argv, io) => keysCommand(argv, io) },
-  wallets: { usage: walletsUsage, run: (argv, io) => walletsCommand(argv, io) },
-  webhooks: { usage: webhooksUsage, run: (argv, io) => webhooksCommand(argv, io) },
-  events: { usage: eventsUsage, run: eventsCommand },
-  'send-test-event': { usage: sendTestEventUsage, run: (argv, io) => sendTestEventCommand(argv, io) },
-}
+/** The command line: the same services as the app, without a window. Arguments are parsed by
+ * commander (help, suggestions, usage errors); every command ends with one of the exit codes of
+ * ./exit.ts. */
+export function buildProgram(ctx: CliContext): Command {
+  const program = new Command('watchdesk')
+    .description('Operator console for a payments API and its blockchain node access, on the command line.')
+    .version(version, '-V, --version', 'print the version')
+    .exitOverride()
+    .showHelpAfterError(true)
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (text) => ctx.io.out(text.replace(/\n$/, '')),
+      writeErr: (text) => ctx.io.err(text.replace(/\n$/, '')),
+    })
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 all good · 1 the check found a problem or the service refused · 2 usage error ·
+3 could not run (keychain, data dir, network). Details: docs/cli.md.
 
-export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
-  const [name, ...rest] = argv
-  const command = name ? commands[name] : undefined
-  if (!command) {
-    const usage = [
-      'usage: watchdesk <command> [flags]',
-      '',
-      ...Object.values(commands).map((c) => c.usage),
-    ].join('\n')
-    if (name && name !== 'help' && name !== '--help' && name !== '-h') {
-      io.err(`watchdesk: unknown command "${name}".\n\n${usage}`)
-      return 2
-    }
-    io.out(usage)
-    return name ? 0 : 2
+Example:
+  $ watchdesk chains --json | head -1`,
+    )
+  for (const register of [
+    registerServe,
+    registerEvents,
+    registerChains,
+    registerWallets,
+    registerWebhooks,
+    registerSendTestEvent,
+    registerKeys,
+    registerProjectUid,
+    registerConfig,
+  ]) {
+    register(program, ctx)
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(command.usage)
-    return 0
-  }
-  return command.run(rest, io)
+  return program
 }
+
+export async function main(argv: string[], io: CliIo = processIo, deps: CliDeps = {}): Promise<number> {
+  let code: number | null = null
+  const program = buildProgram({ io, deps, argv, exit: (c) => (code = c) })
+  try {
+    await program.parseAsync(argv, { from: 'user' })
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return exitCodes.ok
+    // No command at all, an unknown command or flag, a missing or extra argument.
+    return exitCodes.usage
+  }
+  return code ?? exitCodes.ok
+}
+
+/** One command with its arguments (`keysCommand(['select', 'main'], io)` = `watchdesk keys select
+ * main`), for tests and callers that hold a command's arguments. */
+const commandOf =
+  (name: string) =>
+  (argv: string[], io: CliIo = processIo, deps: CliDeps = {}): Promise<number> =>
+    main([name, ...argv], io, deps)
+export const chainsCommand = commandOf('chains')
+export const eventsCommand = commandOf('events')
+export const keysCommand = commandOf('keys')
+export const walletsCommand = commandOf('wallets')
+export const webhooksCommand = commandOf('webhooks')
+export const configCommand = commandOf('config')
+export const projectUidCommand = commandOf('project-uid')
+export const sendTestEventCommand = commandOf('send-test-event')

@@ -1,29 +1,54 @@
-import { resolveDataDir } from '../config'
+import { createInterface } from 'node:readline'
+import { Option } from 'commander'
+import type { Command } from 'commander'
 import { createLogger } from '../log'
 import { standalonePayments } from '../payments/standalone'
 import type { PaymentsService } from '../payments'
-import type { SecretStore } from '../secrets'
 import type { Result } from '../../shared/result'
-import type { ParsedArgs } from './args'
+import type { CliDeps, CommonOptions } from './common'
+import { dataDirOf } from './common'
 import type { CliIo } from './io'
 
-/** What the payments commands can be handed instead of the real keychain and terminal (tests). */
-export interface PaymentsCliDeps {
-  secrets?: SecretStore
-  /** Reads a secret from stdin (piped) or a prompt with the echo off. */
-  readSecret?: (prompt: string) => Promise<string>
-  /** Asks a yes/no question on the terminal; null when there is no terminal to ask on. */
-  confirm?: (question: string) => Promise<boolean | null>
+export interface PaymentsOptions extends CommonOptions {
+  business?: string
 }
 
-export function paymentsFor(args: ParsedArgs, io: CliIo, deps: PaymentsCliDeps): Result<PaymentsService> {
+/** `--business biz_…` on every payments command: over selectedBusinessId and WATCHDESK_BUSINESS_ID. */
+export function withBusiness(command: Command): Command {
+  return command.addOption(
+    new Option('--business <id>', 'the business (biz_…) to act for, over selectedBusinessId'),
+  )
+}
+
+export function paymentsFor(options: PaymentsOptions, io: CliIo, deps: CliDeps): Result<PaymentsService> {
   return standalonePayments({
-    dataDir: resolveDataDir(args.values['data-dir'] as string | undefined, io.env),
-    configFile: args.values.config as string | undefined,
-    env: io.env,
+    dataDir: dataDirOf(options, io),
+    configFile: options.config,
+    env: options.business ? { ...io.env, WATCHDESK_BUSINESS_ID: options.business } : io.env,
     secrets: deps.secrets,
     log: createLogger((line) => io.err(line), 'warn'),
   })
+}
+
+/** With a live key every line of a human-readable answer says LIVE (a table in its header), so a
+ * screenshot or a pasted log cannot be mistaken for sandbox output. JSON stays JSON: the mark goes
+ * to stderr once. */
+export function liveMarked(io: CliIo, live: boolean, json: boolean | undefined): CliIo {
+  if (!live) return io
+  if (json) {
+    io.err('LIVE key in use: the output is from the live service.')
+    return io
+  }
+  return {
+    ...io,
+    out: (text) =>
+      io.out(
+        text
+          .split('\n')
+          .map((l) => `LIVE  ${l}`)
+          .join('\n'),
+      ),
+  }
 }
 
 export async function readSecretFromTerminal(prompt: string): Promise<string> {
@@ -54,13 +79,20 @@ export async function readSecretFromTerminal(prompt: string): Promise<string> {
   }
 }
 
+/** Asks on the terminal, or reads one answer line from stdin when it is piped (`yes n | …`);
+ * null when stdin ends without an answer (nobody to ask: pass --yes). */
 export async function confirmOnTerminal(question: string): Promise<boolean | null> {
-  if (!process.stdin.isTTY) return null
   process.stderr.write(`${question} [y/N] `)
-  process.stdin.resume()
-  const answer = await new Promise<string>((resolve) =>
-    process.stdin.once('data', (d: Buffer) => resolve(d.toString('utf8'))),
-  )
-  process.stdin.pause()
-  return /^y(es)?$/i.test(answer.trim())
+  const lines = createInterface({ input: process.stdin, terminal: false })
+  try {
+    for await (const line of lines) {
+      if (!process.stdin.isTTY) process.stderr.write('\n')
+      return /^y(es)?$/i.test(line.trim())
+    }
+    process.stderr.write('\n')
+    return null
+  } finally {
+    lines.close()
+    process.stdin.pause()
+  }
 }

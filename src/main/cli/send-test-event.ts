@@ -1,71 +1,89 @@
+import type { Command } from 'commander'
 import { eventTypeInfo } from '../../shared/events'
-import { loadConfig, resolveDataDir } from '../config'
+import { readRuntimeInfo } from '../config'
 import { accounts, createKeytarStore, withEnvironmentSecrets } from '../secrets'
-import type { SecretStore } from '../secrets'
 import { sendTestEvent } from '../webhooks'
-import { parseCommandArgs } from './args'
+import type { CliContext, CliDeps, CommonOptions } from './common'
+import { configFor, dataDirOf, example, withCommon } from './common'
+import { exitCodes, failWith, failure } from './exit'
+import type { ExitCode } from './exit'
 import type { CliIo } from './io'
 
-export const sendTestEventUsage = `watchdesk send-test-event <type> [--endpoint ID] [--url URL] [--data-dir DIR] [--config FILE] [--json]
-  Signs a sample envelope of <type> with a configured webhook secret (that endpoint's, or the first
-  one) and posts it to the listener (default: the listener.* config, http://127.0.0.1:7421/webhooks).`
+interface SendOptions extends CommonOptions {
+  endpoint?: string
+  url?: string
+}
 
-export async function sendTestEventCommand(
-  argv: string[],
-  io: CliIo,
-  secretStore?: SecretStore,
-): Promise<number> {
-  const args = parseCommandArgs(argv, { endpoint: { type: 'string' }, url: { type: 'string' } })
-  if (!args.ok) return fail(io, args.error.message)
-  const [type, ...extra] = args.value.positionals
-  if (!type || extra.length > 0)
-    return fail(io, `give exactly one event type, e.g. funding.completed.\n\n${sendTestEventUsage}`)
-  const loaded = loadConfig(
-    resolveDataDir(args.value.values['data-dir'] as string | undefined, io.env),
-    args.value.values.config as string | undefined,
+export function registerSendTestEvent(program: Command, ctx: CliContext): void {
+  const send = withCommon(program.command('send-test-event'))
+    .summary('post a signed sample event to the running listener')
+    .description(
+      "Sign a sample envelope of TYPE with a configured webhook secret (that endpoint's, or the first one) and post it to the listener: the running watchdesk's actual address (runtime.json in the data dir), else the listener.* config.",
+    )
+    .argument('<type>', 'an event type, e.g. funding.completed')
+    .option('--endpoint <id>', "sign with this endpoint's secret and post to /webhooks/<id>")
+    .option('--url <url>', 'post here instead (e.g. the public URL of a tunnel)')
+    .action(async (type: string, options: SendOptions) =>
+      ctx.exit(await runSend(type, options, ctx.io, ctx.deps)),
+    )
+  example(
+    send,
+    'watchdesk send-test-event funding.completed',
+    'watchdesk send-test-event payout.failed --json',
   )
-  if (!loaded.ok) return fail(io, loaded.error.message)
-  const secrets = secretStore ?? withEnvironmentSecrets(createKeytarStore(), io.env)
-  const wanted = args.value.values.endpoint as string | undefined
+}
+
+async function runSend(type: string, options: SendOptions, io: CliIo, deps: CliDeps): Promise<ExitCode> {
+  const loaded = configFor(options, io)
+  if (!loaded.ok) return failure(io, 'send-test-event', loaded.error.message, loaded.error.exit)
+  const secrets = deps.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env)
+  const wanted = options.endpoint
   const listed = await secrets.list()
-  if (!listed.ok) return fail(io, listed.error.message)
+  if (!listed.ok) return failWith(io, 'send-test-event', listed.error)
   const entry = listed.value.find(
     (e) => accounts.isWebhookSecret(e.account) && (!wanted || accounts.nameOf(e.account) === wanted),
   )
   if (!entry) {
-    return fail(
+    return failure(
       io,
+      'send-test-event',
       wanted
         ? `no webhook secret is stored for endpoint ${wanted}; see "watchdesk webhooks list", or pick another --endpoint.`
         : 'no webhook secret is configured to sign with: create a webhook endpoint, or set WATCHDESK_WEBHOOK_SECRETS.',
+      exitCodes.cannotRun,
     )
   }
   const endpoint = accounts.nameOf(entry.account)
-  const { host, port, tls } = loaded.value.config.listener
-  const listenerHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host
   const url =
-    (args.value.values.url as string | undefined) ??
-    `${tls ? 'https' : 'http'}://${listenerHost}:${port}/webhooks${wanted ? `/${encodeURIComponent(endpoint)}` : ''}`
+    options.url ??
+    `${listenerBase(options, io, loaded.value.config.listener)}/webhooks${wanted ? `/${encodeURIComponent(endpoint)}` : ''}`
   const sent = await sendTestEvent({ url, secret: entry.secret, type })
-  if (!sent.ok) return fail(io, sent.error.message)
+  if (!sent.ok) return failWith(io, 'send-test-event', sent.error)
   const { id, status, answer } = sent.value
-  if (args.value.values.json)
-    io.out(JSON.stringify({ id, type, endpoint, url: sent.value.url, status, answer }))
+  if (options.json) io.out(JSON.stringify({ id, type, endpoint, url: sent.value.url, status, answer }))
   else {
     io.out(
       `sent ${type} ${id} signed with endpoint ${endpoint}'s secret to ${sent.value.url}: HTTP ${status} ${answer}`,
     )
     if (!eventTypeInfo(type))
-      io.out(`note: ${type} is not an event type of the spec; it is stored and shown as unknown.`)
+      io.out(`note: ${type} is not a known event type; it is stored and shown as unknown.`)
   }
   if (status !== 200) {
     io.err(`watchdesk send-test-event: the listener answered ${status}, not 200: the event was not stored.`)
-    return 1
+    return exitCodes.problem
   }
-  return 0
+  return exitCodes.ok
 }
 
-function fail(io: CliIo, message: string): number {
-  io.err(`watchdesk send-test-event: ${message}`)
-  return 1
+/** The running back end's listener (it may run on another port than configured: --listener-port,
+ * port 0), else the configured one. */
+function listenerBase(
+  options: SendOptions,
+  io: CliIo,
+  listener: { host: string; port: number; tls?: unknown },
+): string {
+  const running = readRuntimeInfo(dataDirOf(options, io))
+  if (running?.listenerUrl) return running.listenerUrl
+  const host = listener.host === '0.0.0.0' || listener.host === '::' ? '127.0.0.1' : listener.host
+  return `${listener.tls ? 'https' : 'http'}://${host}:${listener.port}`
 }

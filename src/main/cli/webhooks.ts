@@ -1,122 +1,180 @@
+import type { Command } from 'commander'
 import { knownEventTypes } from '../../shared/payments'
-import { parseCommandArgs } from './args'
-import type { CliIo } from './io'
-import { confirmOnTerminal, paymentsFor } from './payments-common'
+import type { PaymentsService } from '../payments'
+import type { CliContext, CliDeps } from './common'
+import { configExit, example, withCommon } from './common'
+import { exitCodes, failWith, failure } from './exit'
+import type { ExitCode } from './exit'
 import { formatTable } from './io'
-import type { PaymentsCliDeps } from './payments-common'
+import type { CliIo } from './io'
+import { confirmOnTerminal, liveMarked, paymentsFor, withBusiness } from './payments-common'
+import type { PaymentsOptions } from './payments-common'
 
-export const webhooksUsage = `watchdesk webhooks list [--json] | webhooks create --url URL --events TYPE,TYPE [--description TEXT] [--yes] | webhooks delete ID [--yes]
-  Webhook endpoints of the selected business. create checks the url is https:// and the description
-  at most 200 characters before sending, and writes the returned secret straight into the keychain
-  (webhook-secret:<id>); it is never printed. delete removes that secret too. With a live key, writes
-  ask for confirmation on the terminal, or need --yes. List/delete paths: config webhookEndpoints.`
+interface WriteOptions extends PaymentsOptions {
+  yes?: boolean
+}
+interface CreateOptions extends WriteOptions {
+  url: string
+  events: string
+  description?: string
+}
 
-export async function webhooksCommand(
-  argv: string[],
-  io: CliIo,
-  deps: PaymentsCliDeps = {},
-): Promise<number> {
-  const args = parseCommandArgs(argv, {
-    url: { type: 'string' },
-    events: { type: 'string' },
-    description: { type: 'string' },
-    yes: { type: 'boolean', default: false },
-  })
-  if (!args.ok) return fail(io, args.error.message)
-  const { values, positionals } = args.value
-  const [action, id] = positionals
-  const service = paymentsFor(args.value, io, deps)
-  if (!service.ok) return fail(io, service.error.message)
-  const payments = service.value
-
-  /** --yes, or a yes on the terminal, when the active key is live. */
-  const confirmLive = async (what: string): Promise<boolean> => {
-    if (values.yes === true) return true
-    const status = await payments.status()
-    if (!status.ok || !status.value.live) return false
-    const answer = await (deps.confirm ?? confirmOnTerminal)(
-      `The active key ${status.value.activeKey?.masked} is LIVE. ${what}?`,
+export function registerWebhooks(program: Command, ctx: CliContext): void {
+  const webhooks = program
+    .command('webhooks')
+    .summary('list, create and delete webhook endpoints')
+    .description(
+      'Webhook endpoints of the business. create writes the returned secret straight into the keychain (webhook-secret:<id>), never printed; delete removes it too. With a live key, writes ask first (or need --yes). List/delete paths: config webhookEndpoints.',
     )
-    return answer === true
-  }
+  example(webhooks, 'watchdesk webhooks list --business biz_8f2c')
 
-  switch (action) {
-    case 'list': {
-      const listed = await payments.listEndpoints()
-      if (!listed.ok) return fail(io, listed.error.message)
-      if (values.json) {
-        io.out(JSON.stringify(listed.value.endpoints, null, 2))
-        return 0
-      }
-      if (listed.value.endpoints.length === 0) {
-        io.out(
-          'No webhook endpoints. Create one with: watchdesk webhooks create --url https://… --events funding.completed',
-        )
-        return 0
-      }
-      const rows = listed.value.endpoints.map((e) => [
-        e.id,
-        e.status ?? '—',
-        e.url ?? '—',
-        e.events.join(','),
-        e.secretInKeychain ? 'in keychain' : 'missing',
-        e.createdAt ?? '—',
-        e.description ?? '',
-      ])
-      io.out(formatTable(['id', 'status', 'url', 'events', 'secret', 'created', 'description'], rows))
-      return 0
-    }
-    case 'create': {
-      if (typeof values.url !== 'string' || typeof values.events !== 'string') {
-        return fail(
-          io,
-          `create needs --url https://… and --events TYPE,TYPE (types: ${knownEventTypes.join(', ')}).`,
-        )
-      }
-      const events = values.events
-        .split(',')
-        .map((e) => e.trim())
-        .filter(Boolean)
-      const input = { url: values.url, events, description: values.description as string | undefined }
-      const created = await payments.createEndpoint(
-        input,
-        await confirmLive(`Create a webhook endpoint for ${values.url}`),
-      )
-      if (!created.ok) return fail(io, created.error.message)
-      const c = created.value
-      const { secretShownOnce: _never, ...printable } = c
-      if (values.json) io.out(JSON.stringify(printable, null, 2))
-      else {
-        io.out(
-          `created ${c.endpoint.id} (${c.endpoint.status ?? 'status not given'}) → ${c.endpoint.url} for ${c.endpoint.events.join(', ')}`,
-        )
-        io.out(
-          c.secretStored
-            ? `its secret is in the OS keychain as ${c.secretAccount}; the listener verifies this endpoint with it`
-            : `secret NOT stored: ${c.secretProblem}`,
-        )
-      }
-      if (c.secretStored && c.secretProblem) io.err(`watchdesk webhooks: ${c.secretProblem}`)
-      return c.secretStored ? 0 : 1
-    }
-    case 'delete': {
-      if (!id) return fail(io, 'delete needs the endpoint ID (wh_…); "watchdesk webhooks list" shows them.')
-      const deleted = await payments.deleteEndpoint(
-        id,
-        await confirmLive(`Delete the webhook endpoint ${id}`),
-      )
-      if (!deleted.ok) return fail(io, deleted.error.message)
-      io.out(
-        `deleted ${id}${deleted.value.secretRemoved ? ' and removed its secret from the keychain' : ' (no secret was stored for it)'}`,
-      )
-      return 0
-    }
-    default:
-      return fail(io, `unknown action "${action ?? ''}".\n\n${webhooksUsage}`, 2)
+  const list = withBusiness(withCommon(webhooks.command('list')))
+    .description("List the webhook endpoints and whether each one's secret is in the keychain.")
+    .action(async (options: PaymentsOptions) => ctx.exit(await run(options, ctx, 'list', listEndpoints)))
+  example(list, 'watchdesk webhooks list', 'watchdesk webhooks list --json')
+
+  const create = withBusiness(withCommon(webhooks.command('create')))
+    .description('Register an https:// endpoint for some event types; its secret goes into the keychain.')
+    .requiredOption('--url <url>', 'the public https:// URL the service delivers to')
+    .requiredOption(
+      '--events <types>',
+      `comma-separated event types (${knownEventTypes.slice(0, 3).join(', ')}, …)`,
+    )
+    .option('--description <text>', 'at most 200 characters')
+    .option('--yes', 'do not ask, even with a live key')
+    .action(async (options: CreateOptions) =>
+      ctx.exit(await run(options, ctx, 'create', (p, io) => createEndpoint(p, io, options, ctx.deps))),
+    )
+  example(
+    create,
+    'watchdesk webhooks create --url https://hooks.example.com/watchdesk --events funding.completed,payout.failed',
+  )
+
+  const remove = withBusiness(withCommon(webhooks.command('delete')))
+    .description('Delete an endpoint (wh_…) and its secret from the keychain.')
+    .argument('<id>', 'the endpoint id, as "webhooks list" shows it')
+    .option('--yes', 'do not ask, even with a live key')
+    .action(async (id: string, options: WriteOptions) =>
+      ctx.exit(await run(options, ctx, 'delete', (p, io) => deleteEndpoint(p, io, id, options, ctx.deps))),
+    )
+  example(remove, 'watchdesk webhooks delete wh_123 --yes')
+}
+
+type Action = (payments: PaymentsService, io: CliIo, json: boolean) => Promise<ExitCode>
+
+async function run(
+  options: PaymentsOptions,
+  ctx: CliContext,
+  _name: string,
+  action: Action,
+): Promise<ExitCode> {
+  const service = paymentsFor(options, ctx.io, ctx.deps)
+  if (!service.ok) return failure(ctx.io, 'webhooks', service.error.message, configExit(service.error))
+  const status = await service.value.status()
+  const io = liveMarked(ctx.io, status.ok && status.value.live, options.json)
+  return action(service.value, io, options.json === true)
+}
+
+async function listEndpoints(payments: PaymentsService, io: CliIo, json: boolean): Promise<ExitCode> {
+  const listed = await payments.listEndpoints()
+  if (!listed.ok) return failWith(io, 'webhooks', listed.error)
+  if (json) {
+    io.out(JSON.stringify(listed.value.endpoints, null, 2))
+    return exitCodes.ok
+  }
+  if (listed.value.endpoints.length === 0) {
+    io.out(
+      'No webhook endpoints. Create one with: watchdesk webhooks create --url https://… --events funding.completed',
+    )
+    return exitCodes.ok
+  }
+  const rows = listed.value.endpoints.map((e) => [
+    e.id,
+    e.status ?? '—',
+    e.url ?? '—',
+    e.events.join(','),
+    e.secretInKeychain ? 'in keychain' : 'missing',
+    e.createdAt ?? '—',
+    e.description ?? '',
+  ])
+  io.out(formatTable(['id', 'status', 'url', 'events', 'secret', 'created', 'description'], rows))
+  return exitCodes.ok
+}
+
+/** --yes, or a yes to the question, when the active key is live; "n" cancels (exit 1). */
+async function confirmLive(
+  payments: PaymentsService,
+  options: WriteOptions,
+  deps: CliDeps,
+  what: string,
+): Promise<{ go: boolean; confirmed: boolean; message?: string }> {
+  if (options.yes === true) return { go: true, confirmed: true }
+  const status = await payments.status()
+  if (!status.ok || !status.value.live) return { go: true, confirmed: false }
+  const answer = await (deps.confirm ?? confirmOnTerminal)(
+    `The active key ${status.value.activeKey?.masked} is LIVE. ${what}?`,
+  )
+  if (answer === true) return { go: true, confirmed: true }
+  if (answer === false) return { go: false, confirmed: false, message: 'Cancelled' }
+  return {
+    go: false,
+    confirmed: false,
+    message: `The active key is LIVE and nobody answered the question: answer y on a terminal, or pass --yes.`,
   }
 }
 
-function fail(io: CliIo, message: string, code = 1): number {
-  io.err(`watchdesk webhooks: ${message}`)
-  return code
+async function createEndpoint(
+  payments: PaymentsService,
+  io: CliIo,
+  options: CreateOptions,
+  deps: CliDeps,
+): Promise<ExitCode> {
+  const events = options.events
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)
+  const asked = await confirmLive(payments, options, deps, `Create a webhook endpoint for ${options.url}`)
+  if (!asked.go) return cancelled(io, asked.message)
+  const created = await payments.createEndpoint(
+    { url: options.url, events, description: options.description },
+    asked.confirmed,
+  )
+  if (!created.ok) return failWith(io, 'webhooks', created.error)
+  const c = created.value
+  const { secretShownOnce: _never, ...printable } = c
+  if (options.json) io.out(JSON.stringify(printable, null, 2))
+  else {
+    io.out(
+      `created ${c.endpoint.id} (${c.endpoint.status ?? 'status not given'}) → ${c.endpoint.url} for ${c.endpoint.events.join(', ')}`,
+    )
+    io.out(
+      c.secretStored
+        ? `its secret is in the OS keychain as ${c.secretAccount}; the listener verifies this endpoint with it`
+        : `secret NOT stored: ${c.secretProblem}`,
+    )
+  }
+  if (c.secretStored && c.secretProblem) io.err(`watchdesk webhooks: ${c.secretProblem}`)
+  return c.secretStored ? exitCodes.ok : exitCodes.cannotRun
+}
+
+async function deleteEndpoint(
+  payments: PaymentsService,
+  io: CliIo,
+  id: string,
+  options: WriteOptions,
+  deps: CliDeps,
+): Promise<ExitCode> {
+  const asked = await confirmLive(payments, options, deps, `Delete the webhook endpoint ${id}`)
+  if (!asked.go) return cancelled(io, asked.message)
+  const deleted = await payments.deleteEndpoint(id, asked.confirmed)
+  if (!deleted.ok) return failWith(io, 'webhooks', deleted.error)
+  io.out(
+    `deleted ${id}${deleted.value.secretRemoved ? ' and removed its secret from the keychain' : ' (no secret was stored for it)'}`,
+  )
+  return exitCodes.ok
+}
+
+function cancelled(io: CliIo, message = 'Cancelled'): ExitCode {
+  io.err(message === 'Cancelled' ? 'Cancelled' : `watchdesk webhooks: ${message}`)
+  return exitCodes.problem
 }

@@ -1,5 +1,4 @@
-import { loadConfig, saveConfig } from '../config'
-import type { LoadedConfig } from '../config'
+import { openConfigStore } from '../config'
 import { ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import { createLogger } from '../log'
@@ -21,20 +20,18 @@ export interface StandaloneOptions {
 /** The payments service for the command line: the data dir's config (with --config over it) and
  * the keychain, without the console's instance lock (the console may be running). */
 export function standalonePayments(options: StandaloneOptions): Result<PaymentsService> {
-  const first = loadConfig(options.dataDir, options.configFile)
-  if (!first.ok) return first
-  let loaded: LoadedConfig = first.value
+  const store = openConfigStore({ dataDir: options.dataDir, overlayFile: options.configFile })
+  if (!store.ok) return store
+  const config = store.value
   return ok(
     createPaymentsService({
-      config: () => loaded.config,
-      savedConfig: () => loaded.saved,
+      config: () => config.current().config,
+      savedConfig: () => config.current().saved,
+      // Through the one writer: only what this command changed is applied to the file as it is
+      // now, so a console or an editor writing meanwhile loses nothing.
       saveConfig: async (next) => {
-        const saved = saveConfig(options.dataDir, next)
-        if (!saved.ok) return saved
-        const reloaded = loadConfig(options.dataDir, options.configFile)
-        if (!reloaded.ok) return reloaded
-        loaded = reloaded.value
-        return ok(loaded.config)
+        const saved = await config.replace(next)
+        return saved.ok ? ok(saved.value.config) : saved
       },
       secrets: options.secrets ?? withEnvironmentSecrets(createKeytarStore(), options.env),
       log: options.log ?? createLogger(undefined, 'warn'),

@@ -4,6 +4,7 @@ import { routeFromHash, routes } from './routes'
 import { useAppStore } from './stores/app'
 import { StatusBadge } from './components/Status'
 import { LiveKeyBanner } from './components/payments/LiveKeyBanner'
+import { RestartBanner } from './components/RestartBanner'
 
 function useHashRoute() {
   const [route, setRoute] = useState(() => routeFromHash(window.location.hash))
@@ -74,6 +75,7 @@ export function App() {
       </nav>
       <main className="content" aria-label={route.label}>
         <LiveKeyBanner />
+        <RestartBanner />
         <View />
       </main>
     </div>

@@ -19,6 +19,22 @@ export const KeychainStatus = z.object({
   message: z.string(),
 })
 
+/** The configuration file as the running back end sees it (the one writer; hand edits are
+ * followed live). */
+export const ConfigStatus = z.object({
+  file: z.string(),
+  /** Content hash of the config.json in use ("none" without a file). */
+  revision: z.string(),
+  /** When the running back end last applied a change (ISO time), null if none since start. */
+  changedAt: z.string().nullable(),
+  /** An edit of the file that could not be applied (invalid JSON, a bad key named), with the fix;
+   * the last valid configuration stays in use. Null when the file is in use as it is. */
+  problem: z.string().nullable(),
+  /** Dotted keys changed since start that only take effect after a restart (listener.port, …). */
+  restartRequired: z.array(z.string()),
+})
+export type ConfigStatus = z.infer<typeof ConfigStatus>
+
 export const SettingsView = z.object({
   dataDir: z.string(),
   configFile: z.string(),
@@ -29,6 +45,7 @@ export const SettingsView = z.object({
   listenerProblem: z.string().nullable(),
   config: z.record(z.string(), z.unknown()),
   keychain: KeychainStatus,
+  configStatus: ConfigStatus,
 })
 export type SettingsView = z.infer<typeof SettingsView>
 
@@ -52,9 +69,19 @@ export const appMethods = {
     z.object({}).strict(),
     FirstRun,
   ),
+  'app.configStatus': method(
+    'The configuration file in use: revision, an edit that could not be applied, restart needed',
+    z.object({}).strict(),
+    ConfigStatus,
+  ),
   'settings.get': method(
     'Effective configuration, where it came from, and the keychain state',
     z.object({}).strict(),
     SettingsView,
   ),
+}
+
+export const appPushes = {
+  /** The configuration changed or an edit of it failed (sent with every change). */
+  'app.config': ConfigStatus,
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { MethodSpec } from './define'
-import { appMethods } from './app'
+import { appMethods, appPushes } from './app'
 import { paymentsMethods, paymentsPushes } from './payments'
 import { eventsMethods, eventsPushes } from './events'
 import { chainsMethods, chainsPushes } from './chains'
@@ -19,6 +19,7 @@ export const methods = {
 /** Live updates pushed from the back end (IPC `send` under Electron, server-sent events in serve). */
 export const pushes = {
   'app.notice': z.object({ level: z.enum(['info', 'warning', 'error']), message: z.string() }),
+  ...appPushes,
   ...paymentsPushes,
   ...eventsPushes,
   ...chainsPushes,

@@ -1,9 +1,9 @@
+import { chainsCommand } from '../../../src/main/cli/main'
 import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { chainsCommand } from '../../../src/main/cli/chains'
 import { createMemoryStore } from '../../../src/main/secrets'
 import { useAnvil } from '../../support/anvil'
 import { useTempDir } from '../../support/temp'
@@ -33,12 +33,13 @@ describe('watchdesk chains', () => {
     const config = join(dir, 'c.json')
     writeFileSync(config, JSON.stringify({ chains: { '42161': { url: node.url } } }))
     const { io, out } = capture()
-    const code = await chainsCommand(
-      ['--data-dir', dir, '--config', config, '--json'],
-      io,
-      createMemoryStore(),
-    )
-    const rows = out.map((l) => JSON.parse(l))
+    const code = await chainsCommand(['--data-dir', dir, '--config', config, '--json'], io, {
+      secrets: createMemoryStore(),
+    })
+    const rows = out
+      .join('\n')
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(rows).toHaveLength(12)
     const arbitrum = rows.find((r) => r.serviceId === 42161)
     for (const key of [
@@ -77,7 +78,9 @@ describe('watchdesk chains', () => {
       }),
     )
     const { io, out } = capture()
-    const code = await chainsCommand(['--data-dir', dir, '--config', config], io, createMemoryStore())
+    const code = await chainsCommand(['--data-dir', dir, '--config', config], io, {
+      secrets: createMemoryStore(),
+    })
     const lines = out.join('\n').split('\n')
     expect(code).toBe(1)
     expect(lines[0]).toMatch(/^chain\s+id\s+status\s+head/)
@@ -90,7 +93,9 @@ describe('watchdesk chains', () => {
     const config = join(dir, 'c.json')
     writeFileSync(config, JSON.stringify({ chains: { '56': { url: 'ftp://x' } } }))
     const { io, err } = capture()
-    expect(await chainsCommand(['--data-dir', dir, '--config', config], io, createMemoryStore())).toBe(2)
+    expect(
+      await chainsCommand(['--data-dir', dir, '--config', config], io, { secrets: createMemoryStore() }),
+    ).toBe(2)
     expect(err.join('\n')).toMatch(/not valid/)
   })
 })

@@ -112,7 +112,7 @@ describe('bin/watchdesk serve', () => {
   it('names an unknown command and lists the commands', async () => {
     const result = await runCli(['frobnicate'])
     expect(result.code).toBe(2)
-    expect(result.stderr).toMatch(/unknown command "frobnicate"/)
-    expect(result.stderr).toMatch(/watchdesk serve/)
+    expect(result.stderr).toMatch(/unknown command 'frobnicate'/)
+    expect(result.stderr).toMatch(/Usage: watchdesk \[options\] \[command\][\s\S]*\n {2}serve /)
   })
 })

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { defaultDataDir, loadConfig, resolveDataDir, saveConfig } from '../../../src/main/config'
+import { defaultDataDir, loadConfig, openConfigStore, resolveDataDir } from '../../../src/main/config'
 import { unwrap } from '../../../src/shared/result'
 import { useTempDir } from '../../support/temp'
 
@@ -63,10 +63,11 @@ describe('configuration', () => {
     if (!loaded.ok) expect(loaded.error.message).toMatch(/does not exist.*--config/)
   })
 
-  it('refuses to save an invalid config and keeps the old file', () => {
+  it('refuses to save an invalid config and keeps the old file', async () => {
     const dir = tempDir()
-    unwrap(saveConfig(dir, { pollIntervalMs: 2000 }))
-    expect(saveConfig(dir, { pollIntervalMs: -1 }).ok).toBe(false)
+    const store = unwrap(openConfigStore({ dataDir: dir }))
+    unwrap(await store.set('pollIntervalMs', 2000))
+    expect((await store.set('pollIntervalMs', -1)).ok).toBe(false)
     expect(unwrap(loadConfig(dir)).config.pollIntervalMs).toBe(2000)
   })
 

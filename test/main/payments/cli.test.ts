@@ -1,9 +1,7 @@
+import { keysCommand, walletsCommand, webhooksCommand } from '../../../src/main/cli/main'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { keysCommand } from '../../../src/main/cli/keys'
-import { walletsCommand } from '../../../src/main/cli/wallets'
-import { webhooksCommand } from '../../../src/main/cli/webhooks'
 import type { CliIo } from '../../../src/main/cli/io'
 import { useTestKeychain } from '../../support/keychain'
 import { allScopes, sandboxLimits, usePaymentsStandin } from '../../support/payments-standin'
@@ -75,7 +73,7 @@ describe('watchdesk keys, wallets, webhooks', () => {
     const io = captureIo(dataDir)
     expect(
       await keysCommand(['set', 'main', sandboxKey], io, { secrets, readSecret: async () => sandboxKey }),
-    ).toBe(1)
+    ).toBe(2)
     expect(io.errors.join('\n')).toContain('not as an argument')
     expect(
       await keysCommand(['set', 'main'], io, { secrets, readSecret: async () => 'rk_12345678901234' }),
@@ -148,11 +146,12 @@ describe('watchdesk keys, wallets, webhooks', () => {
     const args = ['create', '--url', 'https://hooks.example.com/live', '--events', 'card.created']
     const questions: string[] = []
     expect(
-      await webhooksCommand(args, io, { secrets, confirm: async (q) => (questions.push(q), false) }),
+      await webhooksCommand(args, io, { secrets, confirm: async (q: string) => (questions.push(q), false) }),
     ).toBe(1)
     expect(questions[0]).toContain('LIVE')
-    expect(io.errors.at(-1)).toContain('--yes')
+    expect(io.errors.at(-1)).toBe('Cancelled')
     expect(await webhooksCommand(args, io, { secrets, confirm: async () => null })).toBe(1)
+    expect(io.errors.at(-1)).toContain('--yes')
     expect(s.requests.filter((r) => r.method === 'POST')).toHaveLength(0)
     expect(await webhooksCommand([...args, '--yes'], io, { secrets })).toBe(0)
     expect(s.endpoints.size).toBe(1)

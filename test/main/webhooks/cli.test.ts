@@ -71,7 +71,7 @@ describe('watchdesk send-test-event and events', () => {
       noSecret,
     )
     // test/with-keychain.sh gives a fresh keychain: nothing under the watchdesk service, no env secret.
-    expect(code).toBe(1)
+    expect(code).toBe(3)
     expect(noSecret.stderr.join('\n')).toMatch(/no webhook secret is configured/)
     const down = capture({ WATCHDESK_WEBHOOK_SECRETS: secretA })
     expect(
@@ -79,10 +79,10 @@ describe('watchdesk send-test-event and events', () => {
         ['send-test-event', 'card.frozen', '--url', 'http://127.0.0.1:9/webhooks', '--data-dir', b.dataDir],
         down,
       ),
-    ).toBe(1)
+    ).toBe(3)
     expect(down.stderr.join('\n')).toMatch(/did not answer/)
     const missingDir = capture()
-    expect(await main(['events', '--data-dir', join(b.dataDir, 'nope')], missingDir)).toBe(1)
+    expect(await main(['events', '--data-dir', join(b.dataDir, 'nope')], missingDir)).toBe(3)
     expect(missingDir.stderr.join('\n')).toMatch(/holds no database yet/)
   })
 })

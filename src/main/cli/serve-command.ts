@@ -1,0 +1,25 @@
+import type { Command } from 'commander'
+import type { CliContext } from './common'
+import { example, withCommon } from './common'
+import { serveCommand } from './serve'
+
+/** `serve` is declared here for help and usage errors; its own module runs it with its arguments. */
+export function registerServe(program: Command, ctx: CliContext): void {
+  const serve = withCommon(program.command('serve'), { json: false })
+    .summary('start the console and the webhook listener')
+    .description(
+      'Start the console on http://127.0.0.1:7420 (prints the URL with its launch token) and the webhook listener.',
+    )
+    .option('--port <port>', 'console port (0: any free port)')
+    .option('--listener-port <port>', 'webhook listener port, over listener.port')
+    .option('--demo', 'twelve local anvil nodes and sample events, secrets in memory, a temporary data dir')
+    .action(async () => {
+      const at = ctx.argv.indexOf('serve')
+      ctx.exit(await serveCommand(ctx.argv.slice(at + 1), ctx.io))
+    })
+  example(
+    serve,
+    'watchdesk serve --data-dir ~/watchdesk-ops',
+    'WATCHDESK_TOKEN=… watchdesk serve --port 7430',
+  )
+}

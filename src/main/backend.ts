@@ -7,7 +7,13 @@ import { createApi } from './api'
 import { loadConfig, saveConfig } from './config'
 import type { LoadedConfig } from './config'
 import type { AppContext } from './context'
-import { acquireInstanceLock, createStorageHealth, databaseFileName, openDatabase } from './db'
+import {
+  acquireInstanceLock,
+  createStorageHealth,
+  databaseFileName,
+  makeDataDirPrivate,
+  openDatabase,
+} from './db'
 import { createLogger } from './log'
 import type { Logger } from './log'
 import { createPushBus } from './push'
@@ -46,11 +52,18 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
   if (!dir.ok) return dir
   const lock = acquireInstanceLock(options.dataDir)
   if (!lock.ok) return lock
+  if (lock.value.tookOver) log.warn(lock.value.tookOver)
+  // Whatever way the process ends (an exit after a fatal error included), the lock goes with it.
+  const releaseOnExit = () => lock.value.release()
+  process.once('exit', releaseOnExit)
   const db = openDatabase(join(options.dataDir, databaseFileName))
   if (!db.ok) {
     lock.value.release()
+    process.off('exit', releaseOnExit)
     return db
   }
+  const madePrivate = makeDataDirPrivate(options.dataDir)
+  if (madePrivate.length > 0) log.info('made the data dir private to this user', { changed: madePrivate })
   const secrets = observeSecrets(
     options.secrets ?? withEnvironmentSecrets(createKeytarStore(), options.env ?? process.env),
   )
@@ -62,6 +75,7 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
   if (!started.ok) {
     db.value.close()
     lock.value.release()
+    process.off('exit', releaseOnExit)
     return started
   }
   const handlers = createApi(context, started.value.services)
@@ -73,6 +87,7 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
       await started.value.stop()
       db.value.close()
       lock.value.release()
+      process.off('exit', releaseOnExit)
     },
   })
 }
@@ -120,7 +135,7 @@ function createContext(
 
 function ensureDir(dir: string): Result<string> {
   try {
-    mkdirSync(dir, { recursive: true })
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
     return ok(dir)
   } catch (error) {
     return err(

@@ -68,10 +68,16 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
     options.secrets ?? withEnvironmentSecrets(createKeytarStore(), options.env ?? process.env),
   )
   const context = createContext(options, loaded.value, db.value, secrets, log)
-  const started = await startServices(context, {
-    listenerPort: options.listenerPort,
-    env: options.env ?? process.env,
-  })
+  let started: Awaited<ReturnType<typeof startServices>>
+  try {
+    started = await startServices(context, {
+      listenerPort: options.listenerPort,
+      env: options.env ?? process.env,
+    })
+  } catch (error) {
+    log.error('a service failed to start', { error })
+    started = err('unavailable', `A part of watchdesk failed to start (${(error as Error).message}).`)
+  }
   if (!started.ok) {
     db.value.close()
     lock.value.release()

@@ -166,6 +166,39 @@ describe('storage faults are a state', () => {
   })
 })
 
+describe('the commit worker', () => {
+  const tempDir = useTempDir()
+
+  it('is started again after it dies (here: its database missing), failing commits with a storage failure meanwhile', async () => {
+    const file = join(tempDir(), 'later.db')
+    const restarts: (string | null)[] = []
+    const committer = workerCommitter(file, { onRestart: (f) => restarts.push(f.code) })
+    try {
+      const params = (id: string) =>
+        eventParams({
+          envelope: { id, type: 'payout.completed', created_at: 'x', data: {} },
+          body: Buffer.from(id),
+          endpoint: 'wh_a',
+          at: 1,
+        })
+      const failed = await until(async () => {
+        const r = await committer.commit([params('evt_early')], [])
+        return r.ok ? undefined : r.failure
+      })
+      expect(failed.code).toMatch(/^(SQLITE_CANTOPEN|WORKER_EXIT|WORKER_STARTING)$/)
+      await until(() => (restarts.includes('SQLITE_CANTOPEN') ? true : undefined))
+      unwrap(openDatabase(file)).close()
+      const stored = await until(async () => {
+        const r = await committer.commit([params('evt_later')], [])
+        return r.ok ? r.items : undefined
+      })
+      expect(stored.map((i) => i.ok && i.summary.id)).toEqual(['evt_later'])
+    } finally {
+      await committer.close()
+    }
+  })
+})
+
 describe('a full disk', () => {
   const tmpfs = mountTmpfs(3072)
   const backends: Backend[] = []

@@ -4,6 +4,7 @@ import { routeFromHash, routes } from './routes'
 import { useAppStore } from './stores/app'
 import { StatusBadge } from './components/Status'
 import { LiveKeyBanner } from './components/payments/LiveKeyBanner'
+import { StorageStatus } from './components/StorageStatus'
 
 function useHashRoute() {
   const [route, setRoute] = useState(() => routeFromHash(window.location.hash))
@@ -69,6 +70,7 @@ export function App() {
               title={error?.message}
             />
           )}
+          <StorageStatus />
           <span className="transport">{backend().transport === 'ipc' ? 'desktop' : 'browser'}</span>
         </div>
       </nav>

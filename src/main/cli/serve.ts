@@ -85,6 +85,11 @@ async function serve(
     process.once('SIGTERM', stop)
   })
   io.err('stopping…')
+  // A second signal, or a stop that hangs, ends the process at once; the lock is released on exit.
+  const force = () => process.exit(0)
+  process.once('SIGINT', force)
+  process.once('SIGTERM', force)
+  setTimeout(force, 10_000).unref()
   await running.value.close()
   await demo?.value.stop()
   return 0

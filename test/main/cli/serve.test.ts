@@ -105,6 +105,19 @@ describe('bin/watchdesk serve', () => {
     expect(keychain.message).toMatch(/WATCHDESK_API_KEY/)
   })
 
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'releases its data-dir lock when stopped with %s',
+    async (signal) => {
+      const dir = tempDir()
+      const running = await serve(['--data-dir', dir])
+      expect(existsSync(join(dir, 'watchdesk.lock'))).toBe(true)
+      running.process.kill(signal)
+      const [code] = await once(running.process, 'exit')
+      expect(code).toBe(0)
+      expect(existsSync(join(dir, 'watchdesk.lock'))).toBe(false)
+    },
+  )
+
   it('rejects a bad flag with a sentence and exit status 2 (usage)', async () => {
     const result = await runCli(['serve', '--port', 'seventy'])
     expect(result.code).toBe(2)

@@ -62,6 +62,13 @@ async function serve(
     return fail(io, running.error.message)
   }
   const { backend } = running.value
+  // Listening for the stop signals before the console line is printed: whoever reads that line may
+  // signal at once.
+  const stopped = new Promise<void>((resolveStop) => {
+    const stop = () => resolveStop()
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
   const listenerProblem = backend.context.urls.listenerProblem
   // Before the console line, so whoever waits for that line has already seen this one.
   if (listenerProblem)
@@ -79,11 +86,7 @@ async function serve(
   io.out(`watchdesk ${backend.context.version} serving ${backend.context.dataDir}`)
   io.out(`console:  ${running.value.launchUrl}`)
   if (backend.context.urls.listener) io.out(`webhooks: ${backend.context.urls.listener}/webhooks`)
-  await new Promise<void>((resolveStop) => {
-    const stop = () => resolveStop()
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
-  })
+  await stopped
   io.err('stopping…')
   // A second signal, or a stop that hangs, ends the process at once; the lock is released on exit.
   const force = () => process.exit(0)

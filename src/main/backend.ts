@@ -6,7 +6,13 @@ import { createApi } from './api'
 import { listenerRestartKeys, openConfigStore, publishUrls, removeRuntimeInfo } from './config'
 import type { ConfigStore } from './config'
 import type { AppContext } from './context'
-import { acquireInstanceLock, createStorageHealth, databaseFileName, openDatabase } from './db'
+import {
+  acquireInstanceLock,
+  createStorageHealth,
+  databaseFileName,
+  makeDataDirPrivate,
+  openDatabase,
+} from './db'
 import { createLogger } from './log'
 import type { Logger } from './log'
 import { createPushBus } from './push'
@@ -51,25 +57,39 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
   if (!dir.ok) return dir
   const lock = acquireInstanceLock(options.dataDir)
   if (!lock.ok) return lock
+  if (lock.value.tookOver) log.warn(lock.value.tookOver)
+  // Whatever way the process ends (an exit after a fatal error included), the lock goes with it.
+  const releaseOnExit = () => lock.value.release()
+  process.once('exit', releaseOnExit)
   const db = openDatabase(join(options.dataDir, databaseFileName))
   if (!db.ok) {
     lock.value.release()
+    process.off('exit', releaseOnExit)
     return db
   }
+  const madePrivate = makeDataDirPrivate(options.dataDir)
+  if (madePrivate.length > 0) log.info('made the data dir private to this user', { changed: madePrivate })
   const secrets = observeSecrets(
     options.secrets ?? withEnvironmentSecrets(createKeytarStore(), options.env ?? process.env),
   )
   const context = createContext(options, configStore.value, db.value, secrets, log)
   configStore.value.watch()
-  const started = await startServices(context, {
-    listenerPort: options.listenerPort,
-    env: options.env ?? process.env,
-  })
+  let started: Awaited<ReturnType<typeof startServices>>
+  try {
+    started = await startServices(context, {
+      listenerPort: options.listenerPort,
+      env: options.env ?? process.env,
+    })
+  } catch (error) {
+    log.error('a service failed to start', { error })
+    started = err('unavailable', `A part of watchdesk failed to start (${(error as Error).message}).`)
+  }
   if (!started.ok) {
     configStore.value.close()
     removeRuntimeInfo(options.dataDir)
     db.value.close()
     lock.value.release()
+    process.off('exit', releaseOnExit)
     return started
   }
   const handlers = createApi(context, started.value.services)
@@ -83,6 +103,7 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
       removeRuntimeInfo(options.dataDir)
       db.value.close()
       lock.value.release()
+      process.off('exit', releaseOnExit)
     },
   })
 }
@@ -130,7 +151,7 @@ function createContext(
 
 function ensureDir(dir: string): Result<string> {
   try {
-    mkdirSync(dir, { recursive: true })
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
     return ok(dir)
   } catch (error) {
     return err(

@@ -8,6 +8,7 @@ import type { Result } from '../shared/result'
 import { startBackend } from './backend'
 import type { Backend, BackendOptions } from './backend'
 import { createConsoleServer } from './transport/http'
+import type { Logger } from './log'
 
 export interface ServeOptions extends Omit<BackendOptions, 'shell'> {
   port?: number
@@ -78,4 +79,21 @@ export async function startConsole(options: ServeOptions): Promise<Result<Runnin
       await backend.close()
     },
   })
+}
+
+/** A process-wide net for what no caller caught: logged with its context, and the process keeps
+ * serving (the listener, the console, the stored events) instead of dying on a timer's error. */
+export function installProcessGuard(log: Logger): { dispose(): void } {
+  const onException = (error: Error, origin: string) =>
+    log.error('unexpected error; watchdesk keeps serving', { origin, error })
+  const onRejection = (reason: unknown) =>
+    log.error('unexpected rejected promise; watchdesk keeps serving', { error: reason })
+  process.on('uncaughtException', onException)
+  process.on('unhandledRejection', onRejection)
+  return {
+    dispose() {
+      process.off('uncaughtException', onException)
+      process.off('unhandledRejection', onRejection)
+    },
+  }
 }

@@ -31,13 +31,31 @@ interface Row {
 }
 
 export interface ChainHistoryStore {
+  /** Queues the samples of a poll round; they are written in one transaction per flush interval. */
   record(samples: Sample[]): void
+  /** Writes what is queued now (on stop, before a query). Never throws: a failed write is logged
+   * through `storage` and the samples stay queued (bounded) for the next attempt. */
+  flush(): void
   /** Folds raw samples older than the raw retention into buckets, drops buckets past theirs. */
   compact(now?: number): { folded: number; dropped: number }
   history(serviceId: number, minutes: number, now?: number): ChainHistory
 }
 
-export function createChainHistory(db: Database): ChainHistoryStore {
+export interface ChainHistoryOptions {
+  /** Told of every write's outcome (the console's storage status). */
+  storage?: { failed(where: string, error: unknown): void; committed(): void }
+  /** Samples are written at most this often: one fsync per interval, not one per poll round, off
+   * the thread that serves the UI as much as SQLite allows. 0 writes each round at once. */
+  flushEveryMs?: number
+  now?: () => number
+}
+
+/** Queued samples kept while the database cannot take them (12 chains × 5 s ≈ 40 minutes). */
+const maxQueuedSamples = 6_000
+
+export function createChainHistory(db: Database, options: ChainHistoryOptions = {}): ChainHistoryStore {
+  const now = options.now ?? Date.now
+  const flushEveryMs = options.flushEveryMs ?? 0
   const insert = db.prepare(
     `INSERT OR REPLACE INTO chain_samples (service_id, t, bucket_ms, n, errors, status, head, age_ms, lag_blocks, lag_ms, latency_ms, error_code, error)
      VALUES (@service_id, @t, @bucket_ms, @n, @errors, @status, @head, @age_ms, @lag_blocks, @lag_ms, @latency_ms, @error_code, @error)`,
@@ -56,12 +74,29 @@ export function createChainHistory(db: Database): ChainHistoryStore {
     deleteOld.run(from, cutoff)
     return rows.length
   }
+  let queued: Row[] = []
+  let lastFlush = now()
+  const flush = (): boolean => {
+    lastFlush = now()
+    if (queued.length === 0) return true
+    try {
+      recordAll.immediate(queued)
+      queued = []
+      options.storage?.committed()
+      return true
+    } catch (error) {
+      if (!options.storage) throw error
+      options.storage.failed('chain history', error)
+      if (queued.length > maxQueuedSamples) queued = queued.slice(-maxQueuedSamples)
+      return false
+    }
+  }
 
   return {
     record(samples) {
       if (samples.length === 0) return
-      recordAll(
-        samples.map((s) => ({
+      for (const s of samples)
+        queued.push({
           service_id: s.serviceId,
           t: s.t,
           bucket_ms: 0,
@@ -75,23 +110,32 @@ export function createChainHistory(db: Database): ChainHistoryStore {
           latency_ms: s.latencyMs,
           error_code: s.error?.code ?? null,
           error: s.error?.message ?? null,
-        })),
-      )
-    },
-    compact(now = Date.now()) {
-      return db
-        .transaction(() => {
-          const folded = foldOlder(0, bucketMs, now - rawRetentionMs)
-          foldOlder(bucketMs, coarseBucketMs, now - fineBucketRetentionMs)
-          const dropped = deleteOld.run(coarseBucketMs, now - bucketRetentionMs).changes
-          return { folded, dropped }
         })
-        .immediate()
+      if (now() - lastFlush >= flushEveryMs) flush()
     },
-    history(serviceId, minutes, now = Date.now()) {
-      const rows = selectRange.all(serviceId, now - minutes * 60_000) as Row[]
+    flush: () => void flush(),
+    compact(at = now()) {
+      if (!flush()) return { folded: 0, dropped: 0 }
+      try {
+        return db
+          .transaction(() => {
+            const folded = foldOlder(0, bucketMs, at - rawRetentionMs)
+            foldOlder(bucketMs, coarseBucketMs, at - fineBucketRetentionMs)
+            const dropped = deleteOld.run(coarseBucketMs, at - bucketRetentionMs).changes
+            return { folded, dropped }
+          })
+          .immediate()
+      } catch (error) {
+        if (!options.storage) throw error
+        options.storage.failed('chain history compaction', error)
+        return { folded: 0, dropped: 0 }
+      }
+    },
+    history(serviceId, minutes, at = now()) {
+      flush()
+      const rows = selectRange.all(serviceId, at - minutes * 60_000) as Row[]
       const recent = rows.filter(
-        (r) => r.bucket_ms === 0 && r.t >= now - 15 * 60_000 && r.errors === 0 && r.latency_ms !== null,
+        (r) => r.bucket_ms === 0 && r.t >= at - 15 * 60_000 && r.errors === 0 && r.latency_ms !== null,
       )
       const latencies = recent.map((r) => r.latency_ms!).sort((a, b) => a - b)
       return {

@@ -64,7 +64,7 @@ export function pollerFor(
 }
 
 export async function startChainsService(ctx: AppContext): Promise<ChainsService> {
-  const history = createChainHistory(ctx.db)
+  const history = createChainHistory(ctx.db, { storage: ctx.storage, flushEveryMs: 30_000 })
   const log = ctx.log.child({ capability: 'chains' })
   let poller: Poller | null = null
   let lastCompact = 0
@@ -141,6 +141,7 @@ export async function startChainsService(ctx: AppContext): Promise<ChainsService
       offConfig()
       offSecrets()
       poller?.stop()
+      history.flush()
     },
   }
 }

@@ -1,8 +1,11 @@
 import { resolveDataDir } from '../config'
-import { startConsole } from '../serve'
+import { createLogger } from '../log'
+import { installProcessGuard, startConsole } from '../serve'
 import { startDemo } from '../demo'
 import { intFlag, parseCommandArgs } from './args'
 import type { CliIo } from './io'
+import { err } from '../../shared/result'
+import type { Result } from '../../shared/result'
 
 export const serveUsage = `watchdesk serve [--data-dir DIR] [--config FILE] [--port 7420] [--listener-port 7421] [--demo]
   Starts the console on http://127.0.0.1:7420 and prints the URL with its launch token.
@@ -14,24 +17,44 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     'listener-port': { type: 'string' },
     demo: { type: 'boolean', default: false },
   })
-  if (!args.ok) return fail(io, args.error.message)
-  const port = intFlag(args.value.values.port, 'port')
-  const listenerPort = intFlag(args.value.values['listener-port'], 'listener-port')
-  if (!port.ok) return fail(io, port.error.message)
-  if (!listenerPort.ok) return fail(io, listenerPort.error.message)
-  const dataDirFlag = args.value.values['data-dir'] as string | undefined
-  const configFlag = args.value.values.config as string | undefined
+  if (!args.ok) return fail(io, args.error.message, exitUsage)
+  const port = portFlag(args.value.values.port, 'port')
+  const listenerPort = portFlag(args.value.values['listener-port'], 'listener-port')
+  if (!port.ok) return fail(io, port.error.message, exitUsage)
+  if (!listenerPort.ok) return fail(io, listenerPort.error.message, exitUsage)
+  const log = createLogger()
+  // From here on an unexpected error is logged with its context and serving goes on; a start that
+  // fails ends the process (exit 3), so there is never a listener without its console.
+  const guard = installProcessGuard(log)
+  try {
+    return await serve(args.value.values, port.value, listenerPort.value, io, log)
+  } catch (error) {
+    log.error('serve could not start', { error })
+    return fail(io, `could not start (${(error as Error).message}); the log above has the details.`)
+  } finally {
+    guard.dispose()
+  }
+}
+
+async function serve(
+  values: Record<string, unknown>,
+  port: number | undefined,
+  listenerPort: number | undefined,
+  io: CliIo,
+  log: ReturnType<typeof createLogger>,
+): Promise<number> {
+  const dataDirFlag = values['data-dir'] as string | undefined
+  const configFlag = values.config as string | undefined
   // --demo: twelve local nodes, a temporary data dir (unless one is given), secrets in memory.
-  const demo = args.value.values.demo
-    ? await startDemo({ dataDir: dataDirFlag, configFile: configFlag })
-    : null
+  const demo = values.demo ? await startDemo({ dataDir: dataDirFlag, configFile: configFlag }) : null
   if (demo && !demo.ok) return fail(io, demo.error.message)
   const running = await startConsole({
     dataDir: demo ? demo.value.dataDir : resolveDataDir(dataDirFlag, io.env),
     configFile: demo ? demo.value.configFile : configFlag,
-    port: port.value,
-    listenerPort: listenerPort.value,
+    port,
+    listenerPort,
     env: io.env,
+    log,
     ...(demo ? { secrets: demo.value.secrets } : {}),
   })
   if (!running.ok) {
@@ -39,6 +62,13 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     return fail(io, running.error.message)
   }
   const { backend } = running.value
+  // Listening for the stop signals before the console line is printed: whoever reads that line may
+  // signal at once.
+  const stopped = new Promise<void>((resolveStop) => {
+    const stop = () => resolveStop()
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
   const listenerProblem = backend.context.urls.listenerProblem
   // Before the console line, so whoever waits for that line has already seen this one.
   if (listenerProblem)
@@ -56,18 +86,32 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   io.out(`watchdesk ${backend.context.version} serving ${backend.context.dataDir}`)
   io.out(`console:  ${running.value.launchUrl}`)
   if (backend.context.urls.listener) io.out(`webhooks: ${backend.context.urls.listener}/webhooks`)
-  await new Promise<void>((resolveStop) => {
-    const stop = () => resolveStop()
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
-  })
+  await stopped
   io.err('stopping…')
+  // A second signal, or a stop that hangs, ends the process at once; the lock is released on exit.
+  const force = () => process.exit(0)
+  process.once('SIGINT', force)
+  process.once('SIGTERM', force)
+  setTimeout(force, 10_000).unref()
   await running.value.close()
   await demo?.value.stop()
   return 0
 }
 
-function fail(io: CliIo, message: string): number {
+const exitUsage = 2
+const exitCouldNotRun = 3
+
+/** One sentence, no stack; the exit code says which kind (2 usage, 3 could not run). Whatever
+ * half-started despite the clean-up (a listener, a timer) cannot keep the process up: it exits. */
+function fail(io: CliIo, message: string, code = exitCouldNotRun): number {
   io.err(`watchdesk serve: ${message}`)
-  return 1
+  process.exitCode = code
+  setTimeout(() => process.exit(code), 2_000).unref()
+  return code
+}
+
+function portFlag(value: unknown, name: string): Result<number | undefined> {
+  const n = intFlag(value, name)
+  if (!n.ok || n.value === undefined || n.value <= 65_535) return n
+  return err('bad_request', `--${name} takes a port number from 0 to 65535, not ${n.value}.`)
 }

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import type { Database } from 'better-sqlite3'
@@ -12,6 +12,7 @@ export type { Migration } from './migrations'
 export { acquireInstanceLock } from './instance-lock'
 export type { InstanceLock } from './instance-lock'
 export { createStorageHealth, failureFrom } from './health'
+export { makeDataDirPrivate } from './private'
 export type { StorageHealth, WriteFailure } from './health'
 
 export const databaseFileName = 'watchdesk.db'
@@ -27,7 +28,11 @@ export function openDatabase(file: string, options: OpenOptions = {}): Result<Da
   const migrations = [...(options.migrations ?? allMigrations)].sort((a, b) => a.version - b.version)
   let db: Database
   try {
-    if (!options.readonly) mkdirSync(dirname(file), { recursive: true })
+    if (!options.readonly) {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+      // Created 0600 before SQLite opens it; SQLite gives the WAL and SHM the same mode.
+      closeSync(openSync(file, 'a', 0o600))
+    }
     db = new BetterSqlite3(file, {
       readonly: options.readonly ?? false,
       fileMustExist: options.readonly ?? false,

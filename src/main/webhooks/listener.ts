@@ -83,7 +83,7 @@ export async function startListener(
   return new Promise((resolveListen) => {
     const onError = (error: NodeJS.ErrnoException) => resolveListen(bindFailure(settings, error))
     server.once('error', onError)
-    server.listen(settings.port, settings.host, () => {
+    const listening = () => {
       server.off('error', onError)
       const port = (server.address() as AddressInfo).port
       const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host
@@ -99,7 +99,14 @@ export async function startListener(
             }),
         }),
       )
-    })
+    }
+    try {
+      server.listen(settings.port, settings.host, listening)
+    } catch (error) {
+      // A port out of range throws here rather than emitting 'error'.
+      server.off('error', onError)
+      resolveListen(bindFailure(settings, error as NodeJS.ErrnoException))
+    }
   })
 }
 

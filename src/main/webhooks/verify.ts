@@ -46,14 +46,20 @@ export interface Envelope {
   data: Record<string, unknown>
 }
 
+/** Deeper or larger than any real event: refused on parse, so nothing downstream (storing,
+ * pushing, exporting) meets a value that overflows the stack or takes seconds to walk. */
+export const envelopeLimits = { maxDepth: 64, maxKeys: 10_000 }
+
 /** Spec 2.2: a JSON object with string id, type, created_at and an object data. */
-export function parseEnvelope(body: Buffer): Result<Envelope> {
+export function parseEnvelope(body: Buffer, limits = envelopeLimits): Result<Envelope> {
   let value: unknown
   try {
     value = JSON.parse(body.toString('utf8'))
   } catch {
     return err('bad_request', 'body is not JSON')
   }
+  const bounded = checkBounds(value, limits)
+  if (bounded !== null) return err('bad_request', bounded)
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return err('bad_request', 'not an envelope: the body is not a JSON object')
   }
@@ -75,4 +81,23 @@ export function parseEnvelope(body: Buffer): Result<Envelope> {
     created_at: v.created_at as string,
     data: v.data as Record<string, unknown>,
   })
+}
+
+/** Walks the parsed value without recursion; says what exceeds the limits, or null. */
+function checkBounds(root: unknown, limits: typeof envelopeLimits): string | null {
+  const stack: [unknown, number][] = [[root, 1]]
+  let keys = 0
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!
+    if (typeof value !== 'object' || value === null) continue
+    if (depth > limits.maxDepth) return `JSON nested deeper than ${limits.maxDepth} levels`
+    const children = Array.isArray(value) ? value : Object.values(value)
+    if (!Array.isArray(value)) {
+      keys += children.length
+      if (keys > limits.maxKeys) return `JSON with more than ${limits.maxKeys} keys`
+    }
+    for (const child of children)
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
+  }
+  return null
 }

@@ -5,6 +5,7 @@ import { useAppStore } from './stores/app'
 import { StatusBadge } from './components/Status'
 import { LiveKeyBanner } from './components/payments/LiveKeyBanner'
 import { RestartBanner } from './components/RestartBanner'
+import { StorageStatus } from './components/StorageStatus'
 
 function useHashRoute() {
   const [route, setRoute] = useState(() => routeFromHash(window.location.hash))
@@ -70,6 +71,7 @@ export function App() {
               title={error?.message}
             />
           )}
+          <StorageStatus />
           <span className="transport">{backend().transport === 'ipc' ? 'desktop' : 'browser'}</span>
         </div>
       </nav>

@@ -1,4 +1,6 @@
 import { once } from 'node:events'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { useServeProcess, runCli } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
@@ -37,7 +39,7 @@ describe('bin/watchdesk serve', () => {
     const dir = tempDir()
     const first = await serve(['--data-dir', dir])
     const second = await runCli(['serve', '--data-dir', dir, '--port', '0', '--listener-port', '0'])
-    expect(second.code).toBe(1)
+    expect(second.code).toBe(3)
     expect(second.stderr).toMatch(
       new RegExp(`Another watchdesk \\(pid ${first.process.pid}\\) is already running`),
     )
@@ -47,7 +49,7 @@ describe('bin/watchdesk serve', () => {
     const first = await serve(['--data-dir', tempDir()])
     const port = new URL(first.consoleUrl).port
     const second = await runCli(['serve', '--data-dir', tempDir(), '--port', port, '--listener-port', '0'])
-    expect(second.code).toBe(1)
+    expect(second.code).toBe(3)
     expect(second.stderr).toMatch(new RegExp(`Port ${port} .* already in use.*--port`))
   })
 
@@ -103,10 +105,34 @@ describe('bin/watchdesk serve', () => {
     expect(keychain.message).toMatch(/WATCHDESK_API_KEY/)
   })
 
-  it('rejects a bad flag with a sentence and exit status 1', async () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'releases its data-dir lock when stopped with %s',
+    async (signal) => {
+      const dir = tempDir()
+      const running = await serve(['--data-dir', dir])
+      expect(existsSync(join(dir, 'watchdesk.lock'))).toBe(true)
+      running.process.kill(signal)
+      const [code] = await once(running.process, 'exit')
+      expect(code).toBe(0)
+      expect(existsSync(join(dir, 'watchdesk.lock'))).toBe(false)
+    },
+  )
+
+  it('rejects a bad flag with a sentence and exit status 2 (usage)', async () => {
     const result = await runCli(['serve', '--port', 'seventy'])
-    expect(result.code).toBe(1)
+    expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/--port takes a whole number/)
+  })
+
+  it('refuses --listener-port 70000 with one sentence and exit status 2, before starting anything', async () => {
+    const dir = tempDir()
+    const result = await runCli(['serve', '--data-dir', dir, '--port', '0', '--listener-port', '70000'])
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'watchdesk serve: --listener-port takes a port number from 0 to 65535, not 70000.\n',
+    })
+    expect(existsSync(join(dir, 'watchdesk.lock'))).toBe(false)
   })
 
   it('names an unknown command and lists the commands', async () => {

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { acquireInstanceLock, openDatabase, schemaVersion } from '../../../src/main/db'
+import { processIdentity } from '../../../src/main/db/instance-lock'
 import { migrations } from '../../../src/main/db/migrations'
 import { unwrap } from '../../../src/shared/result'
 import { useTempDir } from '../../support/temp'
@@ -141,5 +142,34 @@ describe('the instance lock', () => {
     const lock = acquireInstanceLock(dir)
     expect(lock.ok).toBe(true)
     if (lock.ok) lock.value.release()
+  })
+
+  it('takes over a lock whose pid now belongs to another program (pid 1), saying so', () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, 'watchdesk.lock'), '1')
+    const lock = unwrap(acquireInstanceLock(dir))
+    expect(lock.tookOver).toBe(
+      `took over ${join(dir, 'watchdesk.lock')}: pid 1 is now another program, not the watchdesk that locked it`,
+    )
+    expect(JSON.parse(readFileSync(lock.file, 'utf8'))).toEqual({
+      pid: process.pid,
+      identity: processIdentity(process.pid),
+    })
+    lock.release()
+  })
+
+  it('takes over a lock whose live pid started at another time than the recorded one', () => {
+    const dir = tempDir()
+    const identity = processIdentity(1)
+    expect(identity).toMatch(/^[0-9a-f-]{36}:\d+$/)
+    writeFileSync(join(dir, 'watchdesk.lock'), JSON.stringify({ pid: 1, identity: `${identity}0` }))
+    expect(unwrap(acquireInstanceLock(dir)).tookOver).toMatch(/pid 1 is now another program/)
+  })
+
+  it('still refuses a live holder whose identity matches', () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, 'watchdesk.lock'), JSON.stringify({ pid: 1, identity: processIdentity(1) }))
+    const second = acquireInstanceLock(dir)
+    expect(second.ok).toBe(false)
   })
 })

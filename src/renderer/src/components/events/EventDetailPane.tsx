@@ -99,6 +99,18 @@ export function EventDetailPane({
           </table>
         </section>
       )}
+      {summary.conflict && (
+        <>
+          <p className="banner banner-bad" role="alert">
+            Conflict: this id was redelivered {detail ? `${detail.conflicts} time(s) ` : ''}with a different
+            body. The first body stays the event (under “Body as received”); the latest differing one is here.
+          </p>
+          <h2>Differing body (latest)</h2>
+          <pre className="json" aria-label="Conflicting event JSON">
+            {detail ? prettyBody(detail.conflictBody ?? '') : 'loading…'}
+          </pre>
+        </>
+      )}
       <h2>Body as received</h2>
       <pre className="json" aria-label="Event JSON">
         {detail ? prettyBody(detail.body) : 'loading…'}

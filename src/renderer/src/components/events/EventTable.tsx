@@ -103,6 +103,9 @@ export function EventTable(props: {
                 </span>
                 <span role="cell" className="mono">
                   {event.id}
+                  {event.conflict && (
+                    <StatusBadge tone="bad" label="conflict" title="redelivered with a different body" />
+                  )}
                 </span>
                 <span role="cell" className={event.fundingLine ? 'col-detail' : 'col-detail mono dim'}>
                   {event.fundingLine ?? event.dataId ?? ''}

@@ -2,6 +2,7 @@ import { useState } from 'react'
 import type { ListenerStatus } from '../../../../shared/contract/events'
 import { authorizationDeadlineMs, formatDuration, outageExpectation } from '../../../../shared/events'
 import { StatusBadge } from '../Status'
+import { StorageStatus } from '../StorageStatus'
 import { formatCount, formatDateTime } from './format'
 
 const ms = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} ms`)
@@ -36,6 +37,18 @@ export function ListenerPanel({ status }: { status: ListenerStatus | null }) {
         <span className="stat">
           duplicates <b className="num">{formatCount(status.duplicates)}</b>
         </span>
+        <span
+          className="stat"
+          title="Redeliveries of a known id with a different body (the first body is kept)"
+        >
+          conflicts{' '}
+          {status.conflicts ? (
+            <StatusBadge tone="bad" label={formatCount(status.conflicts)} />
+          ) : (
+            <b className="num">0</b>
+          )}
+        </span>
+        <StorageStatus status={status.storage} />
         <button
           className={status.rejected ? 'stat-button bad' : 'stat-button'}
           onClick={() => setOpen(open === 'rejections' ? null : 'rejections')}
@@ -73,6 +86,7 @@ export function ListenerPanel({ status }: { status: ListenerStatus | null }) {
           {status.problem}
         </p>
       )}
+      <StorageStatus status={status.storage} banner />
       {status.secretsProblem && <p className="banner banner-warn">{status.secretsProblem}</p>}
       {open === 'rejections' && <Rejections status={status} />}
       {open === 'outages' && <Outages status={status} />}

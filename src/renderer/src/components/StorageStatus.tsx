@@ -1,0 +1,47 @@
+import { useEffect, useState } from 'react'
+import type { StorageStatus as Storage } from '../../../shared/contract/storage'
+import { backend } from '../api'
+import { StatusBadge } from './Status'
+
+const labels: Record<Storage['state'], string> = {
+  ok: 'storage ok',
+  full: 'storage: disk full',
+  locked: 'storage: locked',
+  failing: 'storage failing',
+}
+
+/** Red with the cause and the fix while the database cannot commit; nothing while it can (calm
+ * when all is well). `status` from a parent that already has it (the listener strip), else this
+ * asks once and follows the `storage.status` push. */
+export function StorageStatus({ status, banner = false }: { status?: Storage | null; banner?: boolean }) {
+  const followed = useFollowedStorage(status === undefined)
+  const shown = status === undefined ? followed : status
+  if (!shown || shown.state === 'ok') return null
+  const text = `${shown.cause ?? ''} ${shown.fix ?? ''}`.trim()
+  if (banner)
+    return (
+      <p className="banner banner-bad" role="alert">
+        The database cannot commit, so webhooks are answered 503 until it can. {text}
+      </p>
+    )
+  return <StatusBadge tone="bad" label={labels[shown.state]} title={text} />
+}
+
+function useFollowedStorage(enabled: boolean): Storage | null {
+  const [status, setStatus] = useState<Storage | null>(null)
+  useEffect(() => {
+    if (!enabled) return
+    let live = true
+    void backend()
+      .call('storage.status', {})
+      .then((answer) => {
+        if (live && answer.ok) setStatus(answer.value)
+      })
+    const off = backend().onPush('storage.status', setStatus)
+    return () => {
+      live = false
+      off()
+    }
+  }, [enabled])
+  return status
+}

@@ -1,0 +1,115 @@
+import { createHmac } from 'node:crypto'
+import { mkdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
+import { afterAll, describe, expect, it } from 'vitest'
+import { useServeProcess, runCli } from '../../support/serve-process'
+import { fillDisk, mountTmpfs } from '../db/tmpfs'
+
+const secret = 'whsec_serve_faults_0123456789'
+const env = { ...process.env, WATCHDESK_WEBHOOK_SECRETS: secret }
+
+async function deliver(listenerUrl: string, id: string, padding = ''): Promise<number> {
+  const body = JSON.stringify({
+    id,
+    type: 'payout.completed',
+    created_at: '2026-11-20T10:00:00Z',
+    data: { id: `po_${id}`, padding },
+  })
+  const signature = createHmac('sha256', secret).update(body).digest('hex')
+  try {
+    const answer = await fetch(`${listenerUrl}/webhooks`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'x-service-signature': signature },
+      signal: AbortSignal.timeout(8_000),
+    })
+    return answer.status
+  } catch {
+    return 0
+  }
+}
+
+/** Full-disk behaviour of the real process (bin/watchdesk serve, the built bundle) on a tmpfs. */
+describe('bin/watchdesk serve on a disk that fills up', () => {
+  const serve = useServeProcess()
+  const tmpfs = mountTmpfs(4096)
+  afterAll(() => {
+    if (tmpfs.dir !== null) tmpfs.unmount()
+  })
+  const skip = tmpfs.dir === null ? `skipped: ${(tmpfs as { reason: string }).reason}` : ''
+
+  it.skipIf(skip !== '')(
+    'stays alive answering 503 through 30 s of full disk, stores again within 10 s of space freeing, and loses no delivery it answered 200',
+    async () => {
+      const dataDir = join(tmpfs.dir!, 'serve-data')
+      const running = await serve(['--data-dir', dataDir], env)
+      const listener = running.listenerUrl!
+      const answered = new Map<string, number>()
+      expect(await deliver(listener, 'evt_before')).toBe(200)
+      answered.set('evt_before', 200)
+      const filler = join(tmpfs.dir!, 'filler')
+      fillDisk(filler)
+      const fullUntil = Date.now() + 30_000
+      let n = 0
+      while (Date.now() < fullUntil) {
+        const id = `evt_full_${n++}`
+        answered.set(id, await deliver(listener, id, 'x'.repeat(20_000)))
+        await new Promise((r) => setTimeout(r, 200))
+      }
+      expect(running.process.exitCode).toBeNull()
+      expect([...answered.values()]).toContain(503)
+      expect([...answered.values()].filter((s) => s !== 200 && s !== 503)).toEqual([])
+      const storage = await (
+        await fetch(`${running.consoleUrl}/api/call/storage.status`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${running.token}` },
+        })
+      ).json()
+      expect(storage.value.state).toBe('full')
+      expect(storage.value.cause).toMatch(new RegExp(`^Disk full at ${dataDir}: `))
+
+      rmSync(filler)
+      const freedAt = Date.now()
+      let after = 0
+      for (let i = 0; after !== 200; i++) {
+        expect(Date.now() - freedAt).toBeLessThan(10_000)
+        after = await deliver(listener, `evt_after_${i}`)
+        answered.set(`evt_after_${i}`, after)
+        if (after !== 200) await new Promise((r) => setTimeout(r, 250))
+      }
+      expect(running.process.exitCode).toBeNull()
+      running.process.kill('SIGTERM')
+      await new Promise((r) => running.process.once('exit', r))
+      const db = new BetterSqlite3(join(dataDir, 'watchdesk.db'), { readonly: true })
+      const stored = new Set((db.prepare('SELECT id FROM events').all() as { id: string }[]).map((r) => r.id))
+      db.close()
+      for (const [id, status] of answered) if (status === 200) expect(stored.has(id), id).toBe(true)
+      expect(running.output()).not.toMatch(/\n\s+at /)
+    },
+    60_000,
+  )
+
+  it.skipIf(skip !== '')(
+    'exits 3 with one sentence, and no stack, when it cannot even create its database',
+    async () => {
+      const dataDir = join(tmpfs.dir!, 'no-room')
+      mkdirSync(dataDir)
+      const filler = join(tmpfs.dir!, 'filler-start')
+      fillDisk(filler)
+      try {
+        const result = await runCli(
+          ['serve', '--data-dir', dataDir, '--port', '0', '--listener-port', '0'],
+          env,
+        )
+        expect(result.code).toBe(3)
+        expect(result.stdout).toBe('')
+        const sentences = result.stderr.split('\n').filter((l) => l.startsWith('watchdesk serve: '))
+        expect(sentences).toHaveLength(1)
+        expect(result.stderr).not.toMatch(/\n\s+at /)
+      } finally {
+        rmSync(filler)
+      }
+    },
+  )
+})

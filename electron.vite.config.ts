@@ -3,7 +3,7 @@ import { defineConfig } from 'electron-vite'
 import react from '@vitejs/plugin-react'
 import { execFileSync } from 'node:child_process'
 import type { Plugin } from 'vite'
-import { desktopCsp } from './src/main/desktop/window'
+import { contentSecurityPolicy, metaContentSecurityPolicy } from './src/shared/csp'
 
 /** The build shown in About: WATCHDESK_BUILD when CI sets it, else the commit and the UTC time. */
 function buildStamp(): string {
@@ -24,11 +24,20 @@ function buildStamp(): string {
  * app links CSS files, so this relaxation never reaches a build (define is null there). */
 const allowInlineStyles = (csp: string) => csp.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
 
-const devStylesInRendererCsp: Plugin = {
-  name: 'watchdesk-dev-styles-csp',
-  apply: 'serve',
-  transformIndexHtml: (html) => allowInlineStyles(html),
-}
+/** index.html's CSP meta tag, from the one definition (src/shared/csp.ts); relaxed only in dev. */
+const rendererCspMeta = (dev: boolean): Plugin => ({
+  name: 'watchdesk-renderer-csp',
+  transformIndexHtml: () => [
+    {
+      tag: 'meta',
+      attrs: {
+        'http-equiv': 'Content-Security-Policy',
+        content: dev ? allowInlineStyles(metaContentSecurityPolicy) : metaContentSecurityPolicy,
+      },
+      injectTo: 'head-prepend',
+    },
+  ],
+})
 
 // Native modules (better-sqlite3, keytar) are the only runtime "dependencies" and stay external;
 // everything else is bundled, so the packaged app ships no node_modules beyond them.
@@ -36,7 +45,9 @@ export default defineConfig(({ command }) => ({
   main: {
     define: {
       'process.env.WATCHDESK_BUILD': JSON.stringify(buildStamp()),
-      __WATCHDESK_DEV_CSP__: JSON.stringify(command === 'serve' ? allowInlineStyles(desktopCsp) : null),
+      __WATCHDESK_DEV_CSP__: JSON.stringify(
+        command === 'serve' ? allowInlineStyles(contentSecurityPolicy) : null,
+      ),
     },
     build: {
       outDir: 'out/main',
@@ -67,6 +78,6 @@ export default defineConfig(({ command }) => ({
       outDir: 'out/renderer',
       rolldownOptions: { input: { index: resolve('src/renderer/index.html') } },
     },
-    plugins: [react(), devStylesInRendererCsp],
+    plugins: [react(), rendererCspMeta(command === 'serve')],
   },
 }))

@@ -129,7 +129,7 @@ function openWindow({ context }: Backend): BrowserWindow {
     }
   })
   win.on('closed', () => {
-    stopForwarding()
+    stopForwarding.dispose()
     if (mainWindow === win) mainWindow = null
   })
   return win

@@ -35,6 +35,7 @@ describe('serve mode hygiene', () => {
   it('answers 5,000 malformed request targets with 400, no stack and no log line', async () => {
     const { log, lines } = capturingLog()
     const c = await startConsole({ dataDir: tempDir(), log })
+    const atStart = lines.length // the start-up lines (listener, poller)
     const agent = new Agent({ keepAlive: true, maxSockets: 16 })
     const targets = ['/%E0%A4%A', '/api/call/%E0%A4%A', '/%', '/a%00b']
     const answers: { status: number; body: string }[] = []
@@ -53,7 +54,7 @@ describe('serve mode hygiene', () => {
       ok: false,
       error: { code: 'bad_request', message: 'The request target is malformed.' },
     })
-    expect(lines).toEqual([])
+    expect(lines.slice(atStart)).toEqual([])
   })
 
   it('never writes the launch token to the log, even when a request carrying it fails', async () => {

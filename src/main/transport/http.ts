@@ -6,7 +6,6 @@ import { contentSecurityPolicy } from '../../shared/csp'
 import { DisposableStore } from '../../shared/disposable'
 import { err, ok } from '../../shared/result'
 import type { ErrorCode, Result } from '../../shared/result'
-import { redactFromLogs } from '../log'
 import type { Logger } from '../log'
 import type { PushBus } from '../push'
 import { dispatch } from './dispatch'
@@ -50,13 +49,12 @@ const maxRequestBytes = 1024 * 1024
  * per-launch token get 401. */
 export function createConsoleServer(options: ConsoleServerOptions): ConsoleServer {
   const { log } = options
-  // The token is printed once, in the launch URL on stdout; no log line may carry it.
-  redactFromLogs(options.token)
   const streams = new Set<ServerResponse>()
   let port = 0
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      // The path only: a query may carry the launch token (?token=…).
+      // The path only: a query may carry the launch token (?token=…), which is printed once on
+      // stdout and never written to a log.
       log.error('console request failed', { error, path: pathOf(req.url) })
       if (!res.headersSent)
         sendJson(res, 500, err('internal', 'watchdesk failed to answer; the log has the details.'))

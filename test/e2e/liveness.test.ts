@@ -24,6 +24,17 @@ async function msUntilUnreachable(page: Page, from: number): Promise<number> {
   }
 }
 
+/** The listener's webhook URL: serve prints it on the line after the console's, which
+ * useServeProcess may not have read yet when it resolves. */
+async function webhooksUrl(serve: ServeProcess): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const line = /webhooks:\s+(http:\/\/\S+\/webhooks)/.exec(serve.output())
+    if (line) return line[1]!
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  throw new Error(`serve printed no webhooks line:\n${serve.output()}`)
+}
+
 function exited(serve: ServeProcess): Promise<void> {
   if (serve.process.exitCode !== null || serve.process.signalCode !== null) return Promise.resolve()
   return new Promise((resolve) => serve.process.once('exit', () => resolve()))
@@ -59,8 +70,8 @@ describe('liveness in Chromium', () => {
     expect(await page.locator('.link-banner').textContent()).toMatch(/no heartbeat for \d s/)
     // The last known status is still there to read, but greyed, not green.
     expect(await row.getAttribute('data-status')).toBe('healthy')
-    expect(await row.locator('.status').evaluate((el) => getComputedStyle(el).color)).toMatch(
-      /^rgb\((\d+), \1, \1\)$|grayscale/,
+    expect(await page.locator('.chains-table').evaluate((el) => getComputedStyle(el).filter)).toBe(
+      'grayscale(1)',
     )
     await saveScreenshot(page, 'liveness-frozen-chains-1280x800')
 
@@ -97,11 +108,11 @@ describe('liveness in Chromium', () => {
     const page = await chromium().newPage({ viewport: { width: 1280, height: 800 } })
     await page.goto(`${first.consoleUrl}/?token=${encodeURIComponent(first.token)}#/events`)
     const sentBefore = await sendTestEvent({
-      url: `${first.listenerUrl}/webhooks`,
+      url: await webhooksUrl(first),
       secret,
       type: 'card.created',
     })
-    expect(sentBefore.ok && sentBefore.value.status).toBe(200)
+    expect(sentBefore).toMatchObject({ ok: true, value: { status: 200 } })
     await eventually(() => page.locator('[data-event-id]').count()).toBe(1)
 
     const killedAt = Date.now()
@@ -114,11 +125,11 @@ describe('liveness in Chromium', () => {
     expect(second.consoleUrl).toBe(first.consoleUrl)
     const restartedAt = Date.now()
     const sentAfter = await sendTestEvent({
-      url: `${second.listenerUrl}/webhooks`,
+      url: await webhooksUrl(second),
       secret,
       type: 'funding.completed',
     })
-    expect(sentAfter.ok && sentAfter.value.status).toBe(200)
+    expect(sentAfter).toMatchObject({ ok: true, value: { status: 200 } })
     const id = sentAfter.ok ? sentAfter.value.id : ''
     await eventually(() => page.locator(`[data-event-id="${id}"]`).count()).toBe(1)
     await eventually(() => sidebarStatus(page)).toMatch(/^back end \d+\.\d+\.\d+$/)

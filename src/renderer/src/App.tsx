@@ -65,7 +65,7 @@ export function App() {
         </div>
       </nav>
       <main className="content" aria-label={route.label}>
-        <LinkBanner />
+        <LinkBanner transport={backend().transport} />
         <LiveKeyBanner />
         <View />
       </main>

@@ -19,7 +19,7 @@ export interface PushSink {
   message(message: PushMessage): void
   /** The stream is (again) open: the back end answers. */
   opened(): void
-  /** The stream ended or could not be opened, in words; the transport retries by itself. */
+  /** The stream ended or could not be opened: the cause in a few words; it retries by itself. */
   dropped(why: string): void
 }
 
@@ -125,8 +125,7 @@ function openEventStream(
       const response = await deps.fetch(url, { headers, signal: current.signal, cache: 'no-store' })
       clearTimeout(connectTimer)
       if (response.status === 401) return tokenRefusedMessage
-      if (!response.ok || !response.body)
-        return unreachableMessage(`push stream answered HTTP ${response.status}`)
+      if (!response.ok || !response.body) return `the push stream answered HTTP ${response.status}`
       failures = 0
       sink.opened()
       const parser = createSseParser((data) => {
@@ -141,11 +140,11 @@ function openEventStream(
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
       for (;;) {
         const { value, done } = await reader.read()
-        if (done) return unreachableMessage('the push stream ended')
+        if (done) return 'the push stream ended'
         parser.feed(value)
       }
     } catch (error) {
-      return unreachableMessage(restartReason ?? (error as Error).message)
+      return restartReason ?? `the push stream failed (${(error as Error).message})`
     } finally {
       clearTimeout(connectTimer)
       stopped.signal.removeEventListener('abort', stop)
@@ -174,7 +173,7 @@ function openEventStream(
 }
 
 /** Is the back end there? `since` is when the state began; for `lost`, the last sign of life (the
- * figures on screen were true until then). */
+ * figures on screen were true until then), and `why` the cause in a few words. */
 export type Link =
   | { state: 'connecting'; since: number }
   | { state: 'live'; since: number }
@@ -284,8 +283,8 @@ export function createClient(transport: Transport, clock: Clock = realClock): Cl
           if (link.state === 'lost' || silentMs <= silentAfterMs) return
           const why =
             link.state === 'connecting'
-              ? unreachableMessage(`no answer within ${Math.round(silentAfterMs / 1000)} s of opening`)
-              : unreachableMessage(`no heartbeat for ${Math.round(silentMs / 1000)} s`)
+              ? `no answer within ${Math.round(silentAfterMs / 1000)} s of opening`
+              : `no heartbeat for ${Math.round(silentMs / 1000)} s`
           lose(why)
           stream.restart(why)
         }),

@@ -35,16 +35,21 @@ export function BackendStatus({ health }: { health: ResponseOf<'app.health'> | n
   )
 }
 
-/** Across every view while the back end is away: since when, why, and that it reconnects by itself. */
-export function LinkBanner() {
+const advice = {
+  http: 'Is watchdesk serve still running? This page reconnects by itself once it answers (same port and token) and reloads what changed.',
+  ipc: 'The app’s back end stopped answering; the window reconnects by itself once it does and reloads what changed.',
+} as const
+
+/** Across every view while the back end is away: since when, why, and that it comes back by itself. */
+export function LinkBanner({ transport }: { transport: keyof typeof advice }) {
   const link = useLinkStore((s) => s.link)
   const now = useNow(link.state === 'lost')
   if (link.state !== 'lost') return null
   return (
     <div className="banner banner-bad link-banner" role="alert">
-      <strong>Back end unreachable since {clockTime(link.since)}</strong> ({formatAge(now - link.since)}).{' '}
-      {link.why} Figures below are greyed at their last known values; the console reconnects by itself and
-      reloads what changed.
+      <strong>Back end unreachable since {clockTime(link.since)}</strong>{' '}
+      <span className="num">({formatAge(now - link.since)})</span>: {link.why.replace(/\.$/, '')}.{' '}
+      {advice[transport]} Figures are greyed at their last known values.
     </div>
   )
 }

@@ -57,7 +57,9 @@ export function SettingsView() {
           <WebhookEndpointsPanel />
           <section className="panel">
             <h2>Effective configuration</h2>
-            <pre className="json">{JSON.stringify(settings.config, null, 2)}</pre>
+            <pre className="json" tabIndex={0} aria-label="Effective configuration JSON">
+              {JSON.stringify(settings.config, null, 2)}
+            </pre>
           </section>
         </>
       ) : (

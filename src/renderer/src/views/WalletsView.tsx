@@ -146,7 +146,9 @@ export function WalletsView() {
       {wallets && (showRaw || wallets.shapeProblem) && (
         <section className="panel" aria-label="Raw answer">
           <h2>GET /v1/wallets, as received</h2>
-          <pre className="json">{JSON.stringify(wallets.raw, null, 2)}</pre>
+          <pre className="json" tabIndex={0} aria-label="Raw answer JSON">
+            {JSON.stringify(wallets.raw, null, 2)}
+          </pre>
         </section>
       )}
     </div>

@@ -73,11 +73,13 @@ export function EventTable(props: {
         <span role="columnheader" className="col-group">
           group
         </span>
-        <span role="columnheader">event id</span>
+        <span role="columnheader" className="col-id">
+          event id
+        </span>
         <span role="columnheader" className="col-detail">
           detail
         </span>
-        <span role="columnheader" className="num">
+        <span role="columnheader" className="num col-delay">
           delay
         </span>
         <span role="columnheader" className="num">
@@ -131,13 +133,13 @@ export function EventTable(props: {
                     label={event.group === 'unknown' ? 'unknown type' : groupLabel(event.group)}
                   />
                 </span>
-                <span role="gridcell" className="mono">
+                <span role="gridcell" className="mono col-id">
                   {event.id}
                 </span>
                 <span role="gridcell" className={event.fundingLine ? 'col-detail' : 'col-detail mono dim'}>
                   {event.fundingLine ?? event.dataId ?? ''}
                 </span>
-                <span role="gridcell" className="num">
+                <span role="gridcell" className="num col-delay">
                   {delay === null ? '—' : formatDuration(delay)}
                 </span>
                 <span role="gridcell" className="num">

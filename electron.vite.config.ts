@@ -24,19 +24,18 @@ function buildStamp(): string {
  * app links CSS files, so this relaxation never reaches a build (define is null there). */
 const allowInlineStyles = (csp: string) => csp.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
 
-/** index.html's CSP meta tag, from the one definition (src/shared/csp.ts); relaxed only in dev. */
+/** index.html's CSP meta tag, written from the one definition (src/shared/csp.ts) in place of the
+ * placeholder comment; relaxed only in dev. Written as text: Vite's tag injection would escape the
+ * quotes, which a browser reads the same but the bundle check does not. */
+const cspPlaceholder = /<!-- Content-Security-Policy[^>]*-->/
 const rendererCspMeta = (dev: boolean): Plugin => ({
   name: 'watchdesk-renderer-csp',
-  transformIndexHtml: () => [
-    {
-      tag: 'meta',
-      attrs: {
-        'http-equiv': 'Content-Security-Policy',
-        content: dev ? allowInlineStyles(metaContentSecurityPolicy) : metaContentSecurityPolicy,
-      },
-      injectTo: 'head-prepend',
-    },
-  ],
+  transformIndexHtml(html) {
+    if (!cspPlaceholder.test(html))
+      throw new Error('src/renderer/index.html lost its CSP placeholder comment')
+    const csp = dev ? allowInlineStyles(metaContentSecurityPolicy) : metaContentSecurityPolicy
+    return html.replace(cspPlaceholder, `<meta http-equiv="Content-Security-Policy" content="${csp}" />`)
+  },
 })
 
 // Native modules (better-sqlite3, keytar) are the only runtime "dependencies" and stay external;

@@ -15,7 +15,14 @@ export function formatAge(ms: number): string {
 }
 
 /** The sidebar's back-end status: the version in green only while heartbeats arrive. */
-export function BackendStatus({ health }: { health: ResponseOf<'app.health'> | null }) {
+export function BackendStatus({
+  health,
+  liveLabel,
+}: {
+  health: ResponseOf<'app.health'> | null
+  /** The word while live; the version by default. */
+  liveLabel?: string
+}) {
   const link = useLinkStore((s) => s.link)
   if (link.state === 'lost')
     return (
@@ -29,7 +36,7 @@ export function BackendStatus({ health }: { health: ResponseOf<'app.health'> | n
   return (
     <StatusBadge
       tone="good"
-      label={`back end ${health.version}`}
+      label={liveLabel ?? `back end ${health.version}`}
       title={`${health.shell} since ${health.startedAt}`}
     />
   )

@@ -26,7 +26,7 @@ export function OverviewView() {
         <dl className="facts">
           <dt>Back end</dt>
           <dd>
-            <BackendStatus health={health} />
+            <BackendStatus health={health} liveLabel="running" />
           </dd>
           <dt>Version</dt>
           <dd className="tabular">{health?.version ?? '—'}</dd>

@@ -10,6 +10,7 @@ import { EmptyState } from '../components/EmptyState'
 import { focusLater } from '../components/grid'
 import { effects } from '../effects'
 import { countLine, isFiltered, useEventsStore } from '../stores/events'
+import { useStaleSince } from '../stores/link'
 
 const ranges = [
   { id: 'any', label: 'Any time', ms: null },
@@ -160,7 +161,8 @@ export function EventsView() {
 
 function EventCount() {
   const line = useEventsStore((st) => countLine(st.count, isFiltered(st.filter)))
-  return <>{line}</>
+  const stale = useStaleSince() !== null
+  return <span className={stale ? 'stale-figure' : undefined}>{line}</span>
 }
 
 function LiveListenerPanel() {

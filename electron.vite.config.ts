@@ -3,8 +3,8 @@ import { defineConfig } from 'electron-vite'
 import react from '@vitejs/plugin-react'
 import { execFileSync } from 'node:child_process'
 import type { Plugin } from 'vite'
-import { desktopCsp } from './src/main/desktop/window'
 import { ipcChannel, ipcPushChannel, methodNames } from './src/shared/contract'
+import { contentSecurityPolicy, metaContentSecurityPolicy } from './src/shared/csp'
 
 /** The build shown in About: WATCHDESK_BUILD when CI sets it, else the commit and the UTC time. */
 function buildStamp(): string {
@@ -25,11 +25,19 @@ function buildStamp(): string {
  * app links CSS files, so this relaxation never reaches a build (define is null there). */
 const allowInlineStyles = (csp: string) => csp.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
 
-const devStylesInRendererCsp: Plugin = {
-  name: 'watchdesk-dev-styles-csp',
-  apply: 'serve',
-  transformIndexHtml: (html) => allowInlineStyles(html),
-}
+/** index.html's CSP meta tag, written from the one definition (src/shared/csp.ts) in place of the
+ * placeholder comment; relaxed only in dev. Written as text: Vite's tag injection would escape the
+ * quotes, which a browser reads the same but the bundle check does not. */
+const cspPlaceholder = /<!-- Content-Security-Policy[^>]*-->/
+const rendererCspMeta = (dev: boolean): Plugin => ({
+  name: 'watchdesk-renderer-csp',
+  transformIndexHtml(html) {
+    if (!cspPlaceholder.test(html))
+      throw new Error('src/renderer/index.html lost its CSP placeholder comment')
+    const csp = dev ? allowInlineStyles(metaContentSecurityPolicy) : metaContentSecurityPolicy
+    return html.replace(cspPlaceholder, `<meta http-equiv="Content-Security-Policy" content="${csp}" />`)
+  },
+})
 
 // Native modules (better-sqlite3, keytar) are the only runtime "dependencies" and stay external;
 // everything else is bundled, so the packaged app ships no node_modules beyond them.
@@ -37,7 +45,9 @@ export default defineConfig(({ command }) => ({
   main: {
     define: {
       'process.env.WATCHDESK_BUILD': JSON.stringify(buildStamp()),
-      __WATCHDESK_DEV_CSP__: JSON.stringify(command === 'serve' ? allowInlineStyles(desktopCsp) : null),
+      __WATCHDESK_DEV_CSP__: JSON.stringify(
+        command === 'serve' ? allowInlineStyles(contentSecurityPolicy) : null,
+      ),
     },
     build: {
       outDir: 'out/main',
@@ -77,6 +87,6 @@ export default defineConfig(({ command }) => ({
       outDir: 'out/renderer',
       rolldownOptions: { input: { index: resolve('src/renderer/index.html') } },
     },
-    plugins: [react(), devStylesInRendererCsp],
+    plugins: [react(), rendererCspMeta(command === 'serve')],
   },
 }))

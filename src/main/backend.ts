@@ -115,7 +115,7 @@ function createContext(
   secrets: ObservedSecretStore,
   log: Logger,
 ): AppContext {
-  const push = createPushBus()
+  const push = createPushBus({ log: log.child({ part: 'push' }) })
   const storage = createStorageHealth(db.name, log.child({ part: 'storage' }))
   storage.onChange((status) => push.publish('storage.status', status))
   store.onStatus((status) => push.publish('app.config', status))

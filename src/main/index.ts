@@ -15,7 +15,8 @@ import { aboutText, applicationMenu, closeAction, views } from './desktop/menus'
 import { createNotificationKeeper } from './desktop/notification-keeper'
 import type { DesktopNotification } from './desktop/notifications'
 import { allowPermission } from './desktop/permissions'
-import { closeWithin, createDisposables } from './desktop/quit'
+import { closeWithin } from './desktop/quit'
+import { DisposableStore, toDisposable } from '../shared/disposable'
 import { createStartingGate } from './desktop/starting-gate'
 import { trayHostAvailable } from './desktop/tray-host'
 import { isAppMainFrame } from './desktop/trusted-frame'
@@ -72,7 +73,15 @@ let quitting = false
 let started = false
 let failed = false
 const gate = createStartingGate({ holdMs: startingHoldMs })
-const disposables = createDisposables((error) => log.warn('a disposer failed on quit', { error }))
+/** What the shell creates (tray, push forwarding, IPC handlers, timers), disposed once on quit. */
+const disposables = new DisposableStore()
+function disposeAll(): void {
+  try {
+    disposeAll()
+  } catch (error) {
+    log.warn('a disposer failed on quit', { error })
+  }
+}
 const notifications = createNotificationKeeper((error) =>
   log.warn('a desktop notification could not be shown', { error }),
 )
@@ -98,7 +107,7 @@ if (!app.requestSingleInstanceLock()) {
     quitting = true
   })
   app.on('will-quit', (event) => {
-    disposables.dispose()
+    disposeAll()
     if (!backend) return logFile?.close()
     const closing = backend
     backend = null
@@ -205,7 +214,7 @@ async function start(): Promise<void> {
     ),
   )
   tray = createTray({ open: showWindow, quit: () => app.quit() })
-  disposables.add(() => tray?.destroy())
+  disposables.add(toDisposable(() => tray?.destroy()))
   attention = createAttention({
     patterns: () => context.config().notifications.eventTypes,
     windowFocused: () => Boolean(mainWindow?.isVisible() && mainWindow.isFocused()),
@@ -214,7 +223,7 @@ async function start(): Promise<void> {
     log: context.log,
   })
   disposables.add(context.push.subscribe((message) => attention?.handle(message)))
-  disposables.add(() => notifications.clear())
+  disposables.add(toDisposable(() => notifications.clear()))
   // The tray starts from the chains' current statuses, not only from the next poll's push.
   void backend.handlers['chains.list']({}).then(
     (r) => r.ok && attention?.handle({ topic: 'chains.status', payload: r.value }),
@@ -256,7 +265,7 @@ function openWindow(): BrowserWindow {
   win.on('session-end', () => {
     const closing = backend
     backend = null
-    disposables.dispose()
+    disposeAll()
     if (closing) void closeBackend(closing)
   })
   win.on('closed', () => {
@@ -268,8 +277,8 @@ function openWindow(): BrowserWindow {
 
 /** Pushes reach the window once the back end runs, until the window closes. */
 function attachWindow(win: BrowserWindow, running: Backend): void {
-  const stop = forwardPushes(running.context.push, win.webContents)
-  win.once('closed', stop)
+  const forwarding = forwardPushes(running.context.push, win.webContents)
+  win.once('closed', () => forwarding.dispose())
 }
 
 function showWindow(): void {

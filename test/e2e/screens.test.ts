@@ -1,4 +1,5 @@
-import { copyFileSync, mkdirSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
@@ -10,14 +11,45 @@ import { useChromium, saveScreenshot } from '../support/browser'
 import { callApi, useTestConsole } from '../support/console'
 import { useTempDir } from '../support/temp'
 
-/** Every view at the two window sizes an operator uses, saved as the README's screenshots, with
- * the checks a glance would make: nothing wider than the window, no pane scrolling sideways,
- * statuses in words. Once on a fresh data dir (empty states, first-run checklist) and once with the
- * demo's twelve local nodes and sample events (the README's pictures). */
+/** Every view at the window sizes an operator uses (the smallest laptop screen, the desktop
+ * window's default, a full HD monitor), saved as the README's screenshots, with the checks a glance
+ * would make: nothing wider than the window, no pane scrolling sideways, statuses in words, and no
+ * serious or critical accessibility violation (axe-core). Once on a fresh data dir (empty states,
+ * first-run checklist) and once with the demo's twelve local nodes and sample events (the README's
+ * pictures). */
 const viewports = [
+  { width: 1024, height: 768 },
   { width: 1280, height: 800 },
   { width: 1920, height: 1080 },
 ]
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+interface AxeViolation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: { target: string[] }[]
+}
+
+/** axe-core in the page (evaluated over the debugging protocol, so the page's CSP stays strict). */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource)
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: unknown[] }> } }
+    ).axe
+    return (await axe.run(document, { resultTypes: ['violations'] })).violations
+  })
+  return (violations as AxeViolation[])
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help} — ${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 5)
+          .join(', ')}`,
+    )
+}
 const root = join(import.meta.dirname, '..', '..')
 const rendererDir = join(root, 'out', 'renderer')
 const docsScreenshots = join(root, 'docs', 'screenshots')
@@ -29,7 +61,7 @@ interface Route {
   label: string
 }
 
-/** Opens every route at both sizes, checks it and saves `<route>-<w>x<h><suffix>.png`. */
+/** Opens every route at each size, checks it and saves `<route>-<w>x<h><suffix>.png`. */
 async function reviewViews(
   browser: Browser,
   running: RunningConsole,
@@ -90,6 +122,7 @@ async function reviewViews(
           sizes.statuses.every((s) => s.length > 0),
           `${where}: a status badge without words`,
         ).toBe(true)
+        expect(await seriousViolations(page), `${where}: accessibility`).toEqual([])
         await checkView(page, route)
         const name = `${route.id}-${viewport.width}x${viewport.height}${suffix}`
         const file = await saveScreenshot(page, name)
@@ -106,7 +139,7 @@ describe('screens', () => {
   const startConsole = useTestConsole()
   const tempDir = useTempDir()
 
-  it('shows every view of a fresh install at 1280x800 and 1920x1080 without overflow, with the first-run checklist', async () => {
+  it('shows every view of a fresh install at 1024x768, 1280x800 and 1920x1080 without overflow, with the first-run checklist', async () => {
     const running = await startConsole({ dataDir: tempDir(), rendererDir })
     await reviewViews(browser(), running, '-fresh', async (page, route) => {
       if (route.id !== 'overview') return
@@ -118,7 +151,7 @@ describe('screens', () => {
     })
   })
 
-  it('shows every view with twelve live chains and events at 1280x800 and 1920x1080 without overflow', async () => {
+  it('shows every view with twelve live chains and events at 1024x768, 1280x800 and 1920x1080 without overflow', async () => {
     const demo = unwrap(await startDemo({ dataDir: tempDir() }))
     try {
       const running = await startConsole({

@@ -1,3 +1,5 @@
+import { views as viewList } from '../../shared/views'
+
 /** Menu templates as plain data (Electron's MenuItemConstructorOptions, the part used here), so
  * the roles and entries are tested under Node; the shell passes them to Menu.buildFromTemplate. */
 export interface MenuItem {
@@ -16,14 +18,8 @@ export interface AppMenuActions {
   showView(route: string): void
 }
 
-/** The renderer's routes (src/renderer/src/routes.ts), which the Go menu and notifications open. */
-export const views = [
-  ['overview', 'Overview', '1'],
-  ['events', 'Events', '2'],
-  ['chains', 'Chains', '3'],
-  ['wallets', 'Wallets', '4'],
-  ['settings', 'Settings', '5'],
-] as const
+/** The console's views (src/shared/views.ts), which the Go menu and notifications open. */
+export const views = viewList.map((v) => [v.id, v.label, v.key] as const)
 
 /** The usual application menu: app (macOS), File, Edit, View, Go, Window, Help, built from roles so
  * copy/paste, zoom and window handling behave as on every other app of the platform. Reload and

@@ -37,33 +37,3 @@ export function closeWithin(
     )
   })
 }
-
-/** Disposables someone owns (VS Code's DisposableStore): the shell adds what it creates (tray,
- * push forwarding, IPC handlers, timers) and disposes of all of them once, in reverse order, on
- * quit. A disposer that throws does not stop the others. */
-export function createDisposables(onError: (error: unknown) => void = () => {}) {
-  const items: (() => void)[] = []
-  let disposed = false
-  return {
-    add(dispose: () => void): void {
-      if (disposed) {
-        dispose()
-        return
-      }
-      items.push(dispose)
-    },
-    dispose(): void {
-      disposed = true
-      for (const dispose of items.splice(0).reverse()) {
-        try {
-          dispose()
-        } catch (error) {
-          onError(error)
-        }
-      }
-    },
-    get size() {
-      return items.length
-    },
-  }
-}

@@ -14,9 +14,7 @@ export const secureWebPreferences = {
   spellcheck: false,
 } as const
 
-export const desktopCsp =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
-  "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+export { contentSecurityPolicy as desktopCsp } from '../../shared/csp'
 
 export const windowDefaults = {
   width: 1280,

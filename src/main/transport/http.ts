@@ -2,17 +2,16 @@ import { createServer } from 'node:http'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { timingSafeEqual } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
+import { contentSecurityPolicy } from '../../shared/csp'
+import { DisposableStore } from '../../shared/disposable'
 import { err, ok } from '../../shared/result'
 import type { ErrorCode, Result } from '../../shared/result'
 import type { Logger } from '../log'
 import type { PushBus } from '../push'
 import { dispatch } from './dispatch'
 import type { ApiHandlers } from './dispatch'
+import { startHeartbeat } from './heartbeat'
 import { serveStatic } from './static'
-
-export const contentSecurityPolicy =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
-  "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 export interface ConsoleServerOptions {
   handlers: ApiHandlers
@@ -20,6 +19,8 @@ export interface ConsoleServerOptions {
   token: string
   rendererDir: string
   log: Logger
+  /** How often the push stream carries `app.heartbeat` (default src/shared/liveness.ts). */
+  heartbeatMs?: number
 }
 
 export interface ConsoleServer {
@@ -52,7 +53,9 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
   let port = 0
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      log.error('console request failed', { error, path: req.url })
+      // The path only: a query may carry the launch token (?token=…), which is printed once on
+      // stdout and never written to a log.
+      log.error('console request failed', { error, path: pathOf(req.url) })
       if (!res.headersSent)
         sendJson(res, 500, err('internal', 'watchdesk failed to answer; the log has the details.'))
       else res.destroy()
@@ -64,9 +67,12 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const origin = checkOrigin(req, port)
     if (!origin.ok) return sendJson(res, 403, origin)
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`)
-    if (!url.pathname.startsWith('/api/'))
-      return serveStatic(options.rendererDir, url.pathname, req, res, contentSecurityPolicy)
+    const pathname = decodedPath(req.url)
+    // A malformed target is the client's mistake: a plain 400, no stack and no log line, so a flood
+    // of them costs neither CPU nor disk.
+    if (pathname === null) return sendJson(res, 400, err('bad_request', 'The request target is malformed.'))
+    if (!pathname.startsWith('/api/'))
+      return serveStatic(options.rendererDir, pathname, req, res, contentSecurityPolicy)
     if (!hasToken(req, options.token)) {
       return sendJson(
         res,
@@ -77,17 +83,17 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
         ),
       )
     }
-    if (url.pathname === '/api/health' && req.method === 'GET')
+    if (pathname === '/api/health' && req.method === 'GET')
       return answer(res, await dispatch(options.handlers, 'app.health', {}, log))
-    if (url.pathname === '/api/push' && req.method === 'GET') return openStream(req, res)
-    const call = /^\/api\/call\/([\w.]+)$/.exec(url.pathname)
+    if (pathname === '/api/push' && req.method === 'GET') return openStream(req, res)
+    const call = /^\/api\/call\/([\w.]+)$/.exec(pathname)
     if (call && req.method === 'POST') {
       const body = await readJson(req)
       if (!body.ok) return answer(res, body)
       return answer(res, await dispatch(options.handlers, call[1]!, body.value, log))
     }
     if (call) return sendJson(res, 405, err('bad_request', 'API calls are POST requests with a JSON body.'))
-    return sendJson(res, 404, err('not_found', `No API route ${url.pathname}.`))
+    return sendJson(res, 404, err('not_found', `No API route ${pathname}.`))
   }
 
   function openStream(req: IncomingMessage, res: ServerResponse): void {
@@ -99,11 +105,14 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
     })
     res.write(': connected\n\n')
     streams.add(res)
-    const unsubscribe = options.push.subscribe((message) => res.write(`data: ${JSON.stringify(message)}\n\n`))
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000)
+    const owned = new DisposableStore()
+    const send = (message: unknown) => void res.write(`data: ${JSON.stringify(message)}\n\n`)
+    owned.add(options.push.subscribe(send))
+    // A data message, not a comment: the renderer reads it through the same path as every push and
+    // knows the back end is gone when it stops (src/shared/liveness.ts).
+    owned.add(startHeartbeat(send, options.heartbeatMs))
     req.on('close', () => {
-      clearInterval(heartbeat)
-      unsubscribe()
+      owned.dispose()
       streams.delete(res)
     })
   }
@@ -135,6 +144,26 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
         server.closeAllConnections()
       }),
   }
+}
+
+/** The request target's path, percent-decoded; null when it cannot be parsed or decoded. */
+export function decodedPath(target: string | undefined): string | null {
+  const raw = pathOf(target)
+  if (!raw.startsWith('/')) return null
+  try {
+    // WHATWG parsing first: it resolves dot segments the way a browser does.
+    const pathname = new URL(raw, 'http://127.0.0.1').pathname
+    const decoded = decodeURIComponent(pathname)
+    return decoded.includes('\0') ? null : decoded
+  } catch {
+    return null
+  }
+}
+
+function pathOf(target: string | undefined): string {
+  const raw = target ?? '/'
+  const query = raw.search(/[?#]/)
+  return query >= 0 ? raw.slice(0, query) : raw
 }
 
 function checkOrigin(req: IncomingMessage, port: number): Result<null> {

@@ -1,9 +1,12 @@
 import { ipcChannel, ipcPushChannel, methodNames } from '../../shared/contract'
+import { DisposableStore, toDisposable } from '../../shared/disposable'
+import type { Disposable } from '../../shared/disposable'
 import { err } from '../../shared/result'
 import type { Logger } from '../log'
 import type { PushBus } from '../push'
 import { dispatch } from './dispatch'
 import type { ApiHandlers } from './dispatch'
+import { startHeartbeat } from './heartbeat'
 
 /** The slice of Electron's ipcMain and WebContents this binding uses, so it runs under Node with a
  * stand-in in tests and never imports 'electron' itself. */
@@ -31,7 +34,7 @@ export function bindIpc(options: {
   handlers: ApiHandlers
   isTrustedSender: (frame: SenderFrame) => boolean
   log: Logger
-}): () => void {
+}): Disposable {
   const { ipcMain, handlers, isTrustedSender, log } = options
   for (const name of methodNames) {
     ipcMain.handle(ipcChannel(name), async (event, request) => {
@@ -43,13 +46,23 @@ export function bindIpc(options: {
       return dispatch(handlers, name, request, log)
     })
   }
-  return () => methodNames.forEach((name) => ipcMain.removeHandler(ipcChannel(name)))
+  return toDisposable(() => methodNames.forEach((name) => ipcMain.removeHandler(ipcChannel(name))))
 }
 
-export function forwardPushes(push: PushBus, target: PushTarget): () => void {
-  return push.subscribe((message) => {
+/** Every push to the window, and a heartbeat (src/shared/liveness.ts) so the renderer notices when
+ * the back end stops answering. The owner disposes it when the window closes. */
+export function forwardPushes(
+  push: PushBus,
+  target: PushTarget,
+  options: { heartbeatMs?: number } = {},
+): Disposable {
+  const owned = new DisposableStore()
+  const send = (message: unknown) => {
     if (!target.isDestroyed()) target.send(ipcPushChannel, message)
-  })
+  }
+  owned.add(push.subscribe(send))
+  owned.add(startHeartbeat(send, options.heartbeatMs))
+  return owned
 }
 
 /** The renderer is trusted only when it is the app's own index.html (or the dev server in

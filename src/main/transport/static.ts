@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { extname, join, normalize, sep } from 'node:path'
+import { extname, join, resolve, sep } from 'node:path'
 
 const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -14,10 +14,20 @@ const contentTypes: Record<string, string> = {
   '.json': 'application/json',
 }
 
-/** Serves the built renderer; unknown paths fall back to index.html (client-side routes). */
+/** The file under `root` that a decoded URL path names, or null when the path would leave `root`
+ * (`/../../package.json`, an encoded `..%2f`). This check is the only thing between the page's URL and
+ * the rest of the disk: the path is joined as given, nothing normalises it away before. */
+export function fileInside(root: string, decodedPath: string): string | null {
+  const base = resolve(root)
+  const file = resolve(base, `.${sep}${decodedPath}`)
+  return file === base || file.startsWith(base + sep) ? file : null
+}
+
+/** Serves the built renderer; unknown paths fall back to index.html (client-side routes).
+ * `decodedPath` is the percent-decoded path of the request (http.ts refuses what cannot be decoded). */
 export async function serveStatic(
   root: string,
-  pathname: string,
+  decodedPath: string,
   req: IncomingMessage,
   res: ServerResponse,
   csp: string,
@@ -26,12 +36,12 @@ export async function serveStatic(
     res.writeHead(405, { allow: 'GET, HEAD' }).end()
     return
   }
-  const relative = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '')
-  let file = join(root, relative)
-  if (!file.startsWith(root + sep) && file !== root) {
+  const inside = fileInside(root, decodedPath)
+  if (inside === null) {
     res.writeHead(404).end()
     return
   }
+  let file = inside
   const found = await stat(file).catch(() => null)
   if (!found?.isFile()) file = join(root, 'index.html')
   const info = await stat(file).catch(() => null)

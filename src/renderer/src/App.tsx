@@ -2,7 +2,8 @@ import { useEffect, useState } from 'react'
 import { backend } from './api'
 import { routeFromHash, routes } from './routes'
 import { useAppStore } from './stores/app'
-import { StatusBadge } from './components/Status'
+import { usePreferences } from './stores/preferences'
+import { BackendStatus, LinkBanner } from './components/Liveness'
 import { LiveKeyBanner } from './components/payments/LiveKeyBanner'
 import { RestartBanner } from './components/RestartBanner'
 import { StorageStatus } from './components/StorageStatus'
@@ -17,24 +18,27 @@ function useHashRoute() {
   return route
 }
 
-function useDigitShortcuts() {
+function useDigitShortcuts(enabled: boolean) {
   useEffect(() => {
+    if (!enabled) return
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement | null
       if (event.altKey || event.ctrlKey || event.metaKey) return
-      if (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return
+      if (target && (/^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) || target.isContentEditable)) return
       const route = routes.find((r) => r.key === event.key)
       if (route) window.location.hash = `#/${route.id}`
     }
     window.addEventListener('keydown', onKey)
     return () => window.removeEventListener('keydown', onKey)
-  }, [])
+  }, [enabled])
 }
 
 export function App() {
   const route = useHashRoute()
-  const { health, error, load } = useAppStore()
-  useDigitShortcuts()
+  const health = useAppStore((s) => s.health)
+  const load = useAppStore((s) => s.load)
+  const digitShortcuts = usePreferences((s) => s.digitShortcuts)
+  useDigitShortcuts(digitShortcuts)
   useEffect(() => {
     void load()
   }, [load])
@@ -49,33 +53,22 @@ export function App() {
               <a
                 href={`#/${r.id}`}
                 aria-current={r.id === route.id ? 'page' : undefined}
-                aria-keyshortcuts={r.key}
+                aria-keyshortcuts={digitShortcuts ? r.key : undefined}
               >
                 <span>{r.label}</span>
-                <kbd>{r.key}</kbd>
+                {digitShortcuts && <kbd>{r.key}</kbd>}
               </a>
             </li>
           ))}
         </ul>
         <div className="sidebar-foot">
-          {health ? (
-            <StatusBadge
-              tone="good"
-              label={`back end ${health.version}`}
-              title={`${health.shell} since ${health.startedAt}`}
-            />
-          ) : (
-            <StatusBadge
-              tone={error ? 'bad' : 'muted'}
-              label={error ? 'back end unreachable' : 'connecting'}
-              title={error?.message}
-            />
-          )}
+          <BackendStatus health={health} />
           <StorageStatus />
           <span className="transport">{backend().transport === 'ipc' ? 'desktop' : 'browser'}</span>
         </div>
       </nav>
       <main className="content" aria-label={route.label}>
+        <LinkBanner transport={backend().transport} />
         <LiveKeyBanner />
         <RestartBanner />
         <View />

@@ -1,4 +1,6 @@
 import type { ComponentType } from 'react'
+import { views } from '../../shared/views'
+import type { ViewId } from '../../shared/views'
 import { ChainsView } from './views/ChainsView'
 import { EventsView } from './views/EventsView'
 import { OverviewView } from './views/OverviewView'
@@ -6,20 +8,23 @@ import { SettingsView } from './views/SettingsView'
 import { WalletsView } from './views/WalletsView'
 
 export interface Route {
-  id: string
+  id: ViewId
   label: string
-  /** Digit key that opens the view (when no input has focus). */
+  /** Digit key that opens the view (when no input has focus and digit shortcuts are on). */
   key: string
   View: ComponentType
 }
 
-export const routes: Route[] = [
-  { id: 'overview', label: 'Overview', key: '1', View: OverviewView },
-  { id: 'events', label: 'Events', key: '2', View: EventsView },
-  { id: 'chains', label: 'Chains', key: '3', View: ChainsView },
-  { id: 'wallets', label: 'Wallets', key: '4', View: WalletsView },
-  { id: 'settings', label: 'Settings', key: '5', View: SettingsView },
-]
+const components: Record<ViewId, ComponentType> = {
+  overview: OverviewView,
+  events: EventsView,
+  chains: ChainsView,
+  wallets: WalletsView,
+  settings: SettingsView,
+}
+
+/** The views of src/shared/views.ts with their components. */
+export const routes: Route[] = views.map((v) => ({ ...v, View: components[v.id] }))
 
 export const routeFromHash = (hash: string): Route =>
   routes.find((r) => `#/${r.id}` === hash.split('?')[0]) ?? routes[0]!

@@ -18,7 +18,9 @@ export const methods = {
 
 /** Live updates pushed from the back end (IPC `send` under Electron, server-sent events in serve). */
 export const pushes = {
-  'app.notice': z.object({ level: z.enum(['info', 'warning', 'error']), message: z.string() }),
+  /** Sent by each transport every few seconds (src/shared/liveness.ts): silence means the back end is
+   * gone. `at` is the back end's clock (ms since the epoch). */
+  'app.heartbeat': z.object({ at: z.number() }),
   ...appPushes,
   ...paymentsPushes,
   ...eventsPushes,

@@ -128,18 +128,10 @@ describe('about', () => {
 })
 
 describe('views opened from the menu and notifications', () => {
-  it('are exactly the renderer’s routes, with the same digit keys', async () => {
-    const { readFileSync } = await import('node:fs')
-    const { join } = await import('node:path')
+  it('are exactly the console’s views, with the same digit keys', async () => {
     const { views } = await import('../../../src/main/desktop/menus')
-    // routes.ts imports the React views, so it is read as text rather than imported under Node.
-    const source = readFileSync(join(import.meta.dirname, '../../../src/renderer/src/routes.ts'), 'utf8')
-    const routes = [...source.matchAll(/\{ id: '(\w+)', label: '([^']+)', key: '(\d)'/g)].map((m) => [
-      m[1],
-      m[2],
-      m[3],
-    ])
-    expect(routes.length).toBeGreaterThanOrEqual(5)
-    expect(views.map((v) => [...v])).toEqual(routes)
+    const { views: shared } = await import('../../../src/shared/views')
+    expect(shared.map((v) => v.id)).toEqual(['overview', 'events', 'chains', 'wallets', 'settings'])
+    expect(views.map((v) => [...v])).toEqual(shared.map((v) => [v.id, v.label, v.key]))
   })
 })

@@ -8,7 +8,7 @@ import { electronPaths, overlaps } from '../../../src/main/desktop/app-paths'
 import { createNotificationKeeper } from '../../../src/main/desktop/notification-keeper'
 import type { NotificationLike } from '../../../src/main/desktop/notification-keeper'
 import { allowPermission } from '../../../src/main/desktop/permissions'
-import { closeWithin, createDisposables } from '../../../src/main/desktop/quit'
+import { closeWithin } from '../../../src/main/desktop/quit'
 import { createStartingGate, startingMessage } from '../../../src/main/desktop/starting-gate'
 import type { Timer } from '../../../src/main/desktop/starting-gate'
 import { trayHostAvailable } from '../../../src/main/desktop/tray-host'
@@ -135,23 +135,6 @@ describe('bounded quit', () => {
     const hanging = closeWithin(() => new Promise(() => {}), 5000, clock.timer)
     clock.fireAll()
     expect(await hanging).toEqual({ outcome: 'timed-out' })
-  })
-
-  it('disposes everything once, in reverse order, past a disposer that throws', () => {
-    const order: string[] = []
-    const errors: unknown[] = []
-    const store = createDisposables((e) => errors.push(e))
-    store.add(() => order.push('ipc'))
-    store.add(() => {
-      throw new Error('tray already gone')
-    })
-    store.add(() => order.push('push'))
-    store.dispose()
-    store.dispose()
-    expect(order).toEqual(['push', 'ipc'])
-    expect(errors).toHaveLength(1)
-    store.add(() => order.push('late'))
-    expect(order).toEqual(['push', 'ipc', 'late'])
   })
 })
 

@@ -99,6 +99,7 @@ describe('serve mode guards its API', () => {
   it('does not serve files outside the renderer folder', async () => {
     const c = await startConsole({ dataDir: tempDir() })
     const answer = await get(c.port, '/..%2f..%2fpackage.json', { host: `127.0.0.1:${c.port}` })
+    expect(answer.status).toBe(404)
     expect(answer.body).not.toContain('"devDependencies"')
   })
 })

@@ -90,21 +90,31 @@ describe('one contract over both transports', () => {
     expect(fromOwnPage).toMatchObject({ ok: true, value: { status: 'ok' } })
   })
 
-  it('delivers a push to a server-sent-events subscriber', async () => {
+  it('delivers a push to a server-sent-events subscriber after its first heartbeat', async () => {
     const running = await startConsole({ dataDir: tempDir() })
     const response = await fetch(`${running.url}/api/push`, {
       headers: { authorization: `Bearer ${running.token}` },
     })
     expect(response.headers.get('content-type')).toMatch(/text\/event-stream/)
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
-    await reader.read() // ": connected"
-    running.backend.context.push.publish('app.notice', { level: 'info', message: 'hello operator' })
     let text = ''
-    while (!text.includes('\n\n')) text += (await reader.read()).value
+    const nextFrame = async () => {
+      while (!text.includes('\n\n')) text += (await reader.read()).value
+      const end = text.indexOf('\n\n')
+      const frame = text.slice(0, end)
+      text = text.slice(end + 2)
+      return frame
+    }
+    expect(await nextFrame()).toBe(': connected')
+    const beat = JSON.parse((await nextFrame()).replace(/^data: /, ''))
+    expect(beat.topic).toBe('app.heartbeat')
+    running.backend.context.push.publish('payments.changed', { at: 1234 })
+    let frame = await nextFrame()
+    while (frame.includes('app.heartbeat')) frame = await nextFrame()
     await reader.cancel()
-    expect(JSON.parse(text.replace(/^data: /, '').trim())).toEqual({
-      topic: 'app.notice',
-      payload: { level: 'info', message: 'hello operator' },
+    expect(JSON.parse(frame.replace(/^data: /, ''))).toEqual({
+      topic: 'payments.changed',
+      payload: { at: 1234 },
     })
   })
 })

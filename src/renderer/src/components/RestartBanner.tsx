@@ -16,7 +16,7 @@ export function RestartBanner() {
     const off = backend().onPush('app.config', setStatus)
     return () => {
       live = false
-      off()
+      off.dispose()
     }
   }, [])
   if (!status) return null

@@ -40,7 +40,7 @@ function useFollowedStorage(enabled: boolean): Storage | null {
     const off = backend().onPush('storage.status', setStatus)
     return () => {
       live = false
-      off()
+      off.dispose()
     }
   }, [enabled])
   return status

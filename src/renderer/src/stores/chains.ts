@@ -1,10 +1,11 @@
 import { create } from 'zustand'
 import type { ChainHistory, ChainStatus, ChainsSnapshot, RpcExchange } from '../../../shared/contract/chains'
 import type { ResponseOf } from '../../../shared/contract'
-
-export type ChainInfo = ResponseOf<'chains.registry'>['chains'][number]
+import type { Disposable } from '../../../shared/disposable'
 import type { ApiError } from '../../../shared/result'
 import { backend } from '../api'
+
+export type ChainInfo = ResponseOf<'chains.registry'>['chains'][number]
 
 /** The twelve statuses, kept live by the `chains.status` push (the renderer never polls), and the
  * last hour of lag and latency per chain for the row sparklines. */
@@ -26,6 +27,10 @@ interface ChainsState {
   selected: number | null
   history: ChainHistory | null
   load(): Promise<void>
+  /** Follows the `chains.status` push; the app owns the subscription for the page's lifetime. */
+  attach(): Disposable
+  /** After the back end came back: statuses and history may have moved on. */
+  resync(): void
   select(serviceId: number | null): void
   loadHistory(serviceId: number): Promise<void>
   send(
@@ -34,8 +39,6 @@ interface ChainsState {
     params: unknown[],
   ): Promise<{ ok: true; value: RpcExchange } | { ok: false; error: ApiError }>
 }
-
-let subscribed = false
 
 function appendPoints(
   spark: Record<number, SparkPoint[]>,
@@ -61,20 +64,21 @@ export const useChainsStore = create<ChainsState>((set, get) => ({
   spark: {},
   selected: null,
   history: null,
+  attach: () =>
+    backend().onPush('chains.status', (snapshot) => {
+      set((s) => ({
+        snapshot,
+        error: null,
+        spark: appendPoints(s.spark, snapshot.chains, Date.parse(snapshot.at)),
+      }))
+      const { selected } = get()
+      if (selected !== null && snapshot.chains.some((c) => c.serviceId === selected && c.checkedAt))
+        void get().loadHistory(selected)
+    }),
+  resync() {
+    if (get().snapshot || get().error) void get().load()
+  },
   async load() {
-    if (!subscribed) {
-      subscribed = true
-      backend().onPush('chains.status', (snapshot) => {
-        set((s) => ({
-          snapshot,
-          error: null,
-          spark: appendPoints(s.spark, snapshot.chains, Date.parse(snapshot.at)),
-        }))
-        const { selected } = get()
-        if (selected !== null && snapshot.chains.some((c) => c.serviceId === selected && c.checkedAt))
-          void get().loadHistory(selected)
-      })
-    }
     if (get().registry.length === 0) {
       const registry = await backend().call('chains.registry', {})
       if (registry.ok) set({ registry: registry.value.chains })

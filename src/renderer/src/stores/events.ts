@@ -6,19 +6,34 @@ import type {
   EventSummary,
   ListenerStatus,
 } from '../../../shared/contract/events'
+import { DisposableStore, toDisposable } from '../../../shared/disposable'
+import type { Disposable } from '../../../shared/disposable'
 import type { ApiError } from '../../../shared/result'
 import { backend } from '../api'
 
 const pageSize = 200
 /** Rows kept in memory while following the live tail; older ones are paged in again on scroll. */
-const maxLiveRows = 5_000
+export const maxLiveRows = 5_000
+
+export interface EventCount {
+  count: number
+  capped: boolean
+  total: number
+}
+
+/** A file for the view to save (effects.ts); the store never touches the DOM. */
+export interface ExportedFile {
+  name: string
+  text: string
+  type: string
+}
 
 interface EventsState {
   filter: EventFilter
   rows: EventSummary[]
   next: EventCursor | null
   loading: boolean
-  count: { count: number; capped: boolean; total: number } | null
+  count: EventCount | null
   /** New events that match the filter but are held back while the operator is scrolled down. */
   held: EventSummary[]
   following: boolean
@@ -35,11 +50,17 @@ interface EventsState {
   showHeld(): void
   refreshListener(): Promise<void>
   sendTest(type: string, endpoint?: string): Promise<void>
-  exportFiltered(format: 'jsonl' | 'csv'): Promise<void>
-  attach(): () => void
+  exportFiltered(format: 'jsonl' | 'csv'): Promise<ExportedFile | null>
+  /** Applies one `events.appended` push (exported for tests; attach wires it). */
+  applyAppended(batch: { events: EventSummary[]; omitted: number }): void
+  /** After the back end came back: events stored meanwhile, the count and the listener strip. */
+  resync(): void
+  /** Follows the pushes while a view shows events; the view owns the result. */
+  attach(): Disposable
 }
 
-/** Client-side twin of the back end's filter, for live events arriving by push. */
+/** Client-side twin of the back end's filter, for live events arriving by push (each rule is pinned
+ * by test/renderer/events-store.test.ts). */
 export function matchesFilter(event: EventSummary, filter: EventFilter): boolean {
   if (filter.groups?.length && !filter.groups.includes(event.group)) return false
   if (filter.types?.length && !filter.types.includes(event.type)) return false
@@ -50,7 +71,20 @@ export function matchesFilter(event: EventSummary, filter: EventFilter): boolean
   return true
 }
 
+/** The count line above the table, derived in one place: "1,234+ of 5,000 stored". */
+export function countLine(count: EventCount | null, filtered: boolean): string {
+  if (!count) return ''
+  const n = (v: number) => v.toLocaleString('en-US')
+  return `${n(count.count)}${count.capped ? '+' : ''} ${filtered ? `of ${n(count.total)} ` : ''}stored`
+}
+
+export const isFiltered = (filter: EventFilter): boolean => Object.keys(filter).length > 0
+
 let loadToken = 0
+/** Events pushed while a reload is in flight: the page may have been read before they were
+ * committed, so they are merged into it rather than lost. */
+let arrivedDuringReload: EventSummary[] | null = null
+let attachedViews = 0
 
 export const useEventsStore = create<EventsState>((set, get) => ({
   filter: {},
@@ -80,15 +114,20 @@ export const useEventsStore = create<EventsState>((set, get) => ({
   async reload() {
     const token = ++loadToken
     const { filter } = get()
+    arrivedDuringReload = []
     set({ loading: true, held: [] })
     const [page, count] = await Promise.all([
       backend().call('events.list', { filter, limit: pageSize }),
       backend().call('events.count', { filter }),
     ])
     if (token !== loadToken) return
+    const arrived = arrivedDuringReload ?? []
+    arrivedDuringReload = null
     if (!page.ok) return set({ loading: false, error: page.error })
+    const listed = new Set(page.value.rows.map((r) => r.id))
+    const missed = arrived.filter((e) => !listed.has(e.id) && matchesFilter(e, filter))
     set({
-      rows: page.value.rows,
+      rows: mergeNewest(missed, page.value.rows),
       next: page.value.next,
       loading: false,
       error: null,
@@ -104,7 +143,14 @@ export const useEventsStore = create<EventsState>((set, get) => ({
     const page = await backend().call('events.list', { filter, after: next, limit: pageSize })
     if (token !== loadToken) return
     if (!page.ok) return set({ loading: false, error: page.error })
-    set((s) => ({ rows: [...s.rows, ...page.value.rows], next: page.value.next, loading: false }))
+    set((s) => {
+      const known = new Set(s.rows.map((r) => r.id))
+      return {
+        rows: [...s.rows, ...page.value.rows.filter((r) => !known.has(r.id))],
+        next: page.value.next,
+        loading: false,
+      }
+    })
   },
 
   async select(id) {
@@ -145,58 +191,82 @@ export const useEventsStore = create<EventsState>((set, get) => ({
 
   async exportFiltered(format) {
     const exported = await backend().call('events.export', { filter: get().filter, format })
-    if (!exported.ok) return set({ error: exported.error })
-    const blob = new Blob([exported.value.text], {
-      type: format === 'csv' ? 'text/csv' : 'application/x-ndjson',
-    })
-    const link = document.createElement('a')
-    link.href = URL.createObjectURL(blob)
-    link.download = exported.value.fileName
-    link.click()
-    setTimeout(() => URL.revokeObjectURL(link.href), 10_000)
+    if (!exported.ok) {
+      set({ error: exported.error })
+      return null
+    }
     set({
       notice: `Exported ${exported.value.rows.toLocaleString('en-US')} events as ${exported.value.fileName}${
         exported.value.truncated ? ' (the first 50,000 of the filter: narrow it to export the rest)' : ''
       }.`,
     })
+    return {
+      name: exported.value.fileName,
+      text: exported.value.text,
+      type: format === 'csv' ? 'text/csv' : 'application/x-ndjson',
+    }
+  },
+
+  applyAppended({ events, omitted }) {
+    const s = get()
+    if (arrivedDuringReload) arrivedDuringReload.push(...events)
+    if (omitted > 0 && s.following) return void s.reload()
+    const matching = events.filter((e) => matchesFilter(e, s.filter))
+    const updatedDetail = s.detail && events.find((e) => e.id === s.detail!.id)
+    if (updatedDetail) set({ detail: { ...s.detail!, ...updatedDetail } })
+    if (matching.length === 0) return
+    const known = new Set(s.rows.map((r) => r.id))
+    const heldIds = new Set(s.held.map((r) => r.id))
+    const updates = new Map(matching.filter((e) => known.has(e.id)).map((e) => [e.id, e]))
+    const fresh = matching.filter((e) => !known.has(e.id))
+    let rows = updates.size ? s.rows.map((r) => updates.get(r.id) ?? r) : s.rows
+    const newToCount = fresh.filter((e) => !heldIds.has(e.id)).length
+    const count = s.count && {
+      ...s.count,
+      count: s.count.count + newToCount,
+      total: s.count.total + events.filter((e) => e.deliveries === 1).length,
+    }
+    if (s.following) {
+      rows = mergeNewest(fresh, rows)
+      if (rows.length <= Math.max(maxLiveRows, s.rows.length)) return set({ rows, count })
+      rows = rows.slice(0, maxLiveRows)
+      const last = rows.at(-1)!
+      set({ rows, count, next: { receivedAt: last.receivedAt, seq: last.seq } })
+    } else {
+      set({ rows, count, held: mergeNewest(fresh, s.held) })
+    }
+  },
+
+  resync() {
+    if (attachedViews === 0) return
+    void get().refreshListener()
+    if (get().following) return void get().reload()
+    // Scrolled down: keep the operator's place; what arrived meanwhile waits behind "N new".
+    const { filter } = get()
+    void Promise.all([
+      backend().call('events.list', { filter, limit: pageSize }),
+      backend().call('events.count', { filter }),
+    ]).then(([page, count]) => {
+      if (!page.ok || get().filter !== filter) return
+      const s = get()
+      const known = new Set([...s.rows, ...s.held].map((r) => r.id))
+      const missed = page.value.rows.filter((r) => !known.has(r.id))
+      set({ held: mergeNewest(missed, s.held), count: count.ok ? count.value : s.count })
+    })
   },
 
   attach() {
-    const offAppended = backend().onPush('events.appended', ({ events, omitted }) => {
-      const s = get()
-      if (omitted > 0 && s.following) return void s.reload()
-      const matching = events.filter((e) => matchesFilter(e, s.filter))
-      const updatedDetail = s.detail && events.find((e) => e.id === s.detail!.id)
-      if (updatedDetail) set({ detail: { ...s.detail!, ...updatedDetail } })
-      if (matching.length === 0) return
-      const known = new Set(s.rows.map((r) => r.id))
-      const updates = matching.filter((e) => known.has(e.id))
-      const fresh = matching.filter((e) => !known.has(e.id))
-      let rows = updates.length ? s.rows.map((r) => updates.find((u) => u.id === r.id) ?? r) : s.rows
-      const count = s.count && {
-        ...s.count,
-        count: s.count.count + fresh.length,
-        total: s.count.total + events.filter((e) => e.deliveries === 1).length,
-      }
-      if (s.following) {
-        rows = mergeNewest(fresh, rows)
-        if (rows.length <= Math.max(maxLiveRows, s.rows.length)) return set({ rows, count })
-        rows = rows.slice(0, maxLiveRows)
-        const last = rows.at(-1)!
-        set({ rows, count, next: { receivedAt: last.receivedAt, seq: last.seq } })
-      } else {
-        set({ rows, count, held: mergeNewest(fresh, s.held) })
-      }
-    })
-    const offListener = backend().onPush('events.listener', (listener) => set({ listener }))
-    return () => {
-      offAppended()
-      offListener()
-    }
+    const owned = new DisposableStore()
+    attachedViews++
+    owned.add(toDisposable(() => attachedViews--))
+    owned.add(backend().onPush('events.appended', (batch) => get().applyAppended(batch)))
+    owned.add(backend().onPush('events.listener', (listener) => set({ listener })))
+    return owned
   },
 }))
 
-function mergeNewest(fresh: EventSummary[], rows: EventSummary[]): EventSummary[] {
+/** `fresh` before `rows`, newest first, each id once. */
+export function mergeNewest(fresh: EventSummary[], rows: EventSummary[]): EventSummary[] {
   if (fresh.length === 0) return rows
   const newestFirst = [...fresh].sort((a, b) => b.receivedAt - a.receivedAt || b.seq - a.seq)
   const ids = new Set(newestFirst.map((e) => e.id))

@@ -9,6 +9,8 @@ import type {
 } from '../../../shared/contract/payments'
 import type { RequestOf, ResponseOf } from '../../../shared/contract'
 import type { PlanOverride } from '../../../shared/payments/plans'
+import { DisposableStore } from '../../../shared/disposable'
+import type { Disposable } from '../../../shared/disposable'
 import type { ApiError, Result } from '../../../shared/result'
 import { backend } from '../api'
 
@@ -47,20 +49,17 @@ interface PaymentsState {
   setEndpointPaths(paths: EndpointPaths): Promise<boolean>
   loadWallets(): Promise<void>
   loadEndpoints(): Promise<void>
-  createEndpoint(input: { url: string; events: string[]; description?: string }): Promise<boolean>
-  deleteEndpoint(id: string): Promise<void>
-  connect(input: { publicUrl: string; events: string[] }): Promise<boolean>
+  /** `confirmLive`: the operator confirmed a write with a live key (effects.ts asks). */
+  createEndpoint(
+    input: { url: string; events: string[]; description?: string },
+    confirmLive: boolean,
+  ): Promise<boolean>
+  deleteEndpoint(id: string, confirmLive: boolean): Promise<void>
+  connect(input: { publicUrl: string; events: string[] }, confirmLive: boolean): Promise<boolean>
   dismissSecret(): void
-  attach(): () => void
-}
-
-/** Every write in live mode asks first (the back end refuses it otherwise). */
-function confirmLive(status: PaymentsStatus | null, what: string): boolean | null {
-  if (!status?.live) return false
-  const ok = window.confirm(
-    `LIVE KEY ${status.activeKey?.masked ?? ''}\n\n${what}\n\nThis acts on the live account. Continue?`,
-  )
-  return ok ? true : null
+  /** After the back end came back: what it shows may have changed. */
+  resync(): void
+  attach(): Disposable
 }
 
 export const usePaymentsStore = create<PaymentsState>((set, get) => {
@@ -111,7 +110,6 @@ export const usePaymentsStore = create<PaymentsState>((set, get) => {
     },
     setKey: (name, key, activate) => statusWrite('payments.keys.set', { name, key, activate }),
     async removeKey(name) {
-      if (!window.confirm(`Remove the API key "${name}" from the OS keychain?`)) return
       await statusWrite('payments.keys.remove', { name })
     },
     async selectKey(name) {
@@ -141,9 +139,7 @@ export const usePaymentsStore = create<PaymentsState>((set, get) => {
           : { endpointsError: result.error },
       )
     },
-    async createEndpoint(input) {
-      const confirmed = confirmLive(get().status, `Create a webhook endpoint for ${input.url}.`)
-      if (confirmed === null) return false
+    async createEndpoint(input, confirmed) {
       set({ busy: true, endpointWriteError: null, connected: null })
       const result = await backend().call('payments.webhooks.create', { ...input, confirmLive: confirmed })
       set({ busy: false })
@@ -155,27 +151,14 @@ export const usePaymentsStore = create<PaymentsState>((set, get) => {
       void get().loadEndpoints()
       return true
     },
-    async deleteEndpoint(id) {
-      const live = get().status?.live
-      if (
-        !live &&
-        !window.confirm(`Delete the webhook endpoint ${id} and remove its secret from the keychain?`)
-      )
-        return
-      const confirmed = confirmLive(get().status, `Delete the webhook endpoint ${id} and remove its secret.`)
-      if (confirmed === null) return
+    async deleteEndpoint(id, confirmed) {
       set({ busy: true, endpointWriteError: null })
       const result = await backend().call('payments.webhooks.delete', { id, confirmLive: confirmed })
       set(result.ok ? { busy: false } : { busy: false, endpointWriteError: result.error })
       if (get().shownOnce?.endpointId === id) set({ shownOnce: null })
       void get().loadEndpoints()
     },
-    async connect(input) {
-      const confirmed = confirmLive(
-        get().status,
-        `Register ${input.publicUrl} as a webhook endpoint for this console.`,
-      )
-      if (confirmed === null) return false
+    async connect(input, confirmed) {
       set({ busy: true, endpointWriteError: null, connected: null })
       const result = await backend().call('payments.webhooks.connect', { ...input, confirmLive: confirmed })
       set({ busy: false })
@@ -190,17 +173,23 @@ export const usePaymentsStore = create<PaymentsState>((set, get) => {
     },
     dismissSecret: () => set({ shownOnce: null }),
 
+    resync() {
+      const { status, endpoints } = get()
+      if (status) void get().loadStatus()
+      if (endpoints) void get().loadEndpoints()
+    },
+
     attach() {
       void get().loadStatus()
-      const offRate = backend().onPush('payments.rateLimit', (rateLimit) => {
-        const status = get().status
-        if (status) set({ status: { ...status, rateLimit } })
-      })
-      const offChanged = backend().onPush('payments.changed', () => void get().loadStatus())
-      return () => {
-        offRate()
-        offChanged()
-      }
+      const owned = new DisposableStore()
+      owned.add(
+        backend().onPush('payments.rateLimit', (rateLimit) => {
+          const status = get().status
+          if (status) set({ status: { ...status, rateLimit } })
+        }),
+      )
+      owned.add(backend().onPush('payments.changed', () => void get().loadStatus()))
+      return owned
     },
   }
 })

@@ -1,4 +1,5 @@
-import { useEffect } from 'react'
+import { useEffect, useState } from 'react'
+import { useShallow } from 'zustand/react/shallow'
 import { statusLabel, chainStatuses } from '../../../shared/chains/health'
 import type { ChainStatus } from '../../../shared/contract/chains'
 import { EmptyState } from '../components/EmptyState'
@@ -6,7 +7,10 @@ import { StatusBadge } from '../components/Status'
 import { ChainDrawer } from '../components/chains/ChainDrawer'
 import { Sparkline } from '../components/chains/Sparkline'
 import { badgeOf, dash, fmtInt, fmtLagBlocks, fmtMs, fmtSeconds } from '../components/chains/format'
+import { focusLater, onGridKeyDown } from '../components/grid'
+import { StaleNote } from '../components/Liveness'
 import { useChainsStore } from '../stores/chains'
+import { useStaleSince } from '../stores/link'
 
 function Summary({ chains }: { chains: ChainStatus[] }) {
   const counts = chainStatuses
@@ -23,7 +27,19 @@ function Summary({ chains }: { chains: ChainStatus[] }) {
   )
 }
 
-function Row({ chain, selected, onSelect }: { chain: ChainStatus; selected: boolean; onSelect: () => void }) {
+function Row({
+  chain,
+  selected,
+  tabbable,
+  onSelect,
+  onFocus,
+}: {
+  chain: ChainStatus
+  selected: boolean
+  tabbable: boolean
+  onSelect: () => void
+  onFocus: () => void
+}) {
   const spark = useChainsStore((s) => s.spark[chain.serviceId])
   const badge = badgeOf(chain)
   const detail = chain.error ? chain.error.message : chain.status === 'healthy' ? '' : chain.reason
@@ -32,10 +48,11 @@ function Row({ chain, selected, onSelect }: { chain: ChainStatus; selected: bool
       className={selected ? 'selected' : undefined}
       data-status={chain.status}
       data-service-id={chain.serviceId}
-      tabIndex={0}
+      data-grid-row
+      tabIndex={tabbable ? 0 : -1}
       aria-selected={selected}
       onClick={onSelect}
-      onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), onSelect())}
+      onFocus={onFocus}
     >
       <td className="col-status">
         <StatusBadge tone={badge.tone} label={badge.label} title={chain.reason} />
@@ -79,20 +96,36 @@ function Row({ chain, selected, onSelect }: { chain: ChainStatus; selected: bool
 }
 
 export function ChainsView() {
-  const { snapshot, error, selected, load, select } = useChainsStore()
+  const { snapshot, error, selected, load, select } = useChainsStore(
+    useShallow((s) => ({
+      snapshot: s.snapshot,
+      error: s.error,
+      selected: s.selected,
+      load: s.load,
+      select: s.select,
+    })),
+  )
+  const stale = useStaleSince() !== null
+  const [focused, setFocused] = useState<number | null>(null)
   useEffect(() => {
     void load()
   }, [load])
   const chains = snapshot?.chains ?? []
   const open = chains.find((c) => c.serviceId === selected) ?? null
+  const tabbableId = focused ?? selected ?? chains[0]?.serviceId ?? null
+  const close = () => {
+    select(null)
+    if (selected !== null) focusLater(`tr[data-service-id="${selected}"]`)
+  }
   const nothingConfigured = chains.length > 0 && chains.every((c) => c.status === 'not_configured')
   return (
-    <div className="view chains-view">
+    <div className="view chains-view" data-stale={stale || undefined}>
       <header className="view-head">
         <h1>Chains</h1>
         {snapshot && <Summary chains={chains} />}
         <span className="spacer" />
-        {snapshot && (
+        <StaleNote />
+        {snapshot && !stale && (
           <span className="hint num">updated {new Date(snapshot.at).toLocaleTimeString('en-GB')}</span>
         )}
       </header>
@@ -106,7 +139,17 @@ export function ChainsView() {
           </p>
         </EmptyState>
       )}
-      <table className="grid chains-table">
+      <table
+        className="grid chains-table"
+        role="grid"
+        aria-label="Chains"
+        onKeyDown={(e) =>
+          onGridKeyDown(e, (row) => {
+            const id = Number(row.dataset.serviceId)
+            select(id === selected ? null : id)
+          })
+        }
+      >
         <thead>
           <tr>
             <th className="col-status">status</th>
@@ -130,7 +173,9 @@ export function ChainsView() {
               key={c.serviceId}
               chain={c}
               selected={c.serviceId === selected}
+              tabbable={c.serviceId === tabbableId}
               onSelect={() => select(c.serviceId === selected ? null : c.serviceId)}
+              onFocus={() => setFocused(c.serviceId)}
             />
           ))}
         </tbody>
@@ -142,7 +187,7 @@ export function ChainsView() {
           behind.
         </p>
       )}
-      {open && <ChainDrawer chain={open} onClose={() => select(null)} />}
+      {open && <ChainDrawer chain={open} onClose={close} />}
     </div>
   )
 }

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react'
+import { useShallow } from 'zustand/react/shallow'
 import { eventGroups, eventTypes } from '../../../shared/events'
 import type { EventGroup } from '../../../shared/events'
 import { EventDetailPane } from '../components/events/EventDetailPane'
@@ -6,7 +7,10 @@ import { EventTable } from '../components/events/EventTable'
 import { ListenerPanel } from '../components/events/ListenerPanel'
 import { formatCount } from '../components/events/format'
 import { EmptyState } from '../components/EmptyState'
-import { useEventsStore } from '../stores/events'
+import { focusLater } from '../components/grid'
+import { effects } from '../effects'
+import { countLine, isFiltered, useEventsStore } from '../stores/events'
+import { useStaleSince } from '../stores/link'
 
 const ranges = [
   { id: 'any', label: 'Any time', ms: null },
@@ -17,17 +21,32 @@ const ranges = [
 ] as const
 
 export function EventsView() {
-  const s = useEventsStore()
-  const { attach, reload, refreshListener, setFilter, loadMore, select, setFollowing } = s
+  // The frame subscribes only to what it draws; the count, the listener strip and the table are
+  // components with their own selectors, so a push re-renders the table, not the filters.
+  const s = useEventsStore(
+    useShallow((st) => ({
+      filter: st.filter,
+      loading: st.loading,
+      heldCount: st.held.length,
+      listening: st.listener?.listening,
+      error: st.error,
+      notice: st.notice,
+    })),
+  )
+  const { attach, reload, refreshListener, setFilter, sendTest, showHeld } = useEventsStore.getState()
+  const exportAs = async (format: 'jsonl' | 'csv') => {
+    const file = await useEventsStore.getState().exportFiltered(format)
+    if (file) effects().saveFile(file)
+  }
   const [search, setSearch] = useState('')
   const [range, setRange] = useState<(typeof ranges)[number]['id']>('any')
   const [testType, setTestType] = useState('funding.completed')
 
   useEffect(() => {
-    const detach = attach()
+    const attached = attach()
     void reload()
     void refreshListener()
-    return detach
+    return () => attached.dispose()
   }, [attach, reload, refreshListener])
 
   useEffect(() => {
@@ -38,9 +57,6 @@ export function EventsView() {
     return () => clearTimeout(timer)
   }, [search, setFilter])
 
-  const onNearEnd = useCallback(() => void loadMore(), [loadMore])
-  const onSelect = useCallback((id: string) => void select(id), [select])
-  const selected = s.rows.find((r) => r.id === s.selectedId) ?? s.detail
   const group = s.filter.groups?.[0] ?? ''
   const type = s.filter.types?.[0] ?? ''
 
@@ -49,9 +65,7 @@ export function EventsView() {
       <header className="view-head">
         <h1>Events</h1>
         <span className="dim num" aria-label="Event count">
-          {s.count
-            ? `${formatCount(s.count.count)}${s.count.capped ? '+' : ''} ${Object.keys(s.filter).length ? `of ${formatCount(s.count.total)} ` : ''}stored`
-            : ''}
+          <EventCount />
         </span>
         <span className="spacer" />
         <select aria-label="Test event type" value={testType} onChange={(e) => setTestType(e.target.value)}>
@@ -60,21 +74,21 @@ export function EventsView() {
           ))}
         </select>
         <button
-          onClick={() => void s.sendTest(testType)}
-          disabled={s.listener?.listening === false}
+          onClick={() => void sendTest(testType)}
+          disabled={s.listening === false}
           title={
-            s.listener?.listening === false
+            s.listening === false
               ? 'The webhook listener is not running'
               : 'Sign a sample envelope with a configured secret and post it to the listener'
           }
         >
           Send test event
         </button>
-        <button onClick={() => void s.exportFiltered('jsonl')}>Export JSON lines</button>
-        <button onClick={() => void s.exportFiltered('csv')}>Export CSV</button>
+        <button onClick={() => void exportAs('jsonl')}>Export JSON lines</button>
+        <button onClick={() => void exportAs('csv')}>Export CSV</button>
       </header>
 
-      <ListenerPanel status={s.listener} />
+      <LiveListenerPanel />
 
       <div className="events-filters" role="search">
         <select
@@ -129,9 +143,9 @@ export function EventsView() {
           onChange={(e) => setSearch(e.target.value)}
           spellCheck={false}
         />
-        {s.held.length > 0 && (
-          <button className="primary" onClick={() => s.showHeld()}>
-            {formatCount(s.held.length)} new
+        {s.heldCount > 0 && (
+          <button className="primary" onClick={() => showHeld()}>
+            {formatCount(s.heldCount)} new
           </button>
         )}
         {s.loading && <span className="dim">loading…</span>}
@@ -140,39 +154,86 @@ export function EventsView() {
       {s.error && <p className="banner banner-bad">{s.error.message}</p>}
       {s.notice && <p className="banner banner-info">{s.notice}</p>}
 
-      <div className={selected ? 'events-body with-detail' : 'events-body'}>
-        {s.rows.length === 0 && !s.loading ? (
-          Object.keys(s.filter).length ? (
-            <EmptyState title="No event matches these filters">
-              <p>Clear the group, type, time range or search to see every stored event.</p>
-            </EmptyState>
-          ) : (
-            <EmptyState title="No webhook events yet">
-              {s.listener?.listening === false ? (
-                <p>The webhook listener is not running (see above), so no event can arrive yet.</p>
-              ) : (
-                <p>
-                  Signed webhooks arrive at <code>{s.listener?.url ?? 'http://127.0.0.1:7421'}/webhooks</code>
-                  . Register that URL (through a tunnel or reverse proxy) as a webhook endpoint, or press
-                  “Send test event” to post a signed sample here.
-                </p>
-              )}
-            </EmptyState>
-          )
+      <EventsBody filtered={isFiltered(s.filter)} loading={s.loading} listening={s.listening} />
+    </div>
+  )
+}
+
+function EventCount() {
+  const line = useEventsStore((st) => countLine(st.count, isFiltered(st.filter)))
+  const stale = useStaleSince() !== null
+  return <span className={stale ? 'stale-figure' : undefined}>{line}</span>
+}
+
+function LiveListenerPanel() {
+  const status = useEventsStore((st) => st.listener)
+  return <ListenerPanel status={status} />
+}
+
+/** The table and the detail: re-rendered by pushes that change rows, nothing else of the view. */
+function EventsBody({
+  filtered,
+  loading,
+  listening,
+}: {
+  filtered: boolean
+  loading: boolean
+  listening: boolean | undefined
+}) {
+  const { rows, next, selectedId, detail, listenerUrl } = useEventsStore(
+    useShallow((st) => ({
+      rows: st.rows,
+      next: st.next,
+      selectedId: st.selectedId,
+      detail: st.detail,
+      listenerUrl: st.listener?.url,
+    })),
+  )
+  const { loadMore, select, setFollowing } = useEventsStore.getState()
+  const onNearEnd = useCallback(() => void loadMore(), [loadMore])
+  const onSelect = useCallback((id: string) => void select(id), [select])
+  const closeDetail = useCallback(() => {
+    void select(null)
+    if (selectedId) focusLater(`[data-event-id="${CSS.escape(selectedId)}"]`)
+  }, [select, selectedId])
+  useEffect(() => {
+    if (!selectedId) return
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && closeDetail()
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [selectedId, closeDetail])
+  const selected = rows.find((r) => r.id === selectedId) ?? detail
+  return (
+    <div className={selected ? 'events-body with-detail' : 'events-body'}>
+      {rows.length === 0 && !loading ? (
+        filtered ? (
+          <EmptyState title="No event matches these filters">
+            <p>Clear the group, type, time range or search to see every stored event.</p>
+          </EmptyState>
         ) : (
-          <EventTable
-            rows={s.rows}
-            hasMore={s.next !== null}
-            selectedId={s.selectedId}
-            onSelect={onSelect}
-            onNearEnd={onNearEnd}
-            onScrolledTop={setFollowing}
-          />
-        )}
-        {selected && (
-          <EventDetailPane summary={selected} detail={s.detail} onClose={() => void select(null)} />
-        )}
-      </div>
+          <EmptyState title="No webhook events yet">
+            {listening === false ? (
+              <p>The webhook listener is not running (see above), so no event can arrive yet.</p>
+            ) : (
+              <p>
+                Signed webhooks arrive at <code>{listenerUrl ?? 'http://127.0.0.1:7421'}/webhooks</code>.
+                Register that URL (through a tunnel or reverse proxy) as a webhook endpoint, or press “Send
+                test event” to post a signed sample here.
+              </p>
+            )}
+          </EmptyState>
+        )
+      ) : (
+        <EventTable
+          rows={rows}
+          hasMore={next !== null}
+          selectedId={selectedId}
+          onSelect={onSelect}
+          onNearEnd={onNearEnd}
+          onScrolledTop={setFollowing}
+        />
+      )}
+      {selected && <EventDetailPane summary={selected} detail={detail} onClose={closeDetail} />}
     </div>
   )
 }

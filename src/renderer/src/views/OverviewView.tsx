@@ -2,9 +2,14 @@ import { useAppStore } from '../stores/app'
 import { StatusBadge } from '../components/Status'
 import { FirstRun } from '../components/FirstRun'
 import { ChainStrip } from '../components/chains/ChainStrip'
+import { BackendStatus, StaleNote } from '../components/Liveness'
+import { useStaleSince } from '../stores/link'
 
 export function OverviewView() {
-  const { health, settings, error } = useAppStore()
+  const health = useAppStore((s) => s.health)
+  const settings = useAppStore((s) => s.settings)
+  const error = useAppStore((s) => s.error)
+  const stale = useStaleSince() !== null
   return (
     <div className="view">
       <header className="view-head">
@@ -13,16 +18,15 @@ export function OverviewView() {
       {error && <p className="banner banner-bad">{error.message}</p>}
       <FirstRun />
       <ChainStrip />
-      <section className="panel">
-        <h2>This console</h2>
+      <section className="panel" aria-label="This console" data-stale={stale || undefined}>
+        <div className="panel-title">
+          <h2>This console</h2>
+          <StaleNote />
+        </div>
         <dl className="facts">
           <dt>Back end</dt>
           <dd>
-            {health ? (
-              <StatusBadge tone="good" label="running" />
-            ) : (
-              <StatusBadge tone="muted" label="connecting" />
-            )}
+            <BackendStatus health={health} liveLabel="running" />
           </dd>
           <dt>Version</dt>
           <dd className="tabular">{health?.version ?? '—'}</dd>

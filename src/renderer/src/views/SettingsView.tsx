@@ -1,10 +1,13 @@
 import { useAppStore } from '../stores/app'
+import { usePreferences } from '../stores/preferences'
 import { StatusBadge } from '../components/Status'
 import { KeysPanel } from '../components/payments/KeysPanel'
 import { WebhookEndpointsPanel } from '../components/payments/WebhookEndpointsPanel'
 
 export function SettingsView() {
-  const { settings } = useAppStore()
+  const settings = useAppStore((s) => s.settings)
+  const digitShortcuts = usePreferences((s) => s.digitShortcuts)
+  const setDigitShortcuts = usePreferences((s) => s.setDigitShortcuts)
   return (
     <div className="view">
       <header className="view-head">
@@ -39,11 +42,24 @@ export function SettingsView() {
               {settings.keychain.message}
             </p>
           </section>
+          <section className="panel" aria-label="This browser">
+            <h2>This browser</h2>
+            <label className="check">
+              <input
+                type="checkbox"
+                checked={digitShortcuts}
+                onChange={(e) => setDigitShortcuts(e.target.checked)}
+              />
+              Digit keys 1–5 open the views (when no field has focus)
+            </label>
+          </section>
           <KeysPanel />
           <WebhookEndpointsPanel />
           <section className="panel">
             <h2>Effective configuration</h2>
-            <pre className="json">{JSON.stringify(settings.config, null, 2)}</pre>
+            <pre className="json" tabIndex={0} aria-label="Effective configuration JSON">
+              {JSON.stringify(settings.config, null, 2)}
+            </pre>
           </section>
         </>
       ) : (

@@ -1,3 +1,4 @@
+import { useShallow } from 'zustand/react/shallow'
 import { useEffect, useState } from 'react'
 import { EmptyState } from '../components/EmptyState'
 import { StatusBadge } from '../components/Status'
@@ -9,7 +10,17 @@ const clock = (ms: number) => new Date(ms).toLocaleTimeString('en-GB', { hour12:
  * shape, so the columns are the fields present and the raw answer is one click away. */
 export function WalletsView() {
   const { status, wallets, walletsError, walletsLoading, loadStatus, loadWallets, setBusinesses } =
-    usePaymentsStore()
+    usePaymentsStore(
+      useShallow((s) => ({
+        status: s.status,
+        wallets: s.wallets,
+        walletsError: s.walletsError,
+        walletsLoading: s.walletsLoading,
+        loadStatus: s.loadStatus,
+        loadWallets: s.loadWallets,
+        setBusinesses: s.setBusinesses,
+      })),
+    )
   const [showRaw, setShowRaw] = useState(false)
   const ready = Boolean(status?.activeKey && status.apiBaseUrl)
   const business = status?.selectedBusinessId ?? null
@@ -135,7 +146,9 @@ export function WalletsView() {
       {wallets && (showRaw || wallets.shapeProblem) && (
         <section className="panel" aria-label="Raw answer">
           <h2>GET /v1/wallets, as received</h2>
-          <pre className="json">{JSON.stringify(wallets.raw, null, 2)}</pre>
+          <pre className="json" tabIndex={0} aria-label="Raw answer JSON">
+            {JSON.stringify(wallets.raw, null, 2)}
+          </pre>
         </section>
       )}
     </div>

@@ -106,11 +106,15 @@ export function RpcConsole({ serviceId, configured }: { serviceId: number; confi
           <div className="rpc-raw">
             <div>
               <h3>request</h3>
-              <pre className="json">{pretty(exchange.request)}</pre>
+              <pre className="json" tabIndex={0} aria-label="Request JSON">
+                {pretty(exchange.request)}
+              </pre>
             </div>
             <div>
               <h3>response</h3>
-              <pre className="json">{pretty(exchange.response)}</pre>
+              <pre className="json" tabIndex={0} aria-label="Response JSON">
+                {pretty(exchange.response)}
+              </pre>
             </div>
           </div>
         </div>

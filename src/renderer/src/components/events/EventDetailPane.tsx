@@ -112,7 +112,7 @@ export function EventDetailPane({
         </>
       )}
       <h2>Body as received</h2>
-      <pre className="json" aria-label="Event JSON">
+      <pre className="json" aria-label="Event JSON" tabIndex={0}>
         {detail ? prettyBody(detail.body) : 'loading…'}
       </pre>
     </aside>

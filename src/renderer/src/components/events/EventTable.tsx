@@ -1,9 +1,10 @@
-import { useEffect, useRef } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import type { EventSummary } from '../../../../shared/contract/events'
 import { formatDuration, groupLabel } from '../../../../shared/events'
 import { StatusBadge } from '../Status'
 import type { Tone } from '../Status'
+import { gridTarget } from '../grid'
 import { formatDateTime } from './format'
 
 const rowHeight = 26
@@ -32,23 +33,53 @@ export function EventTable(props: {
   })
   const items = virtualizer.getVirtualItems()
   const lastIndex = items.at(-1)?.index ?? 0
+  // Roving focus: one row is in the tab order; arrows move it, scrolling the virtual list as needed.
+  const [focusIndex, setFocusIndex] = useState(0)
+  const tabbable = Math.min(focusIndex, Math.max(0, rows.length - 1))
+  const moveFocus = (index: number) => {
+    setFocusIndex(index)
+    virtualizer.scrollToIndex(index, { align: 'auto' })
+    requestAnimationFrame(() =>
+      scrollRef.current?.querySelector<HTMLElement>(`[data-row-index="${index}"]`)?.focus(),
+    )
+  }
   useEffect(() => {
     if (hasMore && lastIndex >= rows.length - 40) onNearEnd()
   }, [hasMore, lastIndex, rows.length, onNearEnd])
 
   return (
-    <div className="events-table" role="table" aria-label="Events" aria-rowcount={rows.length}>
-      <div className="events-row events-head" role="row">
+    <div
+      className="events-table"
+      role="grid"
+      aria-label="Events"
+      aria-rowcount={rows.length + 1}
+      onKeyDown={(e) => {
+        const row = (e.target as HTMLElement).closest<HTMLElement>('[data-row-index]')
+        const index = row ? Number(row.dataset.rowIndex) : -1
+        if (e.key === 'Enter' && rows[index]) {
+          e.preventDefault()
+          onSelect(rows[index].id)
+          return
+        }
+        const next = gridTarget(e.key, index, rows.length, 20)
+        if (next === null) return
+        e.preventDefault()
+        moveFocus(next)
+      }}
+    >
+      <div className="events-row events-head" role="row" aria-rowindex={1}>
         <span role="columnheader">received</span>
         <span role="columnheader">type</span>
         <span role="columnheader" className="col-group">
           group
         </span>
-        <span role="columnheader">event id</span>
+        <span role="columnheader" className="col-id">
+          event id
+        </span>
         <span role="columnheader" className="col-detail">
           detail
         </span>
-        <span role="columnheader" className="num">
+        <span role="columnheader" className="num col-delay">
           delay
         </span>
         <span role="columnheader" className="num">
@@ -67,10 +98,11 @@ export function EventTable(props: {
               return (
                 <div
                   key="more"
+                  role="row"
                   className="events-row events-more"
                   style={{ transform: `translateY(${item.start}px)` }}
                 >
-                  loading older events…
+                  <span role="gridcell">loading older events…</span>
                 </div>
               )
             }
@@ -79,41 +111,41 @@ export function EventTable(props: {
               <div
                 key={event.id}
                 role="row"
-                tabIndex={0}
+                aria-rowindex={item.index + 2}
+                tabIndex={item.index === tabbable ? 0 : -1}
                 aria-selected={event.id === selectedId}
                 data-event-id={event.id}
+                data-row-index={item.index}
                 className="events-row"
                 style={{ transform: `translateY(${item.start}px)` }}
                 onClick={() => onSelect(event.id)}
-                onKeyDown={(e) => {
-                  if (e.key === 'Enter') onSelect(event.id)
-                }}
+                onFocus={() => setFocusIndex(item.index)}
               >
-                <span role="cell" className="mono">
+                <span role="gridcell" className="mono">
                   {formatDateTime(event.receivedAt)}
                 </span>
-                <span role="cell" className="mono">
+                <span role="gridcell" className="mono">
                   {event.type}
                 </span>
-                <span role="cell" className="col-group">
+                <span role="gridcell" className="col-group">
                   <StatusBadge
                     tone={groupTone(event)}
                     label={event.group === 'unknown' ? 'unknown type' : groupLabel(event.group)}
                   />
                 </span>
-                <span role="cell" className="mono">
+                <span role="gridcell" className="mono col-id">
                   {event.id}
                   {event.conflict && (
                     <StatusBadge tone="bad" label="conflict" title="redelivered with a different body" />
                   )}
                 </span>
-                <span role="cell" className={event.fundingLine ? 'col-detail' : 'col-detail mono dim'}>
+                <span role="gridcell" className={event.fundingLine ? 'col-detail' : 'col-detail mono dim'}>
                   {event.fundingLine ?? event.dataId ?? ''}
                 </span>
-                <span role="cell" className="num">
+                <span role="gridcell" className="num col-delay">
                   {delay === null ? '—' : formatDuration(delay)}
                 </span>
-                <span role="cell" className="num">
+                <span role="gridcell" className="num">
                   {event.deliveries > 1 ? (
                     <StatusBadge
                       tone="warn"

@@ -3,6 +3,8 @@ import type { ListenerStatus } from '../../../../shared/contract/events'
 import { authorizationDeadlineMs, formatDuration, outageExpectation } from '../../../../shared/events'
 import { StatusBadge } from '../Status'
 import { StorageStatus } from '../StorageStatus'
+import { StaleNote } from '../Liveness'
+import { useStaleSince } from '../../stores/link'
 import { formatCount, formatDateTime } from './format'
 
 const ms = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} ms`)
@@ -10,11 +12,12 @@ const ms = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} ms`)
 /** The listener at a glance: where it listens, what it accepted and refused, how fast it answers. */
 export function ListenerPanel({ status }: { status: ListenerStatus | null }) {
   const [open, setOpen] = useState<'rejections' | 'outages' | null>(null)
+  const stale = useStaleSince() !== null
   if (!status) return <section className="panel events-listener">Listener: loading…</section>
   const authMax = status.authorizationLatency.maxMs
   const lastOutage = status.outages[0]
   return (
-    <section className="panel events-listener" aria-label="Webhook listener">
+    <section className="panel events-listener" aria-label="Webhook listener" data-stale={stale || undefined}>
       <div className="events-listener-line">
         {status.listening ? (
           <StatusBadge
@@ -31,6 +34,7 @@ export function ListenerPanel({ status }: { status: ListenerStatus | null }) {
           {status.endpoints.length ? `: ${status.endpoints.join(', ')}` : ''}
         </span>
         <span className="spacer" />
+        <StaleNote />
         <span className="stat">
           accepted <b className="num">{formatCount(status.accepted)}</b>
         </span>

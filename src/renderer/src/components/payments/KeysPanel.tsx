@@ -1,15 +1,28 @@
+import { useShallow } from 'zustand/react/shallow'
 import { useEffect, useState } from 'react'
 import type { KeyInfo } from '../../../../shared/contract/payments'
 import { businessIdPattern } from '../../../../shared/payments/keys'
 import { planLimits } from '../../../../shared/payments/plans'
 import type { PlanName } from '../../../../shared/payments/plans'
+import { effects } from '../../effects'
 import { usePaymentsStore } from '../../stores/payments'
 import { StatusBadge } from '../Status'
 
 /** Settings → API keys and businesses. Keys go to the keychain; only masked forms come back. */
 export function KeysPanel() {
   const { status, statusError, writeError, busy, loadStatus, setKey, removeKey, selectKey } =
-    usePaymentsStore()
+    usePaymentsStore(
+      useShallow((s) => ({
+        status: s.status,
+        statusError: s.statusError,
+        writeError: s.writeError,
+        busy: s.busy,
+        loadStatus: s.loadStatus,
+        setKey: s.setKey,
+        removeKey: s.removeKey,
+        selectKey: s.selectKey,
+      })),
+    )
   const [name, setName] = useState('')
   const [key, setKeyText] = useState('')
   const [activate, setActivate] = useState(true)
@@ -49,7 +62,10 @@ export function KeysPanel() {
                 key={k.name}
                 info={k}
                 onSelect={() => void selectKey(k.name)}
-                onRemove={() => void removeKey(k.name)}
+                onRemove={() => {
+                  if (effects().confirm(`Remove the API key "${k.name}" from the OS keychain?`))
+                    void removeKey(k.name)
+                }}
               />
             ))}
           </tbody>
@@ -196,7 +212,9 @@ function PlanEditor({ info }: { info: KeyInfo }) {
 }
 
 function BusinessesEditor() {
-  const { status, setBusinesses, busy } = usePaymentsStore()
+  const { status, setBusinesses, busy } = usePaymentsStore(
+    useShallow((s) => ({ status: s.status, setBusinesses: s.setBusinesses, busy: s.busy })),
+  )
   const [id, setId] = useState('')
   const [name, setName] = useState('')
   if (!status) return null

@@ -1,11 +1,15 @@
-import { useEffect, useState } from 'react'
+import { useEffect } from 'react'
+import { useNow } from '../../hooks/useNow'
 import { usePaymentsStore } from '../../stores/payments'
 
 /** Across the whole window: a live key in use, and a key the service is rate limiting. */
 export function LiveKeyBanner() {
   const status = usePaymentsStore((s) => s.status)
   const attach = usePaymentsStore((s) => s.attach)
-  useEffect(() => attach(), [attach])
+  useEffect(() => {
+    const attached = attach()
+    return () => attached.dispose()
+  }, [attach])
   const live = status?.live === true
   useEffect(() => {
     document.body.classList.toggle('live-mode', live)
@@ -34,14 +38,4 @@ export function LiveKeyBanner() {
       )}
     </>
   )
-}
-
-function useNow(ticking: boolean): number {
-  const [now, setNow] = useState(() => Date.now())
-  useEffect(() => {
-    if (!ticking) return
-    const timer = setInterval(() => setNow(Date.now()), 1000)
-    return () => clearInterval(timer)
-  }, [ticking])
-  return now
 }

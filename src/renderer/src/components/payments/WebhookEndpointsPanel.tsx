@@ -1,6 +1,8 @@
+import { useShallow } from 'zustand/react/shallow'
 import { useEffect, useState } from 'react'
 import { checkHttpsUrl, descriptionLength, maxDescriptionLength } from '../../../../shared/payments/endpoints'
 import type { EndpointPaths } from '../../../../shared/contract/payments'
+import { confirmPaymentsWrite } from '../../effects'
 import { usePaymentsStore } from '../../stores/payments'
 import { StatusBadge } from '../Status'
 import { EventPicker } from './EventPicker'
@@ -12,16 +14,22 @@ const time = (ms: number) =>
 /** Settings → webhook endpoints: list, create (secret shown once, kept in the keychain), delete,
  * "connect this console", and the list/delete paths the spec leaves open. */
 export function WebhookEndpointsPanel() {
-  const {
-    status,
-    endpoints,
-    endpointsError,
-    endpointWriteError,
-    shownOnce,
-    dismissSecret,
-    loadEndpoints,
-    deleteEndpoint,
-  } = usePaymentsStore()
+  const status = usePaymentsStore((s) => s.status)
+  const endpoints = usePaymentsStore((s) => s.endpoints)
+  const endpointsError = usePaymentsStore((s) => s.endpointsError)
+  const endpointWriteError = usePaymentsStore((s) => s.endpointWriteError)
+  const shownOnce = usePaymentsStore((s) => s.shownOnce)
+  const dismissSecret = usePaymentsStore((s) => s.dismissSecret)
+  const loadEndpoints = usePaymentsStore((s) => s.loadEndpoints)
+  const deleteEndpoint = usePaymentsStore((s) => s.deleteEndpoint)
+  const askDelete = (id: string) => {
+    const confirmed = confirmPaymentsWrite(
+      status,
+      `Delete the webhook endpoint ${id} and remove its secret.`,
+      `Delete the webhook endpoint ${id} and remove its secret from the keychain?`,
+    )
+    if (confirmed !== null) void deleteEndpoint(id, confirmed)
+  }
   const ready = Boolean(status?.activeKey && status.apiBaseUrl)
   useEffect(() => {
     if (ready) void loadEndpoints()
@@ -81,7 +89,7 @@ export function WebhookEndpointsPanel() {
                 <td className="mono">{e.createdAt ?? '—'}</td>
                 <td title={e.description ?? undefined}>{e.description ?? ''}</td>
                 <td>
-                  <button type="button" className="danger" onClick={() => void deleteEndpoint(e.id)}>
+                  <button type="button" className="danger" onClick={() => askDelete(e.id)}>
                     Delete
                   </button>
                 </td>
@@ -113,7 +121,9 @@ export function WebhookEndpointsPanel() {
 }
 
 function CreateEndpointForm() {
-  const { createEndpoint, busy } = usePaymentsStore()
+  const createEndpoint = usePaymentsStore((s) => s.createEndpoint)
+  const busy = usePaymentsStore((s) => s.busy)
+  const status = usePaymentsStore((s) => s.status)
   const [url, setUrl] = useState('')
   const [events, setEvents] = useState<string[]>([])
   const [description, setDescription] = useState('')
@@ -121,7 +131,10 @@ function CreateEndpointForm() {
   const length = descriptionLength(description)
   const valid = urlCheck?.ok === true && events.length > 0 && length <= maxDescriptionLength
   const submit = async () => {
-    if (await createEndpoint({ url: url.trim(), events, description: description.trim() || undefined })) {
+    const confirmed = confirmPaymentsWrite(status, `Create a webhook endpoint for ${url.trim()}.`)
+    if (confirmed === null) return
+    const input = { url: url.trim(), events, description: description.trim() || undefined }
+    if (await createEndpoint(input, confirmed)) {
       setUrl('')
       setDescription('')
       setEvents([])
@@ -175,7 +188,9 @@ function CreateEndpointForm() {
 }
 
 function ConnectForm() {
-  const { connect, connected, busy } = usePaymentsStore()
+  const { connect, connected, busy, status } = usePaymentsStore(
+    useShallow((s) => ({ connect: s.connect, connected: s.connected, busy: s.busy, status: s.status })),
+  )
   const [publicUrl, setPublicUrl] = useState('')
   const [events, setEvents] = useState<string[]>([
     'funding.completed',
@@ -190,7 +205,11 @@ function ConnectForm() {
       aria-label="Connect this console"
       onSubmit={(e) => {
         e.preventDefault()
-        void connect({ publicUrl: publicUrl.trim(), events })
+        const confirmed = confirmPaymentsWrite(
+          status,
+          `Register ${publicUrl.trim()} as a webhook endpoint for this console.`,
+        )
+        if (confirmed !== null) void connect({ publicUrl: publicUrl.trim(), events }, confirmed)
       }}
     >
       <h3>Connect this console</h3>
@@ -242,7 +261,9 @@ function ConnectForm() {
 }
 
 function EndpointPathsForm({ initial }: { initial: EndpointPaths }) {
-  const { setEndpointPaths, busy } = usePaymentsStore()
+  const { setEndpointPaths, busy } = usePaymentsStore(
+    useShallow((s) => ({ setEndpointPaths: s.setEndpointPaths, busy: s.busy })),
+  )
   const [paths, setPaths] = useState(initial)
   return (
     <form

@@ -1,0 +1,185 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import { provideBackend } from '../../src/renderer/src/api'
+import {
+  countLine,
+  matchesFilter,
+  maxLiveRows,
+  mergeNewest,
+  useEventsStore,
+} from '../../src/renderer/src/stores/events'
+import type { EventFilter, EventSummary } from '../../src/shared/contract/events'
+import { connectedClient, summary } from './helpers'
+
+const initial = useEventsStore.getState()
+
+/** A back end that lists `stored` newest first and counts it; `gate` holds the list answer back. */
+function backendWith(stored: EventSummary[], gate?: Promise<void>) {
+  const setup = connectedClient(async (name) => {
+    if (name === 'events.list') {
+      await gate
+      return { rows: [...stored].sort((a, b) => b.receivedAt - a.receivedAt), next: null }
+    }
+    if (name === 'events.count') return { count: stored.length, capped: false, total: stored.length }
+    if (name === 'events.listener') return { listening: true }
+    return {}
+  })
+  provideBackend(setup.client)
+  return setup
+}
+
+const ids = (rows: EventSummary[]) => rows.map((r) => r.id)
+
+beforeEach(() => {
+  useEventsStore.setState(initial, true)
+})
+
+describe('the renderer’s event filter', () => {
+  const event = summary({
+    id: 'evt_01HZABC',
+    type: 'card.created',
+    group: 'cards',
+    dataId: 'card_7Q2M',
+    receivedAt: 1_000,
+  })
+  const cases: [string, EventFilter, boolean][] = [
+    ['no filter', {}, true],
+    ['its group', { groups: ['cards'] }, true],
+    ['another group', { groups: ['payments'] }, false],
+    ['its type', { types: ['card.created', 'x'] }, true],
+    ['another type', { types: ['card.frozen'] }, false],
+    ['from before it', { from: 1_000 }, true],
+    ['from after it', { from: 1_001 }, false],
+    ['to after it', { to: 1_000 }, true],
+    ['to before it', { to: 999 }, false],
+    ['an event id prefix', { search: 'evt_01H' }, true],
+    ['a data id prefix, padded', { search: '  card_7Q ' }, true],
+    ['a prefix of neither', { search: 'evt_02' }, false],
+    ['a part that is not a prefix', { search: '01HZ' }, false],
+  ]
+  for (const [name, filter, expected] of cases) {
+    it(`${expected ? 'keeps' : 'drops'} a live event for ${name}`, () => {
+      expect(matchesFilter(event, filter)).toBe(expected)
+    })
+  }
+})
+
+describe('events store', () => {
+  it('puts live events on top, newest first, updates a redelivery in place, and counts only new ones', async () => {
+    const a = summary({ id: 'evt_a' })
+    const b = summary({ id: 'evt_b' })
+    backendWith([a, b])
+    await useEventsStore.getState().reload()
+    expect(ids(useEventsStore.getState().rows)).toEqual(['evt_b', 'evt_a'])
+
+    const c = summary({ id: 'evt_c' })
+    const d = summary({ id: 'evt_d' })
+    const again = { ...a, deliveries: 2, lastDeliveryAt: d.receivedAt }
+    useEventsStore.getState().applyAppended({ events: [c, again, d], omitted: 0 })
+    const s = useEventsStore.getState()
+    expect(ids(s.rows)).toEqual(['evt_d', 'evt_c', 'evt_b', 'evt_a'])
+    expect(s.rows.find((r) => r.id === 'evt_a')?.deliveries).toBe(2)
+    expect(s.count).toEqual({ count: 4, capped: false, total: 4 })
+    expect(countLine(s.count, false)).toBe('4 stored')
+  })
+
+  it('holds new events back while the operator is scrolled down, and shows them on return to the top', async () => {
+    backendWith([summary({ id: 'evt_a' })])
+    await useEventsStore.getState().reload()
+    useEventsStore.getState().setFollowing(false)
+    const b = summary({ id: 'evt_b' })
+    useEventsStore.getState().applyAppended({ events: [b], omitted: 0 })
+    useEventsStore.getState().applyAppended({ events: [{ ...b, deliveries: 2 }], omitted: 0 })
+    let s = useEventsStore.getState()
+    expect(ids(s.rows)).toEqual(['evt_a'])
+    expect(ids(s.held)).toEqual(['evt_b'])
+    expect(s.held[0]!.deliveries).toBe(2)
+    expect(s.count?.count).toBe(2) // the redelivery of a held event is not counted twice
+    useEventsStore.getState().setFollowing(true)
+    s = useEventsStore.getState()
+    expect(ids(s.rows)).toEqual(['evt_b', 'evt_a'])
+    expect(s.held).toEqual([])
+  })
+
+  it('leaves out live events the filter excludes', async () => {
+    backendWith([])
+    useEventsStore.setState({ filter: { groups: ['cards'] } })
+    await useEventsStore.getState().reload()
+    useEventsStore.getState().applyAppended({
+      events: [
+        summary({ id: 'evt_card', type: 'card.created', group: 'cards' }),
+        summary({ id: 'evt_fund' }),
+      ],
+      omitted: 0,
+    })
+    expect(ids(useEventsStore.getState().rows)).toEqual(['evt_card'])
+    expect(countLine(useEventsStore.getState().count, true)).toBe('1 of 2 stored')
+  })
+
+  it('keeps an event pushed while a reload is in flight', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    backendWith([summary({ id: 'evt_old' })], gate)
+    const reloading = useEventsStore.getState().reload()
+    useEventsStore.getState().applyAppended({ events: [summary({ id: 'evt_during' })], omitted: 0 })
+    release()
+    await reloading
+    expect(ids(useEventsStore.getState().rows)).toEqual(['evt_during', 'evt_old'])
+  })
+
+  it(`keeps at most ${maxLiveRows} rows while following and pages from the last one kept`, async () => {
+    backendWith([])
+    await useEventsStore.getState().reload()
+    const burst = Array.from({ length: maxLiveRows + 10 }, (_, i) => summary({ id: `evt_${i}` }))
+    useEventsStore.getState().applyAppended({ events: burst, omitted: 0 })
+    const s = useEventsStore.getState()
+    expect(s.rows).toHaveLength(maxLiveRows)
+    expect(s.rows[0]!.id).toBe(`evt_${maxLiveRows + 9}`)
+    const last = s.rows.at(-1)!
+    expect(s.next).toEqual({ receivedAt: last.receivedAt, seq: last.seq })
+  })
+
+  it('on resync while following, shows what was stored while the back end was away', async () => {
+    const stored = [summary({ id: 'evt_before' })]
+    const { script } = backendWith(stored)
+    const attached = useEventsStore.getState().attach()
+    await useEventsStore.getState().reload()
+    stored.push(summary({ id: 'evt_missed' }))
+    useEventsStore.getState().resync()
+    await expect.poll(() => ids(useEventsStore.getState().rows)).toEqual(['evt_missed', 'evt_before'])
+    expect(script.calls.filter((c) => c.name === 'events.listener')).toHaveLength(1)
+    attached.dispose()
+  })
+
+  it('on resync while scrolled down, holds what was missed behind "new" and keeps the rows', async () => {
+    const stored = [summary({ id: 'evt_before' })]
+    backendWith(stored)
+    const attached = useEventsStore.getState().attach()
+    await useEventsStore.getState().reload()
+    useEventsStore.getState().setFollowing(false)
+    stored.push(summary({ id: 'evt_missed' }))
+    useEventsStore.getState().resync()
+    await expect.poll(() => ids(useEventsStore.getState().held)).toEqual(['evt_missed'])
+    expect(ids(useEventsStore.getState().rows)).toEqual(['evt_before'])
+    expect(useEventsStore.getState().count?.count).toBe(2)
+    attached.dispose()
+  })
+
+  it('does not resync when no view shows events, and follows pushes only while attached', async () => {
+    const { script } = backendWith([])
+    useEventsStore.getState().resync()
+    expect(script.calls).toEqual([])
+    const attached = useEventsStore.getState().attach()
+    script.push({ topic: 'events.appended', payload: { events: [summary({ id: 'evt_1' })], omitted: 0 } })
+    attached.dispose()
+    script.push({ topic: 'events.appended', payload: { events: [summary({ id: 'evt_2' })], omitted: 0 } })
+    expect(ids(useEventsStore.getState().rows)).toEqual(['evt_1'])
+  })
+
+  it('merges newest first, each id once', () => {
+    const x = summary({ id: 'x', receivedAt: 5 })
+    const y = summary({ id: 'y', receivedAt: 9 })
+    expect(
+      ids(mergeNewest([x, y], [summary({ id: 'x', receivedAt: 5 }), summary({ id: 'z', receivedAt: 1 })])),
+    ).toEqual(['y', 'x', 'z'])
+  })
+})

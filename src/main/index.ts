@@ -77,7 +77,7 @@ const gate = createStartingGate({ holdMs: startingHoldMs })
 const disposables = new DisposableStore()
 function disposeAll(): void {
   try {
-    disposeAll()
+    disposables.dispose()
   } catch (error) {
     log.warn('a disposer failed on quit', { error })
   }

@@ -3,6 +3,7 @@ import type { ChainHistory, HistoryPoint } from '../../shared/contract/chains'
 import { statusRank } from '../../shared/chains/health'
 import type { ChainStatusKind } from '../../shared/chains/health'
 import type { Sample } from './monitor'
+import { percentile } from './percentile'
 
 /** Samples of every poll, kept raw for two hours, folded into five-minute buckets for two days,
  * then into half-hour buckets kept for 31 days: twelve chains polled every 5 s make about 40k
@@ -178,8 +179,4 @@ function maxOf(values: (number | null)[]): number | null {
   return max
 }
 
-export function percentile(sorted: number[], p: number): number | null {
-  if (sorted.length === 0) return null
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))
-  return sorted[index]!
-}
+export { percentile }

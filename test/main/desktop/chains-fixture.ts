@@ -35,6 +35,16 @@ export function chain(
     checkedAt: null,
     laggingAfterSeconds: 60,
     stalledAfterSeconds: 120,
+    confirming: null,
+    finalized: { supported: null, head: null, lagBlocks: null, lagSeconds: null },
+    safe: { supported: null, head: null, lagBlocks: null, lagSeconds: null },
+    finalizedLagAfterSeconds: 1200,
+    syncing: null,
+    peers: null,
+    peersNote: null,
+    quality: { polls: 0, errors: 0, rateLimited: 0, errorRate: null, p95Ms: null, errorRateAbove: 0.05, p95AboveMs: 1000 },
+    lastReorg: null,
+    reorgs: 0,
     ...extra,
   }
 }

@@ -17,6 +17,9 @@ import type { ApiHandlers } from './transport/dispatch'
 import { startServices } from './services'
 import type { Services } from './services'
 import { version } from './version'
+import { createMeters } from './alerts/meters'
+import { metricsFor } from './api/metrics'
+import type { PollClock } from './chains/clock'
 
 export interface BackendOptions {
   dataDir: string
@@ -28,12 +31,16 @@ export interface BackendOptions {
   log?: Logger
   /** Overrides `listener.port` from the config (`--listener-port`). */
   listenerPort?: number
+  /** The poller's and the alert rules' clock; tests move it by hand. */
+  clock?: PollClock
 }
 
 export interface Backend {
   context: AppContext
   services: Services
   handlers: ApiHandlers
+  /** GET /metrics: the Prometheus text. */
+  metrics(): Promise<string>
   close(): Promise<void>
 }
 
@@ -58,6 +65,7 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
   const started = await startServices(context, {
     listenerPort: options.listenerPort,
     env: options.env ?? process.env,
+    clock: options.clock,
   })
   if (!started.ok) {
     db.value.close()
@@ -69,6 +77,7 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
     context,
     services: started.value.services,
     handlers,
+    metrics: metricsFor(context, started.value.services),
     close: async () => {
       await started.value.stop()
       db.value.close()
@@ -98,6 +107,7 @@ function createContext(
     storage,
     secrets,
     push,
+    meters: createMeters(),
     log,
     config: () => loaded.config,
     loadedConfig: () => loaded,

@@ -4,6 +4,7 @@ import type { Logger } from './log'
 import type { PushBus } from './push'
 import type { ObservedSecretStore } from './secrets'
 import type { LoadedConfig } from './config'
+import type { Meters } from './alerts/meters'
 
 /** A webhook listener that could not start: where it tried, the cause and the fix. */
 export interface ListenerProblem {
@@ -28,6 +29,8 @@ export interface AppContext {
   storage: StorageHealth
   secrets: ObservedSecretStore
   push: PushBus
+  /** Figures capabilities feed for GET /metrics as they happen (alerts/meters.ts). */
+  meters: Meters
   log: Logger
   config(): Config
   loadedConfig(): LoadedConfig

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3'
 import type { ChainHistory, HistoryPoint } from '../../shared/contract/chains'
+import type { Uptime } from '../../shared/contract/alerts'
 import { statusRank } from '../../shared/chains/health'
 import type { ChainStatusKind } from '../../shared/chains/health'
 import type { Sample } from './monitor'
@@ -31,7 +32,14 @@ interface Row {
   error: string | null
 }
 
+export const hourMs = 60 * 60_000
+const uptimeRetentionMs = 31 * 24 * hourMs
+/** Polls that count as down for uptime: the confirmed bad statuses (a "failing" poll is not yet). */
+const downStatuses = new Set(['down', 'stalled', 'wrong_network'])
+
 export interface ChainHistoryStore {
+  /** Uptime from the hourly aggregate (polls, polls up), written with every sample. */
+  uptime(serviceId: number, now?: number): Uptime
   record(samples: Sample[]): void
   /** Folds raw samples older than the raw retention into buckets, drops buckets past theirs. */
   compact(now?: number): { folded: number; dropped: number }
@@ -43,8 +51,19 @@ export function createChainHistory(db: Database): ChainHistoryStore {
     `INSERT OR REPLACE INTO chain_samples (service_id, t, bucket_ms, n, errors, status, head, age_ms, lag_blocks, lag_ms, latency_ms, error_code, error)
      VALUES (@service_id, @t, @bucket_ms, @n, @errors, @status, @head, @age_ms, @lag_blocks, @lag_ms, @latency_ms, @error_code, @error)`,
   )
+  const countUptime = db.prepare(
+    `INSERT INTO chain_uptime (service_id, hour, polls, up) VALUES (?, ?, 1, ?)
+     ON CONFLICT (service_id, hour) DO UPDATE SET polls = polls + 1, up = up + excluded.up`,
+  )
+  const selectUptime = db.prepare(
+    `SELECT hour, polls, up FROM chain_uptime WHERE service_id = ? AND hour >= ? ORDER BY hour`,
+  )
+  const dropUptime = db.prepare(`DELETE FROM chain_uptime WHERE hour < ?`)
   const recordAll = db.transaction((rows: Row[]) => {
-    for (const row of rows) insert.run(row)
+    for (const row of rows) {
+      insert.run(row)
+      countUptime.run(row.service_id, Math.floor(row.t / hourMs) * hourMs, downStatuses.has(row.status) ? 0 : 1)
+    }
   })
   const selectOld = db.prepare(
     `SELECT * FROM chain_samples WHERE bucket_ms = ? AND t < ? ORDER BY service_id, t`,
@@ -85,9 +104,35 @@ export function createChainHistory(db: Database): ChainHistoryStore {
           const folded = foldOlder(0, bucketMs, now - rawRetentionMs)
           foldOlder(bucketMs, coarseBucketMs, now - fineBucketRetentionMs)
           const dropped = deleteOld.run(coarseBucketMs, now - bucketRetentionMs).changes
+          dropUptime.run(now - uptimeRetentionMs)
           return { folded, dropped }
         })
         .immediate()
+    },
+    uptime(serviceId, now = Date.now()) {
+      const thisHour = Math.floor(now / hourMs) * hourMs
+      const rows = selectUptime.all(serviceId, thisHour - 30 * 24 * hourMs) as {
+        hour: number
+        polls: number
+        up: number
+      }[]
+      const ratio = (hours: number) => {
+        let polls = 0
+        let up = 0
+        for (const r of rows)
+          if (r.hour > thisHour - hours * hourMs) {
+            polls += r.polls
+            up += r.up
+          }
+        return polls === 0 ? null : up / polls
+      }
+      const byHour = new Map(rows.map((r) => [r.hour, r]))
+      const hours = Array.from({ length: 24 }, (_, i) => {
+        const t = thisHour - (23 - i) * hourMs
+        const r = byHour.get(t)
+        return { t, polls: r?.polls ?? 0, up: r?.up ?? 0 }
+      })
+      return { serviceId, ratio24h: ratio(24), ratio7d: ratio(7 * 24), ratio30d: ratio(30 * 24), hours }
     },
     history(serviceId, minutes, now = Date.now()) {
       const rows = selectRange.all(serviceId, now - minutes * 60_000) as Row[]

@@ -20,6 +20,8 @@ export interface ConsoleServerOptions {
   token: string
   rendererDir: string
   log: Logger
+  /** GET /metrics (Prometheus text, same token). */
+  metrics?: () => Promise<string>
 }
 
 export interface ConsoleServer {
@@ -65,6 +67,7 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
     const origin = checkOrigin(req, port)
     if (!origin.ok) return sendJson(res, 403, origin)
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`)
+    if (url.pathname === '/metrics' && options.metrics) return sendMetrics(req, res, options.metrics)
     if (!url.pathname.startsWith('/api/'))
       return serveStatic(options.rendererDir, url.pathname, req, res, contentSecurityPolicy)
     if (!hasToken(req, options.token)) {
@@ -88,6 +91,18 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
     }
     if (call) return sendJson(res, 405, err('bad_request', 'API calls are POST requests with a JSON body.'))
     return sendJson(res, 404, err('not_found', `No API route ${url.pathname}.`))
+  }
+
+  async function sendMetrics(req: IncomingMessage, res: ServerResponse, read: () => Promise<string>) {
+    if (!hasToken(req, options.token))
+      return sendJson(res, 401, err('unauthorized', 'GET /metrics needs the console token: Authorization: Bearer <token>.'))
+    const text = await read()
+    res.writeHead(200, {
+      'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    })
+    res.end(text)
   }
 
   function openStream(req: IncomingMessage, res: ServerResponse): void {

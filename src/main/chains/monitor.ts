@@ -390,13 +390,23 @@ export class ChainMonitor {
 
   private failed(error: RpcErrorInfo, latencyMs: number, t: number): { status: ChainStatus; sample: Sample } {
     this.failures += 1
-    this.quality.add(t, error.kind === 'http' && error.code === 429 ? 'rate_limited' : 'error', null)
     // A node that comes back may be another node: ask who it is again.
     this.identity = null
     const previous = this.latest
     const confirmed = this.confirmation.observe(
       { status: 'down', reason: `${error.message}${this.failures > 1 ? ` (${this.failures} polls in a row)` : ''}` },
       t,
+    )
+    // Polls of a confirmed outage are the outage's, not the error rate's (that would alert twice
+    // for one outage, and again for 15 min after it ended).
+    this.quality.add(
+      t,
+      error.kind === 'http' && error.code === 429
+        ? 'rate_limited'
+        : confirmed.status === 'down'
+          ? 'outage'
+          : 'error',
+      null,
     )
     this.latest = {
       ...this.base(t),

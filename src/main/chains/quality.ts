@@ -2,10 +2,10 @@ import { qualityWindowMs } from '../../shared/chains/health'
 import type { PollQuality } from '../../shared/contract/chains'
 import { percentile } from './percentile'
 
-type Outcome = 'ok' | 'error' | 'rate_limited'
+type Outcome = 'ok' | 'error' | 'rate_limited' | 'outage'
 
 /** The last 15 minutes of one chain's polls: error rate (HTTP 429 counted apart as rate limited,
- * not as an error) and p95 latency of the polls that answered. */
+ * not as an error; polls during a confirmed outage left out) and p95 latency of the answers. */
 export class QualityWindow {
   private readonly entries: { t: number; outcome: Outcome; latencyMs: number | null }[] = []
 
@@ -16,11 +16,13 @@ export class QualityWindow {
 
   summary(now: number, errorRateAbove: number, p95AboveMs: number): PollQuality {
     this.trim(now)
-    const polls = this.entries.length
+    let polls = 0
     let errors = 0
     let rateLimited = 0
     const latencies: number[] = []
     for (const e of this.entries) {
+      if (e.outcome === 'outage') continue
+      polls++
       if (e.outcome === 'error') errors++
       else if (e.outcome === 'rate_limited') rateLimited++
       else if (e.latencyMs !== null) latencies.push(e.latencyMs)

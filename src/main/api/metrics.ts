@@ -82,17 +82,29 @@ export function metricsFor(ctx: AppContext, services: Services): () => Promise<s
       this.set(ctx.storage.status().state === 'ok' ? 1 : 0)
     },
   })
+  // Labelled so that, without the forward capability, they have no sample rather than a made-up 0.
   new Gauge({
     name: 'watchdesk_forward_queue_depth',
-    help: 'Events waiting to be forwarded (absent without the forward capability)',
+    help: 'Events waiting to be forwarded (no sample without the forward capability)',
+    labelNames: ['capability'],
     registers,
     collect() {
       this.reset()
       const read = ctx.meters.forward.queueDepth
-      if (read) this.set(read())
+      if (read) this.set({ capability: 'forward' }, read())
     },
   })
-  listenerTotal('watchdesk_forward_failures_total', 'Failed forward attempts', () => ctx.meters.forward.failures?.() ?? null)
+  new Counter({
+    name: 'watchdesk_forward_failures_total',
+    help: 'Failed forward attempts (no sample without the forward capability)',
+    labelNames: ['capability'],
+    registers,
+    collect() {
+      this.reset()
+      const read = ctx.meters.forward.failures
+      if (read) this.inc({ capability: 'forward' }, read())
+    },
+  })
   new Gauge({
     name: 'watchdesk_incidents_open',
     help: 'Open alert incidents',

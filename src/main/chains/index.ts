@@ -58,9 +58,12 @@ export function pollerFor(
   onRound?: Parameters<typeof createPoller>[0]['onRound'],
   uidProblem: string | null = null,
   clock?: PollClock,
+  /** A one-shot check (`watchdesk chains`): one round cannot confirm, so a bad poll counts at once. */
+  oneShot = false,
 ): Poller {
+  const targets = resolveTargets(config, uid, uidProblem)
   return createPoller({
-    targets: resolveTargets(config, uid, uidProblem),
+    targets: oneShot ? targets.map((t) => ({ ...t, confirmFailures: 1 })) : targets,
     scrub: uidScrubber(uid),
     onRound,
     clock,

@@ -21,7 +21,7 @@ export async function chainsCommand(argv: string[], io: CliIo, secrets?: SecretS
   const { uid, problem } = await readProjectUid(
     secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env),
   )
-  const poller = pollerFor(loaded.value.config, uid, undefined, problem)
+  const poller = pollerFor(loaded.value.config, uid, undefined, problem, undefined, true)
   let chains: ChainStatus[]
   try {
     chains = (await poller.pollRound()).chains

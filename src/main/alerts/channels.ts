@@ -128,7 +128,8 @@ export async function sendAlert(
       : JSON.stringify({ source: 'watchdesk', ...alert })
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'watchdesk' }
   if (config.type === 'webhook' && signingSecret)
-    headers['x-watchdesk-signature'] = `sha256=${createHmac('sha256', signingSecret).update(body).digest('hex')}`
+    headers['x-watchdesk-signature'] =
+      `sha256=${createHmac('sha256', signingSecret).update(body).digest('hex')}`
   const masked = safeMask(url)
   try {
     const response = await fetch(url, {
@@ -175,11 +176,18 @@ async function sendEmail(
     return ok(`accepted by ${config.host}:${config.port} for ${info.accepted.length} recipient(s)`)
   } catch (error) {
     const message = (error as Error).message.split(password ?? '\u0000').join('…')
-    return err('upstream', `${config.host}:${config.port} refused the mail (${message}): check the SMTP settings.`)
+    return err(
+      'upstream',
+      `${config.host}:${config.port} refused the mail (${message}): check the SMTP settings.`,
+    )
   } finally {
     transport.close()
   }
 }
 
 const icon = (alert: Alert) =>
-  alert.kind === 'recovered' ? ':large_green_circle:' : alert.severity === 'critical' ? ':red_circle:' : ':large_yellow_circle:'
+  alert.kind === 'recovered'
+    ? ':large_green_circle:'
+    : alert.severity === 'critical'
+      ? ':red_circle:'
+      : ':large_yellow_circle:'

@@ -119,7 +119,14 @@ export class IncidentEngine {
   private recover(s: State, now: number): void {
     const lasted = now - s.openedAt
     if (s.incidentId !== null) this.deps.close(s.incidentId, now)
-    this.emit(s, 'recovered', `${s.name} recovered after ${formatDuration(lasted)}`, `Was: ${s.title}. ${s.body}`, lasted, now)
+    this.emit(
+      s,
+      'recovered',
+      `${s.name} recovered after ${formatDuration(lasted)}`,
+      `Was: ${s.title}. ${s.body}`,
+      lasted,
+      now,
+    )
   }
 
   private emit(s: State, kind: AlertKind, title: string, body: string, durationMs: number | null, t: number) {

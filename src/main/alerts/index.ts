@@ -124,7 +124,10 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
       )
   }
 
-  async function dispatch(alert: Alert, only?: string): Promise<{ channel: string; ok: boolean; detail: string | null }[]> {
+  async function dispatch(
+    alert: Alert,
+    only?: string,
+  ): Promise<{ channel: string; ok: boolean; detail: string | null }[]> {
     const results: { channel: string; ok: boolean; detail: string | null }[] = []
     const channels = Object.entries(cfg().channels).filter(([name, c]) =>
       only !== undefined ? name === only : c.enabled && (!c.rules || c.rules.includes(alert.rule)),
@@ -132,7 +135,12 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
     const muted =
       alert.kind === 'test'
         ? null
-        : mutedBy(cfg().mute, writing('alert mutes', () => store.mutes(alert.t), []), alert, alert.t)
+        : mutedBy(
+            cfg().mute,
+            writing('alert mutes', () => store.mutes(alert.t), []),
+            alert,
+            alert.t,
+          )
     for (const [name, channel] of channels) {
       if (muted) {
         writing('alert log', () => store.record(alert, name, 'muted', muted), undefined)
@@ -181,7 +189,14 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
 
   function instant(a: Pick<Alert, 'rule' | 'subject' | 'serviceId' | 'title' | 'body'>): void {
     if (cfg().disabledRules.includes(a.rule)) return
-    enqueue({ ...a, t: clock.now(), kind: 'event', severity: severityOf(a.rule), incidentId: null, durationMs: null })
+    enqueue({
+      ...a,
+      t: clock.now(),
+      kind: 'event',
+      severity: severityOf(a.rule),
+      incidentId: null,
+      durationMs: null,
+    })
   }
 
   // Events: the committed ones, as the push bus carries them.
@@ -197,7 +212,13 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
     const alerting = events.filter((e) => shouldNotify(e.type, cfg().eventTypes))
     if (alerting.length > 3) {
       const types = [...new Set(alerting.map((e) => e.type))]
-      instant({ rule: 'event.type', subject: 'events', serviceId: null, title: `${alerting.length} alerting events`, body: types.join(', ') })
+      instant({
+        rule: 'event.type',
+        subject: 'events',
+        serviceId: null,
+        title: `${alerting.length} alerting events`,
+        body: types.join(', '),
+      })
     } else
       for (const e of alerting)
         instant({
@@ -302,7 +323,10 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
     async test(channel) {
       const channels = cfg().channels
       if (channel !== undefined && !channels[channel])
-        return err('not_found', `There is no alert channel "${channel}": add it under alerts.channels in the config.`)
+        return err(
+          'not_found',
+          `There is no alert channel "${channel}": add it under alerts.channels in the config.`,
+        )
       const alert: Alert = {
         t: clock.now(),
         rule: 'test',
@@ -315,7 +339,8 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
         incidentId: null,
         durationMs: null,
       }
-      const names = channel !== undefined ? [channel] : Object.keys(channels).filter((n) => channels[n]!.enabled)
+      const names =
+        channel !== undefined ? [channel] : Object.keys(channels).filter((n) => channels[n]!.enabled)
       const results: { channel: string; ok: boolean; detail: string | null }[] = []
       for (const name of names) {
         const done = queue.then(() => dispatch(alert, name))
@@ -335,7 +360,12 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
       const now = clock.now()
       try {
         const m = store.addMute(
-          { from: now, to: now + minutes * 60_000, chains: serviceIds?.length ? serviceIds : null, reason: reason ?? null },
+          {
+            from: now,
+            to: now + minutes * 60_000,
+            chains: serviceIds?.length ? serviceIds : null,
+            reason: reason ?? null,
+          },
           now,
         )
         log.info('alerts muted from the console', { minutes, chains: m.chains })
@@ -348,7 +378,10 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
     unmute(id) {
       const n = Number(id)
       if (!Number.isInteger(n))
-        return err('bad_request', `"${id}" is a maintenance window from the config: edit alerts.mute to change it.`)
+        return err(
+          'bad_request',
+          `"${id}" is a maintenance window from the config: edit alerts.mute to change it.`,
+        )
       try {
         return ok({ removed: store.removeMute(n) })
       } catch (error) {

@@ -16,9 +16,14 @@ export interface Meters {
 }
 
 const reasonOf = (status: number): string =>
-  ({ 400: 'malformed', 401: 'signature', 404: 'unknown_path', 405: 'method', 408: 'timeout', 413: 'too_large' })[
-    status
-  ] ?? `http_${status}`
+  ({
+    400: 'malformed',
+    401: 'signature',
+    404: 'unknown_path',
+    405: 'method',
+    408: 'timeout',
+    413: 'too_large',
+  })[status] ?? `http_${status}`
 
 export function createMeters(): Meters {
   const registry = new Registry()

@@ -60,7 +60,8 @@ export function mutedBy(
 export function describeWindow(w: MuteWindow, i: number, t: number): MuteInfo {
   const parts: string[] = []
   if (w.from && w.to) parts.push(`${w.from} → ${w.to}`)
-  if (w.start && w.end) parts.push(`${w.weekdays ? `every ${w.weekdays.join(', ')}` : 'every day'} ${w.start}–${w.end}`)
+  if (w.start && w.end)
+    parts.push(`${w.weekdays ? `every ${w.weekdays.join(', ')}` : 'every day'} ${w.start}–${w.end}`)
   if (w.chains) parts.push(`chains ${w.chains.join(', ')}`)
   if (w.rules) parts.push(`rules ${w.rules.join(', ')}`)
   if (w.reason) parts.push(w.reason)

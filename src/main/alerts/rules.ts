@@ -5,21 +5,99 @@ import { confirmMinMs } from '../../shared/chains/health'
 
 /** Every rule, its default and its severity (docs/alerts.md lists the same). */
 export const ruleCatalog = [
-  { id: 'chain.down', label: 'Chain down', severity: 'critical', defaultText: `no answer for ${'`chains.<id>.confirmFailures`'} polls (3) and 15 s` },
-  { id: 'chain.stalled', label: 'Chain stalled', severity: 'critical', defaultText: 'head not advancing past `stalledAfterSeconds` (20 blocks, ≥ 60 s), confirmed like down' },
-  { id: 'chain.wrong_network', label: 'Wrong network', severity: 'critical', defaultText: 'eth_chainId / net_version not the chain’s, confirmed like down' },
-  { id: 'chain.lagging', label: 'Chain lagging', severity: 'warning', defaultText: 'behind past `laggingAfterSeconds` (5 blocks, ≥ 10 s) for 3 polls and 15 s' },
-  { id: 'chain.syncing', label: 'Node syncing', severity: 'warning', defaultText: 'eth_syncing answers progress for 3 polls and 15 s' },
-  { id: 'chain.finality', label: 'Finality lag', severity: 'warning', defaultText: 'finalized head older than `finalizedLagAfterSeconds` (from the chain: Ethereum 20 min, rollups 60 min, Polygon 10 min, others 100 blocks ≥ 5 min)' },
-  { id: 'chain.error_rate', label: 'Error rate', severity: 'warning', defaultText: 'failed polls above `errorRateAbove` (5 %) over 15 min (at least 10 polls; HTTP 429 counted apart)' },
-  { id: 'chain.latency', label: 'Slow node', severity: 'warning', defaultText: 'p95 latency above `p95AboveMs` (1 s) over 15 min (at least 10 answers)' },
-  { id: 'chain.reorg', label: 'Reorganisation', severity: 'info', defaultText: 'the block at a known height changed hash (depth recorded)' },
-  { id: 'event.type', label: 'Event type', severity: 'critical', defaultText: '`alerts.eventTypes`: *.failed, compliance.screening.flagged, business.verification.rejected' },
-  { id: 'listener.rejections', label: 'Signature rejections', severity: 'critical', defaultText: 'more than `alerts.rejectionsPerMinute` (10) signature rejections in a minute' },
-  { id: 'listener.quiet', label: 'No events', severity: 'warning', defaultText: 'off; `alerts.quietMinutes.<endpoint id or *>` minutes without an event' },
-  { id: 'listener.down', label: 'Listener not listening', severity: 'critical', defaultText: 'the webhook listener is not running' },
-  { id: 'storage.fault', label: 'Storage fault', severity: 'critical', defaultText: 'the database does not take commits (disk full, locked)' },
-  { id: 'relay.source', label: 'Relay source unreachable', severity: 'critical', defaultText: 'a `sources.<name>` relay does not answer (reported by the relay capability)' },
+  {
+    id: 'chain.down',
+    label: 'Chain down',
+    severity: 'critical',
+    defaultText: `no answer for ${'`chains.<id>.confirmFailures`'} polls (3) and 15 s`,
+  },
+  {
+    id: 'chain.stalled',
+    label: 'Chain stalled',
+    severity: 'critical',
+    defaultText: 'head not advancing past `stalledAfterSeconds` (20 blocks, ≥ 60 s), confirmed like down',
+  },
+  {
+    id: 'chain.wrong_network',
+    label: 'Wrong network',
+    severity: 'critical',
+    defaultText: 'eth_chainId / net_version not the chain’s, confirmed like down',
+  },
+  {
+    id: 'chain.lagging',
+    label: 'Chain lagging',
+    severity: 'warning',
+    defaultText: 'behind past `laggingAfterSeconds` (5 blocks, ≥ 10 s) for 3 polls and 15 s',
+  },
+  {
+    id: 'chain.syncing',
+    label: 'Node syncing',
+    severity: 'warning',
+    defaultText: 'eth_syncing answers progress for 3 polls and 15 s',
+  },
+  {
+    id: 'chain.finality',
+    label: 'Finality lag',
+    severity: 'warning',
+    defaultText:
+      'finalized head older than `finalizedLagAfterSeconds` (from the chain: Ethereum 20 min, rollups 60 min, Polygon 10 min, others 100 blocks ≥ 5 min)',
+  },
+  {
+    id: 'chain.error_rate',
+    label: 'Error rate',
+    severity: 'warning',
+    defaultText:
+      'failed polls above `errorRateAbove` (5 %) over 15 min (at least 10 polls; HTTP 429 counted apart)',
+  },
+  {
+    id: 'chain.latency',
+    label: 'Slow node',
+    severity: 'warning',
+    defaultText: 'p95 latency above `p95AboveMs` (1 s) over 15 min (at least 10 answers)',
+  },
+  {
+    id: 'chain.reorg',
+    label: 'Reorganisation',
+    severity: 'info',
+    defaultText: 'the block at a known height changed hash (depth recorded)',
+  },
+  {
+    id: 'event.type',
+    label: 'Event type',
+    severity: 'critical',
+    defaultText:
+      '`alerts.eventTypes`: *.failed, compliance.screening.flagged, business.verification.rejected',
+  },
+  {
+    id: 'listener.rejections',
+    label: 'Signature rejections',
+    severity: 'critical',
+    defaultText: 'more than `alerts.rejectionsPerMinute` (10) signature rejections in a minute',
+  },
+  {
+    id: 'listener.quiet',
+    label: 'No events',
+    severity: 'warning',
+    defaultText: 'off; `alerts.quietMinutes.<endpoint id or *>` minutes without an event',
+  },
+  {
+    id: 'listener.down',
+    label: 'Listener not listening',
+    severity: 'critical',
+    defaultText: 'the webhook listener is not running',
+  },
+  {
+    id: 'storage.fault',
+    label: 'Storage fault',
+    severity: 'critical',
+    defaultText: 'the database does not take commits (disk full, locked)',
+  },
+  {
+    id: 'relay.source',
+    label: 'Relay source unreachable',
+    severity: 'critical',
+    defaultText: 'a `sources.<name>` relay does not answer (reported by the relay capability)',
+  },
 ] as const satisfies readonly Omit<RuleInfo, 'enabled'>[]
 
 export type RuleId = (typeof ruleCatalog)[number]['id']
@@ -50,8 +128,23 @@ export function chainConditions(snapshot: ChainsSnapshot): Condition[] {
   const out: Condition[] = []
   for (const c of snapshot.chains) {
     const live = c.status !== 'not_configured' && c.status !== 'checking'
-    const add = (rule: RuleId, active: boolean, title: string, body: string, confirm?: Condition['confirm']) =>
-      out.push({ rule, subject: `chain:${c.serviceId}`, serviceId: c.serviceId, active: live && active, title, body, name: c.name, confirm })
+    const add = (
+      rule: RuleId,
+      active: boolean,
+      title: string,
+      body: string,
+      confirm?: Condition['confirm'],
+    ) =>
+      out.push({
+        rule,
+        subject: `chain:${c.serviceId}`,
+        serviceId: c.serviceId,
+        active: live && active,
+        title,
+        body,
+        name: c.name,
+        confirm,
+      })
     for (const s of ['down', 'stalled', 'wrong_network'] as const)
       add(`chain.${s}`, c.status === s, `${c.name} ${statusLabel[s]}`, c.reason)
     add('chain.lagging', c.status === 'lagging', `${c.name} lagging`, c.reason, engineConfirm)
@@ -66,7 +159,9 @@ export function chainConditions(snapshot: ChainsSnapshot): Condition[] {
     )
     add(
       'chain.error_rate',
-      c.quality.polls >= minQualityPolls && c.quality.errorRate !== null && c.quality.errorRate > c.quality.errorRateAbove,
+      c.quality.polls >= minQualityPolls &&
+        c.quality.errorRate !== null &&
+        c.quality.errorRate > c.quality.errorRateAbove,
       `${c.name} error rate`,
       `${pct(c.quality.errorRate)} of ${c.quality.polls} polls failed over 15 min (limit ${pct(c.quality.errorRateAbove)})${rateLimitedNote(c)}.`,
     )

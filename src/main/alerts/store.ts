@@ -130,7 +130,8 @@ export function createAlertStore(db: Database): AlertStore {
     addMute(m, now) {
       dropEnded.run(now)
       const id = Number(
-        insertMute.run(m.from, m.to, m.chains ? JSON.stringify(m.chains) : null, m.reason, now).lastInsertRowid,
+        insertMute.run(m.from, m.to, m.chains ? JSON.stringify(m.chains) : null, m.reason, now)
+          .lastInsertRowid,
       )
       return { id, ...m }
     },

@@ -62,7 +62,11 @@ export function createChainHistory(db: Database): ChainHistoryStore {
   const recordAll = db.transaction((rows: Row[]) => {
     for (const row of rows) {
       insert.run(row)
-      countUptime.run(row.service_id, Math.floor(row.t / hourMs) * hourMs, downStatuses.has(row.status) ? 0 : 1)
+      countUptime.run(
+        row.service_id,
+        Math.floor(row.t / hourMs) * hourMs,
+        downStatuses.has(row.status) ? 0 : 1,
+      )
     }
   })
   const selectOld = db.prepare(

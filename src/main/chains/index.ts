@@ -18,6 +18,7 @@ import type { PollClock } from './clock'
 import { resolveTargets } from './targets'
 
 export { createPoller, sortWorstFirst, backoffDelay } from './poller'
+export type { Poller } from './poller'
 export { resolveTargets, maskUrl } from './targets'
 export { createRpcClient } from './rpc'
 export { systemPollClock } from './clock'

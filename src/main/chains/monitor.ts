@@ -244,7 +244,11 @@ export class ChainMonitor {
       calls.push({ method, params })
       return calls.length - 1
     }
-    const finalizedAt = at('eth_getBlockByNumber', ['finalized', false], !askBlock || this.refused.has('finalized'))
+    const finalizedAt = at(
+      'eth_getBlockByNumber',
+      ['finalized', false],
+      !askBlock || this.refused.has('finalized'),
+    )
     const safeAt = at('eth_getBlockByNumber', ['safe', false], !askBlock || this.refused.has('safe'))
     const syncingAt = at('eth_syncing', [], this.refused.has('eth_syncing'))
     const peersAt = at('net_peerCount', [], this.refused.has('net_peerCount'))
@@ -394,7 +398,10 @@ export class ChainMonitor {
     this.identity = null
     const previous = this.latest
     const confirmed = this.confirmation.observe(
-      { status: 'down', reason: `${error.message}${this.failures > 1 ? ` (${this.failures} polls in a row)` : ''}` },
+      {
+        status: 'down',
+        reason: `${error.message}${this.failures > 1 ? ` (${this.failures} polls in a row)` : ''}`,
+      },
       t,
     )
     // Polls of a confirmed outage are the outage's, not the error rate's (that would alert twice
@@ -481,7 +488,9 @@ export class ChainMonitor {
     return { clientVersion, netVersion, chainId, checkedAt: t, mismatch, verdict, note }
   }
 
-  private base(t: number | null = null): Pick<
+  private base(
+    t: number | null = null,
+  ): Pick<
     ChainStatus,
     | 'serviceId'
     | 'name'

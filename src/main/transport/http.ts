@@ -95,7 +95,11 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
 
   async function sendMetrics(req: IncomingMessage, res: ServerResponse, read: () => Promise<string>) {
     if (!hasToken(req, options.token))
-      return sendJson(res, 401, err('unauthorized', 'GET /metrics needs the console token: Authorization: Bearer <token>.'))
+      return sendJson(
+        res,
+        401,
+        err('unauthorized', 'GET /metrics needs the console token: Authorization: Bearer <token>.'),
+      )
     const text = await read()
     res.writeHead(200, {
       'content-type': 'text/plain; version=0.0.4; charset=utf-8',

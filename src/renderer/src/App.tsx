@@ -4,6 +4,7 @@ import { routeFromHash, routes } from './routes'
 import { useAppStore } from './stores/app'
 import { StatusBadge } from './components/Status'
 import { LiveKeyBanner } from './components/payments/LiveKeyBanner'
+import { useBrowserNotifications } from './components/alerts/useBrowserNotifications'
 
 function useHashRoute() {
   const [route, setRoute] = useState(() => routeFromHash(window.location.hash))
@@ -33,6 +34,7 @@ export function App() {
   const route = useHashRoute()
   const { health, error, load } = useAppStore()
   useDigitShortcuts()
+  useBrowserNotifications()
   useEffect(() => {
     void load()
   }, [load])

@@ -4,6 +4,7 @@ import { EventsView } from './views/EventsView'
 import { OverviewView } from './views/OverviewView'
 import { SettingsView } from './views/SettingsView'
 import { WalletsView } from './views/WalletsView'
+import { AlertsView } from './views/AlertsView'
 
 export interface Route {
   id: string
@@ -18,7 +19,8 @@ export const routes: Route[] = [
   { id: 'events', label: 'Events', key: '2', View: EventsView },
   { id: 'chains', label: 'Chains', key: '3', View: ChainsView },
   { id: 'wallets', label: 'Wallets', key: '4', View: WalletsView },
-  { id: 'settings', label: 'Settings', key: '5', View: SettingsView },
+  { id: 'alerts', label: 'Alerts', key: '5', View: AlertsView },
+  { id: 'settings', label: 'Settings', key: '6', View: SettingsView },
 ]
 
 export const routeFromHash = (hash: string): Route =>

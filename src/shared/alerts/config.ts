@@ -62,14 +62,22 @@ export const MuteWindow = z
     reason: z.string().max(200).optional(),
   })
   .strict()
-  .refine((w) => (w.from !== undefined && w.to !== undefined) || (w.start !== undefined && w.end !== undefined), {
-    message: 'a mute window needs from and to (once) or start and end (recurring, with optional weekdays)',
-  })
+  .refine(
+    (w) => (w.from !== undefined && w.to !== undefined) || (w.start !== undefined && w.end !== undefined),
+    {
+      message: 'a mute window needs from and to (once) or start and end (recurring, with optional weekdays)',
+    },
+  )
 export type MuteWindow = z.infer<typeof MuteWindow>
 
 export const AlertsConfig = z
   .object({
-    channels: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'a channel name is letters, digits, _ and -'), ChannelConfig).default({ desktop: { type: 'desktop', enabled: true } }),
+    channels: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'a channel name is letters, digits, _ and -'),
+        ChannelConfig,
+      )
+      .default({ desktop: { type: 'desktop', enabled: true } }),
     /** A reminder while an incident lasts, every this many minutes (0: none). */
     repeatMinutes: z.number().min(0).max(10_080).default(60),
     mute: z.array(MuteWindow).default([]),

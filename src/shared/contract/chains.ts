@@ -87,7 +87,9 @@ export const ChainStatus = z.object({
   safe: TagLag,
   finalizedLagAfterSeconds: z.number(),
   /** eth_syncing's progress while the node syncs; null when synced or not answered. */
-  syncing: z.object({ currentBlock: z.number().int().nullable(), highestBlock: z.number().int().nullable() }).nullable(),
+  syncing: z
+    .object({ currentBlock: z.number().int().nullable(), highestBlock: z.number().int().nullable() })
+    .nullable(),
   /** net_peerCount; null when the node does not allow it (`peersNote` says so) or before it answered. */
   peers: z.number().int().nullable(),
   peersNote: z.string().nullable(),

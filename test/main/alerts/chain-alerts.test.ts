@@ -12,7 +12,12 @@ const polygon = () =>
     eth_blockNumber: hex(5000),
     eth_getBlockByNumber: (params: unknown[]) =>
       params[0] === 'latest'
-        ? { number: hex(5000), hash: `0x${'ab'.repeat(32)}`, parentHash: `0x${'cd'.repeat(32)}`, timestamp: hex(Math.floor(Date.parse('2026-03-02T10:00:00Z') / 1000)) }
+        ? {
+            number: hex(5000),
+            hash: `0x${'ab'.repeat(32)}`,
+            parentHash: `0x${'cd'.repeat(32)}`,
+            timestamp: hex(Math.floor(Date.parse('2026-03-02T10:00:00Z') / 1000)),
+          }
         : { error: { code: -32602, message: 'unknown block tag' } },
     eth_syncing: false,
     web3_clientVersion: 'bor/v2.0.1',
@@ -31,12 +36,19 @@ describe('chain alerts', () => {
     const secrets = createMemoryStore({ 'alert-channel:ops': `${hook.url}/alerts whsec_alerts_0123` })
     const r = await rig(
       {
-        chains: { '137': { url: node.url, pollIntervalMs: 5000, stalledAfterSeconds: 86_400, laggingAfterSeconds: 86_400 } },
+        chains: {
+          '137': {
+            url: node.url,
+            pollIntervalMs: 5000,
+            stalledAfterSeconds: 86_400,
+            laggingAfterSeconds: 86_400,
+          },
+        },
         alerts: { channels: { ops: { type: 'webhook' } }, ...extra },
       },
       secrets,
     )
-    const status = () => r.poller.snapshot().chains.find((c) => c.serviceId === 137)!
+    const status = () => r.poller.snapshot().chains.find((c: { serviceId: number }) => c.serviceId === 137)!
     return { node, hook, r, status }
   }
 
@@ -62,14 +74,23 @@ describe('chain alerts', () => {
     expect(hook.received).toHaveLength(1)
     const down = hook.received[0]!
     expect(down.path).toBe('/alerts')
-    expect(down.json).toMatchObject({ source: 'watchdesk', rule: 'chain.down', kind: 'fired', subject: 'chain:137', title: 'Polygon down', severity: 'critical' })
+    expect(down.json).toMatchObject({
+      source: 'watchdesk',
+      rule: 'chain.down',
+      kind: 'fired',
+      subject: 'chain:137',
+      title: 'Polygon down',
+      severity: 'critical',
+    })
     expect(down.headers['x-watchdesk-signature']).toBe(hmac('whsec_alerts_0123', down.body))
 
     // Still down on the next poll: no second alert (the reminder is an hour away).
     await r.nextPoll()
     expect(hook.received).toHaveLength(1)
     const open = r.alerts.incidents({ open: true, limit: 10 })
-    expect(open.ok && open.value.map((i) => [i.rule, i.subject, i.closedAt])).toEqual([['chain.down', 'chain:137', null]])
+    expect(open.ok && open.value.map((i) => [i.rule, i.subject, i.closedAt])).toEqual([
+      ['chain.down', 'chain:137', null],
+    ])
 
     await setBehaviour(node, 'ok')
     const downSince = down.json.t as number
@@ -83,7 +104,9 @@ describe('chain alerts', () => {
     expect(recovered.title).toBe('Polygon recovered after 1 min 40 s')
 
     const incidents = r.alerts.incidents({ limit: 10 })
-    expect(incidents.ok && incidents.value).toMatchObject([{ rule: 'chain.down', closedAt: r.clock.now(), durationMs: lasted, alerts: 2 }])
+    expect(incidents.ok && incidents.value).toMatchObject([
+      { rule: 'chain.down', closedAt: r.clock.now(), durationMs: lasted, alerts: 2 },
+    ])
     const log = r.alerts.log(10)
     expect(log.ok && log.value.map((l) => [l.kind, l.channel, l.result])).toEqual([
       ['recovered', 'ops', 'sent'],
@@ -93,7 +116,9 @@ describe('chain alerts', () => {
 
   it('mutes the alerts of a chain inside a maintenance window, and records them as muted', async () => {
     const { node, hook, r } = await setup({
-      mute: [{ from: '2026-03-02T09:00:00Z', to: '2026-03-02T12:00:00Z', chains: [137], reason: 'node upgrade' }],
+      mute: [
+        { from: '2026-03-02T09:00:00Z', to: '2026-03-02T12:00:00Z', chains: [137], reason: 'node upgrade' },
+      ],
     })
     await setBehaviour(node, 'down')
     for (let i = 0; i < 3; i++) await r.nextPoll()
@@ -114,7 +139,8 @@ describe('chain alerts', () => {
     for (let i = 0; i < 3; i++) await r.nextPoll()
     expect(hook.received).toHaveLength(0)
     // Back-off polls a down chain every minute: within 80 min a reminder falls after the mute ended.
-    while (hook.received.length === 0 && r.clock.now() < Date.parse('2026-03-02T11:20:00Z')) await r.nextPoll()
+    while (hook.received.length === 0 && r.clock.now() < Date.parse('2026-03-02T11:20:00Z'))
+      await r.nextPoll()
     expect(hook.received.map((h) => h.json.kind)).toEqual(['reminder'])
     expect(hook.received[0]!.json.title).toMatch(/^Polygon down for \d+ (h|min)/)
     const log = r.alerts.log(10)

@@ -33,7 +33,8 @@ function useSmtpSink(): (password: string) => Promise<{ port: number; mails: Mai
       allowInsecureAuth: true,
       logger: false,
       onAuth(auth, _session, done) {
-        if (auth.username === 'alerts' && auth.password === password) return done(null, { user: auth.username })
+        if (auth.username === 'alerts' && auth.password === password)
+          return done(null, { user: auth.username })
         return done(new Error('invalid credentials'))
       },
       onData(stream, session, done) {
@@ -80,7 +81,14 @@ describe('alert channels and metrics in serve mode', () => {
       {
         alerts: {
           channels: {
-            mail: { type: 'email', host: '127.0.0.1', port: sink.port, user: 'alerts', from: 'watchdesk@example.com', to: ['ops@example.com'] },
+            mail: {
+              type: 'email',
+              host: '127.0.0.1',
+              port: sink.port,
+              user: 'alerts',
+              from: 'watchdesk@example.com',
+              to: ['ops@example.com'],
+            },
             team: { type: 'slack' },
           },
         },
@@ -97,7 +105,11 @@ describe('alert channels and metrics in serve mode', () => {
       ['team', true],
     ])
     expect(sink.mails).toHaveLength(1)
-    expect(sink.mails[0]).toMatchObject({ from: 'watchdesk@example.com', to: ['ops@example.com'], user: 'alerts' })
+    expect(sink.mails[0]).toMatchObject({
+      from: 'watchdesk@example.com',
+      to: ['ops@example.com'],
+      user: 'alerts',
+    })
     expect(sink.mails[0]!.data).toMatch(/Subject: \[watchdesk\] watchdesk test alert/)
     expect(sink.mails[0]!.data).toContain('If you read this, the channel works.')
     expect(slack.received).toHaveLength(1)
@@ -148,7 +160,11 @@ describe('alert channels and metrics in serve mode', () => {
             ? { number: hex(4990), timestamp: hex(Math.floor(Date.now() / 1000) - 20) }
             : params[0] === 'safe'
               ? { number: hex(4995), timestamp: hex(Math.floor(Date.now() / 1000) - 10) }
-              : { number: hex(5000), hash: `0x${'11'.repeat(32)}`, timestamp: hex(Math.floor(Date.now() / 1000)) },
+              : {
+                  number: hex(5000),
+                  hash: `0x${'11'.repeat(32)}`,
+                  timestamp: hex(Math.floor(Date.now() / 1000)),
+                },
         eth_syncing: false,
         net_peerCount: hex(25),
         web3_clientVersion: 'bor/v2.0.1',
@@ -156,17 +172,28 @@ describe('alert channels and metrics in serve mode', () => {
         eth_chainId: hex(137),
       }),
     )
-    const c = await consoleWith({ chains: { '137': { url: node.url } } }, {
-      'webhook-secret:wh_1': 'whsec_metrics_0123456789',
-    })
+    const c = await consoleWith(
+      { chains: { '137': { url: node.url } } },
+      {
+        'webhook-secret:wh_1': 'whsec_metrics_0123456789',
+      },
+    )
     await waitFor(async () => {
       const { json } = await callApi(c, 'chains.list')
       return json.value.chains.find((x: any) => x.serviceId === 137).status === 'healthy' || undefined
     }, 'Polygon polled')
     const listener = c.backend.services.webhooks.url!
-    const sent = await sendTestEvent({ url: `${listener}/webhooks`, secret: 'whsec_metrics_0123456789', type: 'payment.funding.completed' })
+    const sent = await sendTestEvent({
+      url: `${listener}/webhooks`,
+      secret: 'whsec_metrics_0123456789',
+      type: 'payment.funding.completed',
+    })
     expect(sent.ok && sent.value.status).toBe(200)
-    const bad = await fetch(`${listener}/webhooks`, { method: 'POST', headers: { 'x-service-signature': 'f'.repeat(64) }, body: '{}' })
+    const bad = await fetch(`${listener}/webhooks`, {
+      method: 'POST',
+      headers: { 'x-service-signature': 'f'.repeat(64) },
+      body: '{}',
+    })
     expect(bad.status).toBe(401)
 
     expect((await fetch(`${c.url}/metrics`)).status).toBe(401)
@@ -185,10 +212,17 @@ describe('alert channels and metrics in serve mode', () => {
     expect(polygonValue('watchdesk_chain_poll_errors')).toBe(0)
     expect(Number.isFinite(polygonValue('watchdesk_chain_latency_seconds'))).toBe(true)
     expect(
-      family('watchdesk_chain_status').metrics.find((m) => m.labels?.chain === '137' && m.labels.status === 'healthy')!.value,
+      family('watchdesk_chain_status').metrics.find(
+        (m) => m.labels?.chain === '137' && m.labels.status === 'healthy',
+      )!.value,
     ).toBe('1')
-    expect(family('watchdesk_listener_accepted_total')).toMatchObject({ type: 'COUNTER', metrics: [{ value: '1' }] })
-    expect(family('watchdesk_listener_rejected_total').metrics).toEqual([{ labels: { reason: 'signature' }, value: '1' }])
+    expect(family('watchdesk_listener_accepted_total')).toMatchObject({
+      type: 'COUNTER',
+      metrics: [{ value: '1' }],
+    })
+    expect(family('watchdesk_listener_rejected_total').metrics).toEqual([
+      { labels: { reason: 'signature' }, value: '1' },
+    ])
     const commit = family('watchdesk_listener_commit_seconds')
     expect(commit.type).toBe('HISTOGRAM')
     expect(commit.metrics[0]!.count).toBe('1')

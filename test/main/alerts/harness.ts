@@ -34,7 +34,9 @@ export interface Recorded {
 export function useRecorder(): () => Promise<{ url: string; received: Recorded[] }> {
   const servers: Server[] = []
   afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => (s.closeAllConnections(), s.close(() => r())))))
+    await Promise.all(
+      servers.splice(0).map((s) => new Promise<void>((r) => (s.closeAllConnections(), s.close(() => r())))),
+    )
   })
   return async () => {
     const received: Recorded[] = []
@@ -60,7 +62,8 @@ export function useRecorder(): () => Promise<{ url: string; received: Recorded[]
   }
 }
 
-export const hmac = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
+export const hmac = (secret: string, body: string) =>
+  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
 
 export interface Rig {
   clock: ManualClock
@@ -74,7 +77,9 @@ export interface Rig {
 }
 
 /** The poller and the alerts capability over a real SQLite file, on a clock the test moves. */
-export function useAlertsRig(tempDir: () => string): (config: ConfigInput, secrets?: SecretStore) => Promise<Rig> {
+export function useAlertsRig(
+  tempDir: () => string,
+): (config: ConfigInput, secrets?: SecretStore) => Promise<Rig> {
   const rigs: Rig[] = []
   afterEach(async () => {
     for (const rig of rigs.splice(0)) await rig.stop()

@@ -21,9 +21,13 @@ describe('finality, peers and reorgs on anvil', () => {
     const node = await anvil({ chainId: 1 })
     // anvil_mine with a 1 s interval: 100 blocks, timestamps one second apart.
     await mine(node.url, 100)
-    const finalized = (await anvilRpc(node.url, 'eth_getBlockByNumber', ['finalized', false])) as { number: string }
+    const finalized = (await anvilRpc(node.url, 'eth_getBlockByNumber', ['finalized', false])) as {
+      number: string
+    }
     const finalizedHead = Number.parseInt(finalized.number, 16)
-    const poller = pollerOver({ '1': { url: node.url, stalledAfterSeconds: 86_400, laggingAfterSeconds: 86_400 } })
+    const poller = pollerOver({
+      '1': { url: node.url, stalledAfterSeconds: 86_400, laggingAfterSeconds: 86_400 },
+    })
     try {
       const eth = statusOf((await poller.pollRound()).chains, 1)
       expect(eth.head).toBe(100)
@@ -46,7 +50,9 @@ describe('finality, peers and reorgs on anvil', () => {
   it('records the depth when the blocks at known heights change hash', async () => {
     const node = await anvil({ chainId: 1 })
     await mine(node.url, 10)
-    const poller = pollerOver({ '1': { url: node.url, stalledAfterSeconds: 86_400, laggingAfterSeconds: 86_400 } })
+    const poller = pollerOver({
+      '1': { url: node.url, stalledAfterSeconds: 86_400, laggingAfterSeconds: 86_400 },
+    })
     try {
       const snapshot = (await anvilRpc(node.url, 'evm_snapshot')) as string
       // Three blocks seen one by one, so every height is known to the poller.

@@ -21,7 +21,8 @@ const etcNode = (extra: Record<string, unknown> = {}) => ({
 })
 
 /** These tests classify single polls: no confirmation (chain-alerts.test.ts covers the debounce). */
-const pollerOver = (chains: ConfigInput['chains']) => pollerFor(Config.parse({ chains }), null, undefined, null, undefined, true)
+const pollerOver = (chains: ConfigInput['chains']) =>
+  pollerFor(Config.parse({ chains }), null, undefined, null, undefined, true)
 const only = async (chains: ConfigInput['chains'], serviceId: number): Promise<ChainStatus> => {
   const poller = pollerOver(chains)
   try {
@@ -139,12 +140,13 @@ describe('chains poller against a scripted node', () => {
       expect(Array.isArray(node.received[0])).toBe(true)
       // Single calls from then on, and the identity is not due again.
       // (eth_syncing and net_peerCount, refused in the first round, are not asked again.)
-      expect(second.map((b) => (b as { method: string; params: unknown[] }).params[0] ?? (b as { method: string }).method).sort()).toEqual([
-        'eth_blockNumber',
-        'finalized',
-        'latest',
-        'safe',
-      ])
+      expect(
+        second
+          .map(
+            (b) => (b as { method: string; params: unknown[] }).params[0] ?? (b as { method: string }).method,
+          )
+          .sort(),
+      ).toEqual(['eth_blockNumber', 'finalized', 'latest', 'safe'])
     } finally {
       poller.stop()
     }

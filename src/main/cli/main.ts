@@ -7,6 +7,7 @@ import { walletsCommand, walletsUsage } from './wallets'
 import { webhooksCommand, webhooksUsage } from './webhooks'
 import { eventsCommand, eventsUsage } from './events'
 import { sendTestEventCommand, sendTestEventUsage } from './send-test-event'
+import { alertsCommand, alertsUsage } from './alerts'
 
 interface Command {
   usage: string
@@ -22,6 +23,7 @@ const commands: Record<string, Command> = {
   webhooks: { usage: webhooksUsage, run: (argv, io) => webhooksCommand(argv, io) },
   events: { usage: eventsUsage, run: eventsCommand },
   'send-test-event': { usage: sendTestEventUsage, run: (argv, io) => sendTestEventCommand(argv, io) },
+  alerts: { usage: alertsUsage, run: (argv, io) => alertsCommand(argv, io) },
 }
 
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {

@@ -22,6 +22,9 @@ import type { ApiHandlers } from './transport/dispatch'
 import { startServices } from './services'
 import type { Services } from './services'
 import { version } from './version'
+import { createMeters } from './alerts/meters'
+import { metricsFor } from './api/metrics'
+import type { PollClock } from './chains/clock'
 
 export interface BackendOptions {
   dataDir: string
@@ -33,12 +36,16 @@ export interface BackendOptions {
   log?: Logger
   /** Overrides `listener.port` from the config (`--listener-port`). */
   listenerPort?: number
+  /** The poller's and the alert rules' clock; tests move it by hand. */
+  clock?: PollClock
 }
 
 export interface Backend {
   context: AppContext
   services: Services
   handlers: ApiHandlers
+  /** GET /metrics: the Prometheus text. */
+  metrics(): Promise<string>
   close(): Promise<void>
 }
 
@@ -79,6 +86,7 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
     started = await startServices(context, {
       listenerPort: options.listenerPort,
       env: options.env ?? process.env,
+      clock: options.clock,
     })
   } catch (error) {
     log.error('a service failed to start', { error })
@@ -97,6 +105,7 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
     context,
     services: started.value.services,
     handlers,
+    metrics: metricsFor(context, started.value.services),
     close: async () => {
       configStore.value.close()
       await started.value.stop()
@@ -133,6 +142,7 @@ function createContext(
     storage,
     secrets,
     push,
+    meters: createMeters(),
     log,
     config: () => store.current().config,
     loadedConfig: () => store.current(),

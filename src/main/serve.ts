@@ -60,6 +60,7 @@ export async function startConsole(options: ServeOptions): Promise<Result<Runnin
     token,
     rendererDir,
     log: backend.context.log,
+    metrics: backend.metrics,
   })
   const listening = await server.listen(options.port ?? defaultConsolePort, options.host ?? '127.0.0.1')
   if (!listening.ok) {

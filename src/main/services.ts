@@ -7,6 +7,9 @@ import { startChainsService } from './chains'
 import type { ChainsService } from './chains'
 import { startPayments } from './payments'
 import type { PaymentsService } from './payments'
+import { startAlerts } from './alerts'
+import type { AlertsService } from './alerts'
+import type { PollClock } from './chains/clock'
 
 /** The long-running parts of each capability (listener, poller, payments client), started in
  * `startServices` and stopped in reverse order; api.ts maps contract methods onto them. */
@@ -17,6 +20,8 @@ export interface Services {
   chains: ChainsService
   /** Keys, businesses, wallets, webhook endpoints over the one payments client (issue 5). */
   payments: PaymentsService
+  /** Rules, incidents, channels, mutes (issue 13). */
+  alerts: AlertsService
 }
 
 export interface StartedServices {
@@ -29,6 +34,8 @@ export interface ServiceOptions {
   listenerPort?: number
   /** The process environment (WATCHDESK_BUSINESS_ID). */
   env?: NodeJS.ProcessEnv
+  /** The poller's and the alert rules' clock (tests). */
+  clock?: PollClock
 }
 
 export async function startServices(
@@ -39,10 +46,24 @@ export async function startServices(
   // Never fails the start: a listener that cannot bind is reported in its status.
   const webhooks = await startWebhooks(ctx, { port: options.listenerPort })
   stops.push(() => webhooks.stop())
-  const chains = await startChainsService(ctx)
+  const chains = await startChainsService(ctx, options.clock)
   stops.push(() => chains.stop())
   const payments = startPayments(ctx, options.env ?? process.env)
-  const services: Services = { webhooks, chains, payments }
+  const alerts = startAlerts({
+    db: ctx.db,
+    config: ctx.config,
+    secrets: ctx.secrets,
+    env: options.env ?? process.env,
+    push: ctx.push,
+    log: ctx.log,
+    storage: ctx.storage,
+    meters: ctx.meters,
+    clock: options.clock,
+    onChainsRound: (listener) => chains.onRound(listener),
+    listener: () => webhooks.status(),
+  })
+  stops.push(() => alerts.stop())
+  const services: Services = { webhooks, chains, payments, alerts }
   return ok({
     services,
     stop: async () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { defaultNotificationPatterns } from './events'
 import { PaymentsConfigShape } from './payments/config'
+import { AlertsConfig } from './alerts/config'
 
 /** The config keys users and scripts rely on (DESIGN.md). `config.json` in the data dir holds the
  * operator's saved values; `--config FILE` is laid over it. Secrets never live here. */
@@ -25,6 +26,14 @@ export const ChainConfig = z
     stalledAfterSeconds: z.number().positive().max(86_400).optional(),
     /** Per-request time-out of the JSON-RPC calls (default 4000 ms). */
     timeoutMs: z.number().int().min(100).max(60_000).optional(),
+    /** Failed polls in a row (and at least 15 s) before down, stalled or wrong network (default 3). */
+    confirmFailures: z.number().int().min(1).max(100).optional(),
+    /** Finalized head older than this raises the finality rule (default from the chain). */
+    finalizedLagAfterSeconds: z.number().positive().max(86_400).optional(),
+    /** Error rate over 15 min above which the error-rate rule fires (default 0.05). */
+    errorRateAbove: z.number().min(0).max(1).optional(),
+    /** p95 latency over 15 min above which the latency rule fires (default 1000 ms). */
+    p95AboveMs: z.number().positive().max(60_000).optional(),
   })
   .strict()
 export type ChainConfig = z.infer<typeof ChainConfig>
@@ -75,6 +84,7 @@ export const Config = z
     notifications: NotificationsConfig.default(NotificationsConfig.parse({})),
     desktop: DesktopConfig.default(DesktopConfig.parse({})),
     ...PaymentsConfigShape,
+    alerts: AlertsConfig.default(AlertsConfig.parse({})),
   })
   .strict()
 export type Config = z.infer<typeof Config>

@@ -5,7 +5,8 @@ export const views = [
   { id: 'events', label: 'Events', key: '2' },
   { id: 'chains', label: 'Chains', key: '3' },
   { id: 'wallets', label: 'Wallets', key: '4' },
-  { id: 'settings', label: 'Settings', key: '5' },
+  { id: 'alerts', label: 'Alerts', key: '5' },
+  { id: 'settings', label: 'Settings', key: '6' },
 ] as const
 
 export type ViewId = (typeof views)[number]['id']

@@ -128,9 +128,10 @@ describe('Chains view with trouble, in Chromium', () => {
         pollIntervalMs: 1000,
         chains: {
           '56': { url: healthy.url },
-          '61': { url: otherNetwork.url },
+          // confirmFailures 1: this view test is about order and words, not the debounce.
+          '61': { url: otherNetwork.url, confirmFailures: 1 },
           '592': { url: refusing.url },
-          '250': { url: `http://127.0.0.1:${deadPort}`, timeoutMs: 500 },
+          '250': { url: `http://127.0.0.1:${deadPort}`, timeoutMs: 500, confirmFailures: 1 },
         },
       }),
     )

@@ -33,7 +33,8 @@ describe('the console shell in Chromium', () => {
       ['2', 'Events'],
       ['3', 'Chains'],
       ['4', 'Wallets'],
-      ['5', 'Settings'],
+      ['5', 'Alerts'],
+      ['6', 'Settings'],
       ['1', 'Overview'],
     ]) {
       await page.keyboard.press(key!)

@@ -116,3 +116,44 @@ export function jsonRpcNode(
 }
 
 export const hex = (n: number) => `0x${n.toString(16)}`
+
+/** How a controlled chain behaves: answering, down (HTTP 503), rate limited (429), or syncing. */
+export type Behaviour = 'ok' | 'down' | 'rate_limited' | 'syncing'
+export const controlPath = '/__control'
+
+/** A node whose behaviour a test changes live through the stand-in's control endpoint
+ * (`POST /__control {"behaviour": "down"}`), as an operator's node would change under the poller. */
+export function controlledNode(
+  answers: Record<string, Answer | ((params: unknown[]) => Answer)>,
+  initial: Behaviour = 'ok',
+): StandinHandler & { behaviour(): Behaviour } {
+  let behaviour: Behaviour = initial
+  const healthy = jsonRpcNode(answers)
+  const syncing = jsonRpcNode({
+    ...answers,
+    eth_syncing: { startingBlock: hex(0), currentBlock: hex(1200), highestBlock: hex(5000) },
+  })
+  const handler = (body: unknown, path: string): StandinReply | Promise<StandinReply> => {
+    if (path === controlPath) {
+      behaviour = (body as { behaviour: Behaviour }).behaviour
+      return { body: { behaviour } }
+    }
+    if (behaviour === 'down') return { status: 503, body: 'upstream unavailable' }
+    if (behaviour === 'rate_limited') return { status: 429, body: { error: 'too many requests' } }
+    return behaviour === 'syncing' ? syncing(body, path) : healthy(body, path)
+  }
+  return Object.assign(handler, { behaviour: () => behaviour })
+}
+
+/** Changes a controlled node's behaviour through its control endpoint. */
+export async function setBehaviour(standin: Standin, behaviour: Behaviour): Promise<void> {
+  const response = await fetch(`${standin.url}${controlPath}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ behaviour }),
+  })
+  if (!response.ok) throw new Error(`the stand-in's control endpoint answered ${response.status}`)
+}
+
+/** Requests that were polls (not control calls). */
+export const pollsOf = (standin: Standin) => standin.paths.filter((p) => p !== controlPath).length

@@ -1,8 +1,10 @@
 import type { Database } from 'better-sqlite3'
 import type { ChainHistory, HistoryPoint } from '../../shared/contract/chains'
+import type { Uptime } from '../../shared/contract/alerts'
 import { statusRank } from '../../shared/chains/health'
 import type { ChainStatusKind } from '../../shared/chains/health'
 import type { Sample } from './monitor'
+import { percentile } from './percentile'
 
 /** Samples of every poll, kept raw for two hours, folded into five-minute buckets for two days,
  * then into half-hour buckets kept for 31 days: twelve chains polled every 5 s make about 40k
@@ -30,7 +32,14 @@ interface Row {
   error: string | null
 }
 
+export const hourMs = 60 * 60_000
+const uptimeRetentionMs = 31 * 24 * hourMs
+/** Polls that count as down for uptime: the confirmed bad statuses (a "failing" poll is not yet). */
+const downStatuses = new Set(['down', 'stalled', 'wrong_network'])
+
 export interface ChainHistoryStore {
+  /** Uptime from the hourly aggregate (polls, polls up), written with every sample. */
+  uptime(serviceId: number, now?: number): Uptime
   /** Queues the samples of a poll round; they are written in one transaction per flush interval. */
   record(samples: Sample[]): void
   /** Writes what is queued now (on stop, before a query). Never throws: a failed write is logged
@@ -60,8 +69,23 @@ export function createChainHistory(db: Database, options: ChainHistoryOptions = 
     `INSERT OR REPLACE INTO chain_samples (service_id, t, bucket_ms, n, errors, status, head, age_ms, lag_blocks, lag_ms, latency_ms, error_code, error)
      VALUES (@service_id, @t, @bucket_ms, @n, @errors, @status, @head, @age_ms, @lag_blocks, @lag_ms, @latency_ms, @error_code, @error)`,
   )
+  const countUptime = db.prepare(
+    `INSERT INTO chain_uptime (service_id, hour, polls, up) VALUES (?, ?, 1, ?)
+     ON CONFLICT (service_id, hour) DO UPDATE SET polls = polls + 1, up = up + excluded.up`,
+  )
+  const selectUptime = db.prepare(
+    `SELECT hour, polls, up FROM chain_uptime WHERE service_id = ? AND hour >= ? ORDER BY hour`,
+  )
+  const dropUptime = db.prepare(`DELETE FROM chain_uptime WHERE hour < ?`)
   const recordAll = db.transaction((rows: Row[]) => {
-    for (const row of rows) insert.run(row)
+    for (const row of rows) {
+      insert.run(row)
+      countUptime.run(
+        row.service_id,
+        Math.floor(row.t / hourMs) * hourMs,
+        downStatuses.has(row.status) ? 0 : 1,
+      )
+    }
   })
   const selectOld = db.prepare(
     `SELECT * FROM chain_samples WHERE bucket_ms = ? AND t < ? ORDER BY service_id, t`,
@@ -113,6 +137,32 @@ export function createChainHistory(db: Database, options: ChainHistoryOptions = 
         })
       if (now() - lastFlush >= flushEveryMs) flush()
     },
+    uptime(serviceId, at = now()) {
+      flush()
+      const thisHour = Math.floor(at / hourMs) * hourMs
+      const rows = selectUptime.all(serviceId, thisHour - 30 * 24 * hourMs) as {
+        hour: number
+        polls: number
+        up: number
+      }[]
+      const ratio = (hours: number) => {
+        let polls = 0
+        let up = 0
+        for (const r of rows)
+          if (r.hour > thisHour - hours * hourMs) {
+            polls += r.polls
+            up += r.up
+          }
+        return polls === 0 ? null : up / polls
+      }
+      const byHour = new Map(rows.map((r) => [r.hour, r]))
+      const hours = Array.from({ length: 24 }, (_, i) => {
+        const t = thisHour - (23 - i) * hourMs
+        const r = byHour.get(t)
+        return { t, polls: r?.polls ?? 0, up: r?.up ?? 0 }
+      })
+      return { serviceId, ratio24h: ratio(24), ratio7d: ratio(7 * 24), ratio30d: ratio(30 * 24), hours }
+    },
     flush: () => void flush(),
     compact(at = now()) {
       if (!flush()) return { folded: 0, dropped: 0 }
@@ -122,6 +172,7 @@ export function createChainHistory(db: Database, options: ChainHistoryOptions = 
             const folded = foldOlder(0, bucketMs, at - rawRetentionMs)
             foldOlder(bucketMs, coarseBucketMs, at - fineBucketRetentionMs)
             const dropped = deleteOld.run(coarseBucketMs, at - bucketRetentionMs).changes
+            dropUptime.run(at - uptimeRetentionMs)
             return { folded, dropped }
           })
           .immediate()
@@ -222,8 +273,4 @@ function maxOf(values: (number | null)[]): number | null {
   return max
 }
 
-export function percentile(sorted: number[], p: number): number | null {
-  if (sorted.length === 0) return null
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))
-  return sorted[index]!
-}
+export { percentile }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { ChainHistory, ChainsSnapshot, RpcExchange } from '../../shared/contract/chains'
+import type { Uptime } from '../../shared/contract/alerts'
 import { explainEstimateGasError } from '../../shared/chains/rpc-errors'
 import { chainInfo } from '../../shared/chains/registry'
 import type { Config } from '../../shared/config'
@@ -17,6 +18,7 @@ import type { PollClock } from './clock'
 import { resolveTargets } from './targets'
 
 export { createPoller, sortWorstFirst, backoffDelay } from './poller'
+export type { Poller } from './poller'
 export { resolveTargets } from './targets'
 export { createRpcClient } from './rpc'
 export { systemPollClock } from './clock'
@@ -26,6 +28,9 @@ export { createChainHistory } from './history'
 export interface ChainsService {
   snapshot(): ChainsSnapshot
   history(serviceId: number, minutes: number): Result<ChainHistory>
+  uptime(serviceId: number): Result<Uptime>
+  /** Called after each poll round with the statuses (the alerts capability listens here). */
+  onRound(listener: (snapshot: ChainsSnapshot) => void): () => void
   rpc(serviceId: number, method: string, params: unknown[]): Promise<Result<RpcExchange>>
   stop(): Promise<void>
 }
@@ -54,17 +59,21 @@ export function pollerFor(
   onRound?: Parameters<typeof createPoller>[0]['onRound'],
   uidProblem: string | null = null,
   clock?: PollClock,
+  /** A one-shot check (`watchdesk chains`): one round cannot confirm, so a bad poll counts at once. */
+  oneShot = false,
 ): Poller {
+  const targets = resolveTargets(config, uid, uidProblem)
   return createPoller({
-    targets: resolveTargets(config, uid, uidProblem),
+    targets: oneShot ? targets.map((t) => ({ ...t, confirmFailures: 1 })) : targets,
     scrub: uidScrubber(uid),
     onRound,
     clock,
   })
 }
 
-export async function startChainsService(ctx: AppContext): Promise<ChainsService> {
+export async function startChainsService(ctx: AppContext, clock?: PollClock): Promise<ChainsService> {
   const history = createChainHistory(ctx.db, { storage: ctx.storage, flushEveryMs: 30_000 })
+  const roundListeners = new Set<(snapshot: ChainsSnapshot) => void>()
   const log = ctx.log.child({ capability: 'chains' })
   let poller: Poller | null = null
   let lastCompact = 0
@@ -76,13 +85,21 @@ export async function startChainsService(ctx: AppContext): Promise<ChainsService
       ctx.push.publish('chains.status', snapshot)
       try {
         history.record(samples)
-        const now = Date.now()
+        const now = clock?.now() ?? Date.now()
         if (now - lastCompact > compactEveryMs) {
           lastCompact = now
           history.compact(now)
         }
       } catch (error) {
+        ctx.storage.failed('chain samples', error)
         log.error('could not store chain samples', { error })
+      }
+      for (const listener of roundListeners) {
+        try {
+          listener(snapshot)
+        } catch (error) {
+          log.error('a chains round listener failed', { error })
+        }
       }
     }
 
@@ -92,7 +109,7 @@ export async function startChainsService(ctx: AppContext): Promise<ChainsService
     if (mine !== generation) return
     if (problem) log.warn('project uid unavailable', { problem })
     poller?.stop()
-    poller = pollerFor(ctx.config(), uid, onRound(history), problem)
+    poller = pollerFor(ctx.config(), uid, onRound(history), problem, clock)
     poller.start()
     log.info('chains poller started', {
       reason,
@@ -112,6 +129,20 @@ export async function startChainsService(ctx: AppContext): Promise<ChainsService
       if (!chainInfo(serviceId))
         return err('not_found', `There is no chain with the service id ${serviceId}.`)
       return ok(history.history(serviceId, minutes))
+    },
+    uptime(serviceId) {
+      if (!chainInfo(serviceId))
+        return err('not_found', `There is no chain with the service id ${serviceId}.`)
+      try {
+        return ok(history.uptime(serviceId, clock?.now() ?? Date.now()))
+      } catch (error) {
+        ctx.storage.failed('chain uptime', error)
+        return err('unavailable', `The uptime could not be read: ${(error as Error).message}`)
+      }
+    },
+    onRound(listener) {
+      roundListeners.add(listener)
+      return () => roundListeners.delete(listener)
     },
     async rpc(serviceId, method, params) {
       const monitor = poller?.monitor(serviceId)

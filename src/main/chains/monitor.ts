@@ -1,6 +1,10 @@
-import type { ChainStatus, RpcErrorInfo } from '../../shared/contract/chains'
+import type { ChainStatus, RpcErrorInfo, TagLag } from '../../shared/contract/chains'
 import { evaluateHealth } from '../../shared/chains/health'
 import type { Evaluation } from '../../shared/chains/health'
+import { Confirmation } from './confirm'
+import { QualityWindow } from './quality'
+import { ReorgWatch } from './reorg'
+import type { BlockRef } from './reorg'
 import { ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import { createRpcClient } from './rpc'
@@ -43,6 +47,12 @@ interface Fetched {
   head: RpcOutcome
   /** null when the node refused eth_getBlockByNumber before (not asked again). */
   block: RpcOutcome | null
+  /** eth_getBlockByNumber("finalized" / "safe"), eth_syncing, net_peerCount; null when the node
+   * refused the method before (not asked again). */
+  finalized: RpcOutcome | null
+  safe: RpcOutcome | null
+  syncing: RpcOutcome | null
+  peers: RpcOutcome | null
   /** web3_clientVersion, net_version, eth_chainId; null when the identity was not due. */
   identity: RpcOutcome[] | null
   /** The reference node's eth_blockNumber; null without a reference. */
@@ -52,6 +62,8 @@ interface Fetched {
 
 interface BlockAge {
   head: number
+  /** The head block's timestamp (seconds), when the node gave the block. */
+  timestamp: number | null
   /** From the head block's timestamp (true) or from when the head last advanced here (false). */
   fromTimestamp: boolean
   seconds: number
@@ -77,6 +89,11 @@ export class ChainMonitor {
   private lastHead: number | null = null
   private lastAdvanceAt: number | null = null
   private getBlockRefused = false
+  /** Methods the node refused (-32601 and the like): not asked again on this connection. */
+  private readonly refused = new Set<'finalized' | 'safe' | 'eth_syncing' | 'net_peerCount'>()
+  private readonly confirmation: Confirmation
+  private readonly quality = new QualityWindow()
+  private readonly reorgs = new ReorgWatch()
   failures = 0
   private latest: ChainStatus
 
@@ -89,6 +106,7 @@ export class ChainMonitor {
       polled && target.referenceUrl
         ? createRpcClient({ url: target.referenceUrl, timeoutMs: target.timeoutMs, scrub })
         : null
+    this.confirmation = new Confirmation(target.confirmFailures)
     this.latest = this.initialStatus()
   }
 
@@ -120,11 +138,96 @@ export class ChainMonitor {
     const head = readHead(fetched.head)
     if (!head.ok) return this.failed(head.error, fetched.latencyMs, t)
     this.failures = 0
+    this.quality.add(t, 'ok', fetched.latencyMs)
     if (fetched.identity) this.identity = this.checkIdentity(fetched.identity, t)
     const age = this.blockAge(head.value, fetched.block, t)
+    await this.watchReorg(this.client, fetched.block, t)
     const lag = this.lag(age, fetched.reference)
-    const evaluation = this.evaluate(age, lag)
-    return this.record(evaluation, age, lag, fetched, t)
+    const extras = this.extras(fetched, age, t)
+    const evaluation = this.evaluate(age, lag, extras.syncing)
+    return this.record(evaluation, age, lag, fetched, extras, t)
+  }
+
+  /** Step 3b: a block whose hash changed at a height seen before is a reorganisation; its depth
+   * is found by walking back while the old hashes keep differing. */
+  private async watchReorg(client: RpcClient, blockOutcome: RpcOutcome | null, t: number): Promise<void> {
+    if (!blockOutcome?.ok) return
+    const block = blockRef(blockOutcome.result)
+    if (!block) return
+    await this.reorgs.observe(block, t, async (height) => {
+      const exchange = await client.call({ method: 'eth_getBlockByNumber', params: [hex(height), false] })
+      return exchange.outcome.ok ? (blockRef(exchange.outcome.result)?.hash ?? null) : null
+    })
+  }
+
+  /** Step 4b: finalized and safe lag, sync progress and peers, from the same batch. */
+  private extras(fetched: Fetched, age: BlockAge, t: number): Extras {
+    const headSeconds = age.timestamp ?? t / 1000
+    return {
+      finalized: this.tagLag('finalized', fetched.finalized, age.head, headSeconds),
+      safe: this.tagLag('safe', fetched.safe, age.head, headSeconds),
+      syncing: this.readSyncing(fetched.syncing),
+      peers: this.readPeers(fetched.peers),
+    }
+  }
+
+  private tagLag(
+    tag: 'finalized' | 'safe',
+    outcome: RpcOutcome | null,
+    head: number,
+    headSeconds: number,
+  ): TagLag {
+    if (this.refused.has(tag) || this.getBlockRefused) return unsupportedTag
+    if (!outcome) return unknownTag
+    if (!outcome.ok) {
+      if (refusesTag(outcome.error)) {
+        this.refused.add(tag)
+        return unsupportedTag
+      }
+      return unknownTag
+    }
+    const block = outcome.result as { number?: unknown; timestamp?: unknown } | null
+    const number = quantity(block?.number)
+    const timestamp = quantity(block?.timestamp)
+    // A node without the tag may answer null (pre-merge clients).
+    if (number === null) {
+      this.refused.add(tag)
+      return unsupportedTag
+    }
+    return {
+      supported: true,
+      head: number,
+      lagBlocks: Math.max(0, head - number),
+      lagSeconds: timestamp === null ? null : round(Math.max(0, headSeconds - timestamp), 1),
+    }
+  }
+
+  private readSyncing(outcome: RpcOutcome | null): ChainStatus['syncing'] {
+    if (!outcome) return null
+    if (!outcome.ok) {
+      if (refusesMethod(outcome.error)) this.refused.add('eth_syncing')
+      return null
+    }
+    if (outcome.result === false || outcome.result === null || typeof outcome.result !== 'object') return null
+    const progress = outcome.result as { currentBlock?: unknown; highestBlock?: unknown }
+    return { currentBlock: quantity(progress.currentBlock), highestBlock: quantity(progress.highestBlock) }
+  }
+
+  private readPeers(outcome: RpcOutcome | null): { peers: number | null; note: string | null } {
+    if (this.refused.has('net_peerCount'))
+      return { peers: null, note: 'net_peerCount is not allowed by this node.' }
+    if (!outcome) return { peers: null, note: null }
+    if (!outcome.ok) {
+      if (refusesMethod(outcome.error)) {
+        this.refused.add('net_peerCount')
+        return { peers: null, note: 'net_peerCount is not allowed by this node.' }
+      }
+      return { peers: null, note: outcome.error.message }
+    }
+    const peers = quantity(outcome.result)
+    return peers === null
+      ? { peers: null, note: `net_peerCount answered ${JSON.stringify(outcome.result)?.slice(0, 40)}.` }
+      : { peers, note: null }
   }
 
   /** Step 1: one batch to the node (head, head block unless refused, identity when due) and, in
@@ -136,6 +239,19 @@ export class ChainMonitor {
     const calls: RpcCall[] = [{ method: 'eth_blockNumber', params: [] }]
     const askBlock = !this.getBlockRefused
     if (askBlock) calls.push({ method: 'eth_getBlockByNumber', params: ['latest', false] })
+    const at = (method: string, params: unknown[], skip: boolean): number | null => {
+      if (skip) return null
+      calls.push({ method, params })
+      return calls.length - 1
+    }
+    const finalizedAt = at(
+      'eth_getBlockByNumber',
+      ['finalized', false],
+      !askBlock || this.refused.has('finalized'),
+    )
+    const safeAt = at('eth_getBlockByNumber', ['safe', false], !askBlock || this.refused.has('safe'))
+    const syncingAt = at('eth_syncing', [], this.refused.has('eth_syncing'))
+    const peersAt = at('net_peerCount', [], this.refused.has('net_peerCount'))
     const identityAt = calls.length
     if (identityDue) {
       calls.push(
@@ -148,9 +264,14 @@ export class ChainMonitor {
       client.batch(calls),
       this.reference ? this.reference.call({ method: 'eth_blockNumber', params: [] }) : Promise.resolve(null),
     ])
+    const pick = (i: number | null) => (i === null ? null : main.outcomes[i]!)
     return {
       head: main.outcomes[0]!,
       block: askBlock ? main.outcomes[1]! : null,
+      finalized: pick(finalizedAt),
+      safe: pick(safeAt),
+      syncing: pick(syncingAt),
+      peers: pick(peersAt),
       identity: identityDue ? main.outcomes.slice(identityAt) : null,
       reference: reference?.outcome ?? null,
       latencyMs: main.latencyMs,
@@ -178,6 +299,7 @@ export class ChainMonitor {
     const sinceAdvancedSeconds = (t - (this.lastAdvanceAt ?? t)) / 1000
     return {
       head,
+      timestamp,
       fromTimestamp: timestamp !== null,
       seconds: timestamp !== null ? Math.max(0, t / 1000 - timestamp) : sinceAdvancedSeconds,
       sinceAdvancedSeconds,
@@ -204,7 +326,7 @@ export class ChainMonitor {
   }
 
   /** Step 5: the status and its reason, from the shared health rules. */
-  private evaluate(age: BlockAge, lag: Lag): Evaluation {
+  private evaluate(age: BlockAge, lag: Lag, syncing: ChainStatus['syncing']): Evaluation {
     const evaluation = evaluateHealth(
       {
         notConfigured: null,
@@ -214,6 +336,7 @@ export class ChainMonitor {
         sinceHeadAdvancedSeconds: age.sinceAdvancedSeconds,
         referenceLagBlocks: lag.referenceHead !== null ? lag.blocks : null,
         blockTimeMs: this.blockTimeMs,
+        syncing,
       },
       this.target.thresholds,
     )
@@ -227,12 +350,20 @@ export class ChainMonitor {
     age: BlockAge,
     lag: Lag,
     fetched: Fetched,
+    extras: Extras,
     t: number,
   ): { status: ChainStatus; sample: Sample } {
+    const confirmed = this.confirmation.observe(evaluation, t)
     this.latest = {
-      ...this.base(),
-      status: evaluation.status,
-      reason: evaluation.reason,
+      ...this.base(t),
+      status: confirmed.status,
+      reason: confirmed.reason,
+      confirming: confirmed.confirming,
+      finalized: extras.finalized,
+      safe: extras.safe,
+      syncing: extras.syncing,
+      peers: extras.peers.peers,
+      peersNote: extras.peers.note,
       head: age.head,
       blockAgeSeconds: round(age.seconds, 1),
       blockAgeSource: age.fromTimestamp ? 'timestamp' : 'advance',
@@ -250,7 +381,7 @@ export class ChainMonitor {
       sample: {
         serviceId: this.target.info.serviceId,
         t,
-        status: evaluation.status,
+        status: confirmed.status,
         head: age.head,
         ageMs: Math.round(age.seconds * 1000),
         lagBlocks: lag.blocks,
@@ -266,11 +397,30 @@ export class ChainMonitor {
     // A node that comes back may be another node: ask who it is again.
     this.identity = null
     const previous = this.latest
+    const confirmed = this.confirmation.observe(
+      {
+        status: 'down',
+        reason: `${error.message}${this.failures > 1 ? ` (${this.failures} polls in a row)` : ''}`,
+      },
+      t,
+    )
+    // Polls of a confirmed outage are the outage's, not the error rate's (that would alert twice
+    // for one outage, and again for 15 min after it ended).
+    this.quality.add(
+      t,
+      error.kind === 'http' && error.code === 429
+        ? 'rate_limited'
+        : confirmed.status === 'down'
+          ? 'outage'
+          : 'error',
+      null,
+    )
     this.latest = {
-      ...this.base(),
+      ...this.base(t),
       ...carried(previous),
-      status: 'down',
-      reason: `${error.message}${this.failures > 1 ? ` (${this.failures} polls in a row)` : ''}`,
+      status: confirmed.status,
+      reason: confirmed.reason,
+      confirming: confirmed.confirming,
       latencyMs: error.kind === 'timeout' || error.kind === 'network' ? null : round(latencyMs, 1),
       error,
       checkedAt: new Date(t).toISOString(),
@@ -280,7 +430,7 @@ export class ChainMonitor {
       sample: {
         serviceId: this.target.info.serviceId,
         t,
-        status: 'down',
+        status: confirmed.status,
         head: null,
         ageMs: null,
         lagBlocks: null,
@@ -338,7 +488,9 @@ export class ChainMonitor {
     return { clientVersion, netVersion, chainId, checkedAt: t, mismatch, verdict, note }
   }
 
-  private base(): Pick<
+  private base(
+    t: number | null = null,
+  ): Pick<
     ChainStatus,
     | 'serviceId'
     | 'name'
@@ -354,9 +506,17 @@ export class ChainMonitor {
     | 'laggingAfterSeconds'
     | 'stalledAfterSeconds'
     | 'blockTimeMs'
+    | 'finalizedLagAfterSeconds'
+    | 'quality'
+    | 'lastReorg'
+    | 'reorgs'
   > {
     const { info, thresholds } = this.target
     return {
+      finalizedLagAfterSeconds: this.target.finalizedLagAfterSeconds,
+      quality: this.quality.summary(t ?? 0, this.target.errorRateAbove, this.target.p95AboveMs),
+      lastReorg: this.reorgs.last(),
+      reorgs: this.reorgs.count(),
       serviceId: info.serviceId,
       name: info.name,
       slug: this.target.slug,
@@ -379,6 +539,12 @@ export class ChainMonitor {
       ...this.base(),
       status: this.target.notConfigured !== null ? 'not_configured' : 'checking',
       reason: this.target.notConfigured ?? 'Waiting for the first poll.',
+      confirming: null,
+      finalized: unknownTag,
+      safe: unknownTag,
+      syncing: null,
+      peers: null,
+      peersNote: null,
       head: null,
       ...noMeasurement,
       latencyMs: null,
@@ -403,9 +569,21 @@ const noMeasurement: Measurement = {
   referenceHead: null,
 }
 
-/** What a down chain still shows from its last good poll: the head it had reached. */
-function carried(previous: ChainStatus): Pick<ChainStatus, 'head'> & Measurement {
-  return { head: previous.head, ...noMeasurement }
+/** What a down chain still shows from its last good poll: the head it had reached. Every live
+ * figure goes blank rather than show stale values. */
+function carried(
+  previous: ChainStatus,
+): Pick<ChainStatus, 'head' | 'finalized' | 'safe' | 'syncing' | 'peers' | 'peersNote'> & Measurement {
+  const blank = (tag: TagLag): TagLag => ({ ...unknownTag, supported: tag.supported })
+  return {
+    finalized: blank(previous.finalized),
+    safe: blank(previous.safe),
+    syncing: null,
+    peers: null,
+    peersNote: previous.peersNote,
+    head: previous.head,
+    ...noMeasurement,
+  }
 }
 
 export function quantity(value: unknown): number | null {
@@ -427,6 +605,38 @@ function notAQuantity(method: string, result: unknown): RpcErrorInfo {
     code: null,
     message: `${method} answered ${JSON.stringify(result)?.slice(0, 60)}, not a hex quantity.`,
   }
+}
+
+interface Extras {
+  finalized: TagLag
+  safe: TagLag
+  syncing: ChainStatus['syncing']
+  peers: { peers: number | null; note: string | null }
+}
+
+const unknownTag: TagLag = { supported: null, head: null, lagBlocks: null, lagSeconds: null }
+const unsupportedTag: TagLag = { supported: false, head: null, lagBlocks: null, lagSeconds: null }
+
+const hex = (n: number) => `0x${n.toString(16)}`
+
+function blockRef(result: unknown): BlockRef | null {
+  const block = result as { number?: unknown; hash?: unknown; parentHash?: unknown } | null
+  const number = quantity(block?.number)
+  if (number === null || typeof block?.hash !== 'string') return null
+  return {
+    number,
+    hash: block.hash,
+    parentHash: typeof block.parentHash === 'string' ? block.parentHash : null,
+  }
+}
+
+/** A node that does not know the "finalized" / "safe" tags answers invalid params or unknown block. */
+function refusesTag(error: RpcErrorInfo): boolean {
+  return (
+    refusesMethod(error) ||
+    (error.kind === 'rpc' && (error.code === -32602 || error.code === -39001)) ||
+    /unknown block|invalid (block|tag)|finalized|safe block/i.test(error.message)
+  )
 }
 
 function refusesMethod(error: RpcErrorInfo): boolean {

@@ -1,6 +1,12 @@
 import { chainRegistry } from '../../shared/chains/registry'
 import type { ChainInfo } from '../../shared/chains/registry'
-import { defaultThresholds } from '../../shared/chains/health'
+import {
+  defaultConfirmFailures,
+  defaultErrorRateAbove,
+  defaultFinalizedLagSeconds,
+  defaultP95AboveMs,
+  defaultThresholds,
+} from '../../shared/chains/health'
 import type { Thresholds } from '../../shared/chains/health'
 import type { Config } from '../../shared/config'
 import { maskSecret, maskUrl } from '../../shared/mask'
@@ -19,6 +25,11 @@ export interface ChainTarget {
   intervalMs: number
   timeoutMs: number
   thresholds: Thresholds
+  /** Failed polls in a row before down/stalled/wrong network (also at least 15 s). */
+  confirmFailures: number
+  finalizedLagAfterSeconds: number
+  errorRateAbove: number
+  p95AboveMs: number
   /** Why the chain is not polled, or null. */
   notConfigured: string | null
 }
@@ -54,6 +65,11 @@ function resolveTarget(
       laggingAfterSeconds: own.laggingAfterSeconds ?? defaults.laggingAfterSeconds,
       stalledAfterSeconds: own.stalledAfterSeconds ?? defaults.stalledAfterSeconds,
     },
+    confirmFailures: own.confirmFailures ?? defaultConfirmFailures,
+    finalizedLagAfterSeconds:
+      own.finalizedLagAfterSeconds ?? defaultFinalizedLagSeconds(info.serviceId, info.blockTimeMs),
+    errorRateAbove: own.errorRateAbove ?? defaultErrorRateAbove,
+    p95AboveMs: own.p95AboveMs ?? defaultP95AboveMs,
   }
   let url: string | null = null
   let endpoint: string | null = null

@@ -44,7 +44,7 @@ async function runChains(options: ChainsOptions, io: CliIo, deps: CliDeps): Prom
   const { uid, problem } = await readProjectUid(
     deps.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env),
   )
-  const poller = pollerFor(config, uid, undefined, problem)
+  const poller = pollerFor(config, uid, undefined, problem, undefined, !options.watch)
   const interrupted: { value: boolean; wake?: () => void } = { value: false }
   const stopListening = options.watch
     ? io.onInterrupt?.(() => {

@@ -13,6 +13,7 @@ import { registerEvents } from './events'
 import { registerSendTestEvent } from './send-test-event'
 import { registerConfig } from './config'
 import { registerProjectUid } from './project-uid'
+import { registerAlerts } from './alerts'
 
 export type { CliDeps } from './common'
 
@@ -49,6 +50,7 @@ Example:
     registerKeys,
     registerProjectUid,
     registerConfig,
+    registerAlerts,
   ]) {
     register(program, ctx)
   }
@@ -83,3 +85,4 @@ export const webhooksCommand = commandOf('webhooks')
 export const configCommand = commandOf('config')
 export const projectUidCommand = commandOf('project-uid')
 export const sendTestEventCommand = commandOf('send-test-event')
+export const alertsCommand = commandOf('alerts')

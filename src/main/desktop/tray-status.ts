@@ -17,6 +17,8 @@ const levelOf: Record<ChainStatusKind, TrayLevel> = {
   wrong_network: 'bad',
   down: 'bad',
   stalled: 'bad',
+  syncing: 'warn',
+  failing: 'warn',
   lagging: 'warn',
   checking: 'idle',
   healthy: 'good',

@@ -21,6 +21,8 @@ export interface ConsoleServerOptions {
   log: Logger
   /** How often the push stream carries `app.heartbeat` (default src/shared/liveness.ts). */
   heartbeatMs?: number
+  /** GET /metrics (Prometheus text, same token). */
+  metrics?: () => Promise<string>
 }
 
 export interface ConsoleServer {
@@ -71,6 +73,7 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
     // A malformed target is the client's mistake: a plain 400, no stack and no log line, so a flood
     // of them costs neither CPU nor disk.
     if (pathname === null) return sendJson(res, 400, err('bad_request', 'The request target is malformed.'))
+    if (pathname === '/metrics' && options.metrics) return sendMetrics(req, res, options.metrics)
     if (!pathname.startsWith('/api/'))
       return serveStatic(options.rendererDir, pathname, req, res, contentSecurityPolicy)
     if (!hasToken(req, options.token)) {
@@ -94,6 +97,22 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
     }
     if (call) return sendJson(res, 405, err('bad_request', 'API calls are POST requests with a JSON body.'))
     return sendJson(res, 404, err('not_found', `No API route ${pathname}.`))
+  }
+
+  async function sendMetrics(req: IncomingMessage, res: ServerResponse, read: () => Promise<string>) {
+    if (!hasToken(req, options.token))
+      return sendJson(
+        res,
+        401,
+        err('unauthorized', 'GET /metrics needs the console token: Authorization: Bearer <token>.'),
+      )
+    const text = await read()
+    res.writeHead(200, {
+      'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    })
+    res.end(text)
   }
 
   function openStream(req: IncomingMessage, res: ServerResponse): void {

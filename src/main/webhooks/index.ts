@@ -76,10 +76,12 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
       counters,
       answered(ms, type) {
         latency.record(ms)
+        if (type !== null) ctx.meters.committed(ms)
         if (type === authorizationRequestType) authorizationLatency.record(ms)
         changed = true
       },
       rejected(rejection) {
+        ctx.meters.rejected(rejection.status)
         ingest.reject(rejection)
         changed = true
         log.debug('webhook rejected', { ...rejection })

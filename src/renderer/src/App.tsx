@@ -7,6 +7,7 @@ import { BackendStatus, LinkBanner } from './components/Liveness'
 import { LiveKeyBanner } from './components/payments/LiveKeyBanner'
 import { RestartBanner } from './components/RestartBanner'
 import { StorageStatus } from './components/StorageStatus'
+import { useBrowserNotifications } from './components/alerts/useBrowserNotifications'
 
 function useHashRoute() {
   const [route, setRoute] = useState(() => routeFromHash(window.location.hash))
@@ -39,6 +40,7 @@ export function App() {
   const load = useAppStore((s) => s.load)
   const digitShortcuts = usePreferences((s) => s.digitShortcuts)
   useDigitShortcuts(digitShortcuts)
+  useBrowserNotifications()
   useEffect(() => {
     void load()
   }, [load])

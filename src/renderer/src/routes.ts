@@ -6,6 +6,7 @@ import { EventsView } from './views/EventsView'
 import { OverviewView } from './views/OverviewView'
 import { SettingsView } from './views/SettingsView'
 import { WalletsView } from './views/WalletsView'
+import { AlertsView } from './views/AlertsView'
 
 export interface Route {
   id: ViewId
@@ -20,6 +21,7 @@ const components: Record<ViewId, ComponentType> = {
   events: EventsView,
   chains: ChainsView,
   wallets: WalletsView,
+  alerts: AlertsView,
   settings: SettingsView,
 }
 

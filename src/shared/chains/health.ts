@@ -4,6 +4,8 @@ export const chainStatuses = [
   'wrong_network',
   'down',
   'stalled',
+  'syncing',
+  'failing',
   'lagging',
   'checking',
   'healthy',
@@ -18,6 +20,8 @@ export const statusLabel: Record<ChainStatusKind, string> = {
   wrong_network: 'wrong network',
   down: 'down',
   stalled: 'stalled',
+  syncing: 'syncing',
+  failing: 'failing',
   lagging: 'lagging',
   checking: 'checking',
   healthy: 'healthy',
@@ -29,6 +33,8 @@ export const statusTone: Record<ChainStatusKind, StatusTone> = {
   wrong_network: 'bad',
   down: 'bad',
   stalled: 'bad',
+  syncing: 'warn',
+  failing: 'warn',
   lagging: 'warn',
   checking: 'info',
   healthy: 'good',
@@ -56,6 +62,26 @@ export function defaultThresholds(blockTimeMs: number): Thresholds {
   }
 }
 
+/** Statuses that a single poll may show but that count only once confirmed (debounced): a
+ * chain is called down, stalled or on the wrong network after `confirmFailures` polls in a row
+ * and at least `confirmMs`, whichever is later; until then it is "failing (n/N)". */
+export const confirmedStatuses: readonly ChainStatusKind[] = ['wrong_network', 'down', 'stalled']
+export const defaultConfirmFailures = 3
+export const confirmMinMs = 15_000
+
+/** Finalized head further behind than this raises the finality rule. Finality follows the chain:
+ * Ethereum finalizes after two epochs (~13 min), rollups after their batch reaches a finalized L1
+ * block (~20-40 min), fast-finality chains within seconds. Editable per chain. */
+const finalityOverrides: Record<number, number> = { 1: 1_200, 10: 3_600, 42161: 3_600, 137: 600 }
+export function defaultFinalizedLagSeconds(serviceId: number, blockTimeMs: number): number {
+  return finalityOverrides[serviceId] ?? Math.max(300, Math.round((100 * blockTimeMs) / 1000))
+}
+
+/** Error rate and p95 latency over the last 15 minutes: above these, the chain's quality rules fire. */
+export const defaultErrorRateAbove = 0.05
+export const defaultP95AboveMs = 1_000
+export const qualityWindowMs = 15 * 60_000
+
 export interface Observation {
   /** Why the chain is not polled (no URL, no project uid, disabled), or null when it is. */
   notConfigured: string | null
@@ -70,6 +96,8 @@ export interface Observation {
   /** Blocks behind the reference node, when one is configured. */
   referenceLagBlocks: number | null
   blockTimeMs: number
+  /** What eth_syncing answered: null when not syncing or not asked. */
+  syncing?: { currentBlock: number | null; highestBlock: number | null } | null
 }
 
 export interface Evaluation {
@@ -82,6 +110,17 @@ export function evaluateHealth(o: Observation, t: Thresholds): Evaluation {
   if (o.notConfigured !== null) return { status: 'not_configured', reason: o.notConfigured }
   if (o.error !== null) return { status: 'down', reason: o.error }
   if (o.identityMismatch !== null) return { status: 'wrong_network', reason: o.identityMismatch }
+  if (o.syncing) {
+    const { currentBlock, highestBlock } = o.syncing
+    const progress =
+      currentBlock !== null && highestBlock !== null
+        ? ` at block ${currentBlock} of ${highestBlock} (${highestBlock - currentBlock} to go)`
+        : ''
+    return {
+      status: 'syncing',
+      reason: `The node is still syncing${progress}: its head is not the chain's. Wait for it, or point the chain at a synced node.`,
+    }
+  }
   const staleness = o.blockAgeSeconds ?? o.sinceHeadAdvancedSeconds
   const measured = o.blockAgeSeconds !== null ? 'the head block is' : 'the head has not advanced for'
   if (staleness !== null && staleness > t.stalledAfterSeconds) {

@@ -12,6 +12,38 @@ export const RpcErrorInfo = z.object({
 })
 export type RpcErrorInfo = z.infer<typeof RpcErrorInfo>
 
+/** How far a tagged block ("finalized", "safe") is behind the head; `supported: false` when the
+ * node refuses the tag ("not supported by this node"), null fields before it answered. */
+export const TagLag = z.object({
+  supported: z.boolean().nullable(),
+  head: z.number().int().nullable(),
+  lagBlocks: z.number().int().nullable(),
+  lagSeconds: z.number().nullable(),
+})
+export type TagLag = z.infer<typeof TagLag>
+
+/** Error rate and latency over the last 15 minutes of polls. HTTP 429 is counted apart. */
+export const PollQuality = z.object({
+  polls: z.number().int(),
+  errors: z.number().int(),
+  rateLimited: z.number().int(),
+  /** errors ÷ polls (429s not included), null without polls. */
+  errorRate: z.number().nullable(),
+  p95Ms: z.number().nullable(),
+  errorRateAbove: z.number(),
+  p95AboveMs: z.number(),
+})
+export type PollQuality = z.infer<typeof PollQuality>
+
+export const Reorg = z.object({
+  /** Blocks replaced: the heights whose hash changed. */
+  depth: z.number().int(),
+  /** The lowest height that changed. */
+  height: z.number().int(),
+  at: z.string(),
+})
+export type Reorg = z.infer<typeof Reorg>
+
 export const ChainStatus = z.object({
   serviceId: z.number().int(),
   name: z.string(),
@@ -42,6 +74,29 @@ export const ChainStatus = z.object({
   checkedAt: z.string().nullable(),
   laggingAfterSeconds: z.number(),
   stalledAfterSeconds: z.number(),
+  /** While a bad status is being confirmed ("failing (2/3)"): what it would become, polls so far
+   * and polls needed; null otherwise. */
+  confirming: z
+    .object({
+      toward: z.enum(['down', 'stalled', 'wrong_network']),
+      count: z.number().int(),
+      needed: z.number().int(),
+    })
+    .nullable(),
+  finalized: TagLag,
+  safe: TagLag,
+  finalizedLagAfterSeconds: z.number(),
+  /** eth_syncing's progress while the node syncs; null when synced or not answered. */
+  syncing: z
+    .object({ currentBlock: z.number().int().nullable(), highestBlock: z.number().int().nullable() })
+    .nullable(),
+  /** net_peerCount; null when the node does not allow it (`peersNote` says so) or before it answered. */
+  peers: z.number().int().nullable(),
+  peersNote: z.string().nullable(),
+  quality: PollQuality,
+  /** The last reorganisation seen since start, and how many. */
+  lastReorg: Reorg.nullable(),
+  reorgs: z.number().int(),
 })
 export type ChainStatus = z.infer<typeof ChainStatus>
 

@@ -11,7 +11,8 @@ import type { ManualClock } from '../../support/clock'
  * mined on demand and the poller's clock is moved by the test: nothing waits on the wall clock. */
 
 function pollerOver(chains: ConfigInput['chains'], clock?: ManualClock) {
-  return pollerFor(Config.parse({ chains }), null, undefined, null, clock)
+  // Single polls are classified here: no confirmation (chain-alerts.test.ts covers the debounce).
+  return pollerFor(Config.parse({ chains }), null, undefined, null, clock, true)
 }
 
 async function latestBlockTimestamp(url: string): Promise<number> {

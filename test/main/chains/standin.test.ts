@@ -21,8 +21,9 @@ const etcNode = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 })
 
+/** These tests classify single polls: no confirmation (chain-alerts.test.ts covers the debounce). */
 const pollerOver = (chains: ConfigInput['chains'], clock?: PollClock) =>
-  pollerFor(Config.parse({ chains }), null, undefined, null, clock)
+  pollerFor(Config.parse({ chains }), null, undefined, null, clock, true)
 const only = async (
   chains: ConfigInput['chains'],
   serviceId: number,
@@ -144,10 +145,14 @@ describe('chains poller against a scripted node', () => {
       expect(first.head).toBe(100)
       expect(Array.isArray(node.received[0])).toBe(true)
       // Single calls from then on, and the identity is not due again.
-      expect(second.map((b) => (b as { method: string }).method).sort()).toEqual([
-        'eth_blockNumber',
-        'eth_getBlockByNumber',
-      ])
+      // (eth_syncing and net_peerCount, refused in the first round, are not asked again.)
+      expect(
+        second
+          .map(
+            (b) => (b as { method: string; params: unknown[] }).params[0] ?? (b as { method: string }).method,
+          )
+          .sort(),
+      ).toEqual(['eth_blockNumber', 'finalized', 'latest', 'safe'])
     } finally {
       poller.stop()
     }

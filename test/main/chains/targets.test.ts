@@ -76,7 +76,7 @@ describe('secrets in node answers', () => {
     const poller = pollerFor(Config.parse({ rpcBaseUrl: node.url, chains: { '56': {} } }), uid)
     try {
       const bsc = (await poller.pollRound()).chains.find((c) => c.serviceId === 56)!
-      expect(bsc.status).toBe('down')
+      expect(bsc.status).toBe('failing')
       expect(bsc.reason).toContain('/bsc/…cret')
       expect(JSON.stringify(bsc)).not.toContain(uid)
     } finally {

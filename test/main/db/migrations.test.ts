@@ -59,7 +59,11 @@ describe('database migrations', () => {
       expect(schemaOf(file)).toEqual(fresh)
       // Not vacuous: the fresh schema holds every table the migrations create.
       expect(fresh.filter((r: any) => r.type === 'table').map((r: any) => r.name)).toEqual([
+        'alert_incidents',
+        'alert_log',
+        'alert_mutes',
         'chain_samples',
+        'chain_uptime',
         'events',
         'listener_runs',
         'meta',

@@ -3,6 +3,7 @@ import { usePreferences } from '../stores/preferences'
 import { StatusBadge } from '../components/Status'
 import { KeysPanel } from '../components/payments/KeysPanel'
 import { WebhookEndpointsPanel } from '../components/payments/WebhookEndpointsPanel'
+import { ChannelsPanel } from '../components/alerts/ChannelsPanel'
 
 export function SettingsView() {
   const settings = useAppStore((s) => s.settings)
@@ -55,6 +56,7 @@ export function SettingsView() {
           </section>
           <KeysPanel />
           <WebhookEndpointsPanel />
+          <ChannelsPanel />
           <section className="panel">
             <h2>Effective configuration</h2>
             <pre className="json" tabIndex={0} aria-label="Effective configuration JSON">

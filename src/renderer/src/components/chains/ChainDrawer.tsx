@@ -5,6 +5,8 @@ import { StatusBadge } from '../Status'
 import { badgeOf, dash, fmtInt, fmtLagBlocks, fmtMs, fmtSeconds } from './format'
 import { RpcConsole } from './RpcConsole'
 import { Sparkline } from './Sparkline'
+import { ChainAlertsPanel } from '../alerts/ChainAlertsPanel'
+import { ChainHealthFacts } from '../alerts/ChainHealthFacts'
 
 const identityWords: Record<
   ChainStatus['identity'],
@@ -73,6 +75,9 @@ export function ChainDrawer({ chain, onClose }: { chain: ChainStatus; onClose: (
           <dd className="num">{history ? history.errorCount : dash}</dd>
         </dl>
       </section>
+
+      <ChainHealthFacts chain={chain} />
+      <ChainAlertsPanel serviceId={chain.serviceId} name={chain.name} />
 
       <section className="panel">
         <h2>Head</h2>

@@ -18,7 +18,7 @@ export const fmtMs = (ms: number | null) => (ms === null ? dash : `${Math.round(
 export const fmtLagBlocks = (c: ChainStatus) =>
   c.lagBlocks === null ? dash : `${c.lagEstimated ? '~' : ''}${c.lagBlocks.toLocaleString('en-US')}`
 
-export const badgeOf = (c: Pick<ChainStatus, 'status'>) => ({
+export const badgeOf = (c: Pick<ChainStatus, 'status'> & Partial<Pick<ChainStatus, 'confirming'>>) => ({
   tone: statusTone[c.status],
-  label: statusLabel[c.status],
+  label: c.confirming ? `failing (${c.confirming.count}/${c.confirming.needed})` : statusLabel[c.status],
 })

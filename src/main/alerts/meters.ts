@@ -1,0 +1,53 @@
+import { Counter, Histogram, Registry } from 'prom-client'
+
+/** What other capabilities feed into `GET /metrics` as it happens (the rest is read from their
+ * status at scrape time). One per back end, on the AppContext; never a process-wide registry, so
+ * two consoles in one process (tests) never mix their figures. */
+export interface Meters {
+  registry: Registry
+  /** An accepted delivery answered after its commit (ms). */
+  committed(ms: number): void
+  /** A delivery the listener refused, by its HTTP status. */
+  rejected(status: number): void
+  /** Signature rejections (401) counted since start. */
+  signatureRejections(): number
+  /** The forward capability fills these when it runs; null until then. */
+  forward: { queueDepth: (() => number) | null; failures: (() => number) | null }
+}
+
+const reasonOf = (status: number): string =>
+  ({
+    400: 'malformed',
+    401: 'signature',
+    404: 'unknown_path',
+    405: 'method',
+    408: 'timeout',
+    413: 'too_large',
+  })[status] ?? `http_${status}`
+
+export function createMeters(): Meters {
+  const registry = new Registry()
+  const commit = new Histogram({
+    name: 'watchdesk_listener_commit_seconds',
+    help: 'Accepted webhook deliveries: from the request to the 200 answer, after the fsync-committed write',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  })
+  const rejected = new Counter({
+    name: 'watchdesk_listener_rejected_total',
+    help: 'Webhook deliveries refused by the listener, by reason',
+    labelNames: ['reason'],
+    registers: [registry],
+  })
+  let signature = 0
+  return {
+    registry,
+    committed: (ms) => commit.observe(ms / 1000),
+    rejected(status) {
+      if (status === 401) signature++
+      rejected.inc({ reason: reasonOf(status) })
+    },
+    signatureRejections: () => signature,
+    forward: { queueDepth: null, failures: null },
+  }
+}

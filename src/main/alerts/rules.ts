@@ -1,0 +1,182 @@
+import { statusLabel } from '../../shared/chains/health'
+import type { AlertSeverity, RuleInfo } from '../../shared/contract/alerts'
+import type { ChainStatus, ChainsSnapshot } from '../../shared/contract/chains'
+import { confirmMinMs } from '../../shared/chains/health'
+
+/** Every rule, its default and its severity (docs/alerts.md lists the same). */
+export const ruleCatalog = [
+  {
+    id: 'chain.down',
+    label: 'Chain down',
+    severity: 'critical',
+    defaultText: `no answer for ${'`chains.<id>.confirmFailures`'} polls (3) and 15 s`,
+  },
+  {
+    id: 'chain.stalled',
+    label: 'Chain stalled',
+    severity: 'critical',
+    defaultText: 'head not advancing past `stalledAfterSeconds` (20 blocks, ≥ 60 s), confirmed like down',
+  },
+  {
+    id: 'chain.wrong_network',
+    label: 'Wrong network',
+    severity: 'critical',
+    defaultText: 'eth_chainId / net_version not the chain’s, confirmed like down',
+  },
+  {
+    id: 'chain.lagging',
+    label: 'Chain lagging',
+    severity: 'warning',
+    defaultText: 'behind past `laggingAfterSeconds` (5 blocks, ≥ 10 s) for 3 polls and 15 s',
+  },
+  {
+    id: 'chain.syncing',
+    label: 'Node syncing',
+    severity: 'warning',
+    defaultText: 'eth_syncing answers progress for 3 polls and 15 s',
+  },
+  {
+    id: 'chain.finality',
+    label: 'Finality lag',
+    severity: 'warning',
+    defaultText:
+      'finalized head older than `finalizedLagAfterSeconds` (from the chain: Ethereum 20 min, rollups 60 min, Polygon 10 min, others 100 blocks ≥ 5 min)',
+  },
+  {
+    id: 'chain.error_rate',
+    label: 'Error rate',
+    severity: 'warning',
+    defaultText:
+      'failed polls above `errorRateAbove` (5 %) over 15 min (at least 10 polls; HTTP 429 counted apart)',
+  },
+  {
+    id: 'chain.latency',
+    label: 'Slow node',
+    severity: 'warning',
+    defaultText: 'p95 latency above `p95AboveMs` (1 s) over 15 min (at least 10 answers)',
+  },
+  {
+    id: 'chain.reorg',
+    label: 'Reorganisation',
+    severity: 'info',
+    defaultText: 'the block at a known height changed hash (depth recorded)',
+  },
+  {
+    id: 'event.type',
+    label: 'Event type',
+    severity: 'critical',
+    defaultText:
+      '`alerts.eventTypes`: *.failed, compliance.screening.flagged, business.verification.rejected',
+  },
+  {
+    id: 'listener.rejections',
+    label: 'Signature rejections',
+    severity: 'critical',
+    defaultText: 'more than `alerts.rejectionsPerMinute` (10) signature rejections in a minute',
+  },
+  {
+    id: 'listener.quiet',
+    label: 'No events',
+    severity: 'warning',
+    defaultText: 'off; `alerts.quietMinutes.<endpoint id or *>` minutes without an event',
+  },
+  {
+    id: 'listener.down',
+    label: 'Listener not listening',
+    severity: 'critical',
+    defaultText: 'the webhook listener is not running',
+  },
+  {
+    id: 'storage.fault',
+    label: 'Storage fault',
+    severity: 'critical',
+    defaultText: 'the database does not take commits (disk full, locked)',
+  },
+  {
+    id: 'relay.source',
+    label: 'Relay source unreachable',
+    severity: 'critical',
+    defaultText: 'a `sources.<name>` relay does not answer (reported by the relay capability)',
+  },
+] as const satisfies readonly Omit<RuleInfo, 'enabled'>[]
+
+export type RuleId = (typeof ruleCatalog)[number]['id']
+export const severityOf = (rule: string): AlertSeverity =>
+  ruleCatalog.find((r) => r.id === rule)?.severity ?? 'warning'
+
+/** A state a rule watches: an incident opens when it turns active (after `confirm`), closes when
+ * it turns inactive. */
+export interface Condition {
+  rule: string
+  subject: string
+  serviceId: number | null
+  active: boolean
+  title: string
+  body: string
+  /** "Polygon" in "Polygon recovered after 4 min 12 s". */
+  name: string
+  /** Observations in a row and time before opening; none for statuses confirmed upstream. */
+  confirm?: { count: number; ms: number }
+}
+
+const engineConfirm = { count: 3, ms: confirmMinMs }
+const minQualityPolls = 10
+
+/** The chain rules over one round of statuses. Down, stalled and wrong network arrive confirmed
+ * by the poller (failing n/N before); the others are confirmed here. */
+export function chainConditions(snapshot: ChainsSnapshot): Condition[] {
+  const out: Condition[] = []
+  for (const c of snapshot.chains) {
+    const live = c.status !== 'not_configured' && c.status !== 'checking'
+    const add = (
+      rule: RuleId,
+      active: boolean,
+      title: string,
+      body: string,
+      confirm?: Condition['confirm'],
+    ) =>
+      out.push({
+        rule,
+        subject: `chain:${c.serviceId}`,
+        serviceId: c.serviceId,
+        active: live && active,
+        title,
+        body,
+        name: c.name,
+        confirm,
+      })
+    for (const s of ['down', 'stalled', 'wrong_network'] as const)
+      add(`chain.${s}`, c.status === s, `${c.name} ${statusLabel[s]}`, c.reason)
+    add('chain.lagging', c.status === 'lagging', `${c.name} lagging`, c.reason, engineConfirm)
+    add('chain.syncing', c.status === 'syncing', `${c.name} syncing`, c.reason, engineConfirm)
+    const fin = c.finalized.lagSeconds
+    add(
+      'chain.finality',
+      fin !== null && fin > c.finalizedLagAfterSeconds,
+      `${c.name} finality lag`,
+      `The finalized block is ${fin ?? '?'} s (${c.finalized.lagBlocks ?? '?'} blocks) behind the head; the limit is ${c.finalizedLagAfterSeconds} s (chains.${c.serviceId}.finalizedLagAfterSeconds).`,
+      engineConfirm,
+    )
+    add(
+      'chain.error_rate',
+      c.quality.polls >= minQualityPolls &&
+        c.quality.errorRate !== null &&
+        c.quality.errorRate > c.quality.errorRateAbove,
+      `${c.name} error rate`,
+      `${pct(c.quality.errorRate)} of ${c.quality.polls} polls failed over 15 min (limit ${pct(c.quality.errorRateAbove)})${rateLimitedNote(c)}.`,
+    )
+    add(
+      'chain.latency',
+      c.quality.polls - c.quality.errors - c.quality.rateLimited >= minQualityPolls &&
+        c.quality.p95Ms !== null &&
+        c.quality.p95Ms > c.quality.p95AboveMs,
+      `${c.name} slow`,
+      `p95 latency ${Math.round(c.quality.p95Ms ?? 0)} ms over 15 min (limit ${c.quality.p95AboveMs} ms).`,
+    )
+  }
+  return out
+}
+
+const pct = (r: number | null) => (r === null ? '—' : `${Math.round(r * 1000) / 10} %`)
+const rateLimitedNote = (c: ChainStatus) =>
+  c.quality.rateLimited > 0 ? `; ${c.quality.rateLimited} more were rate limited (HTTP 429)` : ''

@@ -1,0 +1,156 @@
+import type { Database } from 'better-sqlite3'
+import type { Alert, AlertRecord, AlertSeverity, Incident } from '../../shared/contract/alerts'
+import type { ConsoleMute } from './mute'
+
+/** Incidents, the alert log and console mutes in SQLite (one writer: the alerts service). */
+export interface AlertStore {
+  openIncident(i: {
+    rule: string
+    subject: string
+    serviceId: number | null
+    severity: AlertSeverity
+    title: string
+    detail: string
+    openedAt: number
+  }): number
+  closeIncident(id: number, closedAt: number): void
+  openIncidents(): Incident[]
+  incidents(filter: { serviceId?: number; rule?: string; open?: boolean; limit: number }): Incident[]
+  record(alert: Alert, channel: string, result: AlertRecord['result'], detail: string | null): void
+  log(limit: number, incidentId?: number): AlertRecord[]
+  addMute(m: Omit<ConsoleMute, 'id'>, now: number): ConsoleMute
+  removeMute(id: number): boolean
+  mutes(now: number): ConsoleMute[]
+}
+
+interface IncidentRow {
+  id: number
+  rule: string
+  subject: string
+  service_id: number | null
+  severity: string
+  title: string
+  detail: string
+  opened_at: number
+  closed_at: number | null
+  alerts: number
+}
+
+const toIncident = (r: IncidentRow): Incident => ({
+  id: r.id,
+  rule: r.rule,
+  subject: r.subject,
+  serviceId: r.service_id,
+  severity: r.severity as AlertSeverity,
+  title: r.title,
+  detail: r.detail,
+  openedAt: r.opened_at,
+  closedAt: r.closed_at,
+  durationMs: r.closed_at === null ? null : r.closed_at - r.opened_at,
+  alerts: r.alerts,
+})
+
+export function createAlertStore(db: Database): AlertStore {
+  const insertIncident = db.prepare(
+    `INSERT INTO alert_incidents (rule, subject, service_id, severity, title, detail, opened_at)
+     VALUES (@rule, @subject, @serviceId, @severity, @title, @detail, @openedAt)`,
+  )
+  const close = db.prepare(`UPDATE alert_incidents SET closed_at = ? WHERE id = ? AND closed_at IS NULL`)
+  const selectOpen = db.prepare(`SELECT * FROM alert_incidents WHERE closed_at IS NULL ORDER BY opened_at`)
+  const insertLog = db.prepare(
+    `INSERT INTO alert_log (t, incident_id, rule, subject, kind, title, channel, result, detail)
+     VALUES (@t, @incidentId, @rule, @subject, @kind, @title, @channel, @result, @detail)`,
+  )
+  const countAlert = db.prepare(
+    `UPDATE alert_incidents SET alerts = alerts + 1, last_alert_at = ? WHERE id = ?`,
+  )
+  const insertMute = db.prepare(
+    `INSERT INTO alert_mutes (from_t, to_t, chains, reason, created_at) VALUES (?, ?, ?, ?, ?)`,
+  )
+  const deleteMute = db.prepare(`DELETE FROM alert_mutes WHERE id = ?`)
+  const dropEnded = db.prepare(`DELETE FROM alert_mutes WHERE to_t < ?`)
+  const selectMutes = db.prepare(`SELECT * FROM alert_mutes WHERE to_t >= ? ORDER BY from_t`)
+  const recordOne = db.transaction((alert: Alert, channel: string, result: string, detail: string | null) => {
+    insertLog.run({ ...alert, channel, result, detail })
+    if (alert.incidentId !== null) countAlert.run(alert.t, alert.incidentId)
+  })
+
+  return {
+    openIncident: (i) => Number(insertIncident.run(i).lastInsertRowid),
+    closeIncident: (id, closedAt) => void close.run(closedAt, id),
+    openIncidents: () => (selectOpen.all() as IncidentRow[]).map(toIncident),
+    incidents({ serviceId, rule, open, limit }) {
+      const where: string[] = []
+      const params: unknown[] = []
+      if (serviceId !== undefined) {
+        where.push('service_id = ?')
+        params.push(serviceId)
+      }
+      if (rule !== undefined) {
+        where.push('rule = ?')
+        params.push(rule)
+      }
+      if (open !== undefined) where.push(open ? 'closed_at IS NULL' : 'closed_at IS NOT NULL')
+      const sql = `SELECT * FROM alert_incidents ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY opened_at DESC, id DESC LIMIT ?`
+      return (db.prepare(sql).all(...params, limit) as IncidentRow[]).map(toIncident)
+    },
+    record: (alert, channel, result, detail) => recordOne(alert, channel, result, detail),
+    log(limit, incidentId) {
+      const rows = (
+        incidentId === undefined
+          ? db.prepare(`SELECT * FROM alert_log ORDER BY t DESC, id DESC LIMIT ?`).all(limit)
+          : db
+              .prepare(`SELECT * FROM alert_log WHERE incident_id = ? ORDER BY t DESC, id DESC LIMIT ?`)
+              .all(incidentId, limit)
+      ) as {
+        id: number
+        t: number
+        incident_id: number | null
+        rule: string
+        subject: string
+        kind: AlertRecord['kind']
+        title: string
+        channel: string
+        result: AlertRecord['result']
+        detail: string | null
+      }[]
+      return rows.map((r) => ({
+        id: r.id,
+        t: r.t,
+        rule: r.rule,
+        subject: r.subject,
+        kind: r.kind,
+        title: r.title,
+        channel: r.channel,
+        result: r.result,
+        detail: r.detail,
+        incidentId: r.incident_id,
+      }))
+    },
+    addMute(m, now) {
+      dropEnded.run(now)
+      const id = Number(
+        insertMute.run(m.from, m.to, m.chains ? JSON.stringify(m.chains) : null, m.reason, now)
+          .lastInsertRowid,
+      )
+      return { id, ...m }
+    },
+    removeMute: (id) => deleteMute.run(id).changes > 0,
+    mutes: (now) =>
+      (
+        selectMutes.all(now) as {
+          id: number
+          from_t: number
+          to_t: number
+          chains: string | null
+          reason: string | null
+        }[]
+      ).map((r) => ({
+        id: r.id,
+        from: r.from_t,
+        to: r.to_t,
+        chains: r.chains ? (JSON.parse(r.chains) as number[]) : null,
+        reason: r.reason,
+      })),
+  }
+}

@@ -1,0 +1,31 @@
+import { ok } from '../../shared/result'
+import type { alertsMethods } from '../../shared/contract/alerts'
+import type { AppContext } from '../context'
+import type { ApiHandlers } from '../transport/dispatch'
+import type { Services } from '../services'
+
+export function alertsApi(
+  _ctx: AppContext,
+  services: Services,
+): Pick<ApiHandlers, keyof typeof alertsMethods> {
+  const { alerts, chains } = services
+  return {
+    'alerts.incidents': async (filter) => {
+      const r = alerts.incidents(filter)
+      return r.ok ? ok({ incidents: r.value }) : r
+    },
+    'alerts.log': async ({ limit, incidentId }) => {
+      const r = alerts.log(limit, incidentId)
+      return r.ok ? ok({ records: r.value }) : r
+    },
+    'alerts.channels': async () => ok(await alerts.channels()),
+    'alerts.test': async ({ channel }) => {
+      const r = await alerts.test(channel)
+      return r.ok ? ok({ results: r.value }) : r
+    },
+    'alerts.mutes': async () => ok({ mutes: alerts.mutes() }),
+    'alerts.mute': async ({ minutes, serviceIds, reason }) => alerts.mute(minutes, serviceIds, reason),
+    'alerts.unmute': async ({ id }) => alerts.unmute(id),
+    'alerts.uptime': async ({ serviceId }) => chains.uptime(serviceId),
+  }
+}

@@ -1,0 +1,36 @@
+import type { AlertRecord } from '../../../../shared/contract/alerts'
+import { StatusBadge } from '../Status'
+import { fmtTime } from './format'
+
+const tone = { sent: 'good', failed: 'bad', muted: 'muted' } as const
+
+/** Every alert on every channel: sent, failed (with why) or muted (by which window). */
+export function AlertLog({ records }: { records: AlertRecord[] }) {
+  if (records.length === 0) return <p className="hint">No alerts yet.</p>
+  return (
+    <table className="grid" aria-label="Alert log">
+      <thead>
+        <tr>
+          <th>Time</th>
+          <th>Alert</th>
+          <th>Channel</th>
+          <th>Result</th>
+        </tr>
+      </thead>
+      <tbody>
+        {records.map((r) => (
+          <tr key={r.id}>
+            <td className="num-left">{fmtTime(r.t)}</td>
+            <td>
+              {r.title} <span className="dim">{r.kind}</span>
+            </td>
+            <td>{r.channel}</td>
+            <td title={r.detail ?? undefined}>
+              <StatusBadge tone={tone[r.result]} label={r.result} /> <span className="dim">{r.detail}</span>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}

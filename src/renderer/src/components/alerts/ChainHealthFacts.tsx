@@ -1,0 +1,53 @@
+import type { ChainStatus, TagLag } from '../../../../shared/contract/chains'
+import { dash, fmtSeconds } from '../chains/format'
+
+const tag = (t: TagLag) =>
+  t.supported === false
+    ? 'not supported by this node'
+    : t.lagBlocks === null
+      ? dash
+      : `${t.lagBlocks.toLocaleString('en-US')} blocks · ${fmtSeconds(t.lagSeconds)}`
+
+/** Health beyond the head: finality, sync, peers, 15-minute quality, reorganisations. */
+export function ChainHealthFacts({ chain }: { chain: ChainStatus }) {
+  const q = chain.quality
+  return (
+    <section className="panel">
+      <h2>Beyond the head</h2>
+      <dl className="facts facts-tight">
+        <dt>Finalized lag</dt>
+        <dd className="num">
+          {tag(chain.finalized)}{' '}
+          <span className="dim">(alert after {fmtSeconds(chain.finalizedLagAfterSeconds)})</span>
+        </dd>
+        <dt>Safe lag</dt>
+        <dd className="num">{tag(chain.safe)}</dd>
+        <dt>Syncing</dt>
+        <dd className="num">
+          {chain.syncing
+            ? `block ${chain.syncing.currentBlock ?? '?'} of ${chain.syncing.highestBlock ?? '?'}`
+            : 'no'}
+        </dd>
+        <dt>Peers</dt>
+        <dd className="num">{chain.peers ?? chain.peersNote ?? dash}</dd>
+        <dt>Errors (15 min)</dt>
+        <dd className="num">
+          {q.errorRate === null ? dash : `${(q.errorRate * 100).toFixed(1)} %`} of {q.polls} polls
+          {q.rateLimited > 0 ? ` · ${q.rateLimited} rate limited` : ''}{' '}
+          <span className="dim">(alert above {(q.errorRateAbove * 100).toFixed(0)} %)</span>
+        </dd>
+        <dt>Latency p95 (15 min)</dt>
+        <dd className="num">
+          {q.p95Ms === null ? dash : `${Math.round(q.p95Ms)} ms`}{' '}
+          <span className="dim">(alert above {q.p95AboveMs} ms)</span>
+        </dd>
+        <dt>Reorganisations</dt>
+        <dd className="num">
+          {chain.reorgs === 0 || !chain.lastReorg
+            ? 'none seen'
+            : `${chain.reorgs}; last ${chain.lastReorg.depth} deep at ${chain.lastReorg.height.toLocaleString('en-US')}`}
+        </dd>
+      </dl>
+    </section>
+  )
+}

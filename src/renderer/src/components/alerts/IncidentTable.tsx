@@ -1,0 +1,40 @@
+import type { Incident } from '../../../../shared/contract/alerts'
+import { StatusBadge } from '../Status'
+import { fmtDuration, fmtTime } from './format'
+
+/** Incidents, newest first: open ones in red or amber, closed ones with how long they lasted. */
+export function IncidentTable({ incidents, label }: { incidents: Incident[]; label: string }) {
+  if (incidents.length === 0) return <p className="hint">No incidents.</p>
+  return (
+    <table className="grid" aria-label={label}>
+      <thead>
+        <tr>
+          <th>State</th>
+          <th>What fired</th>
+          <th>Started</th>
+          <th className="num">Duration</th>
+          <th className="num">Alerts</th>
+        </tr>
+      </thead>
+      <tbody>
+        {incidents.map((i) => (
+          <tr key={i.id}>
+            <td>
+              {i.closedAt === null ? (
+                <StatusBadge tone={i.severity === 'critical' ? 'bad' : 'warn'} label="open" />
+              ) : (
+                <StatusBadge tone="good" label="closed" />
+              )}
+            </td>
+            <td title={i.detail}>
+              {i.title} <span className="dim">{i.rule}</span>
+            </td>
+            <td className="num-left">{fmtTime(i.openedAt)}</td>
+            <td className="num">{i.closedAt === null ? 'ongoing' : fmtDuration(i.durationMs)}</td>
+            <td className="num">{i.alerts}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}

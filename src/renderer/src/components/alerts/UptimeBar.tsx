@@ -1,0 +1,53 @@
+import { useEffect, useState } from 'react'
+import type { Uptime } from '../../../../shared/contract/alerts'
+import { backend } from '../../api'
+import { fmtRatio } from './format'
+
+/** The last 24 hours hour by hour (green all up, amber some down, red mostly down, grey no polls)
+ * and uptime over 24 h, 7 d and 30 d, from the back end's hourly aggregate. */
+export function UptimeBar({ serviceId }: { serviceId: number }) {
+  const [uptime, setUptime] = useState<Uptime | null>(null)
+  const [problem, setProblem] = useState<string | null>(null)
+  useEffect(() => {
+    let live = true
+    void backend()
+      .call('alerts.uptime', { serviceId })
+      .then((r) => {
+        if (!live) return
+        if (r.ok) setUptime(r.value)
+        else setProblem(r.error.message)
+      })
+    return () => {
+      live = false
+    }
+  }, [serviceId])
+  if (problem) return <p className="hint">Uptime unavailable: {problem}</p>
+  if (!uptime) return <p className="hint">Loading uptime…</p>
+  return (
+    <div className="uptime">
+      <div
+        className="uptime-bar"
+        role="img"
+        aria-label={`uptime, last 24 hours: ${fmtRatio(uptime.ratio24h)}`}
+      >
+        {uptime.hours.map((h) => {
+          const ratio = h.polls === 0 ? null : h.up / h.polls
+          const cls = ratio === null ? 'none' : ratio === 1 ? 'up' : ratio >= 0.5 ? 'part' : 'down'
+          return (
+            <span
+              key={h.t}
+              className={`uptime-beat uptime-${cls}`}
+              title={`${new Date(h.t).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' })}: ${h.polls ? `${h.up}/${h.polls} polls up` : 'no polls'}`}
+            />
+          )
+        })}
+      </div>
+      <dl className="facts facts-tight">
+        <dt>Uptime 24 h / 7 d / 30 d</dt>
+        <dd className="num">
+          {fmtRatio(uptime.ratio24h)} / {fmtRatio(uptime.ratio7d)} / {fmtRatio(uptime.ratio30d)}
+        </dd>
+      </dl>
+    </div>
+  )
+}

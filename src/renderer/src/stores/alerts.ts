@@ -1,0 +1,74 @@
+import { create } from 'zustand'
+import type { ResponseOf } from '../../../shared/contract'
+import type { AlertRecord, Incident, MuteInfo } from '../../../shared/contract/alerts'
+import type { ApiError } from '../../../shared/result'
+import { backend } from '../api'
+
+/** Incidents, the alert log and mutes; reloaded when the back end says something changed
+ * (`alerts.changed`), never polled. */
+
+export interface IncidentFilter {
+  serviceId?: number
+  rule?: string
+  open?: boolean
+}
+
+interface AlertsState {
+  filter: IncidentFilter
+  incidents: Incident[]
+  log: AlertRecord[]
+  mutes: MuteInfo[]
+  channels: ResponseOf<'alerts.channels'> | null
+  error: ApiError | null
+  load(): Promise<void>
+  setFilter(filter: IncidentFilter): void
+  mute(minutes: number, serviceIds?: number[]): Promise<void>
+  unmute(id: string): Promise<void>
+  loadChannels(): Promise<void>
+}
+
+let subscribed = false
+
+export const useAlertsStore = create<AlertsState>((set, get) => ({
+  filter: {},
+  incidents: [],
+  log: [],
+  mutes: [],
+  channels: null,
+  error: null,
+  async load() {
+    if (!subscribed) {
+      subscribed = true
+      backend().onPush('alerts.changed', () => void get().load())
+    }
+    const [incidents, log, mutes] = await Promise.all([
+      backend().call('alerts.incidents', { ...get().filter, limit: 200 }),
+      backend().call('alerts.log', { limit: 200 }),
+      backend().call('alerts.mutes', {}),
+    ])
+    set({
+      incidents: incidents.ok ? incidents.value.incidents : get().incidents,
+      log: log.ok ? log.value.records : get().log,
+      mutes: mutes.ok ? mutes.value.mutes : get().mutes,
+      error: !incidents.ok ? incidents.error : !log.ok ? log.error : !mutes.ok ? mutes.error : null,
+    })
+  },
+  setFilter(filter) {
+    set({ filter })
+    void get().load()
+  },
+  async mute(minutes, serviceIds) {
+    const r = await backend().call('alerts.mute', { minutes, serviceIds })
+    if (!r.ok) set({ error: r.error })
+    await get().load()
+  },
+  async unmute(id) {
+    const r = await backend().call('alerts.unmute', { id })
+    if (!r.ok) set({ error: r.error })
+    await get().load()
+  },
+  async loadChannels() {
+    const r = await backend().call('alerts.channels', {})
+    set(r.ok ? { channels: r.value } : { error: r.error })
+  },
+}))

@@ -1,0 +1,96 @@
+import { z } from 'zod'
+
+/** Alerts' config keys (spread into the Config schema as `alerts`). Non-secret only: channel URLs
+ * and SMTP passwords live in the keychain (`alert-channel:<name>`) or the environment
+ * (`WATCHDESK_ALERT_CHANNEL_<NAME>`). */
+
+export const channelTypes = ['desktop', 'webhook', 'slack', 'email'] as const
+export type ChannelType = (typeof channelTypes)[number]
+
+const common = {
+  /** Rule ids this channel receives (default: every rule). */
+  rules: z.array(z.string().min(1)).optional(),
+  enabled: z.boolean().default(true),
+}
+
+export const ChannelConfig = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('desktop'), ...common }).strict(),
+  z
+    .object({
+      type: z.literal('webhook'),
+      ...common,
+      timeoutMs: z.number().int().min(100).max(60_000).default(5_000),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('slack'),
+      ...common,
+      timeoutMs: z.number().int().min(100).max(60_000).default(5_000),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('email'),
+      ...common,
+      host: z.string().min(1),
+      port: z.number().int().min(1).max(65535).default(587),
+      /** TLS from the first byte (465); otherwise STARTTLS when the server offers it. */
+      secure: z.boolean().default(false),
+      user: z.string().optional(),
+      from: z.string().min(3),
+      to: z.array(z.string().min(3)).min(1),
+    })
+    .strict(),
+])
+export type ChannelConfig = z.infer<typeof ChannelConfig>
+
+const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time of day is HH:MM (24 h)')
+export const weekdays = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const
+
+/** A maintenance window: once (`from`, `to`), or every week (`weekdays`, `start`, `end`, local
+ * time; an `end` before `start` runs past midnight). Optionally only some chains or rules. */
+export const MuteWindow = z
+  .object({
+    from: z.string().datetime({ offset: true }).optional(),
+    to: z.string().datetime({ offset: true }).optional(),
+    weekdays: z.array(z.enum(weekdays)).min(1).optional(),
+    start: hhmm.optional(),
+    end: hhmm.optional(),
+    chains: z.array(z.number().int().positive()).optional(),
+    rules: z.array(z.string().min(1)).optional(),
+    reason: z.string().max(200).optional(),
+  })
+  .strict()
+  .refine(
+    (w) => (w.from !== undefined && w.to !== undefined) || (w.start !== undefined && w.end !== undefined),
+    {
+      message: 'a mute window needs from and to (once) or start and end (recurring, with optional weekdays)',
+    },
+  )
+export type MuteWindow = z.infer<typeof MuteWindow>
+
+export const AlertsConfig = z
+  .object({
+    channels: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'a channel name is letters, digits, _ and -'),
+        ChannelConfig,
+      )
+      .default({ desktop: { type: 'desktop', enabled: true } }),
+    /** A reminder while an incident lasts, every this many minutes (0: none). */
+    repeatMinutes: z.number().min(0).max(10_080).default(60),
+    mute: z.array(MuteWindow).default([]),
+    /** Event types that raise an alert; `*` matches any run of characters. */
+    eventTypes: z
+      .array(z.string().min(1))
+      .default(['*.failed', 'compliance.screening.flagged', 'business.verification.rejected']),
+    /** Signature rejections per minute above which the listener alerts (a wrong secret or an attack). */
+    rejectionsPerMinute: z.number().int().min(1).default(10),
+    /** Minutes without an event, per endpoint id (`*` for any), before alerting; off when empty. */
+    quietMinutes: z.record(z.string(), z.number().min(1)).default({}),
+    /** Rule ids switched off. */
+    disabledRules: z.array(z.string()).default([]),
+  })
+  .strict()
+export type AlertsConfig = z.infer<typeof AlertsConfig>

@@ -1,0 +1,143 @@
+import { createHmac } from 'node:crypto'
+import { createServer } from 'node:http'
+import type { IncomingHttpHeaders, Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { afterEach } from 'vitest'
+import { createPoller, resolveTargets } from '../../../src/main/chains'
+import type { Poller } from '../../../src/main/chains'
+import { createMeters, startAlerts } from '../../../src/main/alerts'
+import type { AlertsService } from '../../../src/main/alerts'
+import { createStorageHealth, openDatabase } from '../../../src/main/db'
+import type { Database } from '../../../src/main/db'
+import { silentLogger } from '../../../src/main/log'
+import { createPushBus } from '../../../src/main/push'
+import type { PushBus } from '../../../src/main/push'
+import { createMemoryStore } from '../../../src/main/secrets'
+import type { SecretStore } from '../../../src/main/secrets'
+import { Config } from '../../../src/shared/config'
+import type { ConfigInput } from '../../../src/shared/config'
+import type { ChainsSnapshot } from '../../../src/shared/contract/chains'
+import { unwrap } from '../../../src/shared/result'
+import { manualClock } from '../../support/clock'
+import type { ManualClock } from '../../support/clock'
+import { waitFor } from '../../support/wait'
+
+export interface Recorded {
+  path: string
+  headers: IncomingHttpHeaders
+  body: string
+  json: any
+}
+
+/** A local HTTP server that records every POST (webhook and Slack-shaped channels) and answers 200. */
+export function useRecorder(): () => Promise<{ url: string; received: Recorded[] }> {
+  const servers: Server[] = []
+  afterEach(async () => {
+    await Promise.all(
+      servers.splice(0).map((s) => new Promise<void>((r) => (s.closeAllConnections(), s.close(() => r())))),
+    )
+  })
+  return async () => {
+    const received: Recorded[] = []
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8')
+        let json: unknown = null
+        try {
+          json = JSON.parse(body)
+        } catch {
+          json = null
+        }
+        received.push({ path: req.url ?? '', headers: req.headers, body, json })
+        res.writeHead(200, { 'content-type': 'text/plain' })
+        res.end('ok')
+      })
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+    servers.push(server)
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received }
+  }
+}
+
+export const hmac = (secret: string, body: string) =>
+  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
+
+export interface Rig {
+  clock: ManualClock
+  poller: Poller
+  alerts: AlertsService
+  db: Database
+  push: PushBus
+  /** Runs the poller's timers until the next poll is answered and its round published. */
+  nextPoll(): Promise<void>
+  stop(): Promise<void>
+}
+
+/** The poller and the alerts capability over a real SQLite file, on a clock the test moves. */
+export function useAlertsRig(
+  tempDir: () => string,
+): (config: ConfigInput, secrets?: SecretStore) => Promise<Rig> {
+  const rigs: Rig[] = []
+  afterEach(async () => {
+    for (const rig of rigs.splice(0)) await rig.stop()
+  })
+  return async (input, secrets = createMemoryStore()) => {
+    const config = Config.parse(input)
+    const clock = manualClock(Date.parse('2026-03-02T10:00:00Z'))
+    const db = unwrap(openDatabase(join(tempDir(), 'watchdesk.db')))
+    const push = createPushBus()
+    const listeners = new Set<(s: ChainsSnapshot) => void>()
+    const poller = createPoller({
+      targets: resolveTargets(config, null),
+      scrub: (t) => t,
+      clock,
+      onRound: (snapshot) => listeners.forEach((l) => l(snapshot)),
+    })
+    const alerts = startAlerts({
+      db,
+      config: () => config,
+      secrets,
+      env: {},
+      push,
+      log: silentLogger,
+      storage: createStorageHealth(db.name, silentLogger, () => clock.now()),
+      meters: createMeters(),
+      clock,
+      onChainsRound: (l) => {
+        listeners.add(l)
+        return () => listeners.delete(l)
+      },
+      listener: () => null,
+    })
+    // Pending callbacks at rest: the alerts' check and the poll loop (one polled chain).
+    const atRest = 2
+    const settle = async () => {
+      await waitFor(() => clock.pending() === atRest + 1, 'the poll to be answered')
+      clock.advance(200)
+      await alerts.idle()
+    }
+    poller.start()
+    await settle()
+    const rig: Rig = {
+      clock,
+      poller,
+      alerts,
+      db,
+      push,
+      async nextPoll() {
+        while (clock.pending() === atRest) clock.advance(100)
+        await settle()
+      },
+      async stop() {
+        poller.stop()
+        await alerts.stop()
+        db.close()
+      },
+    }
+    rigs.push(rig)
+    return rig
+  }
+}

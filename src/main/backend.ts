@@ -22,9 +22,9 @@ import type { ApiHandlers } from './transport/dispatch'
 import { startServices } from './services'
 import type { Services } from './services'
 import { version } from './version'
-import { createMeters } from './alerts/meters'
+import { createMeters } from './meters'
 import { metricsFor } from './api/metrics'
-import type { PollClock } from './chains/clock'
+import type { PollClock } from '../shared/clock'
 
 export interface BackendOptions {
   dataDir: string

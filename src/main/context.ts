@@ -5,7 +5,7 @@ import type { PushBus } from './push'
 import type { ObservedSecretStore } from './secrets'
 import type { ConfigMutation, ConfigStore, LoadedConfig } from './config'
 import type { Result } from '../shared/result'
-import type { Meters } from './alerts/meters'
+import type { Meters } from './meters'
 
 /** A webhook listener that could not start: where it tried, the cause and the fix. */
 export interface ListenerProblem {
@@ -30,7 +30,7 @@ export interface AppContext {
   storage: StorageHealth
   secrets: ObservedSecretStore
   push: PushBus
-  /** Figures capabilities feed for GET /metrics as they happen (alerts/meters.ts). */
+  /** Figures capabilities feed for GET /metrics as they happen (meters.ts). */
   meters: Meters
   log: Logger
   config(): Config

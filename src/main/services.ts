@@ -9,7 +9,7 @@ import { startPayments } from './payments'
 import type { PaymentsService } from './payments'
 import { startAlerts } from './alerts'
 import type { AlertsService } from './alerts'
-import type { PollClock } from './chains/clock'
+import type { PollClock } from '../shared/clock'
 
 /** The long-running parts of each capability (listener, poller, payments client), started in
  * `startServices` and stopped in reverse order; api.ts maps contract methods onto them. */

@@ -1,4 +1,4 @@
-import type { PollClock } from '../../src/main/chains/clock'
+import type { PollClock } from '../../src/shared/clock'
 
 export interface ManualClock extends PollClock {
   /** Moves time forward and runs, in time order, every callback that has come due. */

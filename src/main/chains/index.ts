@@ -14,15 +14,15 @@ import { createChainHistory } from './history'
 import type { ChainHistoryStore } from './history'
 import { createPoller } from './poller'
 import type { Poller } from './poller'
-import type { PollClock } from './clock'
+import type { PollClock } from '../../shared/clock'
 import { resolveTargets } from './targets'
 
 export { createPoller, sortWorstFirst, backoffDelay } from './poller'
 export type { Poller } from './poller'
 export { resolveTargets } from './targets'
 export { createRpcClient } from './rpc'
-export { systemPollClock } from './clock'
-export type { PollClock } from './clock'
+export { systemPollClock } from '../../shared/clock'
+export type { PollClock } from '../../shared/clock'
 export { createChainHistory } from './history'
 
 export interface ChainsService {

@@ -3,8 +3,8 @@ import { statusRank } from '../../shared/chains/health'
 import { ChainMonitor } from './monitor'
 import type { Sample } from './monitor'
 import type { ChainTarget } from './targets'
-import { systemPollClock } from './clock'
-import type { PollClock } from './clock'
+import { systemPollClock } from '../../shared/clock'
+import type { PollClock } from '../../shared/clock'
 
 /** Polls every configured chain on its own timer, so a slow or dead chain never delays another,
  * and hands the twelve statuses (and the new samples) to `onRound` after each burst of polls. */

@@ -62,6 +62,7 @@ describe('application menu', () => {
       'CmdOrCtrl+3',
       'CmdOrCtrl+4',
       'CmdOrCtrl+5',
+      'CmdOrCtrl+6',
     ])
     go[2]!.click!()
     expect(shown).toEqual(['chains'])
@@ -131,7 +132,7 @@ describe('views opened from the menu and notifications', () => {
   it('are exactly the console’s views, with the same digit keys', async () => {
     const { views } = await import('../../../src/main/desktop/menus')
     const { views: shared } = await import('../../../src/shared/views')
-    expect(shared.map((v) => v.id)).toEqual(['overview', 'events', 'chains', 'wallets', 'settings'])
+    expect(shared.map((v) => v.id)).toEqual(['overview', 'events', 'chains', 'wallets', 'alerts', 'settings'])
     expect(views.map((v) => [...v])).toEqual(shared.map((v) => [v.id, v.label, v.key]))
   })
 })

@@ -7,6 +7,8 @@ import { startChainsService } from './chains'
 import type { ChainsService } from './chains'
 import { startPayments } from './payments'
 import type { PaymentsService } from './payments'
+import { startSources } from './relay'
+import type { SourcesService } from './relay'
 
 /** The long-running parts of each capability (listener, poller, payments client), started in
  * `startServices` and stopped in reverse order; api.ts maps contract methods onto them. */
@@ -17,6 +19,8 @@ export interface Services {
   chains: ChainsService
   /** Keys, businesses, wallets, webhook endpoints over the one payments client (issue 5). */
   payments: PaymentsService
+  /** Relays this console follows (issue 12). */
+  sources: SourcesService
 }
 
 export interface StartedServices {
@@ -42,7 +46,9 @@ export async function startServices(
   const chains = await startChainsService(ctx)
   stops.push(() => chains.stop())
   const payments = startPayments(ctx, options.env ?? process.env)
-  const services: Services = { webhooks, chains, payments }
+  const sources = startSources(ctx)
+  stops.push(() => sources.stop())
+  const services: Services = { webhooks, chains, payments, sources }
   return ok({
     services,
     stop: async () => {

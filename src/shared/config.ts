@@ -80,7 +80,9 @@ export const Config = z
     listener: ListenerConfig.default(ListenerConfig.parse({})),
     notifications: NotificationsConfig.default(NotificationsConfig.parse({})),
     desktop: DesktopConfig.default(DesktopConfig.parse({})),
-    sources: z.record(z.string().regex(sourceNamePattern, 'a source name is letters, digits, _ . -'), SourceConfig).default({}),
+    sources: z
+      .record(z.string().regex(sourceNamePattern, 'a source name is letters, digits, _ . -'), SourceConfig)
+      .default({}),
     ...PaymentsConfigShape,
   })
   .strict()

@@ -78,7 +78,16 @@ export async function startCluster(): Promise<{ cluster: PrivateCluster; stop():
     url,
     port,
     createDatabase(name) {
-      run(join(bin, 'psql'), ['-h', dir, '-p', String(port), '-U', 'postgres', '-c', `CREATE DATABASE "${name}"`])
+      run(join(bin, 'psql'), [
+        '-h',
+        dir,
+        '-p',
+        String(port),
+        '-U',
+        'postgres',
+        '-c',
+        `CREATE DATABASE "${name}"`,
+      ])
       return `postgres://postgres@127.0.0.1:${port}/${name}`
     },
   }

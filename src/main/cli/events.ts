@@ -5,17 +5,30 @@ import { resolveDataDir } from '../config'
 import { databaseFileName, openDatabase } from '../db'
 import { createEventStore } from '../webhooks'
 import { intFlag, parseCommandArgs } from './args'
+import { eventsFromStore } from './relay'
 import { formatTable } from './io'
 import type { CliIo } from './io'
 
-export const eventsUsage = `watchdesk events [--type T] [--limit 50] [--json] [--data-dir DIR]
-  Lists stored webhook events, newest first (--json: one JSON object per line).`
+export const eventsUsage = `watchdesk events [--type T] [--limit 50] [--json] [--data-dir DIR | --store sqlite:PATH | --store postgres://…]
+  Lists stored webhook events, newest first (--json: one JSON object per line); --store reads a relay's store.`
 
 export async function eventsCommand(argv: string[], io: CliIo): Promise<number> {
-  const args = parseCommandArgs(argv, { type: { type: 'string', multiple: true }, limit: { type: 'string' } })
+  const args = parseCommandArgs(argv, {
+    type: { type: 'string', multiple: true },
+    limit: { type: 'string' },
+    store: { type: 'string' },
+  })
   if (!args.ok) return fail(io, args.error.message)
   const limit = intFlag(args.value.values.limit, 'limit')
   if (!limit.ok) return fail(io, limit.error.message)
+  const store = args.value.values.store as string | undefined
+  if (store) {
+    const types = args.value.values.type as string[] | undefined
+    return eventsFromStore(
+      { store, types, limit: limit.value ?? 50, json: args.value.values.json === true },
+      io,
+    )
+  }
   const dataDir = resolveDataDir(args.value.values['data-dir'] as string | undefined, io.env)
   const file = join(dataDir, databaseFileName)
   if (!existsSync(file))

@@ -7,6 +7,8 @@ import { walletsCommand, walletsUsage } from './wallets'
 import { webhooksCommand, webhooksUsage } from './webhooks'
 import { eventsCommand, eventsUsage } from './events'
 import { sendTestEventCommand, sendTestEventUsage } from './send-test-event'
+import { relayCommand, relayUsage } from './relay'
+import { sourcesCommand, sourcesUsage } from './sources'
 
 interface Command {
   usage: string
@@ -22,6 +24,8 @@ const commands: Record<string, Command> = {
   webhooks: { usage: webhooksUsage, run: (argv, io) => webhooksCommand(argv, io) },
   events: { usage: eventsUsage, run: eventsCommand },
   'send-test-event': { usage: sendTestEventUsage, run: (argv, io) => sendTestEventCommand(argv, io) },
+  relay: { usage: relayUsage, run: relayCommand },
+  sources: { usage: sourcesUsage, run: (argv, io) => sourcesCommand(argv, io) },
 }
 
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {

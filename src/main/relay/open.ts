@@ -11,7 +11,11 @@ export type StoreUrl = { kind: 'sqlite'; file: string } | { kind: 'postgres'; ur
 /** `sqlite:PATH`, a path ending in .db, or `postgres://…` / `postgresql://…`. */
 export function parseStoreUrl(text: string): Result<StoreUrl> {
   if (/^postgres(ql)?:\/\//.test(text)) return { ok: true, value: { kind: 'postgres', url: text } }
-  const path = text.startsWith('sqlite:') ? text.slice('sqlite:'.length) : /\.(db|sqlite3?)$/.test(text) ? text : null
+  const path = text.startsWith('sqlite:')
+    ? text.slice('sqlite:'.length)
+    : /\.(db|sqlite3?)$/.test(text)
+      ? text
+      : null
   if (path) return { ok: true, value: { kind: 'sqlite', file: resolve(path) } }
   return err(
     'bad_request',
@@ -20,5 +24,7 @@ export function parseStoreUrl(text: string): Result<StoreUrl> {
 }
 
 export async function openRelayStore(url: StoreUrl, log?: Logger): Promise<Result<RelayStore>> {
-  return url.kind === 'postgres' ? openPostgresStore(url.url, { log }) : openSqliteRelayStore(url.file, { log })
+  return url.kind === 'postgres'
+    ? openPostgresStore(url.url, { log })
+    : openSqliteRelayStore(url.file, { log })
 }

@@ -82,7 +82,10 @@ export async function migratePostgres(client: PoolClient, migrations = pgMigrati
       await client.query('BEGIN')
       try {
         await client.query(m.sql)
-        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name])
+        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+          m.version,
+          m.name,
+        ])
         await client.query('COMMIT')
       } catch (error) {
         await client.query('ROLLBACK')

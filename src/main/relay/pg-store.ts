@@ -43,7 +43,10 @@ export function safePostgresUrl(url: string): string {
 /** A shared store several relays write at once. The database enforces one row per event id
  * (unique key, INSERT … ON CONFLICT), so the same delivery to two relays is stored once; each
  * relay answers 200 only after its own COMMIT. */
-export async function openPostgresStore(url: string, options: PgStoreOptions = {}): Promise<Result<RelayStore>> {
+export async function openPostgresStore(
+  url: string,
+  options: PgStoreOptions = {},
+): Promise<Result<RelayStore>> {
   const parallel = options.parallelCommits ?? 4
   const pool = new pg.Pool({
     connectionString: url,
@@ -214,7 +217,10 @@ async function readAfter(
 ): Promise<Result<SyncPage>> {
   const cursor = parsePgCursor(after)
   if (!cursor)
-    return err('bad_request', `"${after}" is not a cursor of this relay (PostgreSQL cursors look like 1234.56).`)
+    return err(
+      'bad_request',
+      `"${after}" is not a cursor of this relay (PostgreSQL cursors look like 1234.56).`,
+    )
   const { rows } = await pool.query<{
     txid: number
     seq: number
@@ -266,7 +272,11 @@ async function readAfter(
 
 /** A dedicated connection LISTENing for commits of any relay on this database; reconnects with
  * back-off. Streams also re-read on a timer, so a lost notification only delays, never loses. */
-async function listenForCommits(url: string, wake: () => void, log?: Logger): Promise<{ close(): Promise<void> }> {
+async function listenForCommits(
+  url: string,
+  wake: () => void,
+  log?: Logger,
+): Promise<{ close(): Promise<void> }> {
   let client: pg.Client | null = null
   let closed = false
   let delay = 250
@@ -430,7 +440,11 @@ export function postgresCommitter(pool: pg.Pool, parallel: number, committed: ()
 /** One transaction: the events in rounds (an id at most once per statement, as ON CONFLICT DO
  * UPDATE requires), each round sorted by id so two relays lock the same ids in the same order. A
  * data error makes that round go again one event per savepoint, so a poison delivery fails alone. */
-async function transaction(pool: pg.Pool, events: EventParams[], rejections: Rejection[]): Promise<ItemResult[]> {
+async function transaction(
+  pool: pg.Pool,
+  events: EventParams[],
+  rejections: Rejection[],
+): Promise<ItemResult[]> {
   const client = await pool.connect()
   let broken = false
   try {
@@ -439,7 +453,10 @@ async function transaction(pool: pg.Pool, events: EventParams[], rejections: Rej
     for (const round of roundsOf(events)) {
       await client.query('SAVEPOINT round')
       try {
-        const rows = await upsert(client, round.map((i) => events[i]!))
+        const rows = await upsert(
+          client,
+          round.map((i) => events[i]!),
+        )
         for (const i of round) items[i] = itemOf(events[i]!, rows.get(events[i]!.id))
         await client.query('RELEASE SAVEPOINT round')
       } catch (error) {
@@ -518,6 +535,7 @@ function roundsOf(events: EventParams[]): number[][] {
     seen.set(e.id, n + 1)
     ;(rounds[n] ??= []).push(i)
   })
-  return rounds.map((r) => r.sort((a, b) => (events[a]!.id < events[b]!.id ? -1 : events[a]!.id > events[b]!.id ? 1 : 0)))
+  return rounds.map((r) =>
+    r.sort((a, b) => (events[a]!.id < events[b]!.id ? -1 : events[a]!.id > events[b]!.id ? 1 : 0)),
+  )
 }
-

@@ -59,7 +59,9 @@ export function openSqliteRelayStore(
        ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at, revoked_at = NULL
        WHERE relay_tokens.revoked_at IS NOT NULL`,
     ),
-    list: db.prepare('SELECT name, created_at AS createdAt, revoked_at AS revokedAt FROM relay_tokens ORDER BY name'),
+    list: db.prepare(
+      'SELECT name, created_at AS createdAt, revoked_at AS revokedAt FROM relay_tokens ORDER BY name',
+    ),
     revoke: db.prepare('UPDATE relay_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL'),
     nameOf: db.prepare('SELECT name FROM relay_tokens WHERE hash = ? AND revoked_at IS NULL'),
   }
@@ -70,7 +72,10 @@ export function openSqliteRelayStore(
     async readAfter(after, limit, withRemaining) {
       const from = after === '' ? 0 : /^\d{1,18}$/.test(after) ? Number(after) : null
       if (from === null)
-        return err('bad_request', `"${after}" is not a cursor of this relay (SQLite cursors are whole numbers).`)
+        return err(
+          'bad_request',
+          `"${after}" is not a cursor of this relay (SQLite cursors are whole numbers).`,
+        )
       const rows = readPage.all(from, limit) as SyncRow[]
       const out: SyncEvent[] = rows.map((r) => ({
         cursor: String(r.seq),
@@ -102,7 +107,8 @@ export function openSqliteRelayStore(
           ? ok(undefined)
           : err('conflict', `A token named ${name} exists. Revoke it first, or pick another name.`)
       },
-      list: async () => statement.list.all() as { name: string; createdAt: number; revokedAt: number | null }[],
+      list: async () =>
+        statement.list.all() as { name: string; createdAt: number; revokedAt: number | null }[],
       revoke: async (name, at) => statement.revoke.run(at, name).changes === 1,
       nameOf: async (hash) => (statement.nameOf.get(hash) as { name: string } | undefined)?.name ?? null,
     },

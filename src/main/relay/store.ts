@@ -1,4 +1,10 @@
-import type { EventCursor, EventDetail, EventFilter, EventSummary, Rejection } from '../../shared/contract/events'
+import type {
+  EventCursor,
+  EventDetail,
+  EventFilter,
+  EventSummary,
+  Rejection,
+} from '../../shared/contract/events'
 import type { Result } from '../../shared/result'
 import type { Committer } from '../webhooks/committer'
 

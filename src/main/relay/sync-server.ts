@@ -68,12 +68,14 @@ export async function startSyncServer(
       return send(res, 400, { error: 'malformed request target' })
     }
     if (url.pathname === '/healthz') return send(res, 200, { ok: true })
-    if (!url.pathname.startsWith('/sync/')) return send(res, 404, { error: 'not found: the sync API is under /sync/' })
+    if (!url.pathname.startsWith('/sync/'))
+      return send(res, 404, { error: 'not found: the sync API is under /sync/' })
     if (req.method !== 'GET') return send(res, 405, { error: 'the sync API is read with GET' })
     const token = await authorize(store, req.headers.authorization)
     if (!token)
       return send(res, 401, {
-        error: 'a live relay token is required: Authorization: Bearer <token> (watchdesk relay token create NAME)',
+        error:
+          'a live relay token is required: Authorization: Bearer <token> (watchdesk relay token create NAME)',
       })
     const after = url.searchParams.get('after') ?? '0'
     switch (url.pathname) {
@@ -151,7 +153,9 @@ export async function startSyncServer(
         if (Date.now() - lastBeat >= heartbeatMs) {
           lastBeat = Date.now()
           if (!(await authorize(store, authorization))) {
-            await write(`event: revoked\ndata: ${JSON.stringify({ error: 'the relay token was revoked' })}\n\n`)
+            await write(
+              `event: revoked\ndata: ${JSON.stringify({ error: 'the relay token was revoked' })}\n\n`,
+            )
             break
           }
           await write(`event: heartbeat\ndata: ${JSON.stringify({ at: lastBeat, cursor })}\n\n`)

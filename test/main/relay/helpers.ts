@@ -13,7 +13,11 @@ export const relaySecret = 'whsec_relay_test_5f1e9c2b7a'
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 })
 
-export function envelopeBody(id: string, type = 'funding.completed', extra: Record<string, unknown> = {}): string {
+export function envelopeBody(
+  id: string,
+  type = 'funding.completed',
+  extra: Record<string, unknown> = {},
+): string {
   return JSON.stringify({
     id,
     type,

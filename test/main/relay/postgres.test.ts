@@ -18,7 +18,10 @@ describe('relays on one PostgreSQL database', () => {
     const [ra, rb] = [await relays.relay(a), await relays.relay(b)]
     const ids = Array.from({ length: 200 }, (_, i) => `evt_twice_${String(i).padStart(3, '0')}`)
     const statuses = await Promise.all(
-      ids.flatMap((id) => [deliver(`${ra.listenerUrl}/webhooks`, id), deliver(`${rb.listenerUrl}/webhooks`, id)]),
+      ids.flatMap((id) => [
+        deliver(`${ra.listenerUrl}/webhooks`, id),
+        deliver(`${rb.listenerUrl}/webhooks`, id),
+      ]),
     )
     expect(statuses.filter((s) => s !== 200)).toEqual([])
     const client = new pg.Client(url)
@@ -131,7 +134,9 @@ describe('relays on one PostgreSQL database', () => {
     expect((await getJson(`${relay.syncUrl}/sync/events?after=0`, token)).status).toBe(200)
     expect((await getJson(`${relay.syncUrl}/sync/events?after=0`)).status).toBe(401)
     expect((await getJson(`${relay.syncUrl}/sync/events?after=0`, 'wdr_not_a_token')).status).toBe(401)
-    const stream = await fetch(`${relay.syncUrl}/sync/stream?after=0`, { headers: { authorization: `Bearer ${token}` } })
+    const stream = await fetch(`${relay.syncUrl}/sync/stream?after=0`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
     expect(stream.status).toBe(200)
     const reader = stream.body!.getReader()
     const decoder = new TextDecoder()
@@ -161,7 +166,8 @@ describe('relays on one PostgreSQL database', () => {
     const store = await relays.postgresStore(freshDatabase())
     const relay = await relays.relay(store)
     const token = unwrap(await createRelayToken(store, 'reader'))
-    for (const id of ['evt_s1', 'evt_s2', 'evt_s3']) expect(await deliver(`${relay.listenerUrl}/webhooks`, id)).toBe(200)
+    for (const id of ['evt_s1', 'evt_s2', 'evt_s3'])
+      expect(await deliver(`${relay.listenerUrl}/webhooks`, id)).toBe(200)
     const first = await getJson(`${relay.syncUrl}/sync/events?after=0&limit=2&count=1`, token)
     expect(first.body.events.map((e: any) => e.id)).toEqual(['evt_s1', 'evt_s2'])
     expect(first.body.remaining).toBe(1)

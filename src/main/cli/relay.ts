@@ -1,0 +1,219 @@
+import { join } from 'node:path'
+import { groupLabel } from '../../shared/events'
+import type { EventFilter } from '../../shared/contract/events'
+import { resolveDataDir } from '../config'
+import { databaseFileName } from '../db'
+import { createLogger } from '../log'
+import { openRelayStore, parseStoreUrl, startRelay, createRelayToken } from '../relay'
+import type { RelayStore } from '../relay'
+import { createKeytarStore, observeSecrets, withEnvironmentSecrets } from '../secrets'
+import type { SecretStore } from '../secrets'
+import { intFlag, parseCommandArgs } from './args'
+import { formatTable } from './io'
+import type { CliIo } from './io'
+
+export const relayUsage = `watchdesk relay [--store sqlite:PATH | postgres://…] [--listener-port 7421] [--port 7422] [--host 127.0.0.1] [--tls-cert FILE --tls-key FILE]
+  Headless, always-on receiver: the webhook listener writing into the store, and the sync API consoles
+  follow (GET /sync/events, /sync/stream, /sync/listener with Authorization: Bearer <relay token>).
+  Webhook secrets from this host's keychain or WATCHDESK_WEBHOOK_SECRETS. Default store: sqlite:<data dir>/watchdesk.db.
+watchdesk relay token create NAME | token list [--json] | token revoke NAME   [--store …]
+  A token is printed once, when it is created; the store keeps only its hash. A revoked token is refused at once.`
+
+export interface RelayCliOptions {
+  store: string
+  host: string
+  listenerPort: number
+  port: number
+  tls?: { certFile: string; keyFile: string }
+  /** Defaults to the OS keychain with WATCHDESK_WEBHOOK_SECRETS over it. */
+  secrets?: SecretStore
+}
+
+/** Parses `relay …` and runs it (the CLI entry hands over the arguments after `relay`). */
+export async function relayCommand(argv: string[], io: CliIo): Promise<number> {
+  const args = parseCommandArgs(argv, {
+    store: { type: 'string' },
+    host: { type: 'string' },
+    port: { type: 'string' },
+    'listener-port': { type: 'string' },
+    'tls-cert': { type: 'string' },
+    'tls-key': { type: 'string' },
+  })
+  if (!args.ok) return fail(io, args.error.message, 2)
+  const v = args.value.values
+  const store =
+    (v.store as string | undefined) ??
+    `sqlite:${join(resolveDataDir(v['data-dir'] as string | undefined, io.env), databaseFileName)}`
+  const [first, action, name] = args.value.positionals
+  if (first === 'token') return relayTokenCommand({ action, name, store, json: v.json === true }, io)
+  if (first !== undefined) return fail(io, `unknown argument "${first}".\n\n${relayUsage}`, 2)
+  const port = intFlag(v.port, 'port')
+  const listenerPort = intFlag(v['listener-port'], 'listener-port')
+  if (!port.ok) return fail(io, port.error.message, 2)
+  if (!listenerPort.ok) return fail(io, listenerPort.error.message, 2)
+  const [cert, key] = [v['tls-cert'] as string | undefined, v['tls-key'] as string | undefined]
+  if (!!cert !== !!key) return fail(io, '--tls-cert and --tls-key go together.', 2)
+  return runRelay(
+    {
+      store,
+      host: (v.host as string | undefined) ?? '127.0.0.1',
+      listenerPort: listenerPort.value ?? 7421,
+      port: port.value ?? 7422,
+      ...(cert && key ? { tls: { certFile: cert, keyFile: key } } : {}),
+    },
+    io,
+  )
+}
+
+/** Runs until SIGINT or SIGTERM; exit 3 when it cannot start (store, ports, TLS files). */
+export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<number> {
+  const log = createLogger((line) => io.err(line))
+  const url = parseStoreUrl(options.store)
+  if (!url.ok) return fail(io, url.error.message, 2)
+  const store = await openRelayStore(url.value, log)
+  if (!store.ok) return fail(io, store.error.message, 3)
+  const secrets = observeSecrets(options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env))
+  const relay = await startRelay({
+    store: store.value,
+    secrets,
+    log,
+    listener: { host: options.host, port: options.listenerPort, tls: options.tls },
+    sync: { host: options.host, port: options.port, tls: options.tls },
+  })
+  if (!relay.ok) {
+    await store.value.close()
+    return fail(io, relay.error.message, 3)
+  }
+  const status = await relay.value.status()
+  if (status.secretsProblem) io.err(`watchdesk relay: ${status.secretsProblem}`)
+  io.out(`watchdesk relay on ${store.value.where}`)
+  io.out(`webhooks: ${relay.value.listenerUrl}/webhooks`)
+  io.out(`sync:     ${relay.value.syncUrl}/sync/`)
+  await new Promise<void>((resolveStop) => {
+    process.once('SIGINT', () => resolveStop())
+    process.once('SIGTERM', () => resolveStop())
+  })
+  io.err('stopping…')
+  await relay.value.stop()
+  await store.value.close()
+  return 0
+}
+
+export async function relayTokenCommand(
+  options: { action: string | undefined; name: string | undefined; store: string; json: boolean },
+  io: CliIo,
+): Promise<number> {
+  const { action, name } = options
+  if (action !== 'list' && action !== 'create' && action !== 'revoke')
+    return fail(io, `relay token takes create NAME, list or revoke NAME.\n\n${relayUsage}`, 2)
+  if (action !== 'list' && !name) return fail(io, `relay token ${action} needs a NAME.`, 2)
+  return withStore(options.store, io, async (store) => {
+    if (action === 'create') {
+      const token = await createRelayToken(store, name!)
+      if (!token.ok) return fail(io, token.error.message, token.error.code === 'bad_request' ? 2 : 1)
+      io.err(`Relay token "${name}" created. It is shown once; the store keeps only its hash:`)
+      // Straight to stdout, past the redaction of log lines: this is the one place it is shown.
+      process.stdout.write(`${token.value}\n`)
+      return 0
+    }
+    if (action === 'revoke') {
+      if (await store.tokens.revoke(name!, Date.now())) {
+        io.out(`revoked the relay token "${name}"; it is refused from now on`)
+        return 0
+      }
+      return fail(io, `no live relay token is named "${name}" (watchdesk relay token list).`)
+    }
+    const tokens = await store.tokens.list()
+    if (options.json) {
+      for (const t of tokens) io.out(JSON.stringify(t))
+      return 0
+    }
+    if (tokens.length === 0) {
+      io.out('No relay tokens yet. Create one with: watchdesk relay token create NAME')
+      return 0
+    }
+    io.out(
+      formatTable(
+        ['name', 'created', 'state'],
+        tokens.map((t) => [
+          t.name,
+          new Date(t.createdAt).toISOString().replace('T', ' ').slice(0, 19),
+          t.revokedAt === null ? 'live' : `revoked ${new Date(t.revokedAt).toISOString().slice(0, 10)}`,
+        ]),
+      ),
+    )
+    return 0
+  })
+}
+
+/** `events --store URL`: any relay store (a SQLite file or PostgreSQL), the usual filters. */
+export async function eventsFromStore(
+  options: { store: string; types?: string[]; limit: number; json: boolean },
+  io: CliIo,
+): Promise<number> {
+  return withStore(options.store, io, async (store) => {
+    const filter: EventFilter = options.types ? { types: options.types } : {}
+    const { rows } = await store.list(filter, undefined, Math.max(1, Math.min(options.limit, 100_000)))
+    if (options.json) {
+      for (const row of rows) {
+        const detail = await store.get(row.id)
+        io.out(
+          JSON.stringify({
+            id: row.id,
+            type: row.type,
+            created_at: row.createdAt,
+            received_at: new Date(row.receivedAt).toISOString(),
+            deliveries: row.deliveries,
+            endpoint: row.endpoint,
+            conflict: row.conflict,
+            source: row.source ?? null,
+            data: detail?.data ?? null,
+          }),
+        )
+      }
+      return 0
+    }
+    if (rows.length === 0) {
+      io.out(
+        options.types ? `No stored events of type ${options.types.join(', ')}.` : 'No events stored yet.',
+      )
+      return 0
+    }
+    io.out(
+      formatTable(
+        ['received', 'type', 'group', 'id', 'deliveries', 'endpoint', 'detail'],
+        rows.map((r) => [
+          new Date(r.receivedAt).toISOString().replace('T', ' ').slice(0, 19),
+          r.type,
+          r.group === 'unknown' ? 'unknown type' : groupLabel(r.group),
+          r.id,
+          r.deliveries,
+          r.endpoint,
+          r.fundingLine ?? r.dataId,
+        ]),
+      ),
+    )
+    return 0
+  })
+}
+
+async function withStore(
+  text: string,
+  io: CliIo,
+  use: (store: RelayStore) => Promise<number>,
+): Promise<number> {
+  const url = parseStoreUrl(text)
+  if (!url.ok) return fail(io, url.error.message, 2)
+  const store = await openRelayStore(url.value)
+  if (!store.ok) return fail(io, store.error.message, 3)
+  try {
+    return await use(store.value)
+  } finally {
+    await store.value.close()
+  }
+}
+
+function fail(io: CliIo, message: string, code = 1): number {
+  io.err(`watchdesk relay: ${message}`)
+  return code
+}

@@ -6,6 +6,7 @@ import { EventTable } from '../components/events/EventTable'
 import { ListenerPanel } from '../components/events/ListenerPanel'
 import { formatCount } from '../components/events/format'
 import { EmptyState } from '../components/EmptyState'
+import { SourcesStrip } from '../components/sources/SourceProgress'
 import { useEventsStore } from '../stores/events'
 
 const ranges = [
@@ -75,6 +76,7 @@ export function EventsView() {
       </header>
 
       <ListenerPanel status={s.listener} />
+      <SourcesStrip />
 
       <div className="events-filters" role="search">
         <select

@@ -2,6 +2,7 @@ import { useAppStore } from '../stores/app'
 import { StatusBadge } from '../components/Status'
 import { KeysPanel } from '../components/payments/KeysPanel'
 import { WebhookEndpointsPanel } from '../components/payments/WebhookEndpointsPanel'
+import { SourcesPanel } from '../components/sources/SourcesPanel'
 
 export function SettingsView() {
   const { settings } = useAppStore()
@@ -41,6 +42,7 @@ export function SettingsView() {
           </section>
           <KeysPanel />
           <WebhookEndpointsPanel />
+          <SourcesPanel />
           <section className="panel">
             <h2>Effective configuration</h2>
             <pre className="json">{JSON.stringify(settings.config, null, 2)}</pre>

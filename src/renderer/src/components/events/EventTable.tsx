@@ -106,6 +106,7 @@ export function EventTable(props: {
                 </span>
                 <span role="cell" className={event.fundingLine ? 'col-detail' : 'col-detail mono dim'}>
                   {event.fundingLine ?? event.dataId ?? ''}
+                  {event.source ? <span className="dim"> · via {event.source}</span> : null}
                 </span>
                 <span role="cell" className="num">
                   {delay === null ? '—' : formatDuration(delay)}

@@ -47,7 +47,7 @@ export async function openPostgresStore(
   url: string,
   options: PgStoreOptions = {},
 ): Promise<Result<RelayStore>> {
-  const parallel = options.parallelCommits ?? 4
+  const parallel = options.parallelCommits ?? 6
   const pool = new pg.Pool({
     connectionString: url,
     max: parallel + (options.readConnections ?? 4),
@@ -390,7 +390,7 @@ export function postgresCommitter(pool: pg.Pool, parallel: number, committed: ()
     let outcome: { ok: true; items: ItemResult[] } | { ok: false; failure: StorageFailure }
     for (let attempt = 0; ; attempt++) {
       try {
-        outcome = { ok: true, items: await transaction(pool, events, rejections) }
+        outcome = { ok: true, items: await commitEvents(pool, events, rejections) }
         break
       } catch (error) {
         const failure = failureOf(error)
@@ -435,6 +435,33 @@ export function postgresCommitter(pool: pg.Pool, parallel: number, committed: ()
       if (running > 0 || queue.length > 0) await new Promise<void>((r) => idle.push(r))
     },
   }
+}
+
+/** The common case in one round trip: no id twice in the batch and no rejections, so a single
+ * INSERT … ON CONFLICT is the whole transaction (autocommit: durable when it returns), with the
+ * commit notice in the same statement. A data error falls back to `transaction`, which refuses
+ * the poison delivery alone. */
+const upsertAndNotifySql = `WITH ins AS (${upsertSql}),
+  note AS (SELECT pg_notify('${notifyChannel}', '') AS sent)
+  SELECT ins.* FROM ins LEFT JOIN note ON true`
+
+async function commitEvents(
+  pool: pg.Pool,
+  events: EventParams[],
+  rejections: Rejection[],
+): Promise<ItemResult[]> {
+  const single = rejections.length === 0 && new Set(events.map((e) => e.id)).size === events.length
+  if (single && events.length > 0) {
+    try {
+      const sorted = [...events].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      const { rows } = await pool.query<ReturnedRow>(upsertAndNotifySql, columnsOf(sorted))
+      const byId = new Map(rows.map((r) => [r.id, r]))
+      return events.map((e) => itemOf(e, byId.get(e.id)))
+    } catch (error) {
+      if (!isDataError(failureOf(error).code ?? undefined)) throw error
+    }
+  }
+  return transaction(pool, events, rejections)
 }
 
 /** One transaction: the events in rounds (an id at most once per statement, as ON CONFLICT DO

@@ -178,4 +178,28 @@ describe('relays on one PostgreSQL database', () => {
     const listener = await getJson(`${relay.syncUrl}/sync/listener`, token)
     expect(listener.body).toMatchObject({ listening: true, accepted: 3, duplicates: 0 })
   })
+
+  it('refuse a delivery PostgreSQL can never store alone (400, recorded), storing the others of its batch', async () => {
+    const store = await relays.postgresStore(freshDatabase())
+    const relay = await relays.relay(store)
+    const webhooks = `${relay.listenerUrl}/webhooks`
+    // A NUL character is valid JSON but can never be stored in a PostgreSQL text column.
+    const poison = envelopeBody('evt_poison', 'funding.completed').replace(
+      '"funding.completed"',
+      '"funding.\\u0000completed"',
+    )
+    const ids = Array.from({ length: 20 }, (_, i) => `evt_batch_${i}`)
+    const [poisoned, ...others] = await Promise.all([
+      deliver(webhooks, 'evt_poison', poison),
+      ...ids.map((id) => deliver(webhooks, id)),
+    ])
+    expect(poisoned).toBe(400)
+    expect(others).toEqual(ids.map(() => 200))
+    const page = unwrap(await store.readAfter('0', 100))
+    expect(page.events.map((e) => e.id).sort()).toEqual([...ids].sort())
+    await waitFor(
+      async () => (await store.recentRejections(10)).find((r) => r.status === 400),
+      'the rejection to be recorded',
+    )
+  })
 })

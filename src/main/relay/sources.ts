@@ -69,7 +69,7 @@ function paramsOf(source: string, e: SyncEvent, last: boolean): SyncedParams {
  * are pushed to the view and the notifications like local ones. */
 export function startSources(ctx: AppContext, options: SourcesOptions = {}): SourcesService {
   const log = ctx.log.child({ part: 'sources' })
-  const pageSize = options.pageSize ?? 2_000
+  const pageSize = options.pageSize ?? 1_000
   const idleMs = options.idleMs ?? 30_000
   let committer: Committer | null = null
   const committerOf = () =>

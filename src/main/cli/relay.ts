@@ -112,8 +112,8 @@ export async function relayTokenCommand(
       const token = await createRelayToken(store, name!)
       if (!token.ok) return fail(io, token.error.message, token.error.code === 'bad_request' ? 2 : 1)
       io.err(`Relay token "${name}" created. It is shown once; the store keeps only its hash:`)
-      // Straight to stdout, past the redaction of log lines: this is the one place it is shown.
-      process.stdout.write(`${token.value}\n`)
+      // Alone on stdout (the message above is on stderr), so `… | tee` or `$(…)` takes just the token.
+      io.out(token.value)
       return 0
     }
     if (action === 'revoke') {

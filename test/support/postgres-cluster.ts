@@ -14,6 +14,9 @@ export interface PrivateCluster {
   port: number
   /** A fresh database in the cluster; returns its URL. */
   createDatabase(name: string): string
+  /** Stops the server (pg_ctl stop -m fast), as an outage would; `startServer` brings it back. */
+  stopServer(): void
+  startServer(): void
 }
 
 export function postgresBinDir(): string {
@@ -62,16 +65,19 @@ export async function startCluster(): Promise<{ cluster: PrivateCluster; stop():
   const data = join(dir, 'data')
   run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'])
   const port = await freePort()
-  run(join(bin, 'pg_ctl'), [
-    '-D',
-    data,
-    '-l',
-    join(dir, 'log'),
-    '-w',
-    '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=on`,
-    'start',
-  ])
+  const startServer = () =>
+    run(join(bin, 'pg_ctl'), [
+      '-D',
+      data,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=on`,
+      'start',
+    ])
+  const stopServer = () => run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'])
+  startServer()
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`
   const cluster: PrivateCluster = {
     url,
@@ -89,12 +95,14 @@ export async function startCluster(): Promise<{ cluster: PrivateCluster; stop():
       ])
       return `postgres://postgres@127.0.0.1:${port}/${name}`
     },
+    stopServer,
+    startServer,
   }
   return {
     cluster,
     stop() {
       try {
-        run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'])
+        if (existsSync(join(data, 'postmaster.pid'))) stopServer()
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }

@@ -2,7 +2,9 @@ import type { ListenerStatus } from '../../shared/contract/events'
 import { authorizationRequestType } from '../../shared/events'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
-import { createStorageHealth } from '../db'
+import { createStorageHealth, failureFrom } from '../db'
+import type { StorageHealth } from '../db'
+import type { StorageStatus } from '../../shared/contract/storage'
 import type { Logger } from '../log'
 import type { ObservedSecretStore } from '../secrets'
 import { createIngest } from '../webhooks/ingest'
@@ -36,7 +38,10 @@ const probeEveryMs = 2_000
  * both run, or it returns why not and nothing is left listening. */
 export async function startRelay(options: RelayOptions): Promise<Result<RunningRelay>> {
   const { store, log } = options
-  const storage = createStorageHealth(store.where, log.child({ part: 'storage' }))
+  const storage =
+    store.kind === 'postgres'
+      ? postgresHealth(store.where, log.child({ part: 'storage' }))
+      : createStorageHealth(store.where.replace(/^sqlite:/, ''), log.child({ part: 'storage' }))
   const secrets = await loadSecretsCache(options.secrets, log)
   const counters: ListenerCounters = { accepted: 0, duplicates: 0, rejected: 0, conflicts: 0, unavailable: 0 }
   const latency = new LatencyWindow()
@@ -118,4 +123,56 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
       secrets.stop()
     },
   })
+}
+
+/** The storage status of a PostgreSQL store: the SQLite wording (disk, data dir) does not apply. */
+function postgresHealth(where: string, log: Logger): StorageHealth {
+  let status: StorageStatus = {
+    state: 'ok',
+    file: where,
+    cause: null,
+    fix: null,
+    code: null,
+    since: Date.now(),
+    lastOkAt: null,
+    failures: 0,
+  }
+  const listeners = new Set<(s: StorageStatus) => void>()
+  const changed = () => listeners.forEach((l) => l(status))
+  return {
+    status: () => status,
+    failed(whereFailed, error) {
+      const failure = failureFrom(error)
+      const failures = status.failures + 1
+      if (status.state !== 'ok' && status.code === failure.code) {
+        status = { ...status, failures }
+        return
+      }
+      status = {
+        ...status,
+        state: 'failing',
+        code: failure.code,
+        cause: `PostgreSQL at ${where} cannot commit (${failure.code ? `${failure.code}: ` : ''}${failure.message}).`,
+        fix: 'Check that PostgreSQL runs and accepts this relay (URL, user, disk). The relay retries by itself and answers 503 meanwhile, so the service redelivers.',
+        since: Date.now(),
+        failures,
+      }
+      log.error('the store cannot commit', { where: whereFailed, cause: status.cause })
+      changed()
+    },
+    committed() {
+      const at = Date.now()
+      if (status.state === 'ok') {
+        status = { ...status, lastOkAt: at }
+        return
+      }
+      log.info('the store commits again', { sinceMs: at - status.since })
+      status = { ...status, state: 'ok', cause: null, fix: null, code: null, since: at, lastOkAt: at }
+      changed()
+    },
+    onChange(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+  }
 }

@@ -200,8 +200,11 @@ export function startSources(ctx: AppContext, options: SourcesOptions = {}): Sou
           await pause(5_000)
           continue
         }
+        const wasLive = liveSince
         const outcome = await follow(token)
         if (abort.signal.aborted) return
+        // A stream that ran live and then dropped reconnects quickly; repeated failures back off.
+        if (liveSince !== wasLive) backoff = 500
         if (!outcome.ok) {
           set(
             outcome.error.code === 'unauthorized'
@@ -215,7 +218,6 @@ export function startSources(ctx: AppContext, options: SourcesOptions = {}): Sou
         }
         await pause(backoff)
         backoff = Math.min(backoff * 2, 30_000)
-        if (outcome.ok) backoff = 500
       }
     }
 

@@ -36,12 +36,23 @@ const boundary = (files, forbidden, message, extraPatterns = []) => ({
   },
 })
 
+/** The one declared layering between capabilities: the relay is a receiver built from the webhooks
+ * capability's parts (listener, ingest, commit worker), through its public surface only. */
+const buildsOn = { relay: ['webhooks'] }
+
 const boundaries = [
   ...capabilities.map((capability) =>
     boundary(
       [`src/main/${capability}/**/*.ts`],
-      [...capabilities.filter((c) => c !== capability), ...composers],
+      [
+        ...capabilities.filter((c) => c !== capability && !(buildsOn[capability] ?? []).includes(c)),
+        ...composers,
+      ],
       `A capability never imports another capability, nor what composes them: they meet in src/main/api/ (move what both need down to src/shared/ or a foundation).`,
+      (buildsOn[capability] ?? []).map((base) => ({
+        regex: `^(\\.\\./)+${base}/`,
+        message: `${capability} builds on ${base} through its public surface only: import '../${base}' (its index.ts).`,
+      })),
     ),
   ),
   boundary(
@@ -69,13 +80,6 @@ export default tseslint.config(
     },
   },
   ...boundaries,
-  // TEMPORARY (issue 14, "migrations frozen"; the storage helper is moving each migration's SQL
-  // into the migration): db/migrations.ts still imports the chains history schema. Remove this
-  // block when that lands.
-  {
-    files: ['src/main/db/migrations.ts'],
-    rules: { 'no-restricted-imports': ['error', electronImport] },
-  },
   {
     files: ['src/main/index.ts', 'src/preload/**/*.ts'],
     rules: { 'no-restricted-imports': 'off' },

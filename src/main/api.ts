@@ -7,6 +7,7 @@ import type { Services } from './services'
 import { paymentsApi } from './api/payments'
 import { storageApi } from './api/storage'
 import { alertsApi } from './api/alerts'
+import { sourcesApi } from './api/sources'
 
 /** Implements the contract. The only place where capabilities meet: each section in ./api/ maps
  * its methods onto one capability's services; `satisfies` fails the build if a method is missing. */
@@ -18,5 +19,6 @@ export function createApi(ctx: AppContext, services: Services): ApiHandlers {
     ...paymentsApi(ctx, services),
     ...storageApi(ctx),
     ...alertsApi(ctx, services),
+    ...sourcesApi(services),
   } satisfies ApiHandlers
 }

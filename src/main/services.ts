@@ -10,6 +10,8 @@ import type { PaymentsService } from './payments'
 import { startAlerts } from './alerts'
 import type { AlertsService } from './alerts'
 import type { PollClock } from '../shared/clock'
+import { startSources } from './relay'
+import type { SourcesService } from './relay'
 
 /** The long-running parts of each capability (listener, poller, payments client), started in
  * `startServices` and stopped in reverse order; api.ts maps contract methods onto them. */
@@ -22,6 +24,8 @@ export interface Services {
   payments: PaymentsService
   /** Rules, incidents, channels, mutes (issue 13). */
   alerts: AlertsService
+  /** Relays this console follows (issue 12). */
+  sources: SourcesService
 }
 
 export interface StartedServices {
@@ -63,7 +67,9 @@ export async function startServices(
     listener: () => webhooks.status(),
   })
   stops.push(() => alerts.stop())
-  const services: Services = { webhooks, chains, payments, alerts }
+  const sources = startSources(ctx)
+  stops.push(() => sources.stop())
+  const services: Services = { webhooks, chains, payments, alerts, sources }
   return ok({
     services,
     stop: async () => {

@@ -74,6 +74,11 @@ export const DesktopConfig = z
   })
   .strict()
 
+/** A relay this console syncs from (`sources.<name>.url`); its token is in the keychain as
+ * `source-token:<name>`. */
+export const SourceConfig = z.object({ url: httpUrl, enabled: z.boolean().default(true) }).strict()
+export const sourceNamePattern = /^[A-Za-z0-9_.-]{1,64}$/
+
 export const Config = z
   .object({
     apiBaseUrl: httpUrl.optional(),
@@ -83,6 +88,9 @@ export const Config = z
     listener: ListenerConfig.default(ListenerConfig.parse({})),
     notifications: NotificationsConfig.default(NotificationsConfig.parse({})),
     desktop: DesktopConfig.default(DesktopConfig.parse({})),
+    sources: z
+      .record(z.string().regex(sourceNamePattern, 'a source name is letters, digits, _ . -'), SourceConfig)
+      .default({}),
     ...PaymentsConfigShape,
     alerts: AlertsConfig.default(AlertsConfig.parse({})),
   })

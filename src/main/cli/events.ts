@@ -8,6 +8,7 @@ import { databaseFileName, openDatabase } from '../db'
 import type { Database } from '../db'
 import { createEventStore } from '../webhooks'
 import type { EventStore } from '../webhooks'
+import { eventsFromStore } from './relay'
 import type { CliContext, CommonOptions } from './common'
 import { dataDirOf, example, positiveInt, withCommon } from './common'
 import { exitCodes, failure } from './exit'
@@ -19,6 +20,7 @@ interface EventsOptions extends CommonOptions {
   limit: number
   follow?: boolean
   interval: number
+  store?: string
 }
 
 const headers = ['received', 'type', 'group', 'id', 'deliveries', 'endpoint', 'detail']
@@ -33,6 +35,7 @@ export function registerEvents(program: Command, ctx: CliContext): void {
     .option('--limit <n>', 'at most this many (default 50)', positiveInt('limit'), 50)
     .option('--follow', 'keep running and print each new event as it is stored (oldest first)')
     .option('--interval <ms>', 'how often --follow looks for new events', positiveInt('interval', 50), 500)
+    .option('--store <url>', "read a relay's store instead: sqlite:PATH or postgres://…")
     .action(async (options: EventsOptions) => ctx.exit(await runEvents(options, ctx.io)))
   example(
     events,
@@ -43,6 +46,11 @@ export function registerEvents(program: Command, ctx: CliContext): void {
 }
 
 async function runEvents(options: EventsOptions, io: CliIo): Promise<number> {
+  if (options.store)
+    return eventsFromStore(
+      { store: options.store, types: options.type, limit: options.limit, json: options.json === true },
+      io,
+    )
   const dataDir = dataDirOf(options, io)
   const file = join(dataDir, databaseFileName)
   if (!existsSync(file))

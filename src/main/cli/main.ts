@@ -14,6 +14,8 @@ import { registerSendTestEvent } from './send-test-event'
 import { registerConfig } from './config'
 import { registerProjectUid } from './project-uid'
 import { registerAlerts } from './alerts'
+import { registerRelay } from './relay'
+import { registerSources } from './sources'
 
 export type { CliDeps } from './common'
 
@@ -51,6 +53,8 @@ Example:
     registerProjectUid,
     registerConfig,
     registerAlerts,
+    registerRelay,
+    registerSources,
   ]) {
     register(program, ctx)
   }
@@ -86,3 +90,4 @@ export const configCommand = commandOf('config')
 export const projectUidCommand = commandOf('project-uid')
 export const sendTestEventCommand = commandOf('send-test-event')
 export const alertsCommand = commandOf('alerts')
+export const sourcesCommand = commandOf('sources')

@@ -3,10 +3,18 @@ import { migration002 } from './migrations/002-webhook-events'
 import { migration003 } from './migrations/003-chain-samples'
 import { migration004 } from './migrations/004-event-conflicts'
 import { migration005 } from './migrations/005-alerts'
+import { migration006 } from './migrations/006-relay-and-sources'
 import type { Migration } from './migrations/migration'
 
 export type { Migration } from './migrations/migration'
 
 /** Numbered, append-only; each in its own file under migrations/, fixed once released. The
  * runner applies them in version order. */
-export const migrations: Migration[] = [migration001, migration002, migration003, migration004, migration005]
+export const migrations: Migration[] = [
+  migration001,
+  migration002,
+  migration003,
+  migration004,
+  migration005,
+  migration006,
+]

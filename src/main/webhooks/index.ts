@@ -20,6 +20,17 @@ export { signBody, verifySignature, parseEnvelope } from './verify'
 export type { Envelope } from './verify'
 export { createEventStore } from './store'
 export type { EventStore } from './store'
+// Parts a receiver is built from (the relay: the same listener, ingest and commit path over another store).
+export { createIngest, createBatchedPublisher } from './ingest'
+export { startListener } from './listener'
+export type { ListenerCounters, ListenerSettings } from './listener'
+export { loadSecretsCache } from './secrets-cache'
+export { LatencyWindow } from './stats'
+export { resultOf, workerCommitter } from './committer'
+export type { CommitResult, Committer } from './committer'
+export type { CommitReply, ItemResult, StorageFailure } from './commit-protocol'
+export type { CommittedRow, EventParams, EventRow } from './sql'
+export { parseTime, toSummary } from './store'
 
 export interface WebhookService {
   store: EventStore

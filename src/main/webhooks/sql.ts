@@ -15,6 +15,8 @@ export interface EventRow {
   data_id: string | null
   /** Redeliveries of this id whose body differed from the first one (kept). */
   conflicts: number
+  /** The relay a console synced this event from; null for its own listener. */
+  source: string | null
   data: string | null
 }
 
@@ -40,7 +42,7 @@ export interface EventParams {
 }
 
 export const baseColumns =
-  'seq, id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, conflicts'
+  'seq, id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, conflicts, source'
 /** The data column only for funding events (their summary carries the funding line). */
 export const summaryColumns = `${baseColumns}, CASE WHEN type LIKE 'funding.%' THEN data END AS data`
 

@@ -37,6 +37,7 @@ export function toSummary(row: EventRow): EventSummary {
     dataId: row.data_id,
     fundingLine: row.data ? fundingLine(row.type, safeParse(row.data)) : null,
     conflict: row.conflicts > 0,
+    source: row.source ?? null,
   }
 }
 

@@ -24,6 +24,8 @@ export const EventSummary = z.object({
   /** A redelivery of this id came with a different body: the first body is kept, the latest
    * differing one is in the detail (`conflictBody`). */
   conflict: z.boolean(),
+  /** The relay (a source of this console) the event was synced from; null (or absent) for the local listener. */
+  source: z.string().nullable().optional(),
 })
 export type EventSummary = z.infer<typeof EventSummary>
 

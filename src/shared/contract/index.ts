@@ -6,6 +6,7 @@ import { eventsMethods, eventsPushes } from './events'
 import { chainsMethods, chainsPushes } from './chains'
 import { storageMethods, storagePushes } from './storage'
 import { alertsMethods, alertsPushes } from './alerts'
+import { sourcesMethods, sourcesPushes } from './sources'
 
 /** The one list of API methods. Preload, IPC handlers, HTTP routes and the renderer client all
  * derive from it; each capability declares its own methods in a sibling file. */
@@ -16,6 +17,7 @@ export const methods = {
   ...chainsMethods,
   ...storageMethods,
   ...alertsMethods,
+  ...sourcesMethods,
 } satisfies Record<string, MethodSpec>
 
 /** Live updates pushed from the back end (IPC `send` under Electron, server-sent events in serve). */
@@ -29,6 +31,7 @@ export const pushes = {
   ...chainsPushes,
   ...storagePushes,
   ...alertsPushes,
+  ...sourcesPushes,
 } satisfies Record<string, z.ZodType>
 
 export type Methods = typeof methods

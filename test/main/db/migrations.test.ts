@@ -67,6 +67,8 @@ describe('database migrations', () => {
         'events',
         'listener_runs',
         'meta',
+        'relay_tokens',
+        'source_cursors',
         'webhook_rejections',
       ])
     },

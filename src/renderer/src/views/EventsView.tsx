@@ -11,6 +11,7 @@ import { focusLater } from '../components/grid'
 import { effects } from '../effects'
 import { countLine, isFiltered, useEventsStore } from '../stores/events'
 import { useStaleSince } from '../stores/link'
+import { SourcesStrip } from '../components/sources/SourceProgress'
 
 const ranges = [
   { id: 'any', label: 'Any time', ms: null },
@@ -89,6 +90,7 @@ export function EventsView() {
       </header>
 
       <LiveListenerPanel />
+      <SourcesStrip />
 
       <div className="events-filters" role="search">
         <select

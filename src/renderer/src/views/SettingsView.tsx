@@ -4,6 +4,7 @@ import { StatusBadge } from '../components/Status'
 import { KeysPanel } from '../components/payments/KeysPanel'
 import { WebhookEndpointsPanel } from '../components/payments/WebhookEndpointsPanel'
 import { ChannelsPanel } from '../components/alerts/ChannelsPanel'
+import { SourcesPanel } from '../components/sources/SourcesPanel'
 
 export function SettingsView() {
   const settings = useAppStore((s) => s.settings)
@@ -57,6 +58,7 @@ export function SettingsView() {
           <KeysPanel />
           <WebhookEndpointsPanel />
           <ChannelsPanel />
+          <SourcesPanel />
           <section className="panel">
             <h2>Effective configuration</h2>
             <pre className="json" tabIndex={0} aria-label="Effective configuration JSON">

@@ -141,6 +141,7 @@ export function EventTable(props: {
                 </span>
                 <span role="gridcell" className={event.fundingLine ? 'col-detail' : 'col-detail mono dim'}>
                   {event.fundingLine ?? event.dataId ?? ''}
+                  {event.source ? <span className="dim"> · via {event.source}</span> : null}
                 </span>
                 <span role="gridcell" className="num col-delay">
                   {delay === null ? '—' : formatDuration(delay)}

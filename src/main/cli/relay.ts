@@ -1,0 +1,266 @@
+import { join } from 'node:path'
+import { groupLabel } from '../../shared/events'
+import type { EventFilter } from '../../shared/contract/events'
+import { databaseFileName } from '../db'
+import { createLogger } from '../log'
+import { openRelayStore, parseStoreUrl, startRelay, createRelayToken } from '../relay'
+import type { RelayStore } from '../relay'
+import { createKeytarStore, observeSecrets, withEnvironmentSecrets } from '../secrets'
+import type { SecretStore } from '../secrets'
+import { InvalidArgumentError } from 'commander'
+import type { Command } from 'commander'
+import type { CliContext, CommonOptions } from './common'
+import { dataDirOf, example, positiveInt, withCommon } from './common'
+import { exitCodes, failure } from './exit'
+import { formatTable } from './io'
+import type { CliIo } from './io'
+
+interface RelayOptions extends CommonOptions {
+  store?: string
+  host: string
+  listenerPort: number
+  port: number
+  tlsCert?: string
+  tlsKey?: string
+}
+
+export interface RelayCliOptions {
+  store: string
+  host: string
+  listenerPort: number
+  port: number
+  tls?: { certFile: string; keyFile: string }
+  /** Defaults to the OS keychain with WATCHDESK_WEBHOOK_SECRETS over it. */
+  secrets?: SecretStore
+}
+
+const storeOf = (options: RelayOptions, io: CliIo) =>
+  options.store ?? `sqlite:${join(dataDirOf(options, io), databaseFileName)}`
+
+export function registerRelay(program: Command, ctx: CliContext): void {
+  const relay = withCommon(program.command('relay'))
+    .summary('always-on receiver: the listener and the sync API over one store (SQLite or PostgreSQL)')
+    .description(
+      "Headless, always-on receiver: the webhook listener writing into the store, and the sync API consoles follow (GET /sync/events, /sync/stream, /sync/listener with Authorization: Bearer <relay token>). Webhook secrets from this host's keychain or WATCHDESK_WEBHOOK_SECRETS.",
+    )
+    .option('--store <url>', 'sqlite:PATH or postgres://… (default: sqlite:<data dir>/watchdesk.db)')
+    .option('--host <host>', 'address both servers bind', '127.0.0.1')
+    .option('--listener-port <port>', 'webhook listener port', portNumber('listener-port'), 7421)
+    .option('--port <port>', 'sync API port', portNumber('port'), 7422)
+    .option('--tls-cert <file>', 'serve both over TLS with this certificate (with --tls-key)')
+    .option('--tls-key <file>', 'the private key for --tls-cert')
+    .action(async (options: RelayOptions) => {
+      if (!!options.tlsCert !== !!options.tlsKey)
+        return ctx.exit(failure(ctx.io, 'relay', '--tls-cert and --tls-key go together.', exitCodes.usage))
+      ctx.exit(
+        await runRelay(
+          {
+            store: storeOf(options, ctx.io),
+            host: options.host,
+            listenerPort: options.listenerPort,
+            port: options.port,
+            ...(options.tlsCert && options.tlsKey
+              ? { tls: { certFile: options.tlsCert, keyFile: options.tlsKey } }
+              : {}),
+            ...(ctx.deps.secrets ? { secrets: ctx.deps.secrets } : {}),
+          },
+          ctx.io,
+        ),
+      )
+    })
+  example(
+    relay,
+    'watchdesk relay --store postgres://relay@db.internal/watchdesk --host 0.0.0.0',
+    'watchdesk relay token create laptop --store sqlite:/var/lib/watchdesk/watchdesk.db',
+  )
+  const token = relay
+    .command('token')
+    .summary('relay tokens: create (printed once; only its hash is kept), list, revoke')
+    .description('Tokens consoles use to follow this relay. The store keeps only their hashes.')
+  const tokenAction =
+    (action: 'create' | 'list' | 'revoke') =>
+    async (...args: unknown[]) => {
+      const command = args.at(-1) as Command
+      const options = command.optsWithGlobals() as RelayOptions
+      const name = action === 'list' ? undefined : (args[0] as string)
+      ctx.exit(
+        await relayTokenCommand(
+          { action, name, store: storeOf(options, ctx.io), json: options.json === true },
+          ctx.io,
+        ),
+      )
+    }
+  token
+    .command('create')
+    .summary('create a token and print it once')
+    .argument('<name>')
+    .action(tokenAction('create'))
+  token.command('list').summary('the tokens, live or revoked').action(tokenAction('list'))
+  token
+    .command('revoke')
+    .summary('refuse a token from now on')
+    .argument('<name>')
+    .action(tokenAction('revoke'))
+}
+
+function portNumber(name: string) {
+  const parse = positiveInt(name, 0)
+  return (value: string): number => {
+    const n = parse(value)
+    if (n > 65535) throw new InvalidArgumentError(`--${name} takes a port from 0 to 65535, not "${value}".`)
+    return n
+  }
+}
+
+/** Runs until SIGINT or SIGTERM; exit 3 when it cannot start (store, ports, TLS files). */
+export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<number> {
+  const log = createLogger((line) => io.err(line))
+  const url = parseStoreUrl(options.store)
+  if (!url.ok) return fail(io, url.error.message, 2)
+  const store = await openRelayStore(url.value, log)
+  if (!store.ok) return fail(io, store.error.message, 3)
+  const secrets = observeSecrets(options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env))
+  const relay = await startRelay({
+    store: store.value,
+    secrets,
+    log,
+    listener: { host: options.host, port: options.listenerPort, tls: options.tls },
+    sync: { host: options.host, port: options.port, tls: options.tls },
+  })
+  if (!relay.ok) {
+    await store.value.close()
+    return fail(io, relay.error.message, 3)
+  }
+  const status = await relay.value.status()
+  if (status.secretsProblem) io.err(`watchdesk relay: ${status.secretsProblem}`)
+  io.out(`watchdesk relay on ${store.value.where}`)
+  io.out(`webhooks: ${relay.value.listenerUrl}/webhooks`)
+  io.out(`sync:     ${relay.value.syncUrl}/sync/`)
+  await new Promise<void>((resolveStop) => {
+    process.once('SIGINT', () => resolveStop())
+    process.once('SIGTERM', () => resolveStop())
+  })
+  io.err('stopping…')
+  await relay.value.stop()
+  await store.value.close()
+  return 0
+}
+
+export async function relayTokenCommand(
+  options: { action: string | undefined; name: string | undefined; store: string; json: boolean },
+  io: CliIo,
+): Promise<number> {
+  const { action, name } = options
+  if (action !== 'list' && action !== 'create' && action !== 'revoke')
+    return fail(io, 'relay token takes create NAME, list or revoke NAME.', 2)
+  if (action !== 'list' && !name) return fail(io, `relay token ${action} needs a NAME.`, 2)
+  return withStore(options.store, io, async (store) => {
+    if (action === 'create') {
+      const token = await createRelayToken(store, name!)
+      if (!token.ok) return fail(io, token.error.message, token.error.code === 'bad_request' ? 2 : 1)
+      io.err(`Relay token "${name}" created. It is shown once; the store keeps only its hash:`)
+      // Alone on stdout (the message above is on stderr), so `… | tee` or `$(…)` takes just the token.
+      io.out(token.value)
+      return 0
+    }
+    if (action === 'revoke') {
+      if (await store.tokens.revoke(name!, Date.now())) {
+        io.out(`revoked the relay token "${name}"; it is refused from now on`)
+        return 0
+      }
+      return fail(io, `no live relay token is named "${name}" (watchdesk relay token list).`)
+    }
+    const tokens = await store.tokens.list()
+    if (options.json) {
+      for (const t of tokens) io.out(JSON.stringify(t))
+      return 0
+    }
+    if (tokens.length === 0) {
+      io.out('No relay tokens yet. Create one with: watchdesk relay token create NAME')
+      return 0
+    }
+    io.out(
+      formatTable(
+        ['name', 'created', 'state'],
+        tokens.map((t) => [
+          t.name,
+          new Date(t.createdAt).toISOString().replace('T', ' ').slice(0, 19),
+          t.revokedAt === null ? 'live' : `revoked ${new Date(t.revokedAt).toISOString().slice(0, 10)}`,
+        ]),
+      ),
+    )
+    return 0
+  })
+}
+
+/** `events --store URL`: any relay store (a SQLite file or PostgreSQL), the usual filters. */
+export async function eventsFromStore(
+  options: { store: string; types?: string[]; limit: number; json: boolean },
+  io: CliIo,
+): Promise<number> {
+  return withStore(options.store, io, async (store) => {
+    const filter: EventFilter = options.types ? { types: options.types } : {}
+    const { rows } = await store.list(filter, undefined, Math.max(1, Math.min(options.limit, 100_000)))
+    if (options.json) {
+      for (const row of rows) {
+        const detail = await store.get(row.id)
+        io.out(
+          JSON.stringify({
+            id: row.id,
+            type: row.type,
+            created_at: row.createdAt,
+            received_at: new Date(row.receivedAt).toISOString(),
+            deliveries: row.deliveries,
+            endpoint: row.endpoint,
+            conflict: row.conflict,
+            source: row.source ?? null,
+            data: detail?.data ?? null,
+          }),
+        )
+      }
+      return 0
+    }
+    if (rows.length === 0) {
+      io.out(
+        options.types ? `No stored events of type ${options.types.join(', ')}.` : 'No events stored yet.',
+      )
+      return 0
+    }
+    io.out(
+      formatTable(
+        ['received', 'type', 'group', 'id', 'deliveries', 'endpoint', 'detail'],
+        rows.map((r) => [
+          new Date(r.receivedAt).toISOString().replace('T', ' ').slice(0, 19),
+          r.type,
+          r.group === 'unknown' ? 'unknown type' : groupLabel(r.group),
+          r.id,
+          r.deliveries,
+          r.endpoint,
+          r.fundingLine ?? r.dataId,
+        ]),
+      ),
+    )
+    return 0
+  })
+}
+
+async function withStore(
+  text: string,
+  io: CliIo,
+  use: (store: RelayStore) => Promise<number>,
+): Promise<number> {
+  const url = parseStoreUrl(text)
+  if (!url.ok) return fail(io, url.error.message, 2)
+  const store = await openRelayStore(url.value)
+  if (!store.ok) return fail(io, store.error.message, 3)
+  try {
+    return await use(store.value)
+  } finally {
+    await store.value.close()
+  }
+}
+
+function fail(io: CliIo, message: string, code = 1): number {
+  io.err(`watchdesk relay: ${message}`)
+  return code
+}

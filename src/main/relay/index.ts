@@ -1,0 +1,13 @@
+/** The relay (issue 12): a headless listener writing into a SQLite or PostgreSQL store, the sync
+ * API consoles read it through, and the console side that follows relays as sources. */
+export { startRelay } from './relay'
+export type { RelayOptions, RunningRelay } from './relay'
+export { openRelayStore, parseStoreUrl } from './open'
+export type { StoreUrl } from './open'
+export { openPostgresStore, safePostgresUrl } from './pg-store'
+export { openSqliteRelayStore } from './sqlite-store'
+export { createRelayToken, hashToken } from './tokens'
+export type { RelayStore, SyncEvent, SyncPage, RelayToken } from './store'
+export { startSources } from './sources'
+export type { SourcesService, SourcesOptions } from './sources'
+export { fetchPage } from './source-client'

@@ -1,0 +1,99 @@
+import type { PoolClient } from 'pg'
+
+/** PostgreSQL's schema steps, numbered like SQLite's (src/main/db/migrations/): append-only, a
+ * released step is never edited. Applied at start by whichever relay gets the advisory lock
+ * first; the others wait for it and then find nothing left to do. */
+export interface PgMigration {
+  version: number
+  name: string
+  sql: string
+}
+
+export const pgMigrations: PgMigration[] = [
+  {
+    version: 1,
+    name: 'events, rejections, relay tokens',
+    sql: `
+      CREATE TABLE events (
+        seq bigserial PRIMARY KEY,
+        -- The inserting transaction's id: the sync cursor orders by (txid, seq) and reads only below
+        -- the oldest transaction still running, so a transaction committing late is never skipped.
+        txid bigint NOT NULL DEFAULT (pg_current_xact_id()::text::bigint),
+        id text NOT NULL UNIQUE,
+        type text NOT NULL,
+        grp text NOT NULL,
+        created_at text NOT NULL,
+        created_ms bigint,
+        received_at bigint NOT NULL,
+        last_delivery_at bigint NOT NULL,
+        deliveries integer NOT NULL DEFAULT 1,
+        endpoint text,
+        data_id text,
+        body bytea NOT NULL,
+        data text NOT NULL,
+        conflicts integer NOT NULL DEFAULT 0,
+        conflict_body bytea
+      );
+      CREATE INDEX events_sync ON events (txid, seq);
+      CREATE INDEX events_received ON events (received_at, seq);
+      CREATE INDEX events_type_received ON events (type, received_at);
+      CREATE INDEX events_grp_received ON events (grp, received_at);
+      CREATE INDEX events_data_id ON events (data_id) WHERE data_id IS NOT NULL;
+      CREATE TABLE webhook_rejections (
+        seq bigserial PRIMARY KEY,
+        at bigint NOT NULL,
+        path text NOT NULL,
+        status integer NOT NULL,
+        reason text NOT NULL,
+        size integer NOT NULL,
+        remote text NOT NULL
+      );
+      CREATE TABLE relay_tokens (
+        name text PRIMARY KEY,
+        hash text NOT NULL UNIQUE,
+        created_at bigint NOT NULL,
+        revoked_at bigint
+      );
+      CREATE TABLE relay_meta (key text PRIMARY KEY, value text NOT NULL);
+    `,
+  },
+]
+
+/** One key for "a watchdesk relay migrates this database" (any 64-bit number, fixed forever). */
+const migrationLockKey = 74_217_422
+
+/** Applies the pending steps under a session advisory lock, each in its own transaction. Refuses a
+ * database migrated by a newer watchdesk. */
+export async function migratePostgres(client: PoolClient, migrations = pgMigrations): Promise<number> {
+  await client.query('SELECT pg_advisory_lock($1)', [migrationLockKey])
+  try {
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`)
+    const { rows } = await client.query<{ version: number | null }>(
+      'SELECT max(version) AS version FROM schema_migrations',
+    )
+    const current = rows[0]?.version ?? 0
+    const latest = migrations.at(-1)?.version ?? 0
+    if (current > latest)
+      throw new Error(
+        `the database has schema version ${current}, but this watchdesk only knows versions up to ${latest}: upgrade watchdesk`,
+      )
+    for (const m of migrations.filter((m) => m.version > current)) {
+      await client.query('BEGIN')
+      try {
+        await client.query(m.sql)
+        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+          m.version,
+          m.name,
+        ])
+        await client.query('COMMIT')
+      } catch (error) {
+        await client.query('ROLLBACK')
+        throw error
+      }
+    }
+    return latest
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [migrationLockKey])
+  }
+}

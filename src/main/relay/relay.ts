@@ -1,0 +1,178 @@
+import type { ListenerStatus } from '../../shared/contract/events'
+import { authorizationRequestType } from '../../shared/events'
+import { err, ok } from '../../shared/result'
+import type { Result } from '../../shared/result'
+import { createStorageHealth, failureFrom } from '../db'
+import type { StorageHealth } from '../db'
+import type { StorageStatus } from '../../shared/contract/storage'
+import type { Logger } from '../log'
+import type { ObservedSecretStore } from '../secrets'
+import { createIngest } from '../webhooks'
+import { startListener } from '../webhooks'
+import type { ListenerCounters, ListenerSettings } from '../webhooks'
+import { loadSecretsCache } from '../webhooks'
+import { LatencyWindow } from '../webhooks'
+import type { RelayStore } from './store'
+import { startSyncServer } from './sync-server'
+import type { SyncServerSettings } from './sync-server'
+
+export interface RelayOptions {
+  store: RelayStore
+  secrets: ObservedSecretStore
+  log: Logger
+  listener: Pick<ListenerSettings, 'host' | 'port' | 'tls'> & Partial<ListenerSettings>
+  sync: SyncServerSettings
+}
+
+export interface RunningRelay {
+  listenerUrl: string
+  syncUrl: string
+  status(): Promise<ListenerStatus>
+  stop(): Promise<void>
+}
+
+const probeEveryMs = 2_000
+
+/** `watchdesk relay`: the console's listener (verification, limits, dedup, 200 only after the
+ * commit, conflicts, rejections) writing into a relay store, and the sync API beside it. Either
+ * both run, or it returns why not and nothing is left listening. */
+export async function startRelay(options: RelayOptions): Promise<Result<RunningRelay>> {
+  const { store, log } = options
+  const storage =
+    store.kind === 'postgres'
+      ? postgresHealth(store.where, log.child({ part: 'storage' }))
+      : createStorageHealth(store.where.replace(/^sqlite:/, ''), log.child({ part: 'storage' }))
+  const secrets = await loadSecretsCache(options.secrets, log)
+  const counters: ListenerCounters = { accepted: 0, duplicates: 0, rejected: 0, conflicts: 0, unavailable: 0 }
+  const latency = new LatencyWindow()
+  const authorizationLatency = new LatencyWindow()
+  const ingest = createIngest(store.committer, log, () => {}, {
+    committed: () => storage.committed(),
+    failed: (failure) => storage.failed('relay commit', failure),
+  })
+  const listener = await startListener(
+    {
+      maxBodyBytes: 1024 * 1024,
+      headersTimeoutMs: 5_000,
+      bodyTimeoutMs: 10_000,
+      authorizationAnswer: () => ({}),
+      ...options.listener,
+    },
+    {
+      ingest,
+      secrets,
+      counters,
+      answered(ms, type) {
+        latency.record(ms)
+        if (type === authorizationRequestType) authorizationLatency.record(ms)
+      },
+      rejected: (rejection) => ingest.reject(rejection),
+    },
+  )
+  if (!listener.ok) {
+    secrets.stop()
+    return err('unavailable', listener.error.message)
+  }
+  const status = async (): Promise<ListenerStatus> => ({
+    listening: true,
+    url: listener.value.url,
+    problem: null,
+    endpoints: secrets.endpoints(),
+    secretsProblem: secrets.problem(),
+    ...counters,
+    latency: latency.summary(),
+    authorizationLatency: authorizationLatency.summary(),
+    storage: storage.status(),
+    recentRejections: await store.recentRejections(50).catch(() => []),
+    outages: [],
+  })
+  const sync = await startSyncServer(store, status, options.sync, log)
+  if (!sync.ok) {
+    await listener.value.close()
+    await ingest.drain()
+    secrets.stop()
+    return sync
+  }
+  // While the store cannot commit, a small write probes every 2 s so the status (and the 503s)
+  // clear by themselves once it can, without waiting for a delivery.
+  let probing = false
+  const probe = setInterval(() => {
+    if (probing || storage.status().state === 'ok') return
+    probing = true
+    void store.committer
+      .alive(null, Date.now())
+      .then((failure) => (failure ? storage.failed('relay probe', failure) : storage.committed()))
+      .finally(() => (probing = false))
+  }, probeEveryMs)
+  probe.unref()
+  log.info('relay started', {
+    webhooks: `${listener.value.url}/webhooks`,
+    sync: sync.value.url,
+    store: store.where,
+    endpoints: secrets.endpoints().length,
+  })
+  return ok({
+    listenerUrl: listener.value.url,
+    syncUrl: sync.value.url,
+    status,
+    async stop() {
+      clearInterval(probe)
+      await listener.value.close()
+      await sync.value.close()
+      await ingest.drain()
+      secrets.stop()
+    },
+  })
+}
+
+/** The storage status of a PostgreSQL store: the SQLite wording (disk, data dir) does not apply. */
+function postgresHealth(where: string, log: Logger): StorageHealth {
+  let status: StorageStatus = {
+    state: 'ok',
+    file: where,
+    cause: null,
+    fix: null,
+    code: null,
+    since: Date.now(),
+    lastOkAt: null,
+    failures: 0,
+  }
+  const listeners = new Set<(s: StorageStatus) => void>()
+  const changed = () => listeners.forEach((l) => l(status))
+  return {
+    status: () => status,
+    failed(whereFailed, error) {
+      const failure = failureFrom(error)
+      const failures = status.failures + 1
+      if (status.state !== 'ok' && status.code === failure.code) {
+        status = { ...status, failures }
+        return
+      }
+      status = {
+        ...status,
+        state: 'failing',
+        code: failure.code,
+        cause: `PostgreSQL at ${where} cannot commit (${failure.code ? `${failure.code}: ` : ''}${failure.message}).`,
+        fix: 'Check that PostgreSQL runs and accepts this relay (URL, user, disk). The relay retries by itself and answers 503 meanwhile, so the service redelivers.',
+        since: Date.now(),
+        failures,
+      }
+      log.error('the store cannot commit', { where: whereFailed, cause: status.cause })
+      changed()
+    },
+    committed() {
+      const at = Date.now()
+      if (status.state === 'ok') {
+        status = { ...status, lastOkAt: at }
+        return
+      }
+      log.info('the store commits again', { sinceMs: at - status.since })
+      status = { ...status, state: 'ok', cause: null, fix: null, code: null, since: at, lastOkAt: at }
+      changed()
+    },
+    onChange(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+  }
+}

@@ -1,0 +1,123 @@
+import type { Database } from 'better-sqlite3'
+import { err, ok } from '../../shared/result'
+import type { Result } from '../../shared/result'
+import { openDatabase } from '../db'
+import type { Committer } from '../webhooks'
+import { workerCommitter } from '../webhooks'
+import { createEventStore } from '../webhooks'
+import type { Logger } from '../log'
+import type { RelayStore, SyncEvent } from './store'
+
+interface SyncRow {
+  seq: number
+  id: string
+  type: string
+  created_at: string
+  received_at: number
+  last_delivery_at: number
+  deliveries: number
+  endpoint: string | null
+  data_id: string | null
+  data: string
+  body: Buffer
+}
+
+/** The embedded store: one SQLite file written by one relay (its commit worker). SQLite runs one
+ * write transaction at a time and `seq` grows with each, so commit order is `seq` order and the
+ * cursor is simply the last `seq` read. */
+export function openSqliteRelayStore(
+  file: string,
+  options: { log?: Logger; committer?: Committer } = {},
+): Result<RelayStore> {
+  const opened = openDatabase(file)
+  if (!opened.ok) return opened
+  const db: Database = opened.value
+  const events = createEventStore(db)
+  const wakers = new Set<() => void>()
+  const inner =
+    options.committer ??
+    workerCommitter(db.name, {
+      onRestart: (failure) => options.log?.warn('commit worker stopped; starting it again', { ...failure }),
+    })
+  const committer: Committer = {
+    async commit(batch, rejections) {
+      const result = await inner.commit(batch, rejections)
+      if (result.ok && batch.length > 0) wakers.forEach((w) => w())
+      return result
+    },
+    alive: (run, at) => inner.alive(run, at),
+    close: () => inner.close(),
+  }
+  const readPage = db.prepare(
+    `SELECT seq, id, type, created_at, received_at, last_delivery_at, deliveries, endpoint, data_id, data, body
+     FROM events WHERE seq > ? AND source IS NULL ORDER BY seq LIMIT ?`,
+  )
+  const countAfter = db.prepare('SELECT count(*) AS n FROM events WHERE seq > ? AND source IS NULL')
+  const statement = {
+    create: db.prepare(
+      `INSERT INTO relay_tokens (name, hash, created_at) VALUES (?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at, revoked_at = NULL
+       WHERE relay_tokens.revoked_at IS NOT NULL`,
+    ),
+    list: db.prepare(
+      'SELECT name, created_at AS createdAt, revoked_at AS revokedAt FROM relay_tokens ORDER BY name',
+    ),
+    revoke: db.prepare('UPDATE relay_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL'),
+    nameOf: db.prepare('SELECT name FROM relay_tokens WHERE hash = ? AND revoked_at IS NULL'),
+  }
+  return ok({
+    kind: 'sqlite',
+    where: `sqlite:${file}`,
+    committer,
+    async readAfter(after, limit, withRemaining) {
+      const from = after === '' ? 0 : /^\d{1,18}$/.test(after) ? Number(after) : null
+      if (from === null)
+        return err(
+          'bad_request',
+          `"${after}" is not a cursor of this relay (SQLite cursors are whole numbers).`,
+        )
+      const rows = readPage.all(from, limit) as SyncRow[]
+      const out: SyncEvent[] = rows.map((r) => ({
+        cursor: String(r.seq),
+        id: r.id,
+        type: r.type,
+        createdAt: r.created_at,
+        receivedAt: r.received_at,
+        lastDeliveryAt: r.last_delivery_at,
+        deliveries: r.deliveries,
+        endpoint: r.endpoint,
+        dataId: r.data_id,
+        data: r.data,
+        body: r.body.toString('base64'),
+      }))
+      const next = out.at(-1)?.cursor ?? String(from)
+      return ok({
+        events: out,
+        next,
+        ...(withRemaining ? { remaining: (countAfter.get(Number(next)) as { n: number }).n } : {}),
+      })
+    },
+    onCommitted(listener) {
+      wakers.add(listener)
+      return () => wakers.delete(listener)
+    },
+    tokens: {
+      async create(name, hash, at) {
+        return statement.create.run(name, hash, at).changes === 1
+          ? ok(undefined)
+          : err('conflict', `A token named ${name} exists. Revoke it first, or pick another name.`)
+      },
+      list: async () =>
+        statement.list.all() as { name: string; createdAt: number; revokedAt: number | null }[],
+      revoke: async (name, at) => statement.revoke.run(at, name).changes === 1,
+      nameOf: async (hash) => (statement.nameOf.get(hash) as { name: string } | undefined)?.name ?? null,
+    },
+    recentRejections: async (limit) => events.recentRejections(limit),
+    list: async (filter, after, limit) => events.list(filter, after, limit),
+    get: async (id) => events.get(id),
+    async close() {
+      await committer.close()
+      db.close()
+    },
+  })
+}

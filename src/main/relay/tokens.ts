@@ -1,0 +1,26 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { Result } from '../../shared/result'
+import { err, ok } from '../../shared/result'
+import type { RelayStore } from './store'
+
+export const tokenNamePattern = /^[A-Za-z0-9_.-]{1,64}$/
+
+/** The stored form of a token: its SHA-256 (a token is 192 random bits, so no salt or slow hash
+ * is needed to make the stored value useless to whoever reads the database). */
+export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex')
+
+/** Creates a token, stores only its hash, and returns the token (shown once, never again). */
+export async function createRelayToken(store: RelayStore, name: string): Promise<Result<string>> {
+  if (!tokenNamePattern.test(name))
+    return err('bad_request', `"${name}" is not a token name: use letters, digits, _ . - (at most 64).`)
+  const token = `wdr_${randomBytes(24).toString('base64url')}`
+  const stored = await store.tokens.create(name, hashToken(token), Date.now())
+  return stored.ok ? ok(token) : stored
+}
+
+/** The name of the live token in an `Authorization: Bearer …` header, or null. */
+export async function authorize(store: RelayStore, header: string | undefined): Promise<string | null> {
+  const m = /^Bearer\s+(\S{1,200})$/i.exec(header ?? '')
+  if (!m) return null
+  return store.tokens.nameOf(hashToken(m[1]!))
+}

@@ -1,0 +1,140 @@
+import { useState } from 'react'
+import { backend } from '../../api'
+import { SourceProgress } from './SourceProgress'
+import { useSources } from './useSources'
+
+const time = (ms: number | null) => (ms === null ? '—' : new Date(ms).toLocaleTimeString())
+
+/** Settings → Sources: relays this console follows. The token goes to the keychain and never
+ * comes back to this window. */
+export function SourcesPanel() {
+  const { sources, reload } = useSources()
+  const [name, setName] = useState('')
+  const [url, setUrl] = useState('')
+  const [token, setToken] = useState('')
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null)
+  const [busy, setBusy] = useState(false)
+
+  const run = async (action: () => Promise<{ ok: boolean; text: string }>) => {
+    setBusy(true)
+    try {
+      setMessage(await action())
+      await reload()
+    } finally {
+      setBusy(false)
+    }
+  }
+  const add = () =>
+    run(async () => {
+      const added = await backend().call('sources.add', { name: name.trim(), url: url.trim(), token })
+      if (!added.ok) return { ok: false, text: added.error.message }
+      setName('')
+      setUrl('')
+      setToken('')
+      return { ok: true, text: `Following ${added.value.name}.` }
+    })
+  const test = (target: { name: string } | { url: string; token: string }) =>
+    run(async () => {
+      const tested = await backend().call('sources.test', target)
+      if (!tested.ok) return { ok: false, text: tested.error.message }
+      return { ok: tested.value.ok, text: tested.value.message }
+    })
+  const remove = (source: string) =>
+    run(async () => {
+      const removed = await backend().call('sources.remove', { name: source })
+      return removed.ok
+        ? { ok: true, text: `Stopped following ${source}; its events stay.` }
+        : { ok: false, text: removed.error.message }
+    })
+
+  return (
+    <section className="panel" aria-label="Sources">
+      <h2>Sources</h2>
+      <p className="hint">
+        Relays this console follows (watchdesk relay): it catches up on what it missed, then follows them
+        live.
+      </p>
+      {message && <p className={`banner ${message.ok ? 'banner-good' : 'banner-bad'}`}>{message.text}</p>}
+      {sources && sources.length > 0 ? (
+        <table className="grid">
+          <thead>
+            <tr>
+              <th>name</th>
+              <th>relay</th>
+              <th>state</th>
+              <th className="num">synced</th>
+              <th>last contact</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {sources.map((s) => (
+              <tr key={s.name}>
+                <td className="mono">{s.name}</td>
+                <td className="mono">{s.url}</td>
+                <td title={s.problem ?? undefined}>
+                  <SourceProgress source={s} />
+                  {s.problem && <div className="hint">{s.problem}</div>}
+                </td>
+                <td className="num">{s.synced.toLocaleString('en-US')}</td>
+                <td className="num">{time(s.lastContactAt)}</td>
+                <td>
+                  <button type="button" disabled={busy} onClick={() => void test({ name: s.name })}>
+                    Test
+                  </button>{' '}
+                  <button type="button" disabled={busy} onClick={() => void remove(s.name)}>
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p className="hint">No sources yet.</p>
+      )}
+      <form
+        className="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault()
+          void add()
+        }}
+      >
+        <input
+          aria-label="Source name"
+          placeholder="name (e.g. office)"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          size={14}
+        />
+        <input
+          aria-label="Relay URL"
+          placeholder="https://relay.example:7422"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          size={28}
+        />
+        <input
+          aria-label="Relay token"
+          type="password"
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="wdr_…"
+          value={token}
+          onChange={(e) => setToken(e.target.value)}
+          size={20}
+        />
+        <button
+          type="button"
+          disabled={busy || !url || !token}
+          onClick={() => void test({ url: url.trim(), token })}
+        >
+          Test
+        </button>
+        <button type="submit" disabled={busy || !name || !url || !token}>
+          Add
+        </button>
+      </form>
+    </section>
+  )
+}

@@ -1,0 +1,83 @@
+import { request } from 'node:http'
+import { Agent } from 'node:http'
+import { afterEach } from 'vitest'
+import { silentLogger } from '../../../src/main/log'
+import { openPostgresStore } from '../../../src/main/relay/pg-store'
+import { startRelay } from '../../../src/main/relay'
+import type { RelayStore, RunningRelay } from '../../../src/main/relay'
+import { createMemoryStore, observeSecrets } from '../../../src/main/secrets'
+import { signBody } from '../../../src/main/webhooks'
+import { unwrap } from '../../../src/shared/result'
+
+export const relaySecret = 'whsec_relay_test_5f1e9c2b7a'
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 })
+
+export function envelopeBody(
+  id: string,
+  type = 'funding.completed',
+  extra: Record<string, unknown> = {},
+): string {
+  return JSON.stringify({
+    id,
+    type,
+    created_at: '2025-01-01T00:00:00Z',
+    data: { id: `fund_${id}`, status: 'completed', amount: 10, currency: 'USD', ...extra },
+  })
+}
+
+/** Posts one signed delivery; resolves with the status (0 when the connection failed). */
+export function deliver(webhookUrl: string, id: string, body = envelopeBody(id)): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request(
+      webhookUrl,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'x-service-signature': signBody(relaySecret, body) },
+      },
+      (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode ?? 0))
+      },
+    )
+    req.on('error', () => resolve(0))
+    req.end(body)
+  })
+}
+
+export async function getJson(url: string, token?: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} })
+  return { status: res.status, body: await res.json() }
+}
+
+/** Relays and stores opened by a test, all closed after it. */
+export function useRelays() {
+  const opened: { relay?: RunningRelay; store: RelayStore }[] = []
+  afterEach(async () => {
+    for (const o of opened.splice(0).reverse()) {
+      await o.relay?.stop()
+      await o.store.close()
+    }
+  })
+  return {
+    async postgresStore(url: string): Promise<RelayStore> {
+      const store = unwrap(await openPostgresStore(url))
+      opened.push({ store })
+      return store
+    },
+    async relay(store: RelayStore, sync: { heartbeatMs?: number } = {}): Promise<RunningRelay> {
+      const relay = unwrap(
+        await startRelay({
+          store,
+          secrets: observeSecrets(createMemoryStore({ 'webhook-secret:wh_relay': relaySecret })),
+          log: silentLogger,
+          listener: { host: '127.0.0.1', port: 0 },
+          sync: { host: '127.0.0.1', port: 0, ...sync },
+        }),
+      )
+      opened.push({ relay, store: { close: async () => {} } as RelayStore })
+      return relay
+    },
+  }
+}

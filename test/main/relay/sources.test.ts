@@ -1,0 +1,157 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { startBackend } from '../../../src/main/backend'
+import type { Backend } from '../../../src/main/backend'
+import { silentLogger } from '../../../src/main/log'
+import { createRelayToken } from '../../../src/main/relay'
+import type { RelayStore } from '../../../src/main/relay'
+import { createMemoryStore } from '../../../src/main/secrets'
+import type { EventParams } from '../../../src/main/webhooks/sql'
+import type { PushMessage } from '../../../src/shared/contract'
+import { unwrap } from '../../../src/shared/result'
+import { usePostgres } from '../../support/postgres'
+import { useTempDir } from '../../support/temp'
+import { waitFor } from '../../support/wait'
+import { deliver, envelopeBody, useRelays } from './helpers'
+
+function params(id: string): EventParams {
+  const body = envelopeBody(id)
+  return {
+    id,
+    type: 'funding.completed',
+    grp: 'payments',
+    created_at: '2025-01-01T00:00:00Z',
+    created_ms: Date.parse('2025-01-01T00:00:00Z'),
+    at: Date.now(),
+    endpoint: 'wh_relay',
+    data_id: `fund_${id}`,
+    body: Buffer.from(body),
+    data: JSON.stringify(JSON.parse(body).data),
+  }
+}
+
+async function fill(store: RelayStore, prefix: string, count: number): Promise<void> {
+  for (let i = 0; i < count; i += 1000) {
+    const batch = Array.from({ length: Math.min(1000, count - i) }, (_, j) =>
+      params(`${prefix}_${String(i + j).padStart(6, '0')}`),
+    )
+    const result = await store.committer.commit(batch, [])
+    expect(result.ok).toBe(true)
+  }
+}
+
+describe('a console following a relay as a source', () => {
+  const postgres = usePostgres()
+  const relays = useRelays()
+  const tempDir = useTempDir('watchdesk-sources-')
+  const backends: Backend[] = []
+  afterEach(async () => {
+    for (const b of backends.splice(0)) await b.close()
+  })
+
+  async function startConsole(dataDir: string, syncUrl: string, token: string) {
+    const overlay = join(dataDir, 'overlay.json')
+    writeFileSync(overlay, JSON.stringify({ sources: { office: { url: syncUrl } } }))
+    const backend = unwrap(
+      await startBackend({
+        dataDir,
+        configFile: overlay,
+        shell: 'serve',
+        env: {},
+        log: silentLogger,
+        listenerPort: 0,
+        secrets: createMemoryStore({ 'source-token:office': token }),
+      }),
+    )
+    backends.push(backend)
+    const pushes: PushMessage[] = []
+    backend.context.push.subscribe((m) => pushes.push(m))
+    return { backend, pushes }
+  }
+
+  it('catches up 10,000 events missed while it was closed, then receives new ones live within a second', async () => {
+    const store = await relays.postgresStore(postgres().createDatabase('sources_catchup'))
+    const relay = await relays.relay(store)
+    const token = unwrap(await createRelayToken(store, 'laptop'))
+    await fill(store, 'evt_missed', 10_000)
+
+    const dataDir = tempDir()
+    const { backend, pushes } = await startConsole(dataDir, relay.syncUrl, token)
+    const local = backend.services.webhooks.store
+    await waitFor(() => local.count({}, 1_000_000).count === 10_000 || undefined, '10,000 synced events', {
+      timeoutMs: 30_000,
+    })
+    const db = backend.context.db
+    expect(db.prepare(`SELECT count(DISTINCT id) AS n FROM events WHERE source = 'office'`).get()).toEqual({
+      n: 10_000,
+    })
+    await waitFor(
+      () => backend.services.sources.list()[0]?.state === 'live' || undefined,
+      'the source to go live',
+    )
+    const progress = pushes.filter((p) => p.topic === 'sources.status').map((p) => p.payload.sources[0]!)
+    expect(progress.some((s) => s.state === 'catching-up' && s.remaining !== null && s.remaining > 0)).toBe(
+      true,
+    )
+    expect(backend.services.sources.list()[0]).toMatchObject({ state: 'live', synced: 10_000, remaining: 0 })
+
+    const sentAt = Date.now()
+    expect(await deliver(`${relay.listenerUrl}/webhooks`, 'evt_live_1')).toBe(200)
+    await waitFor(() => local.get('evt_live_1') ?? undefined, 'the live event in the console', {
+      timeoutMs: 1_000,
+    })
+    expect(Date.now() - sentAt).toBeLessThan(1_000)
+    expect(local.get('evt_live_1')).toMatchObject({ source: 'office', type: 'funding.completed' })
+    await waitFor(
+      () =>
+        pushes.some(
+          (p) =>
+            p.topic === 'events.appended' &&
+            p.payload.events.some((e) => e.id === 'evt_live_1' && e.source === 'office'),
+        ) || undefined,
+      'an events.appended push for the synced event, with its source',
+    )
+  })
+
+  it('resumes from its stored cursor after a restart: only what it missed, nothing twice', async () => {
+    const store = await relays.postgresStore(postgres().createDatabase('sources_resume'))
+    const relay = await relays.relay(store)
+    const token = unwrap(await createRelayToken(store, 'laptop'))
+    await fill(store, 'evt_first', 30)
+    const dataDir = tempDir()
+    const first = await startConsole(dataDir, relay.syncUrl, token)
+    await waitFor(
+      () => first.backend.services.webhooks.store.count({}, 1000).count === 30 || undefined,
+      '30 events',
+    )
+    await first.backend.close()
+    backends.splice(backends.indexOf(first.backend), 1)
+
+    await fill(store, 'evt_asleep', 5)
+    const second = await startConsole(dataDir, relay.syncUrl, token)
+    await waitFor(
+      () => second.backend.services.webhooks.store.count({}, 1000).count === 35 || undefined,
+      '35 events',
+    )
+    await waitFor(() => second.backend.services.sources.list()[0]?.state === 'live' || undefined, 'live')
+    expect(second.backend.services.sources.list()[0]!.synced).toBe(5)
+    expect(second.backend.context.db.prepare('SELECT max(deliveries) AS d FROM events').get()).toEqual({
+      d: 1,
+    })
+  })
+
+  it('says the relay refused the token, with the fix, when the token is revoked', async () => {
+    const store = await relays.postgresStore(postgres().createDatabase('sources_refused'))
+    const relay = await relays.relay(store)
+    const token = unwrap(await createRelayToken(store, 'laptop'))
+    await store.tokens.revoke('laptop', Date.now())
+    const { backend } = await startConsole(tempDir(), relay.syncUrl, token)
+    const status = await waitFor(
+      () => backend.services.sources.list().find((s) => s.state === 'refused'),
+      'the source to be refused',
+    )
+    expect(status.problem).toMatch(/refused the token.*relay token create/)
+    expect(unwrap(await backend.services.sources.test({ name: 'office' }))).toMatchObject({ ok: false })
+  })
+})

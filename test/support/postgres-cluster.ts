@@ -1,0 +1,111 @@
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/** A private PostgreSQL cluster for one test file: initdb in a temp dir, started with pg_ctl on a
+ * free loopback port (trust auth, its own socket dir), stopped and removed in afterAll. As root
+ * (CI containers) the cluster runs as the `postgres` user, which owns the temp dir. */
+export interface PrivateCluster {
+  /** `postgres://postgres@127.0.0.1:PORT/postgres` */
+  url: string
+  port: number
+  /** A fresh database in the cluster; returns its URL. */
+  createDatabase(name: string): string
+  /** Stops the server (pg_ctl stop -m fast), as an outage would; `startServer` brings it back. */
+  stopServer(): void
+  startServer(): void
+}
+
+export function postgresBinDir(): string {
+  try {
+    const dir = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim()
+    if (existsSync(join(dir, 'initdb'))) return dir
+  } catch {
+    // pg_config may be missing (Debian puts initdb under /usr/lib/postgresql/N/bin)
+  }
+  const root = '/usr/lib/postgresql'
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : []
+  if (versions.length === 0)
+    throw new Error('PostgreSQL is not installed: apt-get install postgresql (initdb and pg_ctl are needed).')
+  return join(root, versions[0]!, 'bin')
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as AddressInfo).port
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+const asRoot = process.getuid?.() === 0
+
+function run(bin: string, args: string[]): void {
+  const [command, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args]
+  const result = spawnSync(command, argv, { encoding: 'utf8', cwd: tmpdir() })
+  if (result.status !== 0)
+    throw new Error(`${bin} ${args.join(' ')} failed (${result.status}): ${result.stderr || result.stdout}`)
+}
+
+export async function startCluster(): Promise<{ cluster: PrivateCluster; stop(): void }> {
+  const bin = postgresBinDir()
+  const dir = mkdtempSync(join(tmpdir(), 'watchdesk-pg-'))
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim())
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim())
+    chownSync(dir, uid, gid)
+  }
+  const data = join(dir, 'data')
+  run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'])
+  const port = await freePort()
+  const startServer = () =>
+    run(join(bin, 'pg_ctl'), [
+      '-D',
+      data,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=on`,
+      'start',
+    ])
+  const stopServer = () => run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'])
+  startServer()
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`
+  const cluster: PrivateCluster = {
+    url,
+    port,
+    createDatabase(name) {
+      run(join(bin, 'psql'), [
+        '-h',
+        dir,
+        '-p',
+        String(port),
+        '-U',
+        'postgres',
+        '-c',
+        `CREATE DATABASE "${name}"`,
+      ])
+      return `postgres://postgres@127.0.0.1:${port}/${name}`
+    },
+    stopServer,
+    startServer,
+  }
+  return {
+    cluster,
+    stop() {
+      try {
+        if (existsSync(join(data, 'postmaster.pid'))) stopServer()
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    },
+  }
+}

@@ -80,7 +80,7 @@ describe('configuration', () => {
     )
     const loaded = loadConfig(dir)
     expect(loaded.ok).toBe(false)
-    if (!loaded.ok) expect(loaded.error.message).toMatch(/notifications/)
+    if (!loaded.ok) expect(loaded.error.message).toMatch(/Unrecognized key: "notifications"/)
   })
 
   it('says when the file is not JSON', () => {

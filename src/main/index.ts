@@ -216,7 +216,7 @@ async function start(): Promise<void> {
   tray = createTray({ open: showWindow, quit: () => app.quit() })
   disposables.add(toDisposable(() => tray?.destroy()))
   attention = createAttention({
-    patterns: () => context.config().notifications.eventTypes,
+    patterns: () => context.config().alerts.eventTypes,
     windowFocused: () => Boolean(mainWindow?.isVisible() && mainWindow.isFocused()),
     showTray: (state) => tray?.show(state),
     notify,

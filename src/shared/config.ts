@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import { defaultNotificationPatterns } from './events'
 import { PaymentsConfigShape } from './payments/config'
 import { AlertsConfig } from './alerts/config'
 
@@ -60,13 +59,6 @@ export const ListenerConfig = z
   })
   .strict()
 
-export const NotificationsConfig = z
-  .object({
-    /** Event types that raise a desktop notification; `*` matches any run of characters. */
-    eventTypes: z.array(z.string().min(1)).default([...defaultNotificationPatterns]),
-  })
-  .strict()
-
 export const DesktopConfig = z
   .object({
     /** Closing the window keeps the console running in the tray (polling, listener, notifications). */
@@ -79,14 +71,13 @@ export const DesktopConfig = z
 export const SourceConfig = z.object({ url: httpUrl, enabled: z.boolean().default(true) }).strict()
 export const sourceNamePattern = /^[A-Za-z0-9_.-]{1,64}$/
 
-export const Config = z
+const ConfigObject = z
   .object({
     apiBaseUrl: httpUrl.optional(),
     rpcBaseUrl: httpUrl.optional(),
     pollIntervalMs: z.number().int().min(250).max(600_000).default(5000),
     chains: z.record(z.string().regex(/^\d+$/, 'chains are keyed by service id'), ChainConfig).default({}),
     listener: ListenerConfig.default(ListenerConfig.parse({})),
-    notifications: NotificationsConfig.default(NotificationsConfig.parse({})),
     desktop: DesktopConfig.default(DesktopConfig.parse({})),
     sources: z
       .record(z.string().regex(sourceNamePattern, 'a source name is letters, digits, _ . -'), SourceConfig)
@@ -95,7 +86,27 @@ export const Config = z
     alerts: AlertsConfig.default(AlertsConfig.parse({})),
   })
   .strict()
-export type Config = z.infer<typeof Config>
-export type ConfigInput = z.input<typeof Config>
+
+/** An older config.json stays valid: `notifications.eventTypes` (the desktop's own notifications,
+ * before alerts had a desktop channel) said what `alerts.eventTypes` says now. It is taken as
+ * `alerts.eventTypes` when that is not set, and dropped when it is. Anything else under
+ * `notifications`, or values of the wrong shape, pass unchanged so the error names them. */
+export function liftLegacyKeys(input: unknown): unknown {
+  if (!isRecord(input) || !isRecord(input.notifications)) return input
+  const { notifications, ...rest } = input
+  const { eventTypes, ...others } = notifications
+  if (Object.keys(others).length > 0) return input
+  if (rest.alerts !== undefined && !isRecord(rest.alerts)) return input
+  const alerts = rest.alerts ?? {}
+  if (eventTypes === undefined || 'eventTypes' in alerts) return rest
+  return { ...rest, alerts: { ...alerts, eventTypes } }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+export const Config = z.preprocess(liftLegacyKeys, ConfigObject)
+export type Config = z.infer<typeof ConfigObject>
+export type ConfigInput = z.input<typeof ConfigObject>
 
 export const defaultConsolePort = 7420

@@ -94,8 +94,8 @@ describe('retry schedule', () => {
 
 describe('notifications', () => {
   it('notifies by default for failures, flagged screenings and rejected verifications only', () => {
-    // The default as the app reads it: the config's notifications.eventTypes left unset.
-    const defaults = Config.parse({}).notifications.eventTypes
+    // The default as the app reads it: the config's alerts.eventTypes left unset.
+    const defaults = Config.parse({}).alerts.eventTypes
     const notified = eventTypes.map((t) => t.type).filter((t) => shouldNotify(t, defaults))
     expect(notified).toEqual([
       'funding.failed',

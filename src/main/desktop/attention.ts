@@ -1,13 +1,13 @@
 import type { Logger } from '../log'
-import { createChainWatch, createUnseenCounter, eventNotifications } from './notifications'
+import { alertNotification, createUnseenCounter } from './notifications'
 import type { DesktopNotification } from './notifications'
-import { chainsFromPush, eventsFromPush } from './push-payloads'
+import { alertFromPush, chainsFromPush, eventsFromPush } from './push-payloads'
 import type { ChainStatusLike } from './push-payloads'
 import { trayState } from './tray-status'
 import type { TrayState } from './tray-status'
 
 export interface AttentionOptions {
-  /** `notifications.eventTypes`, read at each batch so a saved config applies at once. */
+  /** `alerts.eventTypes`, read at each batch so a saved config applies at once. */
   patterns(): readonly string[]
   windowFocused(): boolean
   showTray(state: TrayState): void
@@ -16,10 +16,11 @@ export interface AttentionOptions {
 }
 
 /** What the desktop shell does with the push stream, without Electron: follows `chains.status`
- * and `events.appended`, keeps the tray's state and raises notifications. */
+ * and `events.appended` for the tray's state, and raises a notification for each `alerts.alert`
+ * (the alerts capability's `desktop` channel) — the only source of notifications, so a chain
+ * outage notifies once, after confirmation, and a muted alert not at all. */
 export function createAttention(options: AttentionOptions) {
   const { patterns, windowFocused, showTray, notify, log } = options
-  const chainWatch = createChainWatch()
   const unseen = createUnseenCounter()
   let chains: ChainStatusLike[] = []
   const refresh = () => showTray(trayState(chains, unseen.count()))
@@ -29,15 +30,18 @@ export function createAttention(options: AttentionOptions) {
       const next = chainsFromPush(payload)
       if (!next) return log.warn('desktop: a chains.status push of an unexpected shape was ignored')
       chains = mergeChains(chains, next)
-      for (const n of chainWatch.update(next)) notify(n)
       refresh()
     },
     'events.appended'(payload) {
       const events = eventsFromPush(payload)
       if (!events) return log.warn('desktop: an events.appended push of an unexpected shape was ignored')
-      for (const n of eventNotifications(events, patterns())) notify(n)
       const before = unseen.count()
       if (unseen.add(events, patterns(), windowFocused()) !== before) refresh()
+    },
+    'alerts.alert'(payload) {
+      const alert = alertFromPush(payload)
+      if (!alert) return log.warn('desktop: an alerts.alert push of an unexpected shape was ignored')
+      notify(alertNotification(alert))
     },
   }
 

@@ -1,8 +1,10 @@
 import { z } from 'zod'
 import { chainStatuses } from '../../shared/chains/health'
 import type { ChainStatusKind } from '../../shared/chains/health'
+import { Alert } from '../../shared/contract/alerts'
 
-/** The desktop shell's reading of the push topics it follows (`chains.status`, `events.appended`).
+/** The desktop shell's reading of the push topics it follows (`chains.status`, `events.appended`,
+ * `alerts.alert`).
  * It takes only the fields it uses and lets the rest pass, so the tray and notifications keep
  * working when a capability adds fields; a payload of another shape gives null, and the shell logs it. */
 
@@ -43,6 +45,12 @@ export type EventLike = z.infer<typeof EventLike>
 export function eventsFromPush(payload: unknown): EventLike[] | null {
   const parsed = z.object({ events: z.array(EventLike) }).safeParse(payload)
   return parsed.success ? parsed.data.events : null
+}
+
+/** The alert of an `alerts.alert` push (the contract's schema; extra fields pass). */
+export function alertFromPush(payload: unknown): Alert | null {
+  const parsed = Alert.safeParse(payload)
+  return parsed.success ? parsed.data : null
 }
 
 export type { ChainStatusKind }

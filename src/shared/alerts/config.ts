@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { defaultNotificationPatterns } from '../events'
 
 /** Alerts' config keys (spread into the Config schema as `alerts`). Non-secret only: channel URLs
  * and SMTP passwords live in the keychain (`alert-channel:<name>`) or the environment
@@ -81,10 +82,9 @@ export const AlertsConfig = z
     /** A reminder while an incident lasts, every this many minutes (0: none). */
     repeatMinutes: z.number().min(0).max(10_080).default(60),
     mute: z.array(MuteWindow).default([]),
-    /** Event types that raise an alert; `*` matches any run of characters. */
-    eventTypes: z
-      .array(z.string().min(1))
-      .default(['*.failed', 'compliance.screening.flagged', 'business.verification.rejected']),
+    /** Event types that raise an alert (and count in the tray's unseen alerting events); `*`
+     * matches any run of characters. Older config files name it `notifications.eventTypes`. */
+    eventTypes: z.array(z.string().min(1)).default([...defaultNotificationPatterns]),
     /** Signature rejections per minute above which the listener alerts (a wrong secret or an attack). */
     rejectionsPerMinute: z.number().int().min(1).default(10),
     /** Minutes without an event, per endpoint id (`*` for any), before alerting; off when empty. */

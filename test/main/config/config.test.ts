@@ -49,6 +49,40 @@ describe('configuration', () => {
     if (!loaded.ok) expect(loaded.error.message).toMatch(/pollIntervallMs/)
   })
 
+  it('reads an older config.json with notifications.eventTypes as alerts.eventTypes', () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ notifications: { eventTypes: ['card.*'] } }))
+    const { config, saved } = unwrap(loadConfig(dir))
+    expect(config.alerts.eventTypes).toEqual(['card.*'])
+    expect('notifications' in config).toBe(false)
+    // The file is not rewritten behind the operator's back.
+    expect(saved).toEqual({ notifications: { eventTypes: ['card.*'] } })
+  })
+
+  it('keeps alerts.eventTypes when an older notifications.eventTypes is there too', () => {
+    const dir = tempDir()
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({
+        notifications: { eventTypes: ['card.*'] },
+        alerts: { eventTypes: ['payout.failed'], repeatMinutes: 5 },
+      }),
+    )
+    const { config } = unwrap(loadConfig(dir))
+    expect(config.alerts).toMatchObject({ eventTypes: ['payout.failed'], repeatMinutes: 5 })
+  })
+
+  it('still names any other key under notifications as unknown', () => {
+    const dir = tempDir()
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ notifications: { eventTypes: ['card.*'], sound: true } }),
+    )
+    const loaded = loadConfig(dir)
+    expect(loaded.ok).toBe(false)
+    if (!loaded.ok) expect(loaded.error.message).toMatch(/Unrecognized key: "notifications"/)
+  })
+
   it('says when the file is not JSON', () => {
     const dir = tempDir()
     writeFileSync(join(dir, 'config.json'), '{ "apiBaseUrl": ')

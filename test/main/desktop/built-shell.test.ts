@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { desktopCsp } from '../../../src/main/desktop/window'
 import { startingMessage } from '../../../src/main/desktop/starting-gate'
 import { methodNames, ipcChannel } from '../../../src/shared/contract'
@@ -19,7 +21,7 @@ const standIn = join(import.meta.dirname, 'electron-standin')
 interface Run {
   dataDir: string
   config?: Record<string, unknown>
-  scenario?: 'full' | 'close' | 'fail' | 'session-end'
+  scenario?: 'full' | 'close' | 'fail' | 'session-end' | 'outage'
   /** Put the stand-in dbus-send on PATH: a StatusNotifierWatcher answers, so a tray is visible. */
   trayHost?: boolean
   mainBundle?: string
@@ -171,7 +173,7 @@ describe('the built desktop shell under a stand-in for Electron', () => {
     expect(report.windowState).toEqual({ x: 100, y: 80, width: 1500, height: 900, maximized: false })
   })
 
-  it('keeps each notification until it is clicked, closed or failed, and raises events as normal urgency', () => {
+  it('notifies alerting events through their alerts (desktop channel), kept until clicked, closed or failed, as normal urgency', () => {
     expect(report.sendTest.ok).toBe(true)
     expect(report.notifications).toEqual([
       { title: 'payout.failed', urgency: 'normal', silent: true },
@@ -210,12 +212,55 @@ describe('the built desktop shell under a stand-in for Electron', () => {
     expect(report.trayUpdates).toEqual({ image: 3, tooltip: 5, menu: 5 })
   })
 
+  it('shows nothing for an alert muted from the console, and records it as muted', () => {
+    expect(report.mutedAlerts).toEqual([['event.type', 'payout.failed', 'desktop']])
+    expect(report.notificationsAfterMute).toBe(2)
+  })
+
   it('quits from the tray menu, closing the back end before it exits and disposing the tray and IPC', () => {
     expect(report.closeWhileQuittingPrevented).toBe(false)
     expect(report.willQuitPrevented).toBe(true)
     expect(report.quitCalls).toEqual(['app.quit', 'tray.destroy', 'app.quit'])
     expect(report.ipcAfterQuit).toBe(0)
     expect(report.lockAfterQuit).toBe(false)
+  })
+})
+
+describe('the built desktop shell during a chain outage', () => {
+  const tempDir = useTempDir()
+  // A node that answers every request with HTTP 503.
+  const node = createServer((_req, res) => res.writeHead(503).end('unavailable'))
+  let url: string
+  beforeAll(async () => {
+    await new Promise<void>((r) => node.listen(0, '127.0.0.1', () => r()))
+    url = `http://127.0.0.1:${(node.address() as AddressInfo).port}`
+  })
+  afterAll(() => new Promise<void>((r) => (node.closeAllConnections(), node.close(() => r()))))
+  // Down at the first failed poll, so the raw status push and the alert come at once.
+  const chains = () => ({ '137': { url, confirmFailures: 1, pollIntervalMs: 250 } })
+
+  it('shows one notification for one outage: the alert, not the raw status change', async () => {
+    const report = await runBuiltShell({
+      dataDir: tempDir(),
+      scenario: 'outage',
+      config: { listener: { port: 0 }, chains: chains() },
+    })
+    expect(report.alertLog).toEqual([['chain.down', 'fired', 'desktop', 'sent']])
+    expect(report.notifications).toEqual([{ title: 'Polygon down', urgency: 'critical' }])
+  })
+
+  it('shows none for an outage inside a maintenance window', async () => {
+    const report = await runBuiltShell({
+      dataDir: tempDir(),
+      scenario: 'outage',
+      config: {
+        listener: { port: 0 },
+        chains: chains(),
+        alerts: { mute: [{ from: '2000-01-01T00:00:00Z', to: '2100-01-01T00:00:00Z', chains: [137] }] },
+      },
+    })
+    expect(report.alertLog).toEqual([['chain.down', 'fired', 'desktop', 'muted']])
+    expect(report.notifications).toEqual([])
   })
 })
 

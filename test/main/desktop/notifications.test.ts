@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest'
 import { createAttention } from '../../../src/main/desktop/attention'
-import {
-  createChainWatch,
-  createUnseenCounter,
-  eventNotifications,
-} from '../../../src/main/desktop/notifications'
+import { alertNotification, createUnseenCounter } from '../../../src/main/desktop/notifications'
 import type { DesktopNotification } from '../../../src/main/desktop/notifications'
 import type { TrayState } from '../../../src/main/desktop/tray-status'
 import { silentLogger } from '../../../src/main/log'
 import { createPushBus } from '../../../src/main/push'
+import type { PushBus } from '../../../src/main/push'
 import { defaultNotificationPatterns } from '../../../src/shared/events'
+import type { Alert } from '../../../src/shared/contract/alerts'
 import type { EventSummary } from '../../../src/shared/contract/events'
+import { controlledNode, hex, setBehaviour, useRpcStandin } from '../../support/rpc-standin'
+import { useTempDir } from '../../support/temp'
+import { useAlertsRig } from '../alerts/harness'
 import { chain } from './chains-fixture'
 
 const event = (type: string, n = 1): EventSummary => ({
@@ -29,69 +30,71 @@ const event = (type: string, n = 1): EventSummary => ({
   conflict: false,
 })
 
-describe('notification choice for event types', () => {
-  it('notifies the default types (*.failed, screening flagged, verification rejected) and nothing else', () => {
-    const events = [
-      event('funding.completed', 1),
-      event('payout.failed', 2),
-      event('compliance.screening.flagged', 3),
-      event('card.authorization.request', 4),
-    ]
-    const shown = eventNotifications(events, defaultNotificationPatterns)
-    expect(shown.map((n) => n.title)).toEqual(['payout.failed', 'compliance.screening.flagged'])
-    // An event is normal urgency: Linux would keep a critical one on screen until dismissed.
-    expect(shown[0]).toMatchObject({ body: 'fund_2 · evt_2', urgency: 'normal', route: 'events' })
-  })
-
-  it('follows the configured patterns, and none when the list is empty', () => {
-    expect(eventNotifications([event('card.created')], ['card.*'])).toHaveLength(1)
-    expect(eventNotifications([event('payout.failed')], [])).toEqual([])
-  })
-
-  it('sums up a burst in one notification instead of one per event', () => {
-    const burst = Array.from({ length: 40 }, (_, i) => event(i % 2 ? 'payout.failed' : 'funding.failed', i))
-    const shown = eventNotifications(burst, defaultNotificationPatterns)
-    expect(shown).toHaveLength(1)
-    expect(shown[0]!.title).toBe('40 alerting events')
-    expect(shown[0]!.body).toBe('funding.failed, payout.failed')
-    expect(shown[0]!.urgency).toBe('normal')
-  })
+const alert = (a: Partial<Alert>): Alert => ({
+  t: 0,
+  rule: 'chain.down',
+  subject: 'chain:137',
+  serviceId: 137,
+  kind: 'fired',
+  severity: 'critical',
+  title: 'Polygon down',
+  body: 'no answer for 30 s',
+  incidentId: 1,
+  durationMs: null,
+  ...a,
 })
 
-describe('notification choice for chain status changes', () => {
-  it('notifies a chain turning down, stalled or wrong network, once per change', () => {
-    const watch = createChainWatch()
-    expect(watch.update([chain(1, 'Ethereum', 'checking'), chain(56, 'BNB Smart Chain', 'healthy')])).toEqual(
-      [],
+/** The desktop shell's reading of the push bus, recording what it would show. */
+function attend(push: PushBus, options: { focused?: boolean; patterns?: () => readonly string[] } = {}) {
+  const trays: TrayState[] = []
+  const notes: DesktopNotification[] = []
+  const attention = createAttention({
+    patterns: options.patterns ?? (() => defaultNotificationPatterns),
+    windowFocused: () => options.focused ?? false,
+    showTray: (s) => trays.push(s),
+    notify: (n) => notes.push(n),
+    log: silentLogger,
+  })
+  const subscription = push.subscribe((m) => attention.handle(m))
+  return { trays, notes, attention, subscription }
+}
+
+describe('desktop notification of an alert', () => {
+  it('keeps critical (on screen until dismissed) for a critical incident opening only', () => {
+    expect(alertNotification(alert({}))).toEqual({
+      title: 'Polygon down',
+      body: 'no answer for 30 s',
+      urgency: 'critical',
+      route: 'chains',
+    })
+    const kinds = (['reminder', 'recovered'] as const).map(
+      (kind) => alertNotification(alert({ kind })).urgency,
     )
-    const turned = watch.update([
-      chain(1, 'Ethereum', 'down', { reason: 'no answer for 30 s' }),
-      chain(56, 'BNB Smart Chain', 'stalled'),
-    ])
-    expect(turned.map((n) => `${n.title}: ${n.body}`)).toEqual([
-      'Ethereum: down: no answer for 30 s',
-      'BNB Smart Chain: stalled: The head has stopped advancing.',
-    ])
-    // A chain alarm lasts until someone acts: the only critical (stays on screen) notification.
-    expect(turned.map((n) => n.urgency)).toEqual(['critical', 'critical'])
-    expect(watch.update([chain(1, 'Ethereum', 'down'), chain(56, 'BNB Smart Chain', 'stalled')])).toEqual([])
-    expect(watch.update([chain(1, 'Ethereum', 'wrong_network')]).map((n) => n.title)).toEqual([
-      'Ethereum: wrong network',
-    ])
+    expect(kinds).toEqual(['normal', 'normal'])
+    // A warning incident (lagging) times out like an event.
+    expect(alertNotification(alert({ rule: 'chain.lagging', severity: 'warning' })).urgency).toBe('normal')
   })
 
-  it('stays quiet for lagging and checking, and says when an alarmed chain is healthy again', () => {
-    const watch = createChainWatch()
-    expect(watch.update([chain(1, 'Ethereum', 'lagging')])).toEqual([])
-    expect(watch.update([chain(1, 'Ethereum', 'healthy')])).toEqual([])
-    watch.update([chain(1, 'Ethereum', 'down')])
-    expect(watch.update([chain(1, 'Ethereum', 'healthy')])).toEqual([
-      { title: 'Ethereum: healthy again', body: 'was down', urgency: 'normal', route: 'chains' },
+  it('opens Chains for a chain alert, Events for an event alert and Alerts for the rest', () => {
+    const routed = [
+      alert({ rule: 'chain.reorg', kind: 'event', severity: 'info', incidentId: null }),
+      alert({
+        rule: 'event.type',
+        subject: 'event:evt_1',
+        serviceId: null,
+        kind: 'event',
+        title: 'payout.failed',
+      }),
+      alert({ rule: 'listener.down', subject: 'listener', serviceId: null }),
+      alert({ rule: 'test', subject: 'test', serviceId: null, kind: 'test', severity: 'info' }),
+    ].map((a) => [alertNotification(a).route, alertNotification(a).urgency])
+    expect(routed).toEqual([
+      ['chains', 'normal'],
+      // An event alert is critical severity but a one-off: normal, the Events view keeps it.
+      ['events', 'normal'],
+      ['alerts', 'critical'],
+      ['alerts', 'normal'],
     ])
-  })
-
-  it('notifies a chain already down at the first poll', () => {
-    expect(createChainWatch().update([chain(1, 'Ethereum', 'down')])).toHaveLength(1)
   })
 })
 
@@ -108,24 +111,9 @@ describe('unseen alerting events', () => {
 })
 
 describe('desktop attention over the push bus', () => {
-  function setUp(focused = false) {
+  it('drives the tray from chains.status and events.appended, and notifies only from alerts.alert', () => {
     const push = createPushBus()
-    const trays: TrayState[] = []
-    const notes: DesktopNotification[] = []
-    let patterns = defaultNotificationPatterns
-    const attention = createAttention({
-      patterns: () => patterns,
-      windowFocused: () => focused,
-      showTray: (s) => trays.push(s),
-      notify: (n) => notes.push(n),
-      log: silentLogger,
-    })
-    push.subscribe((m) => attention.handle(m))
-    return { push, trays, notes, attention, setPatterns: (p: string[]) => (patterns = p) }
-  }
-
-  it('drives the tray from chains.status and events.appended pushes, and clears the count when seen', () => {
-    const { push, trays, notes, attention } = setUp()
+    const { trays, notes, attention } = attend(push)
     push.publish('chains.status', {
       at: '2026-01-01T00:00:00Z',
       chains: [chain(1, 'Ethereum', 'healthy'), chain(56, 'BNB Smart Chain', 'lagging')],
@@ -133,30 +121,140 @@ describe('desktop attention over the push bus', () => {
     expect(trays.at(-1)).toMatchObject({ level: 'warn', worst: 'lagging', unseenAlerts: 0 })
     push.publish('events.appended', { events: [event('payout.failed')], omitted: 0 })
     expect(trays.at(-1)).toMatchObject({ unseenAlerts: 1 })
-    expect(notes.map((n) => n.title)).toEqual(['payout.failed'])
     push.publish('chains.status', {
       at: '2026-01-01T00:00:05Z',
       chains: [chain(56, 'BNB Smart Chain', 'down')],
     })
     expect(trays.at(-1)).toMatchObject({ level: 'bad', worst: 'down', unseenAlerts: 1 })
-    expect(notes.at(-1)!.title).toBe('BNB Smart Chain: down')
+    // Neither the raw status change nor the raw event notifies: the alerts capability decides.
+    expect(notes).toEqual([])
+    push.publish('alerts.alert', alert({ serviceId: 56, subject: 'chain:56', title: 'BNB Smart Chain down' }))
+    expect(notes.map((n) => [n.title, n.urgency, n.route])).toEqual([
+      ['BNB Smart Chain down', 'critical', 'chains'],
+    ])
     attention.markSeen()
     expect(trays.at(-1)).toMatchObject({ level: 'bad', unseenAlerts: 0 })
   })
 
-  it('reads notifications.eventTypes at each batch, so a saved change applies at once', () => {
-    const { push, notes, setPatterns } = setUp(true)
+  it('reads alerts.eventTypes at each batch for the unseen count, so a saved change applies at once', () => {
+    const push = createPushBus()
+    let patterns: readonly string[] = defaultNotificationPatterns
+    const { trays } = attend(push, { patterns: () => patterns })
     push.publish('events.appended', { events: [event('card.created')], omitted: 0 })
-    setPatterns(['card.*'])
+    expect(trays.at(-1)).toMatchObject({ unseenAlerts: 0 })
+    patterns = ['card.*']
     push.publish('events.appended', { events: [event('card.created')], omitted: 0 })
-    expect(notes.map((n) => n.title)).toEqual(['card.created'])
+    expect(trays.at(-1)).toMatchObject({ unseenAlerts: 1 })
   })
 
   it('ignores a payload of another shape instead of throwing', () => {
-    const { attention, trays } = setUp()
+    const push = createPushBus()
+    const { attention, trays, notes } = attend(push)
     const before = trays.length
     attention.handle({ topic: 'chains.status', payload: { chains: [{ serviceId: 'x' }] } })
     attention.handle({ topic: 'events.appended', payload: 42 })
+    attention.handle({ topic: 'alerts.alert', payload: { title: 'no rule, no kind' } })
     expect(trays.length).toBe(before)
+    expect(notes).toEqual([])
+  })
+})
+
+const polygon = () =>
+  controlledNode({
+    eth_blockNumber: hex(5000),
+    eth_getBlockByNumber: (params: unknown[]) =>
+      params[0] === 'latest'
+        ? {
+            number: hex(5000),
+            hash: `0x${'ab'.repeat(32)}`,
+            parentHash: `0x${'cd'.repeat(32)}`,
+            timestamp: hex(Math.floor(Date.parse('2026-03-02T10:00:00Z') / 1000)),
+          }
+        : { error: { code: -32602, message: 'unknown block tag' } },
+    eth_syncing: false,
+    web3_clientVersion: 'bor/v2.0.1',
+    net_version: '137',
+    eth_chainId: hex(137),
+  })
+
+/** The real alerts capability (default `desktop` channel) behind the poller and a scripted node,
+ * the desktop's attention on the same push bus. */
+describe('desktop notifications from the alerts capability', () => {
+  const standin = useRpcStandin()
+  const rig = useAlertsRig(useTempDir())
+
+  async function setUp(alerts: Record<string, unknown> = {}) {
+    const node = await standin(polygon())
+    const r = await rig({
+      chains: {
+        '137': {
+          url: node.url,
+          pollIntervalMs: 5000,
+          stalledAfterSeconds: 86_400,
+          laggingAfterSeconds: 86_400,
+        },
+      },
+      alerts,
+    })
+    const desktop = attend(r.push)
+    // What the chains capability publishes after each poll: every status, undebounced.
+    const poll = async () => {
+      await r.nextPoll()
+      r.push.publish('chains.status', r.poller.snapshot())
+    }
+    return { node, r, desktop, poll }
+  }
+
+  it('notifies one chain outage exactly once, after confirmation, and its recovery once', async () => {
+    const { node, desktop, poll } = await setUp()
+    await setBehaviour(node, 'down')
+    await poll()
+    await poll()
+    expect(desktop.trays.at(-1)).toMatchObject({ worst: 'failing' })
+    expect(desktop.notes).toEqual([])
+    await poll()
+    expect(desktop.trays.at(-1)).toMatchObject({ level: 'bad', worst: 'down' })
+    // Still down on the next polls: no second notification (the reminder is an hour away).
+    await poll()
+    await poll()
+    expect(desktop.notes).toEqual([
+      { title: 'Polygon down', body: expect.any(String), urgency: 'critical', route: 'chains' },
+    ])
+    await setBehaviour(node, 'ok')
+    await poll()
+    expect(desktop.notes.map((n) => [n.title, n.urgency, n.route])).toEqual([
+      ['Polygon down', 'critical', 'chains'],
+      ['Polygon recovered after 2 min 40 s', 'normal', 'chains'],
+    ])
+  })
+
+  it('shows nothing for an outage inside a maintenance window (the alert is recorded as muted)', async () => {
+    const { node, r, desktop, poll } = await setUp({
+      mute: [{ from: '2026-03-02T09:00:00Z', to: '2026-03-02T12:00:00Z', chains: [137], reason: 'upgrade' }],
+    })
+    await setBehaviour(node, 'down')
+    for (let i = 0; i < 4; i++) await poll()
+    expect(desktop.trays.at(-1)).toMatchObject({ worst: 'down' })
+    const log = r.alerts.log(10)
+    expect(log.ok && log.value.map((l) => [l.rule, l.channel, l.result])).toEqual([
+      ['chain.down', 'desktop', 'muted'],
+    ])
+    expect(desktop.notes).toEqual([])
+  })
+
+  it('sums up a burst of alerting events in one notification', async () => {
+    const { r, desktop } = await setUp()
+    const burst = Array.from({ length: 40 }, (_, i) => event(i % 2 ? 'payout.failed' : 'funding.failed', i))
+    r.push.publish('events.appended', { events: [...burst, event('funding.completed', 99)], omitted: 0 })
+    await r.alerts.idle()
+    expect(desktop.notes).toEqual([
+      {
+        title: '40 alerting events',
+        body: 'funding.failed, payout.failed',
+        urgency: 'normal',
+        route: 'events',
+      },
+    ])
+    expect(desktop.trays.at(-1)).toMatchObject({ unseenAlerts: 40 })
   })
 })

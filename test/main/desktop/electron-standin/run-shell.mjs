@@ -5,6 +5,7 @@
 //   close       closing the window (quits unless it hides to a visible tray)
 //   fail        the back end cannot start: one dialog, then exit
 //   session-end Windows shutdown: the back end closes and the data dir is released
+//   outage      a configured chain is down: the notifications once its alert is recorded
 import { registerHooks } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import { join, resolve } from 'node:path'
@@ -37,6 +38,17 @@ const until = async (what, test) => {
     await new Promise((r) => setTimeout(r, 25))
   }
   // Not a throw: the shell's own uncaughtException handler would log it and go on.
+  process.stderr.write(`timed out waiting for ${what}; calls: ${record.calls.join(' | ')}\n`)
+  process.exit(2)
+}
+/** Asks an IPC method until its answer passes the test (the back end works on its own timers). */
+const untilAnswer = async (what, method, params, test) => {
+  const call = record.ipc.get(`watchdesk:call:${method}`)
+  for (let i = 0; i < 400; i++) {
+    const answer = await call({ senderFrame: record.windows[0].webContents.mainFrame }, params)
+    if (test(answer)) return answer
+    await new Promise((r) => setTimeout(r, 25))
+  }
   process.stderr.write(`timed out waiting for ${what}; calls: ${record.calls.join(' | ')}\n`)
   process.exit(2)
 }
@@ -127,6 +139,22 @@ if (scenario === 'session-end') {
   await until('the lock released', () => !existsSync(join(dataDir, 'watchdesk.lock')))
   report.lockAfter = existsSync(join(dataDir, 'watchdesk.lock'))
   report.trayDestroyed = record.trays[0].destroyed
+  done(report)
+}
+
+if (scenario === 'outage') {
+  // The chain's down alert went through the alerts capability (sent to the desktop channel, or
+  // muted); by then the raw chains.status push that reported "down" has reached the shell too.
+  const log = await untilAnswer(
+    'the chain down alert',
+    'alerts.log',
+    {},
+    (a) => a.ok && a.value.records.some((r) => r.rule === 'chain.down'),
+  )
+  await until('the tray showing the chain down', () => record.trays[0].tooltip.includes('down'))
+  await turns()
+  report.alertLog = log.value.records.map((r) => [r.rule, r.kind, r.channel, r.result])
+  report.notifications = record.notifications.map((n) => ({ title: n.title, urgency: n.urgency }))
   done(report)
 }
 
@@ -270,6 +298,21 @@ report.notificationClick = [...record.calls]
 tray.menu.find((i) => i.label === 'Open watchdesk').click()
 report.trayAfterOpen = { tooltip: tray.tooltip, badge: record.badge, visible: win.visible }
 report.trayUpdates = { ...tray.updates }
+
+// "Mute 1 h" from the console: an alerting event is recorded as muted and shows nothing.
+await record.ipc.get('watchdesk:call:alerts.mute')(mainFrame(), { minutes: 60 })
+await sendTest(mainFrame(), { type: 'payout.failed' })
+const mutedLog = await untilAnswer(
+  'the muted alert',
+  'alerts.log',
+  {},
+  (a) => a.ok && a.value.records.some((r) => r.result === 'muted'),
+)
+await turns()
+report.mutedAlerts = mutedLog.value.records
+  .filter((r) => r.result === 'muted')
+  .map((r) => [r.rule, r.title, r.channel])
+report.notificationsAfterMute = record.notifications.length
 
 // Tray menu "Quit": before-quit, then will-quit waits for the back end to close; the tray and the
 // IPC handlers are disposed.

@@ -7,6 +7,8 @@ import { startChainsService } from './chains'
 import type { ChainsService } from './chains'
 import { startPayments } from './payments'
 import type { PaymentsService } from './payments'
+import { enqueueOnCommitSql, startForward } from './forward'
+import type { AdhocTarget, AttemptReport, ForwardService } from './forward'
 
 /** The long-running parts of each capability (listener, poller, payments client), started in
  * `startServices` and stopped in reverse order; api.ts maps contract methods onto them. */
@@ -17,6 +19,8 @@ export interface Services {
   chains: ChainsService
   /** Keys, businesses, wallets, webhook endpoints over the one payments client (issue 5). */
   payments: PaymentsService
+  /** Outbox, dispatcher, replay and the authorization relay (issue 11). */
+  forward: ForwardService
 }
 
 export interface StartedServices {
@@ -29,6 +33,10 @@ export interface ServiceOptions {
   listenerPort?: number
   /** The process environment (WATCHDESK_BUSINESS_ID). */
   env?: NodeJS.ProcessEnv
+  /** `--forward-to URL` targets of this run. */
+  forwardTo?: AdhocTarget[]
+  /** Every finished forward attempt (the `listen` command prints them). */
+  onForwardAttempt?: (report: AttemptReport) => void
 }
 
 export async function startServices(
@@ -36,13 +44,27 @@ export async function startServices(
   options: ServiceOptions,
 ): Promise<Result<StartedServices>> {
   const stops: (() => Promise<void>)[] = []
+  // Forward first, so the listener's first event is routed; it signs with the webhook secrets.
+  let webhooks: WebhookService | null = null
+  const forward = await startForward(ctx, {
+    adhoc: options.forwardTo,
+    exclusive: true,
+    onAttempt: options.onForwardAttempt,
+    originalSignature: (endpoint, body) => webhooks?.originalSignature(endpoint, body) ?? null,
+  })
+  stops.push(() => forward.stop())
   // Never fails the start: a listener that cannot bind is reported in its status.
-  const webhooks = await startWebhooks(ctx, { port: options.listenerPort })
-  stops.push(() => webhooks.stop())
+  webhooks = await startWebhooks(ctx, {
+    port: options.listenerPort,
+    afterEvent: [enqueueOnCommitSql],
+    relayAuthorization: (seq) => forward.relayAuthorization(seq),
+  })
+  const started = webhooks
+  stops.push(() => started.stop())
   const chains = await startChainsService(ctx)
   stops.push(() => chains.stop())
   const payments = startPayments(ctx, options.env ?? process.env)
-  const services: Services = { webhooks, chains, payments }
+  const services: Services = { webhooks, chains, payments, forward }
   return ok({
     services,
     stop: async () => {

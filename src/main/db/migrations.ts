@@ -2,10 +2,11 @@ import { migration001 } from './migrations/001-meta'
 import { migration002 } from './migrations/002-webhook-events'
 import { migration003 } from './migrations/003-chain-samples'
 import { migration004 } from './migrations/004-event-conflicts'
+import { migration005 } from './migrations/005-forward-outbox'
 import type { Migration } from './migrations/migration'
 
 export type { Migration } from './migrations/migration'
 
 /** Numbered, append-only; each in its own file under migrations/, fixed once released. The
  * runner applies them in version order. */
-export const migrations: Migration[] = [migration001, migration002, migration003, migration004]
+export const migrations: Migration[] = [migration001, migration002, migration003, migration004, migration005]

@@ -4,6 +4,7 @@ export const accounts = {
   apiKey: (name: string) => `api-key:${name}`,
   webhookSecret: (endpointId: string) => `webhook-secret:${endpointId}`,
   projectUid: 'project-uid',
+  forwardSecret: (target: string) => `forward-secret:${target}`,
   isApiKey: (account: string) => account.startsWith('api-key:'),
   isWebhookSecret: (account: string) => account.startsWith('webhook-secret:'),
   nameOf: (account: string) => account.slice(account.indexOf(':') + 1),

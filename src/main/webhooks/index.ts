@@ -6,9 +6,10 @@ import type { AppContext } from '../context'
 import { workerCommitter } from './committer'
 import { createBatchedPublisher, createIngest } from './ingest'
 import { startListener } from './listener'
-import type { ListenerCounters } from './listener'
+import type { ListenerCounters, ListenerHooks } from './listener'
 import { loadSecretsCache } from './secrets-cache'
 import { sendTestEvent } from './send'
+import { signBody } from './verify'
 import type { SentTestEvent } from './send'
 import { LatencyWindow } from './stats'
 import { createEventStore } from './store'
@@ -18,7 +19,7 @@ export { sendTestEvent, sampleEnvelope } from './send'
 export type { SendTestEventOptions, SentTestEvent } from './send'
 export { signBody, verifySignature, parseEnvelope } from './verify'
 export type { Envelope } from './verify'
-export { createEventStore } from './store'
+export { createEventStore, filterClause } from './store'
 export type { EventStore } from './store'
 
 export interface WebhookService {
@@ -29,12 +30,18 @@ export interface WebhookService {
   status(): ListenerStatus
   /** Signs a sample event with a configured secret (that endpoint's, or the first) and posts it here. */
   sendTest(type: string, endpoint?: string): Promise<Result<SentTestEvent & { endpoint: string }>>
+  /** X-Service-Signature as the service sent it for a stored body (HMAC with the endpoint's
+   * secret); null when that secret is no longer held. */
+  originalSignature(endpoint: string | null, body: Buffer): string | null
   stop(): Promise<void>
 }
 
 export interface WebhookOptions {
   /** `--listener-port`, over `listener.port`. */
   port?: number
+  /** Run in the commit transaction after each event (the forward outbox's enqueue). */
+  afterEvent?: string[]
+  relayAuthorization?: ListenerHooks['relayAuthorization']
 }
 
 const aliveEveryMs = 15_000
@@ -52,6 +59,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
   const authorizationLatency = new LatencyWindow()
   const publisher = createBatchedPublisher((payload) => ctx.push.publish('events.appended', payload))
   const committer = workerCommitter(ctx.db.name, {
+    afterEvent: options.afterEvent,
     onRestart: (failure) => log.warn('commit worker stopped; starting it again', { ...failure }),
   })
   const ingest = createIngest(committer, log, (summaries) => publisher.add(summaries), {
@@ -74,6 +82,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
       ingest,
       secrets,
       counters,
+      relayAuthorization: options.relayAuthorization,
       answered(ms, type) {
         latency.record(ms)
         if (type === authorizationRequestType) authorizationLatency.record(ms)
@@ -163,6 +172,10 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
     store,
     url,
     status,
+    originalSignature(endpoint, body) {
+      const secret = endpoint ? secrets.only(endpoint).get(endpoint) : undefined
+      return secret ? signBody(secret, body) : null
+    },
     async sendTest(type, endpoint) {
       if (url === null) return err('unavailable', `The webhook listener is not running: ${problem}`)
       const chosen = endpoint ?? secrets.firstEndpoint()

@@ -60,6 +60,9 @@ describe('database migrations', () => {
       expect(fresh.filter((r: any) => r.type === 'table').map((r: any) => r.name)).toEqual([
         'chain_samples',
         'events',
+        'forward_attempts',
+        'forward_outbox',
+        'forward_routes',
         'listener_runs',
         'meta',
         'webhook_rejections',

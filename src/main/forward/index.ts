@@ -1,0 +1,243 @@
+import { randomBytes } from 'node:crypto'
+import type { Config, ForwardTargetConfig } from '../../shared/config'
+import type { EventFilter } from '../../shared/contract/events'
+import type { EventForwarding, ForwardState, ForwardStatus } from '../../shared/contract/forward'
+import { err, ok } from '../../shared/result'
+import type { Result } from '../../shared/result'
+import { systemPollClock } from '../chains/clock'
+import type { PollClock } from '../chains/clock'
+import type { AppContext } from '../context'
+import type { Logger } from '../log'
+import { redactFromLogs } from '../log'
+import { accounts } from '../secrets'
+import type { SecretStore } from '../secrets'
+import { createDispatcher } from './dispatcher'
+import type { AttemptReport, Dispatcher, RelayAnswer } from './dispatcher'
+import { openForwardStore } from './store'
+import type { ForwardStore } from './store'
+import { adhocTargetName, resolveTargets } from './targets'
+import type { AdhocTarget } from './targets'
+
+export { enqueueOnCommitSql } from './sql'
+export { adhocTargetName } from './targets'
+export type { AdhocTarget, ForwardTarget } from './targets'
+export type { AttemptReport, RelayAnswer } from './dispatcher'
+export { parsePatterns, typeMatches } from './patterns'
+export { openForwardStore } from './store'
+export { createDispatcher } from './dispatcher'
+
+export type ReplayDestination = { target: string } | { url: string }
+
+export interface ForwardService {
+  status(): ForwardStatus
+  event(id: string): Result<EventForwarding>
+  states(ids: string[]): Record<string, ForwardState>
+  replay(request: {
+    ids?: string[]
+    filter?: EventFilter
+    destination: ReplayDestination
+    limit?: number
+  }): Result<{ queued: number; target: string }>
+  replayEdited(id: string, body: string, destination: ReplayDestination): Result<{ queued: number; target: string }>
+  setTarget(name: string, target: ForwardTargetConfig | null): Promise<Result<{ targets: Record<string, ForwardTargetConfig> }>>
+  /** card.authorization.request, stored as `seq`: the first subscribed target's answer within
+   * forward.authorizationBudgetMs, else null (the listener answers its fallback). */
+  relayAuthorization(seq: number): Promise<RelayAnswer | null>
+  dispatcher: Dispatcher
+  stop(): Promise<void>
+}
+
+export interface ForwardOptions {
+  /** `--forward-to URL` (repeatable) with --events and --forward-secret-env. */
+  adhoc?: AdhocTarget[]
+  clock?: PollClock
+  /** This process holds the instance lock: leases left by a killed run are free at once. */
+  exclusive?: boolean
+  /** The original X-Service-Signature of a stored body (see DispatcherOptions). */
+  originalSignature: (endpoint: string | null, body: Buffer) => string | null
+  onAttempt?: (report: AttemptReport) => void
+  pollMs?: number
+}
+
+type ForwardContext = Pick<
+  AppContext,
+  'db' | 'config' | 'onConfigChange' | 'secrets' | 'log' | 'push' | 'storage' | 'saveConfig' | 'loadedConfig'
+>
+
+/** Reads `forward-secret:<name>` of each configured target (null where none is stored). */
+export async function targetSecrets(
+  secrets: SecretStore,
+  names: string[],
+  log: Logger,
+): Promise<Map<string, string>> {
+  const found = new Map<string, string>()
+  for (const name of names) {
+    const got = await secrets.get(accounts.forwardSecret(name))
+    if (!got.ok) log.warn('forward secret unavailable; the original signature is passed through', { name })
+    else if (got.value) {
+      redactFromLogs(got.value)
+      found.set(name, got.value)
+    }
+  }
+  return found
+}
+
+/** The forwarder: outbox → dispatcher → attempts, off the listener's path (its own connection,
+ * its own timers); the commit transaction enqueues with `enqueueOnCommitSql`. */
+export async function startForward(ctx: ForwardContext, options: ForwardOptions): Promise<ForwardService> {
+  const log = ctx.log.child({ part: 'forward' })
+  const store: ForwardStore = openForwardStore(ctx.db.name)
+  const owner = randomBytes(8).toString('hex')
+  const adhoc: AdhocTarget[] = [...(options.adhoc ?? [])]
+  const dispatcher = createDispatcher({
+    store,
+    clock: options.clock ?? systemPollClock,
+    log,
+    owner,
+    pollMs: options.pollMs,
+    maxAgeMs: () => ctx.config().forward.maxAgeHours * 3_600_000,
+    originalSignature: options.originalSignature,
+    onAttempt: (report) => {
+      changed = true
+      options.onAttempt?.(report)
+    },
+    onStates: (states) => ctx.push.publish('forward.states', { states }),
+    storageFailed: (what, error) => ctx.storage.failed(what, error),
+  })
+  let changed = true
+  let problem: string | null = null
+
+  async function applyConfig(config: Config): Promise<void> {
+    const secrets = await targetSecrets(ctx.secrets, Object.keys(config.forward.targets), log)
+    const targets = resolveTargets(config.forward, adhoc, secrets)
+    try {
+      store.syncRoutes(targets)
+      problem = null
+    } catch (error) {
+      problem = `Forward routing could not be saved (${(error as Error).message}); new events are not queued for forwarding until the database takes writes.`
+      ctx.storage.failed('forward routes', error)
+    }
+    dispatcher.setTargets(targets)
+    changed = true
+  }
+
+  if (options.exclusive) {
+    try {
+      const released = store.releaseLeases(owner)
+      if (released > 0) log.info('forwards left in flight by an earlier run are queued again', { released })
+    } catch (error) {
+      ctx.storage.failed('forward lease release', error)
+    }
+  }
+  await applyConfig(ctx.config())
+  const offConfig = ctx.onConfigChange((config) => void applyConfig(config))
+  const offSecrets = ctx.secrets.onChange((account) => {
+    if (account.startsWith(accounts.forwardSecret(''))) void applyConfig(ctx.config())
+  })
+  const offPush = ctx.push.subscribe((message) => {
+    if (message.topic === 'events.appended') dispatcher.kick()
+  })
+  const status = (): ForwardStatus => ({
+    targets: dispatcher.status(),
+    authorizationBudgetMs: ctx.config().forward.authorizationBudgetMs,
+    problem,
+  })
+  let lastPushed = ''
+  const pushTimer = setInterval(() => {
+    if (!changed) return
+    changed = false
+    try {
+      const next = status()
+      const text = JSON.stringify(next)
+      if (text !== lastPushed) ctx.push.publish('forward.status', next)
+      lastPushed = text
+    } catch (error) {
+      log.error('pushing the forward status failed', { error })
+    }
+  }, 1000)
+  pushTimer.unref()
+
+  /** A replay destination as a target name; a URL becomes an ad hoc target of this run. */
+  function destinationName(destination: ReplayDestination): Result<string> {
+    if ('target' in destination) {
+      const known = dispatcher.targets().some((t) => t.name === destination.target)
+      return known
+        ? ok(destination.target)
+        : err('not_found', `No forward target is named ${destination.target}. Add it in Settings (forward.targets), or replay to a URL.`)
+    }
+    if (!/^https?:\/\//.test(destination.url)) return err('bad_request', 'A replay URL must start with http:// or https://.')
+    const name = adhocTargetName(destination.url)
+    if (!dispatcher.targets().some((t) => t.name === name)) {
+      // Receives replays only: an ad hoc target added here gets no new events.
+      adhoc.push({ url: destination.url, replayOnly: true })
+      void applyConfig(ctx.config())
+    }
+    return ok(name)
+  }
+
+  const writing = <T>(what: string, write: () => T): Result<T> => {
+    try {
+      const value = write()
+      dispatcher.kick()
+      return ok(value)
+    } catch (error) {
+      ctx.storage.failed(what, error)
+      return err('unavailable', `The replay could not be queued (${(error as Error).message}). Retry once the database takes writes.`)
+    }
+  }
+
+  return {
+    status,
+    event(id) {
+      const seq = store.seqOf(id)
+      if (seq === null) return err('not_found', `No stored event has the id ${id}.`)
+      return ok({ id, ...store.eventForwarding(seq) })
+    },
+    states: (ids) => store.statesOf(ids),
+    replay({ ids, filter, destination, limit = 100_000 }) {
+      const target = destinationName(destination)
+      if (!target.ok) return target
+      if (!ids && !filter) return err('bad_request', 'Say which events to replay: ids, or a filter.')
+      const now = Date.now()
+      return writing('forward replay', () => ({
+        queued: ids ? store.enqueueIds(ids, target.value, now) : store.enqueueFilter(filter!, target.value, now, limit),
+        target: target.value,
+      }))
+    },
+    replayEdited(id, body, destination) {
+      const target = destinationName(destination)
+      if (!target.ok) return target
+      const seq = store.seqOf(id)
+      if (seq === null) return err('not_found', `No stored event has the id ${id}.`)
+      try {
+        JSON.parse(body)
+      } catch (error) {
+        return err('bad_request', `The edited payload is not JSON (${(error as Error).message}). Fix it and send again.`)
+      }
+      return writing('forward edited replay', () => ({
+        queued: store.enqueueEdited(seq, Buffer.from(body, 'utf8'), target.value, Date.now()),
+        target: target.value,
+      }))
+    },
+    async setTarget(name, target) {
+      const saved = ctx.loadedConfig().saved
+      const forward = (saved.forward ?? {}) as Record<string, unknown>
+      const targets = { ...((forward.targets ?? {}) as Record<string, unknown>) }
+      if (target) targets[name] = target
+      else delete targets[name]
+      const written = await ctx.saveConfig({ ...saved, forward: { ...forward, targets } })
+      if (!written.ok) return written
+      return ok({ targets: written.value.forward.targets })
+    },
+    relayAuthorization: (seq) => dispatcher.relay(seq, ctx.config().forward.authorizationBudgetMs),
+    dispatcher,
+    async stop() {
+      offConfig()
+      offSecrets()
+      offPush()
+      clearInterval(pushTimer)
+      await dispatcher.stop()
+      store.close()
+    },
+  }
+}

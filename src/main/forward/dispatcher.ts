@@ -58,7 +58,7 @@ export interface Dispatcher {
    * with the first target's answer if it comes within `budgetMs`, else null (the fallback). */
   relay(seq: number, budgetMs: number): Promise<RelayAnswer | null>
   status(): ForwardTargetStatus[]
-  /** Attempts under way plus rows claimed and waiting for a slot. */
+  /** Attempts under way plus claimed rows about to start (not those of a target pausing). */
   busy(): number
   /** Stops claiming, lets the attempts under way finish and records them; claimed rows not yet
    * tried go back to the outbox (pending for the next run). */
@@ -73,6 +73,8 @@ interface Runtime {
   delivered: number
   gaveUp: number
   consecutiveFailures: number
+  /** Pauses in a row; the n-th lasts the n-th step of the target's retry schedule. */
+  blockSteps: number
   blockedUntil: number
   lastError: string | null
   lastErrorAt: number | null
@@ -110,6 +112,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       delivered: 0,
       gaveUp: 0,
       consecutiveFailures: 0,
+      blockSteps: 0,
       blockedUntil: 0,
       lastError: null,
       lastErrorAt: null,
@@ -237,13 +240,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       rt.delivered++
       if (rt.consecutiveFailures > 0) rt.recovered = true
       rt.consecutiveFailures = 0
+      rt.blockSteps = 0
       rt.blockedUntil = 0
       rt.lastOkAt = now
     } else if (outcome.status === null || outcome.status >= 500 || outcome.status === 429 || outcome.status === 408) {
       // The target itself is unwell (down, overloaded): back off the whole target, not just the row.
+      // Answers of requests sent together count once: the pause grows per probe, not per request.
       rt.consecutiveFailures++
-      if (rt.consecutiveFailures >= failingAfter)
-        rt.blockedUntil = now + retryDelay(rt.target.retrySchedule, rt.consecutiveFailures - failingAfter + 1)
+      if (rt.consecutiveFailures >= failingAfter && now >= rt.blockedUntil) {
+        rt.blockSteps++
+        rt.blockedUntil = now + retryDelay(rt.target.retrySchedule, rt.blockSteps)
+      }
     }
     if (!ok) {
       rt.lastError = error
@@ -376,7 +383,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         }
       })
     },
-    busy: () => [...runtimes.values()].reduce((n, rt) => n + rt.inFlight + rt.queue.length, 0),
+    busy: () =>
+      [...runtimes.values()].reduce(
+        (n, rt) => n + rt.inFlight + (clock.now() >= rt.blockedUntil ? rt.queue.length : 0),
+        0,
+      ),
     async stop() {
       stopped = true
       cancelPoll?.()

@@ -17,6 +17,7 @@ import type { ApiHandlers } from './transport/dispatch'
 import { startServices } from './services'
 import type { Services } from './services'
 import { version } from './version'
+import type { AdhocTarget } from './forward'
 
 export interface BackendOptions {
   dataDir: string
@@ -28,6 +29,8 @@ export interface BackendOptions {
   log?: Logger
   /** Overrides `listener.port` from the config (`--listener-port`). */
   listenerPort?: number
+  /** `--forward-to URL` targets of this run. */
+  forwardTo?: AdhocTarget[]
 }
 
 export interface Backend {
@@ -58,6 +61,7 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
   const started = await startServices(context, {
     listenerPort: options.listenerPort,
     env: options.env ?? process.env,
+    forwardTo: options.forwardTo,
   })
   if (!started.ok) {
     db.value.close()
@@ -77,7 +81,7 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
   })
 }
 
-function createContext(
+export function createContext(
   options: BackendOptions,
   initial: LoadedConfig,
   db: AppContext['db'],
@@ -118,7 +122,7 @@ function createContext(
   }
 }
 
-function ensureDir(dir: string): Result<string> {
+export function ensureDir(dir: string): Result<string> {
   try {
     mkdirSync(dir, { recursive: true })
     return ok(dir)

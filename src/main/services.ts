@@ -39,11 +39,12 @@ export interface ServiceOptions {
   onForwardAttempt?: (report: AttemptReport) => void
 }
 
-export async function startServices(
+/** The listener, the store and the forwarder: what `listen` runs, and the first part of every
+ * back end. Stops the listener first (its last commits), then lets the forwards under way finish. */
+export async function startListening(
   ctx: AppContext,
   options: ServiceOptions,
-): Promise<Result<StartedServices>> {
-  const stops: (() => Promise<void>)[] = []
+): Promise<{ webhooks: WebhookService; forward: ForwardService; stop(): Promise<void> }> {
   // Forward first, so the listener's first event is routed; it signs with the webhook secrets.
   let webhooks: WebhookService | null = null
   const forward = await startForward(ctx, {
@@ -52,15 +53,30 @@ export async function startServices(
     onAttempt: options.onForwardAttempt,
     originalSignature: (endpoint, body) => webhooks?.originalSignature(endpoint, body) ?? null,
   })
-  stops.push(() => forward.stop())
   // Never fails the start: a listener that cannot bind is reported in its status.
-  webhooks = await startWebhooks(ctx, {
+  const started = await startWebhooks(ctx, {
     port: options.listenerPort,
     afterEvent: [enqueueOnCommitSql],
     relayAuthorization: (seq) => forward.relayAuthorization(seq),
   })
-  const started = webhooks
-  stops.push(() => started.stop())
+  webhooks = started
+  return {
+    webhooks: started,
+    forward,
+    stop: async () => {
+      await started.stop()
+      await forward.stop()
+    },
+  }
+}
+
+export async function startServices(
+  ctx: AppContext,
+  options: ServiceOptions,
+): Promise<Result<StartedServices>> {
+  const stops: (() => Promise<void>)[] = []
+  const { webhooks, forward, stop: stopListening } = await startListening(ctx, options)
+  stops.push(stopListening)
   const chains = await startChainsService(ctx)
   stops.push(() => chains.stop())
   const payments = startPayments(ctx, options.env ?? process.env)

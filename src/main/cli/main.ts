@@ -7,6 +7,7 @@ import { walletsCommand, walletsUsage } from './wallets'
 import { webhooksCommand, webhooksUsage } from './webhooks'
 import { eventsCommand, eventsUsage } from './events'
 import { sendTestEventCommand, sendTestEventUsage } from './send-test-event'
+import { listenCommand, listenUsage } from './listen'
 
 interface Command {
   usage: string
@@ -16,6 +17,7 @@ interface Command {
 /** The command line: the same services as the app, without a window. */
 const commands: Record<string, Command> = {
   serve: { usage: serveUsage, run: serveCommand },
+  listen: { usage: listenUsage, run: listenCommand },
   chains: { usage: chainsUsage, run: (argv, io) => chainsCommand(argv, io) },
   keys: { usage: keysUsage, run: (argv, io) => keysCommand(argv, io) },
   wallets: { usage: walletsUsage, run: (argv, io) => walletsCommand(argv, io) },

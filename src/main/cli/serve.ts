@@ -4,7 +4,7 @@ import { startDemo } from '../demo'
 import { intFlag, parseCommandArgs } from './args'
 import type { CliIo } from './io'
 
-export const serveUsage = `watchdesk serve [--data-dir DIR] [--config FILE] [--port 7420] [--listener-port 7421] [--demo]
+export const serveUsage = `watchdesk serve [--data-dir DIR] [--config FILE] [--port 7420] [--listener-port 7421] [--forward-to URL]… [--demo]
   Starts the console on http://127.0.0.1:7420 and prints the URL with its launch token.
   --demo: twelve local anvil nodes and sample events, secrets in memory, a temporary data dir.`
 
@@ -13,6 +13,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     port: { type: 'string' },
     'listener-port': { type: 'string' },
     demo: { type: 'boolean', default: false },
+    'forward-to': { type: 'string', multiple: true },
   })
   if (!args.ok) return fail(io, args.error.message)
   const port = intFlag(args.value.values.port, 'port')
@@ -31,6 +32,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     configFile: demo ? demo.value.configFile : configFlag,
     port: port.value,
     listenerPort: listenerPort.value,
+    forwardTo: ((args.value.values['forward-to'] as string[] | undefined) ?? []).map((url) => ({ url })),
     env: io.env,
     ...(demo ? { secrets: demo.value.secrets } : {}),
   })

@@ -44,7 +44,7 @@ export interface ServiceOptions {
 export async function startListening(
   ctx: AppContext,
   options: ServiceOptions,
-): Promise<{ webhooks: WebhookService; forward: ForwardService; stop(): Promise<void> }> {
+): Promise<{ webhooks: WebhookService; forward: ForwardService; stop(): Promise<number> }> {
   // Forward first, so the listener's first event is routed; it signs with the webhook secrets.
   let webhooks: WebhookService | null = null
   const forward = await startForward(ctx, {
@@ -65,7 +65,7 @@ export async function startListening(
     forward,
     stop: async () => {
       await started.stop()
-      await forward.stop()
+      return forward.stop()
     },
   }
 }
@@ -76,7 +76,7 @@ export async function startServices(
 ): Promise<Result<StartedServices>> {
   const stops: (() => Promise<void>)[] = []
   const { webhooks, forward, stop: stopListening } = await startListening(ctx, options)
-  stops.push(stopListening)
+  stops.push(async () => void (await stopListening()))
   const chains = await startChainsService(ctx)
   stops.push(() => chains.stop())
   const payments = startPayments(ctx, options.env ?? process.env)

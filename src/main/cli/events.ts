@@ -7,11 +7,14 @@ import { createEventStore } from '../webhooks'
 import { intFlag, parseCommandArgs } from './args'
 import { formatTable } from './io'
 import type { CliIo } from './io'
+import { replayCommand, replayUsage } from './replay'
 
 export const eventsUsage = `watchdesk events [--type T] [--limit 50] [--json] [--data-dir DIR]
-  Lists stored webhook events, newest first (--json: one JSON object per line).`
+  Lists stored webhook events, newest first (--json: one JSON object per line).
+${replayUsage}`
 
 export async function eventsCommand(argv: string[], io: CliIo): Promise<number> {
+  if (argv[0] === 'replay') return replayCommand(argv.slice(1), io)
   const args = parseCommandArgs(argv, { type: { type: 'string', multiple: true }, limit: { type: 'string' } })
   if (!args.ok) return fail(io, args.error.message)
   const limit = intFlag(args.value.values.limit, 'limit')

@@ -64,9 +64,10 @@ export async function listen(options: ListenOptions, io: CliIo): Promise<number>
     onForwardAttempt: print.attempt,
   })
   const closeAll = async () => {
-    await running.stop()
+    const queued = await running.stop()
     db.value.close()
     lock.value.release()
+    return queued
   }
   const problem = ctx.urls.listenerProblem
   if (!ctx.urls.listener) {
@@ -81,8 +82,7 @@ export async function listen(options: ListenOptions, io: CliIo): Promise<number>
   if (running.webhooks.status().secretsProblem) io.err(`webhooks: ${running.webhooks.status().secretsProblem}`)
   await (options.stopSignal ?? untilSignal())
   io.err('stopping: waiting for the forwards under way…')
-  const queued = running.forward.status().targets.reduce((n, t) => n + t.pending, 0)
-  await closeAll()
+  const queued = await closeAll()
   io.err(queued > 0 ? `stopped; ${queued} forwards stay queued for the next run.` : 'stopped.')
   return 0
 }

@@ -44,7 +44,8 @@ export interface ForwardService {
    * forward.authorizationBudgetMs, else null (the listener answers its fallback). */
   relayAuthorization(seq: number): Promise<RelayAnswer | null>
   dispatcher: Dispatcher
-  stop(): Promise<void>
+  /** Lets the attempts under way finish; resolves with how many forwards stay queued. */
+  stop(): Promise<number>
 }
 
 export interface ForwardOptions {
@@ -237,7 +238,14 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       offPush()
       clearInterval(pushTimer)
       await dispatcher.stop()
+      let queued = 0
+      try {
+        for (const c of store.openCounts().values()) queued += c.pending
+      } catch (error) {
+        log.warn('could not count the queued forwards', { error })
+      }
       store.close()
+      return queued
     },
   }
 }

@@ -69,14 +69,20 @@ async function backendChild(targetUrl: string, events: string): Promise<void> {
   process.on('message', (m) => {
     if (m === 'status') process.send!({ forward: backend.services.forward.status() })
   })
-  process.on('SIGTERM', () => void backend.close().then(() => (rmSync(dataDir, { recursive: true, force: true }), process.exit(0))))
+  process.on(
+    'SIGTERM',
+    () =>
+      void backend.close().then(() => (rmSync(dataDir, { recursive: true, force: true }), process.exit(0))),
+  )
   process.send!({ url: backend.context.urls.listener })
 }
 
 // ── sender ───────────────────────────────────────────────────────────────────────────────────
 function startChild(args: string[]): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
   const child = fork(self, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  return new Promise((resolve) => child.once('message', (ready) => resolve({ child, ready: ready as Record<string, unknown> })))
+  return new Promise((resolve) =>
+    child.once('message', (ready) => resolve({ child, ready: ready as Record<string, unknown> })),
+  )
 }
 
 const ask = <T>(child: ChildProcess, message: string): Promise<T> =>
@@ -104,7 +110,11 @@ function post(agent: Agent, url: string, type = 'funding.completed'): Promise<nu
   return new Promise((resolve, reject) => {
     const req = request(
       `${url}/webhooks`,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-service-signature': signBody(secret, body) } },
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'x-service-signature': signBody(secret, body) },
+      },
       (res) => {
         let text = ''
         res.on('data', (c) => (text += c))
@@ -156,7 +166,9 @@ async function main(): Promise<void> {
   const app = await startChild(['--app'])
   const appUrl = `http://127.0.0.1:${app.ready.port as number}/hook`
 
-  console.log(`bench:forward — ${rounds} alternating rounds of ${roundSeconds} s, ${concurrency} deliveries in flight`)
+  console.log(
+    `bench:forward — ${rounds} alternating rounds of ${roundSeconds} s, ${concurrency} deliveries in flight`,
+  )
   const alone: number[] = []
   const forwarding: number[] = []
   let forwardedAll = true
@@ -186,9 +198,15 @@ async function main(): Promise<void> {
     }
   }
   const ratio = median(forwarding) / median(alone)
-  console.log(`ingest alone:           ${alone.map((x) => f(x, 0)).join(', ')} deliveries/s (median ${f(median(alone), 0)})`)
-  console.log(`ingest + one target:    ${forwarding.map((x) => f(x, 0)).join(', ')} deliveries/s (median ${f(median(forwarding), 0)})`)
-  console.log(`ratio: ${f(ratio)} (goal ≥ 0.8)${forwardedAll ? '; every event forwarded' : '; OUTBOX DID NOT DRAIN IN 60 s'}`)
+  console.log(
+    `ingest alone:           ${alone.map((x) => f(x, 0)).join(', ')} deliveries/s (median ${f(median(alone), 0)})`,
+  )
+  console.log(
+    `ingest + one target:    ${forwarding.map((x) => f(x, 0)).join(', ')} deliveries/s (median ${f(median(forwarding), 0)})`,
+  )
+  console.log(
+    `ratio: ${f(ratio)} (goal ≥ 0.8)${forwardedAll ? '; every event forwarded' : '; OUTBOX DID NOT DRAIN IN 60 s'}`,
+  )
 
   const count = Number(process.env.BENCH_RELAYS ?? 500)
   const without = await startChild(['--backend', '-', 'funding.*'])
@@ -203,8 +221,12 @@ async function main(): Promise<void> {
   await stop(app.child)
   console.log(`authorization answer, ${count} sequential requests; the target answers in 1 ms:`)
   console.log(`  no target (fallback answer): p50 ${f(pct(base, 0.5))} ms, p99 ${f(pct(base, 0.99))} ms`)
-  console.log(`  relayed from the target:     p50 ${f(pct(relayed, 0.5))} ms, p99 ${f(pct(relayed, 0.99))} ms`)
-  console.log(`  added by the relay:          p50 ${f(pct(relayed, 0.5) - pct(base, 0.5))} ms, p99 ${f(pct(relayed, 0.99) - pct(base, 0.99))} ms`)
+  console.log(
+    `  relayed from the target:     p50 ${f(pct(relayed, 0.5))} ms, p99 ${f(pct(relayed, 0.99))} ms`,
+  )
+  console.log(
+    `  added by the relay:          p50 ${f(pct(relayed, 0.5) - pct(base, 0.5))} ms, p99 ${f(pct(relayed, 0.99) - pct(base, 0.99))} ms`,
+  )
 }
 
 const [mode, a, b] = process.argv.slice(2)

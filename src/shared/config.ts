@@ -89,12 +89,19 @@ export type ForwardTargetConfig = z.infer<typeof ForwardTargetConfig>
 export const ForwardConfig = z
   .object({
     targets: z
-      .record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a target name is letters, digits, _ . -'), ForwardTargetConfig)
+      .record(
+        z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a target name is letters, digits, _ . -'),
+        ForwardTargetConfig,
+      )
       .default({}),
     /** How long card.authorization.request waits for the target's answer before the fallback. */
     authorizationBudgetMs: z.number().int().min(50).max(1900).default(1500),
     /** A forward still failing after this long is given up (shown as "gave up"). */
-    maxAgeHours: z.number().positive().max(24 * 90).default(24),
+    maxAgeHours: z
+      .number()
+      .positive()
+      .max(24 * 90)
+      .default(24),
   })
   .strict()
 

@@ -4,7 +4,10 @@ import type { AppContext } from '../context'
 import type { Services } from '../services'
 import type { ApiHandlers } from '../transport/dispatch'
 
-export function forwardApi(_ctx: AppContext, services: Services): Pick<ApiHandlers, keyof typeof forwardMethods> {
+export function forwardApi(
+  _ctx: AppContext,
+  services: Services,
+): Pick<ApiHandlers, keyof typeof forwardMethods> {
   const { forward } = services
   return {
     'forward.status': async () => ok(forward.status()),

@@ -60,7 +60,11 @@ export async function listen(options: ListenOptions, io: CliIo): Promise<number>
   const running = await startListening(ctx, {
     listenerPort: options.listenerPort,
     env: io.env,
-    forwardTo: options.forwardTo.map((url) => ({ url, events: options.events, secret: options.forwardSecret })),
+    forwardTo: options.forwardTo.map((url) => ({
+      url,
+      events: options.events,
+      secret: options.forwardSecret,
+    })),
     onForwardAttempt: print.attempt,
   })
   const closeAll = async () => {
@@ -76,10 +80,14 @@ export async function listen(options: ListenOptions, io: CliIo): Promise<number>
   }
   const targets = running.forward.status().targets.filter((t) => t.enabled)
   io.err(`listening: ${ctx.urls.listener}/webhooks (data ${options.dataDir})`)
-  if (targets.length === 0) io.err('forwarding: no target (add --forward-to URL, or forward.targets in the config)')
+  if (targets.length === 0)
+    io.err('forwarding: no target (add --forward-to URL, or forward.targets in the config)')
   for (const t of targets)
-    io.err(`forwarding: ${t.url} (events ${t.events.join(',')}; ${t.signing === 'original' ? 'original signature' : 're-signed'}; ${t.pending} queued)`)
-  if (running.webhooks.status().secretsProblem) io.err(`webhooks: ${running.webhooks.status().secretsProblem}`)
+    io.err(
+      `forwarding: ${t.url} (events ${t.events.join(',')}; ${t.signing === 'original' ? 'original signature' : 're-signed'}; ${t.pending} queued)`,
+    )
+  if (running.webhooks.status().secretsProblem)
+    io.err(`webhooks: ${running.webhooks.status().secretsProblem}`)
   await (options.stopSignal ?? untilSignal())
   io.err('stopping: waiting for the forwards under way…')
   const queued = await closeAll()
@@ -98,7 +106,16 @@ function untilSignal(): Promise<void> {
 function printer(io: CliIo, json: boolean) {
   return {
     event(e: EventSummary) {
-      if (json) io.out(JSON.stringify({ kind: 'event', id: e.id, type: e.type, deliveries: e.deliveries, at: new Date(e.lastDeliveryAt).toISOString() }))
+      if (json)
+        io.out(
+          JSON.stringify({
+            kind: 'event',
+            id: e.id,
+            type: e.type,
+            deliveries: e.deliveries,
+            at: new Date(e.lastDeliveryAt).toISOString(),
+          }),
+        )
       else io.out(`→ ${e.type} ${e.id}${e.deliveries > 1 ? ` (delivery ${e.deliveries})` : ''}`)
     },
     attempt(a: AttemptReport) {
@@ -145,14 +162,16 @@ export async function listenCommand(argv: string[], io: CliIo): Promise<number> 
   let events: string[] | undefined
   if (typeof v.events === 'string') {
     const parsed = parsePatterns(v.events)
-    if (!parsed.ok) return fail(io, `--events: "${parsed.bad}" is not an event type or pattern (funding.*).`, 2)
+    if (!parsed.ok)
+      return fail(io, `--events: "${parsed.bad}" is not an event type or pattern (funding.*).`, 2)
     events = parsed.patterns
   }
   let forwardSecret: string | undefined
   const secretVar = v['forward-secret-env'] as string | undefined
   if (secretVar !== undefined) {
     forwardSecret = io.env[secretVar]
-    if (!forwardSecret) return fail(io, `--forward-secret-env ${secretVar}: that environment variable is empty or not set.`, 2)
+    if (!forwardSecret)
+      return fail(io, `--forward-secret-env ${secretVar}: that environment variable is empty or not set.`, 2)
   }
   return listen(
     {

@@ -53,7 +53,11 @@ export async function replay(options: ReplayOptions, io: CliIo): Promise<number>
   const secrets = options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env)
   const forward = loaded.value.config.forward
   if (options.target && !forward.targets[options.target])
-    return fail(io, `no forward target is named ${options.target} (forward.targets in the config); or use --to URL.`, 2)
+    return fail(
+      io,
+      `no forward target is named ${options.target} (forward.targets in the config); or use --to URL.`,
+      2,
+    )
   const db = openDatabase(file)
   if (!db.ok) return fail(io, db.error.message, 3)
   const store = openForwardStore(file)
@@ -75,8 +79,11 @@ export async function replay(options: ReplayOptions, io: CliIo): Promise<number>
     }
     const where = options.to ?? options.target!
     if (count > confirmAbove && !options.yes) {
-      const answer = options.confirm ? await options.confirm(`Replay ${count} events to ${where}? [y/N] `) : null
-      if (answer === null) return fail(io, `${count} events match: pass --yes to replay them all to ${where}.`, 2)
+      const answer = options.confirm
+        ? await options.confirm(`Replay ${count} events to ${where}? [y/N] `)
+        : null
+      if (answer === null)
+        return fail(io, `${count} events match: pass --yes to replay them all to ${where}.`, 2)
       if (!answer) {
         io.err('Nothing replayed.')
         return 1
@@ -91,7 +98,9 @@ export async function replay(options: ReplayOptions, io: CliIo): Promise<number>
     const name = options.to ? adhocTargetName(options.to) : options.target!
     const now = Date.now()
     const queued =
-      options.ids.length > 0 ? store.enqueueIds(options.ids, name, now) : store.enqueueFilter(filter, name, now, 1_000_000)
+      options.ids.length > 0
+        ? store.enqueueIds(options.ids, name, now)
+        : store.enqueueFilter(filter, name, now, 1_000_000)
     io.err(`Replaying ${queued} events to ${target.url}…`)
     const webhookSecrets = new Map<string, string>()
     const listed = await secrets.list()
@@ -141,7 +150,18 @@ export async function replay(options: ReplayOptions, io: CliIo): Promise<number>
 
 function printAttempt(io: CliIo, json: boolean, a: AttemptReport): void {
   if (json) {
-    io.out(JSON.stringify({ kind: 'attempt', id: a.eventId, type: a.type, url: a.target.url, status: a.status, ms: Math.round(a.latencyMs), state: a.state, error: a.error }))
+    io.out(
+      JSON.stringify({
+        kind: 'attempt',
+        id: a.eventId,
+        type: a.type,
+        url: a.target.url,
+        status: a.status,
+        ms: Math.round(a.latencyMs),
+        state: a.state,
+        error: a.error,
+      }),
+    )
     return
   }
   const tail = a.error && a.status === null ? ` (${a.error})` : ''
@@ -167,7 +187,8 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
   }
   const since = time('since')
   const until = time('until')
-  if (since === null || until === null) return fail(io, '--since and --until take an ISO time (2026-11-20T10:00:00Z).', 2)
+  if (since === null || until === null)
+    return fail(io, '--since and --until take an ISO time (2026-11-20T10:00:00Z).', 2)
   const types = (v.type as string[] | undefined)?.flatMap((t) => t.split(',')).filter(Boolean)
   return replay(
     {

@@ -35,7 +35,8 @@ export function deliver(d: Delivery): Promise<DeliveryOutcome> {
       clearTimeout(timer)
       resolve({ ...o, latencyMs: Math.round((performance.now() - started) * 100) / 100 })
     }
-    const fail = (error: string) => finish({ status: null, error, response: Buffer.alloc(0), contentType: null })
+    const fail = (error: string) =>
+      finish({ status: null, error, response: Buffer.alloc(0), contentType: null })
     let url: URL
     try {
       url = new URL(d.url)

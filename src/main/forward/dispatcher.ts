@@ -104,7 +104,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   function runtimeFor(target: ForwardTarget, previous?: Runtime): Runtime {
-    const sameAgent = previous && previous.target.url === target.url && previous.target.concurrency === target.concurrency
+    const sameAgent =
+      previous && previous.target.url === target.url && previous.target.concurrency === target.concurrency
     if (previous && !sameAgent) previous.agent.destroy()
     return {
       queue: [],
@@ -158,7 +159,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         const batch = Math.min(64, t.concurrency * 4)
         const rounds = Math.ceil(batch / t.concurrency) + 1
         try {
-          rt.queue = store.claim(t.name, limit === 1 ? 1 : batch, now, now + t.timeoutMs * rounds + 30_000, owner)
+          rt.queue = store.claim(
+            t.name,
+            limit === 1 ? 1 : batch,
+            now,
+            now + t.timeoutMs * rounds + 30_000,
+            owner,
+          )
         } catch (error) {
           failed('forward outbox claim', error)
           return
@@ -243,7 +250,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       rt.blockSteps = 0
       rt.blockedUntil = 0
       rt.lastOkAt = now
-    } else if (outcome.status === null || outcome.status >= 500 || outcome.status === 429 || outcome.status === 408) {
+    } else if (
+      outcome.status === null ||
+      outcome.status >= 500 ||
+      outcome.status === 429 ||
+      outcome.status === 408
+    ) {
       // The target itself is unwell (down, overloaded): back off the whole target, not just the row.
       // Answers of requests sent together count once: the pause grows per probe, not per request.
       rt.consecutiveFailures++
@@ -266,7 +278,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       status: outcome.status,
       latencyMs: outcome.latencyMs,
       error,
-      response: outcome.response.length > 0 ? outcome.response.subarray(0, responseKeptBytes).toString('utf8') : null,
+      response:
+        outcome.response.length > 0 ? outcome.response.subarray(0, responseKeptBytes).toString('utf8') : null,
       edited: row.editedBody !== null,
       state,
       dueAt,

@@ -38,8 +38,15 @@ export interface ForwardService {
     destination: ReplayDestination
     limit?: number
   }): Result<{ queued: number; target: string }>
-  replayEdited(id: string, body: string, destination: ReplayDestination): Result<{ queued: number; target: string }>
-  setTarget(name: string, target: ForwardTargetConfig | null): Promise<Result<{ targets: Record<string, ForwardTargetConfig> }>>
+  replayEdited(
+    id: string,
+    body: string,
+    destination: ReplayDestination,
+  ): Result<{ queued: number; target: string }>
+  setTarget(
+    name: string,
+    target: ForwardTargetConfig | null,
+  ): Promise<Result<{ targets: Record<string, ForwardTargetConfig> }>>
   /** card.authorization.request, stored as `seq`: the first subscribed target's answer within
    * forward.authorizationBudgetMs, else null (the listener answers its fallback). */
   relayAuthorization(seq: number): Promise<RelayAnswer | null>
@@ -164,9 +171,13 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       const known = dispatcher.targets().some((t) => t.name === destination.target)
       return known
         ? ok(destination.target)
-        : err('not_found', `No forward target is named ${destination.target}. Add it in Settings (forward.targets), or replay to a URL.`)
+        : err(
+            'not_found',
+            `No forward target is named ${destination.target}. Add it in Settings (forward.targets), or replay to a URL.`,
+          )
     }
-    if (!/^https?:\/\//.test(destination.url)) return err('bad_request', 'A replay URL must start with http:// or https://.')
+    if (!/^https?:\/\//.test(destination.url))
+      return err('bad_request', 'A replay URL must start with http:// or https://.')
     const name = adhocTargetName(destination.url)
     if (!dispatcher.targets().some((t) => t.name === name)) {
       // Receives replays only: an ad hoc target added here gets no new events.
@@ -183,7 +194,10 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       return ok(value)
     } catch (error) {
       ctx.storage.failed(what, error)
-      return err('unavailable', `The replay could not be queued (${(error as Error).message}). Retry once the database takes writes.`)
+      return err(
+        'unavailable',
+        `The replay could not be queued (${(error as Error).message}). Retry once the database takes writes.`,
+      )
     }
   }
 
@@ -201,7 +215,9 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       if (!ids && !filter) return err('bad_request', 'Say which events to replay: ids, or a filter.')
       const now = Date.now()
       return writing('forward replay', () => ({
-        queued: ids ? store.enqueueIds(ids, target.value, now) : store.enqueueFilter(filter!, target.value, now, limit),
+        queued: ids
+          ? store.enqueueIds(ids, target.value, now)
+          : store.enqueueFilter(filter!, target.value, now, limit),
         target: target.value,
       }))
     },
@@ -213,7 +229,10 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       try {
         JSON.parse(body)
       } catch (error) {
-        return err('bad_request', `The edited payload is not JSON (${(error as Error).message}). Fix it and send again.`)
+        return err(
+          'bad_request',
+          `The edited payload is not JSON (${(error as Error).message}). Fix it and send again.`,
+        )
       }
       return writing('forward edited replay', () => ({
         queued: store.enqueueEdited(seq, Buffer.from(body, 'utf8'), target.value, Date.now()),

@@ -131,14 +131,16 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
       })
   }
 
-  const claim = db.transaction((target: string, limit: number, now: number, leaseUntil: number, owner: string) => {
-    const ids = (dueIds.all(target, now, now, limit) as { id: number }[]).map((r) => r.id)
-    if (ids.length === 0) return []
-    return prepared(
-      `UPDATE forward_outbox SET lease_until = ?, lease_owner = ?
+  const claim = db.transaction(
+    (target: string, limit: number, now: number, leaseUntil: number, owner: string) => {
+      const ids = (dueIds.all(target, now, now, limit) as { id: number }[]).map((r) => r.id)
+      if (ids.length === 0) return []
+      return prepared(
+        `UPDATE forward_outbox SET lease_until = ?, lease_owner = ?
        WHERE id IN (${ids.map(() => '?').join(',')}) AND lease_until <= ? RETURNING ${claimColumns}`,
-    ).all(leaseUntil, owner, ...ids, now) as ClaimRow[]
-  })
+      ).all(leaseUntil, owner, ...ids, now) as ClaimRow[]
+    },
+  )
 
   const enqueueSelect = (where: string) =>
     `INSERT INTO forward_outbox (event_seq, target, state, created_at, due_at, replay)
@@ -199,7 +201,8 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
       }
       return counts
     },
-    seqOf: (id) => (prepared('SELECT seq FROM events WHERE id = ?').get(id) as { seq: number } | undefined)?.seq ?? null,
+    seqOf: (id) =>
+      (prepared('SELECT seq FROM events WHERE id = ?').get(id) as { seq: number } | undefined)?.seq ?? null,
     eventForwarding(seq) {
       const forwards = (
         prepared(
@@ -216,19 +219,17 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
           replay: number
           edited: number
         }[]
-      ).map(
-        (r): EventForward => ({
-          target: r.target,
-          state: r.state,
-          attempts: r.attempts,
-          dueAt: r.state === 'pending' || r.state === 'failing' ? r.due_at : null,
-          lastAt: r.last_at,
-          lastStatus: r.last_status,
-          lastError: r.last_error,
-          replay: r.replay === 1,
-          edited: r.edited === 1,
-        }),
-      )
+      ).map((r): EventForward => ({
+        target: r.target,
+        state: r.state,
+        attempts: r.attempts,
+        dueAt: r.state === 'pending' || r.state === 'failing' ? r.due_at : null,
+        lastAt: r.last_at,
+        lastStatus: r.last_status,
+        lastError: r.last_error,
+        replay: r.replay === 1,
+        edited: r.edited === 1,
+      }))
       const attempts = (
         prepared(
           `SELECT target, attempt, at, status, latency_ms, error, response, edited FROM forward_attempts
@@ -243,18 +244,16 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
           response: string | null
           edited: number
         }[]
-      ).map(
-        (r): ForwardAttempt => ({
-          target: r.target,
-          attempt: r.attempt,
-          at: r.at,
-          status: r.status,
-          latencyMs: r.latency_ms,
-          error: r.error,
-          response: r.response,
-          edited: r.edited === 1,
-        }),
-      )
+      ).map((r): ForwardAttempt => ({
+        target: r.target,
+        attempt: r.attempt,
+        at: r.at,
+        status: r.status,
+        latencyMs: r.latency_ms,
+        error: r.error,
+        response: r.response,
+        edited: r.edited === 1,
+      }))
       return { forwards, attempts }
     },
     statesOf(ids) {
@@ -274,8 +273,13 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
     },
     enqueueFilter(filter, target, now, limit) {
       const where = filterClause(filter)
-      return prepared(`${enqueueSelect(where.sql)} ORDER BY seq LIMIT ?`).run(target, now, now, ...where.params, limit)
-        .changes
+      return prepared(`${enqueueSelect(where.sql)} ORDER BY seq LIMIT ?`).run(
+        target,
+        now,
+        now,
+        ...where.params,
+        limit,
+      ).changes
     },
     enqueueEdited: (seq, body, target, now) =>
       prepared(

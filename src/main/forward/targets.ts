@@ -37,36 +37,32 @@ export function resolveTargets(
   adhoc: readonly AdhocTarget[],
   secrets: ReadonlyMap<string, string>,
 ): ForwardTarget[] {
-  const configured = Object.entries(forward.targets).map(
-    ([name, t]): ForwardTarget => ({
-      name,
-      url: t.url,
-      events: t.events && t.events.length > 0 ? t.events : allEvents,
-      headers: t.headers ?? {},
-      timeoutMs: t.timeoutMs ?? defaultTimeoutMs,
-      concurrency: t.concurrency ?? defaultConcurrency,
-      enabled: t.enabled ?? true,
-      retrySchedule: t.retrySchedule ?? defaultRetrySchedule,
-      adhoc: false,
-      secret: secrets.get(name) ?? null,
-    }),
-  )
+  const configured = Object.entries(forward.targets).map(([name, t]): ForwardTarget => ({
+    name,
+    url: t.url,
+    events: t.events && t.events.length > 0 ? t.events : allEvents,
+    headers: t.headers ?? {},
+    timeoutMs: t.timeoutMs ?? defaultTimeoutMs,
+    concurrency: t.concurrency ?? defaultConcurrency,
+    enabled: t.enabled ?? true,
+    retrySchedule: t.retrySchedule ?? defaultRetrySchedule,
+    adhoc: false,
+    secret: secrets.get(name) ?? null,
+  }))
   const seen = new Set<string>()
   const extra = adhoc
     .filter((a) => !seen.has(a.url) && seen.add(a.url))
-    .map(
-      (a): ForwardTarget => ({
-        name: adhocTargetName(a.url),
-        url: a.url,
-        events: a.replayOnly ? [] : a.events && a.events.length > 0 ? a.events : allEvents,
-        headers: {},
-        timeoutMs: defaultTimeoutMs,
-        concurrency: defaultConcurrency,
-        enabled: true,
-        retrySchedule: defaultRetrySchedule,
-        adhoc: true,
-        secret: a.secret ?? null,
-      }),
-    )
+    .map((a): ForwardTarget => ({
+      name: adhocTargetName(a.url),
+      url: a.url,
+      events: a.replayOnly ? [] : a.events && a.events.length > 0 ? a.events : allEvents,
+      headers: {},
+      timeoutMs: defaultTimeoutMs,
+      concurrency: defaultConcurrency,
+      enabled: true,
+      retrySchedule: defaultRetrySchedule,
+      adhoc: true,
+      secret: a.secret ?? null,
+    }))
   return [...configured, ...extra].sort((a, b) => a.name.localeCompare(b.name))
 }

@@ -118,7 +118,11 @@ export const forwardMethods = {
   'forward.replayEdited': method(
     'Sends an edited copy of one event once (signed with the target secret, or unsigned), marked as edited',
     z
-      .object({ id: z.string().min(1).max(255), body: z.string().max(1_000_000), destination: ReplayDestination })
+      .object({
+        id: z.string().min(1).max(255),
+        body: z.string().max(1_000_000),
+        destination: ReplayDestination,
+      })
       .strict(),
     z.object({ queued: z.number().int(), target: z.string() }),
   ),

@@ -7,7 +7,11 @@ import { envelope, post, secretA } from '../webhooks/helpers'
 import { useListenProcess } from './processes'
 import { signatureValid, useTestTargets } from './target'
 
-const env = (): NodeJS.ProcessEnv => ({ ...process.env, WATCHDESK_WEBHOOK_SECRETS: secretA, WATCHDESK_LOG_LEVEL: 'warn' })
+const env = (): NodeJS.ProcessEnv => ({
+  ...process.env,
+  WATCHDESK_WEBHOOK_SECRETS: secretA,
+  WATCHDESK_LOG_LEVEL: 'warn',
+})
 const send = (url: string, id: string, type = 'funding.completed') => {
   const body = envelope(id, type)
   return post(url, body, { 'x-service-signature': signBody(secretA, body) })
@@ -42,13 +46,29 @@ describe('watchdesk listen', () => {
     )
     await send(listen.webhookUrl, 'evt_j1', 'funding.completed')
     await send(listen.webhookUrl, 'evt_j2', 'card.created')
-    await waitFor(() => app.acknowledged.has('evt_j2') && listen.stdout().includes('"kind":"attempt"'), 'the card event forwarded')
+    await waitFor(
+      () => app.acknowledged.has('evt_j2') && listen.stdout().includes('"kind":"attempt"'),
+      'the card event forwarded',
+    )
     const lines = await waitFor(() => {
-      const l = listen.stdout().trim().split('\n').map((x) => JSON.parse(x))
+      const l = listen
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((x) => JSON.parse(x))
       return l.length === 3 && l
     }, 'three lines')
-    expect(lines.filter((l) => l.kind === 'event').map((l) => l.id).sort()).toEqual(['evt_j1', 'evt_j2'])
-    expect(lines.find((l) => l.kind === 'attempt')).toMatchObject({ id: 'evt_j2', status: 200, state: 'delivered' })
+    expect(
+      lines
+        .filter((l) => l.kind === 'event')
+        .map((l) => l.id)
+        .sort(),
+    ).toEqual(['evt_j1', 'evt_j2'])
+    expect(lines.find((l) => l.kind === 'attempt')).toMatchObject({
+      id: 'evt_j2',
+      status: 200,
+      state: 'delivered',
+    })
     expect(app.received.map((r) => r.id)).toEqual(['evt_j2'])
   })
 
@@ -111,9 +131,13 @@ describe('kill -9 during a load, then restart', () => {
       const backlog = [...acknowledged].filter((id) => !app.acknowledged.has(id)).length
       expect(backlog).toBeGreaterThan(0)
       await starters[command](app.url, dataDir)
-      await waitFor(() => [...acknowledged].every((id) => app.acknowledged.has(id)), 'every acknowledged event at the target', {
-        timeoutMs: 40_000,
-      })
+      await waitFor(
+        () => [...acknowledged].every((id) => app.acknowledged.has(id)),
+        'every acknowledged event at the target',
+        {
+          timeoutMs: 40_000,
+        },
+      )
     },
     90_000,
   )
@@ -127,7 +151,8 @@ describe('watchdesk events replay', () => {
   it('replays one event, and a filtered set after a confirmation above 100 events', async () => {
     const dataDir = tempDir()
     const listen = await startListen(['--data-dir', dataDir], env())
-    for (let i = 0; i < 200; i++) await send(listen.webhookUrl, `evt_rp_${i}`, i % 2 ? 'card.created' : 'funding.completed')
+    for (let i = 0; i < 200; i++)
+      await send(listen.webhookUrl, `evt_rp_${i}`, i % 2 ? 'card.created' : 'funding.completed')
     await send(listen.webhookUrl, 'evt_rp_extra', 'funding.completed')
     listen.process.kill('SIGINT')
     expect(await listen.exited).toBe(0)
@@ -140,14 +165,28 @@ describe('watchdesk events replay', () => {
     expect(signatureValid(app.received[0]!, secretA)).toBe(true)
 
     const since = new Date(Date.now() - 3_600_000).toISOString()
-    const set = ['events', 'replay', '--type', 'funding.completed', '--since', since, '--to', app.url, '--data-dir', dataDir]
+    const set = [
+      'events',
+      'replay',
+      '--type',
+      'funding.completed',
+      '--since',
+      since,
+      '--to',
+      app.url,
+      '--data-dir',
+      dataDir,
+    ]
     const refused = await runCli(set, env())
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain('101 events match: pass --yes')
     const all = await runCli([...set, '--yes'], env())
     expect(all.code).toBe(0)
     expect(all.stderr).toContain('Replayed 101 events: all delivered.')
-    const funding = app.received.slice(1).map((r) => r.id).sort()
+    const funding = app.received
+      .slice(1)
+      .map((r) => r.id)
+      .sort()
     expect(funding).toEqual(
       [...Array.from({ length: 100 }, (_, i) => `evt_rp_${i * 2}`), 'evt_rp_extra'].sort(),
     )

@@ -10,7 +10,7 @@ import { signatureValid, useTestTargets } from './target'
 const targetSecret = 'fwsec_app_local_7e1d2c'
 
 /** Posts `count` signed events with `parallel` deliveries in flight; every one must get 200. */
-async function load(url: string, count: number, type = (i: number) => 'funding.completed', parallel = 32) {
+async function load(url: string, count: number, type = (_i: number) => 'funding.completed', parallel = 32) {
   const agent = new Agent({ keepAlive: true, maxSockets: parallel })
   let next = 0
   const ids: string[] = []
@@ -37,7 +37,9 @@ describe('forwarding to a target on loopback', () => {
     const target = await startTarget()
     const backend = await startBackend({ config: { forward: { targets: { app: { url: target.url } } } } })
     const ids = await load(backend.webhookUrl, 2000)
-    await waitFor(() => target.acknowledged.size === 2000, 'all 2,000 events at the target', { timeoutMs: 30_000 })
+    await waitFor(() => target.acknowledged.size === 2000, 'all 2,000 events at the target', {
+      timeoutMs: 30_000,
+    })
     expect(new Set(target.received.map((r) => r.id))).toEqual(new Set(ids))
     expect(target.received.every((r) => signatureValid(r, secretA))).toBe(true)
     const first = target.received[0]!
@@ -62,7 +64,9 @@ describe('forwarding to a target on loopback', () => {
       secrets: createMemoryStore({ 'webhook-secret:wh_alpha': secretA, 'forward-secret:app': targetSecret }),
     })
     const ids = await load(backend.webhookUrl, 2000)
-    await waitFor(() => target.acknowledged.size === 2000, 'all 2,000 events at the target', { timeoutMs: 30_000 })
+    await waitFor(() => target.acknowledged.size === 2000, 'all 2,000 events at the target', {
+      timeoutMs: 30_000,
+    })
     expect(new Set(target.received.map((r) => r.id))).toEqual(new Set(ids))
     expect(target.received.every((r) => signatureValid(r, targetSecret))).toBe(true)
     expect(target.received.some((r) => signatureValid(r, secretA))).toBe(false)
@@ -75,7 +79,10 @@ describe('forwarding to a target on loopback', () => {
     const backend = await startBackend({
       config: {
         forward: {
-          targets: { funds: { url: funds.url, events: ['funding.*'] }, cards: { url: cards.url, events: ['card.*'] } },
+          targets: {
+            funds: { url: funds.url, events: ['funding.*'] },
+            cards: { url: cards.url, events: ['card.*'] },
+          },
         },
       },
     })
@@ -88,8 +95,11 @@ describe('forwarding to a target on loopback', () => {
     expect(backend.services.forward.states(['evt_load_3'])).toEqual({})
     // Attempts are recorded in batches, so their state follows a moment later.
     await waitFor(
-      () => Object.keys(backend.services.forward.states(['evt_load_0', 'evt_load_1'])).length === 2 &&
-        Object.values(backend.services.forward.states(['evt_load_0', 'evt_load_1'])).every((s) => s === 'delivered'),
+      () =>
+        Object.keys(backend.services.forward.states(['evt_load_0', 'evt_load_1'])).length === 2 &&
+        Object.values(backend.services.forward.states(['evt_load_0', 'evt_load_1'])).every(
+          (s) => s === 'delivered',
+        ),
       'both recorded as delivered',
     )
     expect(backend.services.forward.states(['evt_load_0', 'evt_load_1'])).toEqual({

@@ -15,7 +15,8 @@ export interface ListenProcess {
 export function useListenProcess(): (args: string[], env: NodeJS.ProcessEnv) => Promise<ListenProcess> {
   const started: ChildProcess[] = []
   afterEach(() => {
-    for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    for (const child of started.splice(0))
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   })
   return (args, env) => {
     const child = spawn(process.execPath, [cliPath, 'listen', '--listener-port', '0', ...args], {
@@ -31,8 +32,7 @@ export function useListenProcess(): (args: string[], env: NodeJS.ProcessEnv) => 
       child.stderr.on('data', (c) => {
         err += c
         const m = /listening: (http:\/\/\S+\/webhooks)/.exec(err)
-        if (m)
-          resolve({ process: child, webhookUrl: m[1]!, stdout: () => out, stderr: () => err, exited })
+        if (m) resolve({ process: child, webhookUrl: m[1]!, stdout: () => out, stderr: () => err, exited })
       })
       void exited.then((code) => reject(new Error(`listen exited with ${code} before it was ready:\n${err}`)))
     })

@@ -67,7 +67,10 @@ describe('replay', () => {
   const startBackend = useWebhookBackend()
   const startTarget = useTestTargets()
 
-  async function stored(backend: Awaited<ReturnType<ReturnType<typeof useWebhookBackend>>>, ids: [string, string][]) {
+  async function stored(
+    backend: Awaited<ReturnType<ReturnType<typeof useWebhookBackend>>>,
+    ids: [string, string][],
+  ) {
     for (const [id, type] of ids) {
       const body = envelope(id, type)
       expect((await post(backend.webhookUrl, body, signed(body))).status).toBe(200)
@@ -77,8 +80,13 @@ describe('replay', () => {
   it('sends one stored event again to a URL, through the outbox, with its original signature', async () => {
     const app = await startTarget()
     const backend = await startBackend()
-    await stored(backend, [['evt_r1', 'funding.completed'], ['evt_r2', 'payout.completed']])
-    expect(unwrap(backend.services.forward.replay({ ids: ['evt_r2'], destination: { url: app.url } }))).toEqual({
+    await stored(backend, [
+      ['evt_r1', 'funding.completed'],
+      ['evt_r2', 'payout.completed'],
+    ])
+    expect(
+      unwrap(backend.services.forward.replay({ ids: ['evt_r2'], destination: { url: app.url } })),
+    ).toEqual({
       queued: 1,
       target: `url:${app.url}`,
     })
@@ -95,7 +103,11 @@ describe('replay', () => {
     const backend = await startBackend({
       config: { forward: { targets: { app: { url: app.url, events: ['report.ready'] } } } },
     })
-    await stored(backend, [['evt_f1', 'funding.completed'], ['evt_f2', 'card.created'], ['evt_f3', 'funding.failed']])
+    await stored(backend, [
+      ['evt_f1', 'funding.completed'],
+      ['evt_f2', 'card.created'],
+      ['evt_f3', 'funding.failed'],
+    ])
     const result = backend.services.forward.replay({
       filter: { types: ['funding.completed', 'funding.failed'], from: 0 },
       destination: { target: 'app' },
@@ -107,7 +119,9 @@ describe('replay', () => {
     expect(
       unwrap(backend.services.forward.replay({ filter: { to: 1 }, destination: { url: late.url } })).queued,
     ).toBe(0)
-    expect(backend.services.forward.replay({ ids: ['evt_f1'], destination: { target: 'nope' } })).toMatchObject({
+    expect(
+      backend.services.forward.replay({ ids: ['evt_f1'], destination: { target: 'nope' } }),
+    ).toMatchObject({
       ok: false,
       error: { code: 'not_found' },
     })
@@ -117,7 +131,12 @@ describe('replay', () => {
     const app = await startTarget()
     const backend = await startBackend()
     await stored(backend, [['evt_e1', 'funding.completed']])
-    const edited = JSON.stringify({ id: 'evt_e1', type: 'funding.completed', created_at: 'x', data: { amount: 5 } })
+    const edited = JSON.stringify({
+      id: 'evt_e1',
+      type: 'funding.completed',
+      created_at: 'x',
+      data: { amount: 5 },
+    })
     expect(unwrap(backend.services.forward.replayEdited('evt_e1', edited, { url: app.url })).queued).toBe(1)
     await waitFor(() => app.acknowledged.has('evt_e1'), 'the edited replay at the target')
     expect(app.received[0]!.body.toString()).toBe(edited)

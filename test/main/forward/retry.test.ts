@@ -21,7 +21,9 @@ describe('a target that is down for a while', () => {
   it('answering 503 for its first 10 s still receives every event, probed on the back-off schedule', async () => {
     const t0 = Date.parse('2026-11-20T10:00:00Z')
     const clock = manualClock(t0)
-    const target = await startTarget(() => (clock.now() - t0 < 10_000 ? { status: 503, body: 'starting' } : { status: 200 }))
+    const target = await startTarget(() =>
+      clock.now() - t0 < 10_000 ? { status: 503, body: 'starting' } : { status: 200 },
+    )
     const db = unwrap(openDatabase(join(tempDir(), 'watchdesk.db')))
     const store = openForwardStore(db.name)
     const targets = resolveTargets(
@@ -59,7 +61,11 @@ describe('a target that is down for a while', () => {
     }
     await dispatcher.stop()
     expect(new Set(target.acknowledged)).toEqual(new Set(ids))
-    expect(target.received.filter((r) => r.id && target.acknowledged.has(r.id)).every((r) => signatureValid(r, secretA))).toBe(true)
+    expect(
+      target.received
+        .filter((r) => r.id && target.acknowledged.has(r.id))
+        .every((r) => signatureValid(r, secretA)),
+    ).toBe(true)
     // While it failed: one round of 8, then one probe after 1 s, 5 s and 30 s (not 200 × retries).
     // While it failed: one first round (8 at once, a few more before the failures add up), then
     // a single probe after 1 s, 5 s and 30 s; not 200 events × their retries.

@@ -6,6 +6,8 @@ import { EventTable } from '../components/events/EventTable'
 import { ListenerPanel } from '../components/events/ListenerPanel'
 import { formatCount } from '../components/events/format'
 import { EmptyState } from '../components/EmptyState'
+import { ForwardStrip } from '../components/forward/ForwardStrip'
+import { ReplayFilteredButton } from '../components/forward/ReplayFilteredButton'
 import { useEventsStore } from '../stores/events'
 
 const ranges = [
@@ -75,6 +77,7 @@ export function EventsView() {
       </header>
 
       <ListenerPanel status={s.listener} />
+      <ForwardStrip />
 
       <div className="events-filters" role="search">
         <select
@@ -135,6 +138,7 @@ export function EventsView() {
           </button>
         )}
         {s.loading && <span className="dim">loading…</span>}
+        <ReplayFilteredButton filter={s.filter} count={s.count?.count ?? null} />
       </div>
 
       {s.error && <p className="banner banner-bad">{s.error.message}</p>}

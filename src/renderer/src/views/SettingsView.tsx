@@ -1,3 +1,4 @@
+import { ForwardTargetsPanel } from '../components/forward/ForwardTargetsPanel'
 import { useAppStore } from '../stores/app'
 import { StatusBadge } from '../components/Status'
 import { KeysPanel } from '../components/payments/KeysPanel'
@@ -41,6 +42,7 @@ export function SettingsView() {
           </section>
           <KeysPanel />
           <WebhookEndpointsPanel />
+          <ForwardTargetsPanel />
           <section className="panel">
             <h2>Effective configuration</h2>
             <pre className="json">{JSON.stringify(settings.config, null, 2)}</pre>

@@ -1,3 +1,4 @@
+import { ForwardStateMark } from '../forward/ForwardStateMark'
 import { useEffect, useRef } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import type { EventSummary } from '../../../../shared/contract/events'
@@ -94,6 +95,7 @@ export function EventTable(props: {
                 </span>
                 <span role="cell" className="mono">
                   {event.type}
+                  <ForwardStateMark id={event.id} />
                 </span>
                 <span role="cell" className="col-group">
                   <StatusBadge

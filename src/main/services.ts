@@ -51,15 +51,16 @@ export async function startListening(
     adhoc: options.forwardTo,
     exclusive: true,
     onAttempt: options.onForwardAttempt,
-    originalSignature: (endpoint, body) => webhooks?.originalSignature(endpoint, body) ?? null,
+    webhookSecrets: () => webhooks?.webhookSecrets() ?? new Map(),
   })
   // Never fails the start: a listener that cannot bind is reported in its status.
   const started = await startWebhooks(ctx, {
     port: options.listenerPort,
     afterEvent: [enqueueOnCommitSql],
-    relayAuthorization: (seq) => forward.relayAuthorization(seq),
+    relayAuthorization: (seq, elapsedMs) => forward.relayAuthorization(seq, elapsedMs),
   })
   webhooks = started
+  forward.secretsChanged()
   return {
     webhooks: started,
     forward,

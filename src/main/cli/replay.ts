@@ -11,7 +11,7 @@ import { systemPollClock } from '../chains/clock'
 import { createLogger } from '../log'
 import { accounts, createKeytarStore, withEnvironmentSecrets } from '../secrets'
 import type { SecretStore } from '../secrets'
-import { createEventStore, signBody } from '../webhooks'
+import { createEventStore, filterClause, signBody } from '../webhooks'
 import { parseCommandArgs } from './args'
 import type { CliIo } from './io'
 
@@ -100,7 +100,7 @@ export async function replay(options: ReplayOptions, io: CliIo): Promise<number>
     const queued =
       options.ids.length > 0
         ? store.enqueueIds(options.ids, name, now)
-        : store.enqueueFilter(filter, name, now, 1_000_000)
+        : store.enqueueFilter(filterClause(filter), name, now, 1_000_000)
     io.err(`Replaying ${queued} events to ${target.url}…`)
     const webhookSecrets = new Map<string, string>()
     const listed = await secrets.list()

@@ -1,15 +1,17 @@
 import { createHmac } from 'node:crypto'
 import type { Agent } from 'node:http'
 import type { ForwardState, ForwardTargetStatus } from '../../shared/contract/forward'
-import { authorizationRequestType } from '../../shared/events'
 import type { PollClock } from '../chains/clock'
 import type { Logger } from '../log'
-import { agentFor, deliver, responseKeptBytes } from './deliver'
-import type { DeliveryOutcome } from './deliver'
-import { typeMatches } from './patterns'
-import { retryDelay } from './schedule'
-import type { AttemptRecord, ClaimedForward, ForwardStore } from './store'
-import type { ForwardTarget } from './targets'
+import { agentFor, deliver, responseKeptBytes } from './deliver.ts'
+import type { DeliveryOutcome } from './deliver.ts'
+import { typeMatches } from './patterns.ts'
+import { retryDelay } from './schedule.ts'
+import type { AttemptRecord, ClaimedForward, ForwardStore } from './store.ts'
+import type { ForwardTarget } from './targets.ts'
+
+/** Runtime imports carry their `.ts` extension: the forward worker runs this file directly under
+ * vitest (Node strips the types), and the bundler resolves it for the built app. */
 
 /** One finished attempt, for the `listen` output and the live states. */
 export interface AttemptReport {
@@ -86,6 +88,8 @@ interface Runtime {
 const failingAfter = 3
 const relayKeptBytes = 64 * 1024
 const flushAt = 256
+/** The one type relayed synchronously (spec 6.1); kept here so the worker imports nothing else. */
+const authorizationRequestType = 'card.authorization.request'
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { store, clock, log, owner } = options

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
 import type { Config, ForwardTargetConfig } from '../../shared/config'
 import type { EventFilter } from '../../shared/contract/events'
 import type { EventForwarding, ForwardState, ForwardStatus } from '../../shared/contract/forward'
@@ -10,13 +10,16 @@ import type { AppContext } from '../context'
 import type { Logger } from '../log'
 import { redactFromLogs } from '../log'
 import { accounts } from '../secrets'
+import { filterClause } from '../webhooks'
 import type { SecretStore } from '../secrets'
 import { createDispatcher } from './dispatcher'
-import type { AttemptReport, Dispatcher, RelayAnswer } from './dispatcher'
+import type { AttemptReport, RelayAnswer } from './dispatcher'
+import { forwardWorkerFile, inThreadHandle, startForwardWorker } from './host'
+import type { DispatcherHandle } from './host'
 import { openForwardStore } from './store'
 import type { ForwardStore } from './store'
 import { adhocTargetName, resolveTargets } from './targets'
-import type { AdhocTarget } from './targets'
+import type { AdhocTarget, ForwardTarget } from './targets'
 
 export { enqueueOnCommitSql } from './sql'
 export { adhocTargetName } from './targets'
@@ -49,8 +52,10 @@ export interface ForwardService {
   ): Promise<Result<{ targets: Record<string, ForwardTargetConfig> }>>
   /** card.authorization.request, stored as `seq`: the first subscribed target's answer within
    * forward.authorizationBudgetMs, else null (the listener answers its fallback). */
-  relayAuthorization(seq: number): Promise<RelayAnswer | null>
-  dispatcher: Dispatcher
+  relayAuthorization(seq: number, elapsedMs?: number): Promise<RelayAnswer | null>
+  dispatcher: DispatcherHandle
+  /** The listener's secrets may have changed (it just started): pass them on now. */
+  secretsChanged(): void
   /** Lets the attempts under way finish; resolves with how many forwards stay queued. */
   stop(): Promise<number>
 }
@@ -61,8 +66,11 @@ export interface ForwardOptions {
   clock?: PollClock
   /** This process holds the instance lock: leases left by a killed run are free at once. */
   exclusive?: boolean
-  /** The original X-Service-Signature of a stored body (see DispatcherOptions). */
-  originalSignature: (endpoint: string | null, body: Buffer) => string | null
+  /** The listener's webhook secrets by endpoint id: the original X-Service-Signature of a stored
+   * body is recomputed with them (it is the very header the service sent). */
+  webhookSecrets: () => ReadonlyMap<string, Buffer>
+  /** Run the dispatcher on this thread rather than in the forward worker (always so with `clock`). */
+  inThread?: boolean
   onAttempt?: (report: AttemptReport) => void
   pollMs?: number
 }
@@ -97,27 +105,75 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
   const store: ForwardStore = openForwardStore(ctx.db.name)
   const owner = randomBytes(8).toString('hex')
   const adhoc: AdhocTarget[] = [...(options.adhoc ?? [])]
-  const dispatcher = createDispatcher({
-    store,
-    clock: options.clock ?? systemPollClock,
-    log,
-    owner,
-    pollMs: options.pollMs,
-    maxAgeMs: () => ctx.config().forward.maxAgeHours * 3_600_000,
-    originalSignature: options.originalSignature,
-    onAttempt: (report) => {
-      changed = true
-      options.onAttempt?.(report)
-    },
-    onStates: (states) => ctx.push.publish('forward.states', { states }),
-    storageFailed: (what, error) => ctx.storage.failed(what, error),
-  })
+  let targets: ForwardTarget[] = []
+  const onAttempt = (report: AttemptReport) => {
+    changed = true
+    options.onAttempt?.(report)
+  }
+  const onStates = (states: Record<string, ForwardState>) => ctx.push.publish('forward.states', { states })
+  const workerFile = options.inThread || options.clock ? null : forwardWorkerFile()
+  let dispatcher: DispatcherHandle
+  if (workerFile) {
+    dispatcher = startForwardWorker(workerFile, {
+      file: ctx.db.name,
+      owner,
+      exclusive: options.exclusive ?? false,
+      pollMs: options.pollMs,
+      log,
+      onAttempt,
+      onStates,
+      storageFailed: (what, failure) => ctx.storage.failed(what, failure),
+    })
+  } else {
+    if (options.exclusive) {
+      try {
+        const released = store.releaseLeases(owner)
+        if (released > 0) log.info('forwards left in flight by an earlier run are queued again', { released })
+      } catch (error) {
+        ctx.storage.failed('forward lease release', error)
+      }
+    }
+    let maxAgeMs = ctx.config().forward.maxAgeHours * 3_600_000
+    let signing: ReadonlyMap<string, Buffer> = new Map()
+    const inThread = createDispatcher({
+      store,
+      clock: options.clock ?? systemPollClock,
+      log,
+      owner,
+      pollMs: options.pollMs,
+      maxAgeMs: () => maxAgeMs,
+      originalSignature: (endpoint, body) => {
+        const secret = endpoint ? signing.get(endpoint) : undefined
+        return secret ? createHmac('sha256', secret).update(body).digest('hex') : null
+      },
+      onAttempt,
+      onStates,
+      storageFailed: (what, error) => ctx.storage.failed(what, error),
+    })
+    dispatcher = inThreadHandle(
+      inThread,
+      store,
+      (next) => (signing = next),
+      (ms) => (maxAgeMs = ms),
+    )
+  }
+  // The webhook secrets the listener verified with: the original signature is recomputed with them.
+  let secretsPrint = ''
+  const syncSecrets = () => {
+    const current = options.webhookSecrets()
+    const print = [...current].map(([k, v]) => `${k}=${v.toString('hex')}`).join(',')
+    if (print === secretsPrint) return
+    secretsPrint = print
+    dispatcher.setSecrets(current)
+  }
+  const secretsTimer = setInterval(syncSecrets, 1000)
+  secretsTimer.unref()
   let changed = true
   let problem: string | null = null
 
   async function applyConfig(config: Config): Promise<void> {
     const secrets = await targetSecrets(ctx.secrets, Object.keys(config.forward.targets), log)
-    const targets = resolveTargets(config.forward, adhoc, secrets)
+    targets = resolveTargets(config.forward, adhoc, secrets)
     try {
       store.syncRoutes(targets)
       problem = null
@@ -125,25 +181,20 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       problem = `Forward routing could not be saved (${(error as Error).message}); new events are not queued for forwarding until the database takes writes.`
       ctx.storage.failed('forward routes', error)
     }
-    dispatcher.setTargets(targets)
+    dispatcher.setTargets(targets, config.forward.maxAgeHours * 3_600_000)
+    syncSecrets()
     changed = true
   }
 
-  if (options.exclusive) {
-    try {
-      const released = store.releaseLeases(owner)
-      if (released > 0) log.info('forwards left in flight by an earlier run are queued again', { released })
-    } catch (error) {
-      ctx.storage.failed('forward lease release', error)
-    }
-  }
   await applyConfig(ctx.config())
   const offConfig = ctx.onConfigChange((config) => void applyConfig(config))
   const offSecrets = ctx.secrets.onChange((account) => {
     if (account.startsWith(accounts.forwardSecret(''))) void applyConfig(ctx.config())
   })
   const offPush = ctx.push.subscribe((message) => {
-    if (message.topic === 'events.appended') dispatcher.kick()
+    if (message.topic !== 'events.appended') return
+    syncSecrets()
+    dispatcher.kick()
   })
   const status = (): ForwardStatus => ({
     targets: dispatcher.status(),
@@ -168,7 +219,7 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
   /** A replay destination as a target name; a URL becomes an ad hoc target of this run. */
   function destinationName(destination: ReplayDestination): Result<string> {
     if ('target' in destination) {
-      const known = dispatcher.targets().some((t) => t.name === destination.target)
+      const known = targets.some((t) => t.name === destination.target)
       return known
         ? ok(destination.target)
         : err(
@@ -179,7 +230,7 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
     if (!/^https?:\/\//.test(destination.url))
       return err('bad_request', 'A replay URL must start with http:// or https://.')
     const name = adhocTargetName(destination.url)
-    if (!dispatcher.targets().some((t) => t.name === name)) {
+    if (!targets.some((t) => t.name === name)) {
       // Receives replays only: an ad hoc target added here gets no new events.
       adhoc.push({ url: destination.url, replayOnly: true })
       void applyConfig(ctx.config())
@@ -217,7 +268,7 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       return writing('forward replay', () => ({
         queued: ids
           ? store.enqueueIds(ids, target.value, now)
-          : store.enqueueFilter(filter!, target.value, now, limit),
+          : store.enqueueFilter(filterClause(filter!), target.value, now, limit),
         target: target.value,
       }))
     },
@@ -249,17 +300,23 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       if (!written.ok) return written
       return ok({ targets: written.value.forward.targets })
     },
-    relayAuthorization: (seq) => dispatcher.relay(seq, ctx.config().forward.authorizationBudgetMs),
+    relayAuthorization: (seq, elapsedMs = 0) => {
+      syncSecrets()
+      // The budget counts from the delivery's arrival (its commit took part of it).
+      const budget = Math.max(1, Math.round(ctx.config().forward.authorizationBudgetMs - elapsedMs))
+      return dispatcher.relay(seq, budget)
+    },
+    secretsChanged: syncSecrets,
     dispatcher,
     async stop() {
       offConfig()
       offSecrets()
       offPush()
       clearInterval(pushTimer)
-      await dispatcher.stop()
+      clearInterval(secretsTimer)
       let queued = 0
       try {
-        for (const c of store.openCounts().values()) queued += c.pending
+        queued = await dispatcher.stop()
       } catch (error) {
         log.warn('could not count the queued forwards', { error })
       }

@@ -1,7 +1,5 @@
 import Database from 'better-sqlite3'
 import type { Database as Db, Statement } from 'better-sqlite3'
-import type { EventFilter } from '../../shared/contract/events'
-import { filterClause } from '../webhooks'
 import type { EventForward, ForwardAttempt, ForwardState } from '../../shared/contract/forward'
 
 /** The outbox's own connection to the database: its writes (claims, attempts) are small, batched,
@@ -55,7 +53,8 @@ export interface ForwardStore {
   eventForwarding(seq: number): { forwards: EventForward[]; attempts: ForwardAttempt[] }
   statesOf(ids: string[]): Record<string, ForwardState>
   enqueueIds(ids: string[], target: string, now: number): number
-  enqueueFilter(filter: EventFilter, target: string, now: number, limit: number): number
+  /** `where` is the events view's filter as SQL (webhooks' filterClause). */
+  enqueueFilter(where: { sql: string; params: unknown[] }, target: string, now: number, limit: number): number
   enqueueEdited(seq: number, body: Buffer, target: string, now: number): number
   close(): void
 }
@@ -271,8 +270,7 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
       return prepared(enqueueSelect(`id IN (${ids.map(() => '?').join(',')})`)).run(target, now, now, ...ids)
         .changes
     },
-    enqueueFilter(filter, target, now, limit) {
-      const where = filterClause(filter)
+    enqueueFilter(where, target, now, limit) {
       return prepared(`${enqueueSelect(where.sql)} ORDER BY seq LIMIT ?`).run(
         target,
         now,

@@ -9,7 +9,6 @@ import { startListener } from './listener'
 import type { ListenerCounters, ListenerHooks } from './listener'
 import { loadSecretsCache } from './secrets-cache'
 import { sendTestEvent } from './send'
-import { signBody } from './verify'
 import type { SentTestEvent } from './send'
 import { LatencyWindow } from './stats'
 import { createEventStore } from './store'
@@ -30,9 +29,9 @@ export interface WebhookService {
   status(): ListenerStatus
   /** Signs a sample event with a configured secret (that endpoint's, or the first) and posts it here. */
   sendTest(type: string, endpoint?: string): Promise<Result<SentTestEvent & { endpoint: string }>>
-  /** X-Service-Signature as the service sent it for a stored body (HMAC with the endpoint's
-   * secret); null when that secret is no longer held. */
-  originalSignature(endpoint: string | null, body: Buffer): string | null
+  /** The secrets deliveries are verified with, by endpoint id (for the forwarder, which passes the
+   * service's signature through by recomputing it; never shown or logged). */
+  webhookSecrets(): ReadonlyMap<string, Buffer>
   stop(): Promise<void>
 }
 
@@ -172,10 +171,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
     store,
     url,
     status,
-    originalSignature(endpoint, body) {
-      const secret = endpoint ? secrets.only(endpoint).get(endpoint) : undefined
-      return secret ? signBody(secret, body) : null
-    },
+    webhookSecrets: () => secrets.all(),
     async sendTest(type, endpoint) {
       if (url === null) return err('unavailable', `The webhook listener is not running: ${problem}`)
       const chosen = endpoint ?? secrets.firstEndpoint()

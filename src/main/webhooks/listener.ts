@@ -41,9 +41,10 @@ export interface ListenerHooks {
   answered(ms: number, type: string | null): void
   rejected(rejection: Rejection): void
   counters: ListenerCounters
-  /** card.authorization.request (first delivery), once committed: the forward target's answer to
-   * relay, or null to answer `authorizationAnswer` (no target, or none within its budget). */
-  relayAuthorization?: (seq: number) => Promise<RelayedAnswer | null>
+  /** card.authorization.request (first delivery), once committed (`elapsedMs` after it arrived):
+   * the forward target's answer to relay, or null to answer `authorizationAnswer` (no target, or
+   * none within its budget, which counts from the arrival). */
+  relayAuthorization?: (seq: number, elapsedMs: number) => Promise<RelayedAnswer | null>
 }
 
 export interface RelayedAnswer {
@@ -251,7 +252,7 @@ function handle(
         if (eventType !== authorizationRequestType) return send(res, 200, {})
         if (!hooks.relayAuthorization || committed.value.duplicate)
           return send(res, 200, settings.authorizationAnswer())
-        void hooks.relayAuthorization(committed.value.summary.seq).then(
+        void hooks.relayAuthorization(committed.value.summary.seq, performance.now() - started).then(
           (relayed) => (relayed ? sendRaw(res, relayed) : send(res, 200, settings.authorizationAnswer())),
           () => send(res, 200, settings.authorizationAnswer()),
         )

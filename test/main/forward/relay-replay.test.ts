@@ -55,8 +55,8 @@ describe('card.authorization.request relay', () => {
       { timeoutMs: 10_000 },
     )
     expect(detail.attempts[0]!.status).toBe(200)
-    expect(detail.attempts[0]!.error).toBe(
-      'answered after the 1500 ms authorization budget: the listener sent the fallback answer',
+    expect(detail.attempts[0]!.error).toMatch(
+      /^answered after the 1\d{3} ms authorization budget: the listener sent the fallback answer$/,
     )
     expect(detail.attempts[0]!.latencyMs).toBeGreaterThanOrEqual(5000)
     expect(backend.services.webhooks.status().authorizationLatency.count).toBe(1)

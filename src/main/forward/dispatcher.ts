@@ -98,6 +98,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const running = new Set<Promise<void>>()
   let results: AttemptRecord[] = []
   let resultIds: string[] = []
+  const changedIds = new Set<string>()
+  let statesAt = 0
   let stopped = false
   let cancelPoll: (() => void) | null = null
   let soonScheduled = false
@@ -322,12 +324,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     results = []
     resultIds = []
-    if (options.onStates && ids.length > 0) {
-      try {
-        options.onStates(store.statesOf([...new Set(ids)]))
-      } catch (error) {
-        failed('forward states read', error)
-      }
+    for (const id of ids) changedIds.add(id)
+    publishStates()
+  }
+
+  /** The overall state of the events whose attempts were recorded, at most every 250 ms. */
+  function publishStates(force = false): void {
+    if (!options.onStates || changedIds.size === 0) return
+    const now = Date.now()
+    if (!force && now - statesAt < 250) return
+    statesAt = now
+    const ids = [...changedIds]
+    changedIds.clear()
+    try {
+      for (let i = 0; i < ids.length; i += 500) options.onStates(store.statesOf(ids.slice(i, i + 500)))
+    } catch (error) {
+      failed('forward states read', error)
     }
   }
 
@@ -412,6 +424,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const unstarted = [...runtimes.values()].flatMap((rt) => rt.queue.splice(0).map((r) => r.id))
       while (running.size > 0) await Promise.all([...running])
       flush()
+      publishStates(true)
       try {
         store.release(unstarted)
       } catch (error) {

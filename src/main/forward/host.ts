@@ -97,6 +97,7 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
     owner: options.owner,
     pollMs: options.pollMs ?? 50,
     exclusive: options.exclusive,
+    reportAttempts: options.onAttempt !== undefined,
   }
   let targets: ForwardTarget[] = []
   let maxAgeMs = 24 * 3_600_000

@@ -106,10 +106,7 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
   const owner = randomBytes(8).toString('hex')
   const adhoc: AdhocTarget[] = [...(options.adhoc ?? [])]
   let targets: ForwardTarget[] = []
-  const onAttempt = (report: AttemptReport) => {
-    changed = true
-    options.onAttempt?.(report)
-  }
+  const onAttempt = (report: AttemptReport) => options.onAttempt?.(report)
   const onStates = (states: Record<string, ForwardState>) => ctx.push.publish('forward.states', { states })
   const workerFile = options.inThread || options.clock ? null : forwardWorkerFile()
   let dispatcher: DispatcherHandle
@@ -120,7 +117,7 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       exclusive: options.exclusive ?? false,
       pollMs: options.pollMs,
       log,
-      onAttempt,
+      onAttempt: options.onAttempt ? onAttempt : undefined,
       onStates,
       storageFailed: (what, failure) => ctx.storage.failed(what, failure),
     })
@@ -168,7 +165,6 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
   }
   const secretsTimer = setInterval(syncSecrets, 1000)
   secretsTimer.unref()
-  let changed = true
   let problem: string | null = null
 
   async function applyConfig(config: Config): Promise<void> {
@@ -183,7 +179,6 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
     }
     dispatcher.setTargets(targets, config.forward.maxAgeHours * 3_600_000)
     syncSecrets()
-    changed = true
   }
 
   await applyConfig(ctx.config())
@@ -202,9 +197,8 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
     problem,
   })
   let lastPushed = ''
+  // Once a second, when anything changed (the worker's counts arrive on their own).
   const pushTimer = setInterval(() => {
-    if (!changed) return
-    changed = false
     try {
       const next = status()
       const text = JSON.stringify(next)

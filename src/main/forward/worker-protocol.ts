@@ -10,6 +10,8 @@ export interface ForwardWorkerData {
   pollMs: number
   /** This process holds the instance lock: leases left by a killed run are freed at start. */
   exclusive: boolean
+  /** Whether anyone reads the attempts (the `listen` lines): else they are not posted back. */
+  reportAttempts: boolean
 }
 
 /** An attempt as the worker reports it (the target by name). */

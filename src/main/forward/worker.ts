@@ -50,6 +50,7 @@ const dispatcher = createDispatcher({
     return secret ? createHmac('sha256', secret).update(body).digest('hex') : null
   },
   onAttempt: (a) => {
+    if (!settings.reportAttempts) return
     attempts.push({
       target: a.target.name,
       eventId: a.eventId,

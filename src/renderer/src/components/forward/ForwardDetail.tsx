@@ -13,7 +13,7 @@ export function ForwardDetail({ id, body }: { id: string; body: string | undefin
   const [data, setData] = useState<EventForwarding | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [editing, setEditing] = useState<string | null>(null)
-  const state = useForwardStore((s) => s.states[id])
+  const version = useForwardStore((s) => s.versions[id] ?? 0)
   useEffect(() => {
     let live = true
     void backend()
@@ -28,7 +28,7 @@ export function ForwardDetail({ id, body }: { id: string; body: string | undefin
     return () => {
       live = false
     }
-  }, [id, state])
+  }, [id, version])
 
   return (
     <section aria-label="Forwarding" className="forward-detail">
@@ -81,7 +81,7 @@ export function ForwardDetail({ id, body }: { id: string; body: string | undefin
           <tbody>
             {data.attempts.map((a, i) => (
               <tr key={i}>
-                <td className="mono">{time(a.at)}</td>
+                <td className="mono forward-time">{time(a.at)}</td>
                 <td className="mono">{a.target}</td>
                 <td className="num">{a.attempt}</td>
                 <td className={a.status !== null && a.status < 300 ? 'num' : 'num bad'}>{a.status ?? '—'}</td>

@@ -6,7 +6,7 @@ export function ReplayFilteredButton({ filter, count }: { filter: EventFilter; c
   if (count === null || count === 0) return null
   return (
     <ReplayControl
-      label={`Replay ${count.toLocaleString('en-US')} events to…`}
+      label={`Replay ${count.toLocaleString('en-US')} ${count === 1 ? 'event' : 'events'} to…`}
       filter={filter}
       count={count}
     />

@@ -6,6 +6,8 @@ import { backend } from '../../api'
  * States of rows the table shows are fetched in batches (one call per 100 ms of new rows). */
 interface ForwardStore {
   states: Record<string, ForwardState | 'none'>
+  /** Bumped for an event whenever new attempts of it were recorded (the detail pane reloads). */
+  versions: Record<string, number>
   status: ForwardStatus | null
   want(id: string): void
   refreshStatus(): Promise<void>
@@ -17,6 +19,7 @@ let timer: ReturnType<typeof setTimeout> | null = null
 
 export const useForwardStore = create<ForwardStore>((set, get) => ({
   states: {},
+  versions: {},
   status: null,
   want(id) {
     if (get().states[id] !== undefined || wanted.has(id)) return
@@ -40,9 +43,11 @@ export const useForwardStore = create<ForwardStore>((set, get) => ({
     if (r.ok) set({ status: r.value })
   },
   attach() {
-    const offStates = backend().onPush('forward.states', ({ states }) =>
-      set({ states: { ...get().states, ...states } }),
-    )
+    const offStates = backend().onPush('forward.states', ({ states }) => {
+      const versions = { ...get().versions }
+      for (const id of Object.keys(states)) versions[id] = (versions[id] ?? 0) + 1
+      set({ states: { ...get().states, ...states }, versions })
+    })
     const offStatus = backend().onPush('forward.status', (status) => set({ status }))
     // New events are queued at once: forget what is known about them so it is asked again.
     const offAppended = backend().onPush('events.appended', ({ events }) => {

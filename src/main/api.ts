@@ -8,6 +8,7 @@ import { paymentsApi } from './api/payments'
 import { storageApi } from './api/storage'
 import { alertsApi } from './api/alerts'
 import { sourcesApi } from './api/sources'
+import { forwardApi } from './api/forward'
 
 /** Implements the contract. The only place where capabilities meet: each section in ./api/ maps
  * its methods onto one capability's services; `satisfies` fails the build if a method is missing. */
@@ -20,5 +21,6 @@ export function createApi(ctx: AppContext, services: Services): ApiHandlers {
     ...storageApi(ctx),
     ...alertsApi(ctx, services),
     ...sourcesApi(services),
+    ...forwardApi(ctx, services),
   } satisfies ApiHandlers
 }

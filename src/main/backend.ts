@@ -25,6 +25,7 @@ import { version } from './version'
 import { createMeters } from './meters'
 import { metricsFor } from './api/metrics'
 import type { PollClock } from '../shared/clock'
+import type { AdhocTarget } from './forward'
 
 export interface BackendOptions {
   dataDir: string
@@ -38,6 +39,8 @@ export interface BackendOptions {
   listenerPort?: number
   /** The poller's and the alert rules' clock; tests move it by hand. */
   clock?: PollClock
+  /** `--forward-to URL` targets of this run. */
+  forwardTo?: AdhocTarget[]
 }
 
 export interface Backend {
@@ -87,6 +90,7 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
       listenerPort: options.listenerPort,
       env: options.env ?? process.env,
       clock: options.clock,
+      forwardTo: options.forwardTo,
     })
   } catch (error) {
     log.error('a service failed to start', { error })
@@ -117,7 +121,7 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
   })
 }
 
-function createContext(
+export function createContext(
   options: BackendOptions,
   store: ConfigStore,
   db: AppContext['db'],
@@ -159,7 +163,7 @@ function createContext(
   }
 }
 
-function ensureDir(dir: string): Result<string> {
+export function ensureDir(dir: string): Result<string> {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     return ok(dir)

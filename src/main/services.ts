@@ -12,6 +12,8 @@ import type { AlertsService } from './alerts'
 import type { PollClock } from '../shared/clock'
 import { startSources } from './relay'
 import type { SourcesService } from './relay'
+import { enqueueOnCommitSql, startForward } from './forward'
+import type { AdhocTarget, AttemptReport, ForwardService } from './forward'
 
 /** The long-running parts of each capability (listener, poller, payments client), started in
  * `startServices` and stopped in reverse order; api.ts maps contract methods onto them. */
@@ -26,6 +28,8 @@ export interface Services {
   alerts: AlertsService
   /** Relays this console follows (issue 12). */
   sources: SourcesService
+  /** Outbox, dispatcher, replay and the authorization relay (issue 11). */
+  forward: ForwardService
 }
 
 export interface StartedServices {
@@ -40,6 +44,42 @@ export interface ServiceOptions {
   env?: NodeJS.ProcessEnv
   /** The poller's and the alert rules' clock (tests). */
   clock?: PollClock
+  /** `--forward-to URL` targets of this run. */
+  forwardTo?: AdhocTarget[]
+  /** Every finished forward attempt (the `listen` command prints them). */
+  onForwardAttempt?: (report: AttemptReport) => void
+}
+
+/** The listener, the store and the forwarder: what `listen` runs, and the first part of every
+ * back end. Stops the listener first (its last commits), then lets the forwards under way finish. */
+export async function startListening(
+  ctx: AppContext,
+  options: ServiceOptions,
+): Promise<{ webhooks: WebhookService; forward: ForwardService; stop(): Promise<number> }> {
+  // Forward first, so the listener's first event is routed; it signs with the webhook secrets.
+  let webhooks: WebhookService | null = null
+  const forward = await startForward(ctx, {
+    adhoc: options.forwardTo,
+    exclusive: true,
+    onAttempt: options.onForwardAttempt,
+    webhookSecrets: () => webhooks?.webhookSecrets() ?? new Map(),
+  })
+  // Never fails the start: a listener that cannot bind is reported in its status.
+  const started = await startWebhooks(ctx, {
+    port: options.listenerPort,
+    afterEvent: [enqueueOnCommitSql],
+    relayAuthorization: (seq, elapsedMs) => forward.relayAuthorization(seq, elapsedMs),
+  })
+  webhooks = started
+  forward.secretsChanged()
+  return {
+    webhooks: started,
+    forward,
+    stop: async () => {
+      await started.stop()
+      return forward.stop()
+    },
+  }
 }
 
 export async function startServices(
@@ -47,9 +87,8 @@ export async function startServices(
   options: ServiceOptions,
 ): Promise<Result<StartedServices>> {
   const stops: (() => Promise<void>)[] = []
-  // Never fails the start: a listener that cannot bind is reported in its status.
-  const webhooks = await startWebhooks(ctx, { port: options.listenerPort })
-  stops.push(() => webhooks.stop())
+  const { webhooks, forward, stop: stopListening } = await startListening(ctx, options)
+  stops.push(async () => void (await stopListening()))
   const chains = await startChainsService(ctx, options.clock)
   stops.push(() => chains.stop())
   const payments = startPayments(ctx, options.env ?? process.env)
@@ -69,7 +108,7 @@ export async function startServices(
   stops.push(() => alerts.stop())
   const sources = startSources(ctx)
   stops.push(() => sources.stop())
-  const services: Services = { webhooks, chains, payments, alerts, sources }
+  const services: Services = { webhooks, chains, payments, alerts, sources, forward }
   return ok({
     services,
     stop: async () => {

@@ -71,6 +71,45 @@ export const DesktopConfig = z
 export const SourceConfig = z.object({ url: httpUrl, enabled: z.boolean().default(true) }).strict()
 export const sourceNamePattern = /^[A-Za-z0-9_.-]{1,64}$/
 
+/** `funding.*`, `card.authorization.request`, `*`: a type, or a prefix ending in `*`. */
+export const forwardEventPattern = z
+  .string()
+  .regex(/^[A-Za-z0-9_.*-]{1,200}$/, 'an event pattern is a type such as funding.completed, or funding.*')
+
+export const ForwardTargetConfig = z
+  .object({
+    url: httpUrl,
+    /** Event types this target receives (`funding.*` patterns allowed); all when absent. */
+    events: z.array(forwardEventPattern).max(100).optional(),
+    headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/), z.string().max(4000)).optional(),
+    timeoutMs: z.number().int().min(100).max(120_000).optional(),
+    concurrency: z.number().int().min(1).max(64).optional(),
+    enabled: z.boolean().optional(),
+    /** Milliseconds to wait before each retry; the last one repeats until forward.maxAgeHours. */
+    retrySchedule: z.array(z.number().int().min(10).max(86_400_000)).min(1).max(30).optional(),
+  })
+  .strict()
+export type ForwardTargetConfig = z.infer<typeof ForwardTargetConfig>
+
+export const ForwardConfig = z
+  .object({
+    targets: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a target name is letters, digits, _ . -'),
+        ForwardTargetConfig,
+      )
+      .default({}),
+    /** How long card.authorization.request waits for the target's answer before the fallback. */
+    authorizationBudgetMs: z.number().int().min(50).max(1900).default(1500),
+    /** A forward still failing after this long is given up (shown as "gave up"). */
+    maxAgeHours: z
+      .number()
+      .positive()
+      .max(24 * 90)
+      .default(24),
+  })
+  .strict()
+
 const ConfigObject = z
   .object({
     apiBaseUrl: httpUrl.optional(),
@@ -82,6 +121,7 @@ const ConfigObject = z
     sources: z
       .record(z.string().regex(sourceNamePattern, 'a source name is letters, digits, _ . -'), SourceConfig)
       .default({}),
+    forward: ForwardConfig.default(ForwardConfig.parse({})),
     ...PaymentsConfigShape,
     alerts: AlertsConfig.default(AlertsConfig.parse({})),
   })

@@ -9,6 +9,7 @@ import type { Database } from '../db'
 import { createEventStore } from '../webhooks'
 import type { EventStore } from '../webhooks'
 import { eventsFromStore } from './relay'
+import { registerReplay } from './replay'
 import type { CliContext, CommonOptions } from './common'
 import { dataDirOf, example, positiveInt, withCommon } from './common'
 import { exitCodes, failure } from './exit'
@@ -37,6 +38,7 @@ export function registerEvents(program: Command, ctx: CliContext): void {
     .option('--interval <ms>', 'how often --follow looks for new events', positiveInt('interval', 50), 500)
     .option('--store <url>', "read a relay's store instead: sqlite:PATH or postgres://…")
     .action(async (options: EventsOptions) => ctx.exit(await runEvents(options, ctx.io)))
+  registerReplay(events, ctx)
   example(
     events,
     'watchdesk events --type funding.completed --limit 20',

@@ -16,6 +16,7 @@ import { registerProjectUid } from './project-uid'
 import { registerAlerts } from './alerts'
 import { registerRelay } from './relay'
 import { registerSources } from './sources'
+import { registerListen } from './listen'
 
 export type { CliDeps } from './common'
 
@@ -55,6 +56,7 @@ Example:
     registerAlerts,
     registerRelay,
     registerSources,
+    registerListen,
   ]) {
     register(program, ctx)
   }

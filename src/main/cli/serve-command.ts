@@ -12,6 +12,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     )
     .option('--port <port>', 'console port (0: any free port)')
     .option('--listener-port <port>', 'webhook listener port, over listener.port')
+    .option('--forward-to <url...>', 'also forward every verified event to this URL (repeatable)')
     .option('--demo', 'twelve local anvil nodes and sample events, secrets in memory, a temporary data dir')
     .action(async () => {
       const at = ctx.argv.indexOf('serve')

@@ -7,7 +7,7 @@ import type { CliIo } from './io'
 import { err } from '../../shared/result'
 import type { Result } from '../../shared/result'
 
-export const serveUsage = `watchdesk serve [--data-dir DIR] [--config FILE] [--port 7420] [--listener-port 7421] [--demo]
+export const serveUsage = `watchdesk serve [--data-dir DIR] [--config FILE] [--port 7420] [--listener-port 7421] [--forward-to URL]… [--demo]
   Starts the console on http://127.0.0.1:7420 and prints the URL with its launch token.
   --demo: twelve local anvil nodes and sample events, secrets in memory, a temporary data dir.`
 
@@ -16,6 +16,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     port: { type: 'string' },
     'listener-port': { type: 'string' },
     demo: { type: 'boolean', default: false },
+    'forward-to': { type: 'string', multiple: true },
   })
   if (!args.ok) return fail(io, args.error.message, exitUsage)
   const port = portFlag(args.value.values.port, 'port')
@@ -53,6 +54,7 @@ async function serve(
     configFile: demo ? demo.value.configFile : configFlag,
     port,
     listenerPort,
+    forwardTo: ((values['forward-to'] as string[] | undefined) ?? []).map((url) => ({ url })),
     env: io.env,
     log,
     ...(demo ? { secrets: demo.value.secrets } : {}),

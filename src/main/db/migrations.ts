@@ -4,6 +4,7 @@ import { migration003 } from './migrations/003-chain-samples'
 import { migration004 } from './migrations/004-event-conflicts'
 import { migration005 } from './migrations/005-alerts'
 import { migration006 } from './migrations/006-relay-and-sources'
+import { migration007 } from './migrations/007-forward-outbox'
 import type { Migration } from './migrations/migration'
 
 export type { Migration } from './migrations/migration'
@@ -17,4 +18,5 @@ export const migrations: Migration[] = [
   migration004,
   migration005,
   migration006,
+  migration007,
 ]

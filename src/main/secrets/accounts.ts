@@ -5,6 +5,7 @@ export const accounts = {
   webhookSecret: (endpointId: string) => `webhook-secret:${endpointId}`,
   projectUid: 'project-uid',
   sourceToken: (name: string) => `source-token:${name}`,
+  forwardSecret: (target: string) => `forward-secret:${target}`,
   isApiKey: (account: string) => account.startsWith('api-key:'),
   isWebhookSecret: (account: string) => account.startsWith('webhook-secret:'),
   nameOf: (account: string) => account.slice(account.indexOf(':') + 1),

@@ -6,7 +6,7 @@ import type { AppContext } from '../context'
 import { workerCommitter } from './committer'
 import { createBatchedPublisher, createIngest } from './ingest'
 import { startListener } from './listener'
-import type { ListenerCounters } from './listener'
+import type { ListenerCounters, ListenerHooks } from './listener'
 import { loadSecretsCache } from './secrets-cache'
 import { sendTestEvent } from './send'
 import type { SentTestEvent } from './send'
@@ -18,7 +18,7 @@ export { sendTestEvent, sampleEnvelope } from './send'
 export type { SendTestEventOptions, SentTestEvent } from './send'
 export { signBody, verifySignature, parseEnvelope } from './verify'
 export type { Envelope } from './verify'
-export { createEventStore } from './store'
+export { createEventStore, filterClause } from './store'
 export type { EventStore } from './store'
 // Parts a receiver is built from (the relay: the same listener, ingest and commit path over another store).
 export { createIngest, createBatchedPublisher } from './ingest'
@@ -40,12 +40,18 @@ export interface WebhookService {
   status(): ListenerStatus
   /** Signs a sample event with a configured secret (that endpoint's, or the first) and posts it here. */
   sendTest(type: string, endpoint?: string): Promise<Result<SentTestEvent & { endpoint: string }>>
+  /** The secrets deliveries are verified with, by endpoint id (for the forwarder, which passes the
+   * service's signature through by recomputing it; never shown or logged). */
+  webhookSecrets(): ReadonlyMap<string, Buffer>
   stop(): Promise<void>
 }
 
 export interface WebhookOptions {
   /** `--listener-port`, over `listener.port`. */
   port?: number
+  /** Run in the commit transaction after each event (the forward outbox's enqueue). */
+  afterEvent?: string[]
+  relayAuthorization?: ListenerHooks['relayAuthorization']
 }
 
 const aliveEveryMs = 15_000
@@ -63,6 +69,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
   const authorizationLatency = new LatencyWindow()
   const publisher = createBatchedPublisher((payload) => ctx.push.publish('events.appended', payload))
   const committer = workerCommitter(ctx.db.name, {
+    afterEvent: options.afterEvent,
     onRestart: (failure) => log.warn('commit worker stopped; starting it again', { ...failure }),
   })
   const ingest = createIngest(committer, log, (summaries) => publisher.add(summaries), {
@@ -85,6 +92,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
       ingest,
       secrets,
       counters,
+      relayAuthorization: options.relayAuthorization,
       answered(ms, type) {
         latency.record(ms)
         if (type !== null) ctx.meters.committed(ms)
@@ -176,6 +184,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
     store,
     url,
     status,
+    webhookSecrets: () => secrets.all(),
     async sendTest(type, endpoint) {
       if (url === null) return err('unavailable', `The webhook listener is not running: ${problem}`)
       const chosen = endpoint ?? secrets.firstEndpoint()

@@ -41,6 +41,16 @@ export interface ListenerHooks {
   answered(ms: number, type: string | null): void
   rejected(rejection: Rejection): void
   counters: ListenerCounters
+  /** card.authorization.request (first delivery), once committed (`elapsedMs` after it arrived):
+   * the forward target's answer to relay, or null to answer `authorizationAnswer` (no target, or
+   * none within its budget, which counts from the arrival). */
+  relayAuthorization?: (seq: number, elapsedMs: number) => Promise<RelayedAnswer | null>
+}
+
+export interface RelayedAnswer {
+  status: number
+  body: Buffer
+  contentType: string | null
 }
 
 export interface RunningListener {
@@ -246,7 +256,13 @@ function handle(
         if (committed.value.duplicate) hooks.counters.duplicates++
         else hooks.counters.accepted++
         if (committed.value.conflict) hooks.counters.conflicts++
-        send(res, 200, eventType === authorizationRequestType ? settings.authorizationAnswer() : {})
+        if (eventType !== authorizationRequestType) return send(res, 200, {})
+        if (!hooks.relayAuthorization || committed.value.duplicate)
+          return send(res, 200, settings.authorizationAnswer())
+        void hooks.relayAuthorization(committed.value.summary.seq, performance.now() - started).then(
+          (relayed) => (relayed ? sendRaw(res, relayed) : send(res, 200, settings.authorizationAnswer())),
+          () => send(res, 200, settings.authorizationAnswer()),
+        )
       })
   }
 }
@@ -287,6 +303,15 @@ function readBody(
   req.once('close', () => {
     if (!req.complete) finish({ kind: 'aborted' })
   })
+}
+
+function sendRaw(res: ServerResponse, answer: RelayedAnswer): void {
+  if (res.headersSent || res.destroyed) return
+  res.writeHead(answer.status, {
+    'content-type': answer.contentType ?? 'application/json',
+    'content-length': answer.body.length,
+  })
+  res.end(answer.body)
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

@@ -9,6 +9,7 @@ import type {
 import { fundingLine, groupOf } from '../../shared/events'
 import type { EventGroup } from '../../shared/events'
 import type { Envelope } from './verify'
+import { filterClause } from '../db/event-filter'
 import { baseColumns, summaryColumns } from './sql'
 import type { EventParams, EventRow } from './sql'
 
@@ -47,35 +48,6 @@ function safeParse(text: string): unknown {
   } catch {
     return null
   }
-}
-
-/** `WHERE` clause of a view filter; every branch can use an index. */
-export function filterClause(filter: EventFilter): { sql: string; params: unknown[] } {
-  const parts: string[] = []
-  const params: unknown[] = []
-  if (filter.groups?.length) {
-    parts.push(`grp IN (${filter.groups.map(() => '?').join(',')})`)
-    params.push(...filter.groups)
-  }
-  if (filter.types?.length) {
-    parts.push(`type IN (${filter.types.map(() => '?').join(',')})`)
-    params.push(...filter.types)
-  }
-  if (filter.from !== undefined) {
-    parts.push('received_at >= ?')
-    params.push(filter.from)
-  }
-  if (filter.to !== undefined) {
-    parts.push('received_at <= ?')
-    params.push(filter.to)
-  }
-  const search = filter.search?.trim()
-  if (search) {
-    // Prefix match on either id, as two index ranges.
-    parts.push('((id >= ? AND id < ?) OR (data_id >= ? AND data_id < ?))')
-    params.push(search, search + '\uffff', search, search + '\uffff')
-  }
-  return { sql: parts.length ? parts.join(' AND ') : '1', params }
 }
 
 /** The read side of the SQLite event store (the write side is a Committer). Synchronous, as
@@ -208,3 +180,5 @@ export function parseTime(text: string): number | null {
   const ms = Date.parse(text)
   return Number.isFinite(ms) ? ms : null
 }
+
+export { filterClause }

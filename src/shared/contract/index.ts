@@ -7,6 +7,7 @@ import { chainsMethods, chainsPushes } from './chains'
 import { storageMethods, storagePushes } from './storage'
 import { alertsMethods, alertsPushes } from './alerts'
 import { sourcesMethods, sourcesPushes } from './sources'
+import { forwardMethods, forwardPushes } from './forward'
 
 /** The one list of API methods. Preload, IPC handlers, HTTP routes and the renderer client all
  * derive from it; each capability declares its own methods in a sibling file. */
@@ -18,6 +19,7 @@ export const methods = {
   ...storageMethods,
   ...alertsMethods,
   ...sourcesMethods,
+  ...forwardMethods,
 } satisfies Record<string, MethodSpec>
 
 /** Live updates pushed from the back end (IPC `send` under Electron, server-sent events in serve). */
@@ -32,6 +34,7 @@ export const pushes = {
   ...storagePushes,
   ...alertsPushes,
   ...sourcesPushes,
+  ...forwardPushes,
 } satisfies Record<string, z.ZodType>
 
 export type Methods = typeof methods

@@ -12,6 +12,8 @@ import { effects } from '../effects'
 import { countLine, isFiltered, useEventsStore } from '../stores/events'
 import { useStaleSince } from '../stores/link'
 import { SourcesStrip } from '../components/sources/SourceProgress'
+import { ForwardStrip } from '../components/forward/ForwardStrip'
+import { ReplayFilteredButton } from '../components/forward/ReplayFilteredButton'
 
 const ranges = [
   { id: 'any', label: 'Any time', ms: null },
@@ -27,6 +29,7 @@ export function EventsView() {
   const s = useEventsStore(
     useShallow((st) => ({
       filter: st.filter,
+      count: st.count,
       loading: st.loading,
       heldCount: st.held.length,
       listening: st.listener?.listening,
@@ -91,6 +94,7 @@ export function EventsView() {
 
       <LiveListenerPanel />
       <SourcesStrip />
+      <ForwardStrip />
 
       <div className="events-filters" role="search">
         <select
@@ -151,6 +155,7 @@ export function EventsView() {
           </button>
         )}
         {s.loading && <span className="dim">loading…</span>}
+        <ReplayFilteredButton filter={s.filter} count={s.count?.count ?? null} />
       </div>
 
       {s.error && <p className="banner banner-bad">{s.error.message}</p>}

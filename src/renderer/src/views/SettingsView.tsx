@@ -1,3 +1,4 @@
+import { ForwardTargetsPanel } from '../components/forward/ForwardTargetsPanel'
 import { useAppStore } from '../stores/app'
 import { usePreferences } from '../stores/preferences'
 import { StatusBadge } from '../components/Status'
@@ -59,6 +60,7 @@ export function SettingsView() {
           <WebhookEndpointsPanel />
           <ChannelsPanel />
           <SourcesPanel />
+          <ForwardTargetsPanel />
           <section className="panel">
             <h2>Effective configuration</h2>
             <pre className="json" tabIndex={0} aria-label="Effective configuration JSON">

@@ -1,3 +1,4 @@
+import { ForwardDetail } from '../forward/ForwardDetail'
 import type { EventDetail, EventSummary } from '../../../../shared/contract/events'
 import {
   attemptSchedule,
@@ -62,6 +63,7 @@ export function EventDetailPane({
         <dt>Matched endpoint</dt>
         <dd className="mono">{summary.endpoint ?? '—'}</dd>
       </dl>
+      <ForwardDetail id={summary.id} body={detail?.body} />
       {summary.deliveries > 1 && summary.createdAtMs !== null && (
         <section aria-label="Retry schedule">
           <h2>Retry schedule (spec 6.2)</h2>

@@ -1,3 +1,4 @@
+import { ForwardStateMark } from '../forward/ForwardStateMark'
 import { useEffect, useRef, useState } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import type { EventSummary } from '../../../../shared/contract/events'
@@ -126,6 +127,7 @@ export function EventTable(props: {
                 </span>
                 <span role="gridcell" className="mono">
                   {event.type}
+                  <ForwardStateMark id={event.id} />
                 </span>
                 <span role="gridcell" className="col-group">
                   <StatusBadge

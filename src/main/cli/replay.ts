@@ -1,0 +1,246 @@
+import type { Command } from 'commander'
+import type { CliContext } from './common'
+import { example, withCommon } from './common'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline/promises'
+import type { EventFilter } from '../../shared/contract/events'
+import { loadConfig, resolveDataDir } from '../config'
+import { databaseFileName, openDatabase } from '../db'
+import { adhocTargetName, createDispatcher, openForwardStore, targetSecrets } from '../forward'
+import type { AttemptReport, ForwardTarget } from '../forward'
+import { resolveTargets } from '../forward/targets'
+import { systemPollClock } from '../../shared/clock'
+import { createLogger } from '../log'
+import { accounts, createKeytarStore, withEnvironmentSecrets } from '../secrets'
+import type { SecretStore } from '../secrets'
+import { createEventStore, filterClause, signBody } from '../webhooks'
+import { parseCommandArgs } from './args'
+import type { CliIo } from './io'
+
+/** `events replay`, declared for help and usage errors; `replayCommand` parses its own arguments. */
+export function registerReplay(events: Command, ctx: CliContext): void {
+  const command = withCommon(events.command('replay'))
+    .summary('send stored events again through the forward outbox')
+    .description(
+      'Send stored events again through the forward outbox (each attempt recorded): by id, or a filtered set. Above 100 events it asks first (--yes answers). A running serve or listen with the same target retries what fails here.',
+    )
+    .argument('[ids...]', 'event ids (evt_…)')
+    .option('--to <url>', 'send to this URL')
+    .option('--target <name>', 'send to this forward target (forward.targets)')
+    .option('--type <type...>', 'every stored event of these types')
+    .option('--since <iso>', 'received at or after this time')
+    .option('--until <iso>', 'received before this time')
+    .option('--yes', 'answer yes to the confirmation above 100 events')
+    .action(async () => {
+      const at = ctx.argv.indexOf('replay')
+      ctx.exit(await replayCommand(ctx.argv.slice(at + 1), ctx.io))
+    })
+  example(
+    command,
+    'watchdesk events replay evt_123 --to http://localhost:3000/hook',
+    'watchdesk events replay --type funding.completed --since 2026-11-20T00:00:00Z --target app --yes',
+  )
+}
+
+export interface ReplayOptions {
+  ids: string[]
+  types?: string[]
+  since?: number
+  until?: number
+  to?: string
+  target?: string
+  yes: boolean
+  json: boolean
+  dataDir: string
+  configFile?: string
+  secrets?: SecretStore
+  /** Asks the operator; null when nobody can answer (not a terminal). */
+  confirm?: (question: string) => Promise<boolean | null>
+}
+
+const confirmAbove = 100
+
+/** `watchdesk events replay` with already-parsed options; the exit code. */
+export async function replay(options: ReplayOptions, io: CliIo): Promise<number> {
+  if ((options.to === undefined) === (options.target === undefined))
+    return fail(io, 'say where to: --to URL or --target NAME (one of them).', 2)
+  if (options.ids.length === 0 && !options.types && options.since === undefined)
+    return fail(io, 'say which events: their ids, or --type T --since ISO [--until ISO].', 2)
+  const file = join(options.dataDir, databaseFileName)
+  if (!existsSync(file))
+    return fail(io, `${options.dataDir} holds no database yet: nothing to replay. Pass --data-dir.`, 3)
+  const loaded = loadConfig(options.dataDir, options.configFile)
+  if (!loaded.ok) return fail(io, loaded.error.message, 3)
+  const log = createLogger((line) => io.err(line), 'warn')
+  const secrets = options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env)
+  const forward = loaded.value.config.forward
+  if (options.target && !forward.targets[options.target])
+    return fail(
+      io,
+      `no forward target is named ${options.target} (forward.targets in the config); or use --to URL.`,
+      2,
+    )
+  const db = openDatabase(file)
+  if (!db.ok) return fail(io, db.error.message, 3)
+  const store = openForwardStore(file)
+  try {
+    const filter: EventFilter = {
+      ...(options.types ? { types: options.types } : {}),
+      ...(options.since !== undefined ? { from: options.since } : {}),
+      ...(options.until !== undefined ? { to: options.until } : {}),
+    }
+    const events = createEventStore(db.value)
+    const count = options.ids.length > 0 ? options.ids.length : events.count(filter, 1_000_000).count
+    if (options.ids.length > 0) {
+      const missing = options.ids.filter((id) => events.get(id) === null)
+      if (missing.length > 0) return fail(io, `no stored event has the id ${missing.join(', ')}.`, 1)
+    }
+    if (count === 0) {
+      io.err('No stored event matches; nothing replayed.')
+      return 0
+    }
+    const where = options.to ?? options.target!
+    if (count > confirmAbove && !options.yes) {
+      const answer = options.confirm
+        ? await options.confirm(`Replay ${count} events to ${where}? [y/N] `)
+        : null
+      if (answer === null)
+        return fail(io, `${count} events match: pass --yes to replay them all to ${where}.`, 2)
+      if (!answer) {
+        io.err('Nothing replayed.')
+        return 1
+      }
+    }
+    const secretsByName = await targetSecrets(secrets, options.target ? [options.target] : [], log)
+    const target: ForwardTarget = resolveTargets(
+      { ...forward, targets: options.target ? { [options.target]: forward.targets[options.target]! } : {} },
+      options.to ? [{ url: options.to, replayOnly: true }] : [],
+      secretsByName,
+    )[0]!
+    const name = options.to ? adhocTargetName(options.to) : options.target!
+    const now = Date.now()
+    const queued =
+      options.ids.length > 0
+        ? store.enqueueIds(options.ids, name, now)
+        : store.enqueueFilter(filterClause(filter), name, now, 1_000_000)
+    io.err(`Replaying ${queued} events to ${target.url}…`)
+    const webhookSecrets = new Map<string, string>()
+    const listed = await secrets.list()
+    if (listed.ok)
+      for (const e of listed.value)
+        if (accounts.isWebhookSecret(e.account)) webhookSecrets.set(accounts.nameOf(e.account), e.secret)
+    let attempted = 0
+    let failed = 0
+    const dispatcher = createDispatcher({
+      store,
+      clock: systemPollClock,
+      log,
+      owner: `replay-${process.pid}`,
+      pollMs: 20,
+      maxAgeMs: () => forward.maxAgeHours * 3_600_000,
+      originalSignature: (endpoint, body) => {
+        const secret = endpoint ? webhookSecrets.get(endpoint) : undefined
+        return secret ? signBody(secret, body) : null
+      },
+      onAttempt: (a) => {
+        if (a.attempt === 1 || a.replay) attempted++
+        if (a.state !== 'delivered') failed++
+        printAttempt(io, options.json, a)
+      },
+    })
+    dispatcher.setTargets([target])
+    // Each replayed event is tried once here; what fails stays queued (state failing).
+    // (A running serve/listen with the same target may take some: stop once none is left untried.)
+    const untried = () => {
+      const c = store.openCounts().get(name)
+      return c ? c.pending - c.failing : 0
+    }
+    while (attempted < queued && (untried() > 0 || dispatcher.busy() > 0))
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    await dispatcher.stop()
+    io.err(
+      failed === 0
+        ? `Replayed ${queued} events: all delivered.`
+        : `Replayed ${queued} events: ${queued - failed} delivered, ${failed} failed and stay queued for ${name}.`,
+    )
+    return failed === 0 ? 0 : 1
+  } finally {
+    store.close()
+    db.value.close()
+  }
+}
+
+function printAttempt(io: CliIo, json: boolean, a: AttemptReport): void {
+  if (json) {
+    io.out(
+      JSON.stringify({
+        kind: 'attempt',
+        id: a.eventId,
+        type: a.type,
+        url: a.target.url,
+        status: a.status,
+        ms: Math.round(a.latencyMs),
+        state: a.state,
+        error: a.error,
+      }),
+    )
+    return
+  }
+  const tail = a.error && a.status === null ? ` (${a.error})` : ''
+  io.out(`← ${a.status ?? 'ERR'} POST ${a.target.url} ${a.eventId} ${Math.round(a.latencyMs)} ms${tail}`)
+}
+
+/** Parses `events replay` argv into ReplayOptions. */
+export async function replayCommand(argv: string[], io: CliIo): Promise<number> {
+  const args = parseCommandArgs(argv, {
+    to: { type: 'string' },
+    target: { type: 'string' },
+    type: { type: 'string', multiple: true },
+    since: { type: 'string' },
+    until: { type: 'string' },
+    yes: { type: 'boolean', default: false },
+  })
+  if (!args.ok) return fail(io, args.error.message, 2)
+  const v = args.value.values
+  const time = (flag: 'since' | 'until'): number | undefined | null => {
+    if (v[flag] === undefined) return undefined
+    const ms = Date.parse(v[flag] as string)
+    return Number.isFinite(ms) ? ms : null
+  }
+  const since = time('since')
+  const until = time('until')
+  if (since === null || until === null)
+    return fail(io, '--since and --until take an ISO time (2026-11-20T10:00:00Z).', 2)
+  const types = (v.type as string[] | undefined)?.flatMap((t) => t.split(',')).filter(Boolean)
+  return replay(
+    {
+      ids: args.value.positionals,
+      types,
+      since,
+      until,
+      to: v.to as string | undefined,
+      target: v.target as string | undefined,
+      yes: v.yes === true,
+      json: v.json === true,
+      dataDir: resolveDataDir(v['data-dir'] as string | undefined, io.env),
+      configFile: v.config as string | undefined,
+      confirm: process.stdin.isTTY ? askTerminal : undefined,
+    },
+    io,
+  )
+}
+
+async function askTerminal(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr })
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim())
+  } finally {
+    rl.close()
+  }
+}
+
+function fail(io: CliIo, message: string, code: number): number {
+  io.err(`watchdesk events replay: ${message}`)
+  return code
+}

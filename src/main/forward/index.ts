@@ -1,0 +1,321 @@
+import { createHmac, randomBytes } from 'node:crypto'
+import type { Config, ForwardTargetConfig } from '../../shared/config'
+import type { EventFilter } from '../../shared/contract/events'
+import type { EventForwarding, ForwardState, ForwardStatus } from '../../shared/contract/forward'
+import { err, ok } from '../../shared/result'
+import type { Result } from '../../shared/result'
+import { systemPollClock } from '../../shared/clock'
+import type { PollClock } from '../../shared/clock'
+import type { AppContext } from '../context'
+import type { Logger } from '../log'
+import { redactFromLogs } from '../log'
+import { accounts } from '../secrets'
+import { filterClause } from '../db/event-filter'
+import type { SecretStore } from '../secrets'
+import { createDispatcher } from './dispatcher'
+import type { AttemptReport, RelayAnswer } from './dispatcher'
+import { forwardWorkerFile, inThreadHandle, startForwardWorker } from './host'
+import type { DispatcherHandle } from './host'
+import { openForwardStore } from './store'
+import type { ForwardStore } from './store'
+import { adhocTargetName, resolveTargets } from './targets'
+import type { AdhocTarget, ForwardTarget } from './targets'
+
+export { enqueueOnCommitSql } from './sql'
+export { adhocTargetName } from './targets'
+export type { AdhocTarget, ForwardTarget } from './targets'
+export type { AttemptReport, RelayAnswer } from './dispatcher'
+export { parsePatterns, typeMatches } from './patterns'
+export { openForwardStore } from './store'
+export { createDispatcher } from './dispatcher'
+
+export type ReplayDestination = { target: string } | { url: string }
+
+export interface ForwardService {
+  status(): ForwardStatus
+  event(id: string): Result<EventForwarding>
+  states(ids: string[]): Record<string, ForwardState>
+  replay(request: {
+    ids?: string[]
+    filter?: EventFilter
+    destination: ReplayDestination
+    limit?: number
+  }): Result<{ queued: number; target: string }>
+  replayEdited(
+    id: string,
+    body: string,
+    destination: ReplayDestination,
+  ): Result<{ queued: number; target: string }>
+  setTarget(
+    name: string,
+    target: ForwardTargetConfig | null,
+  ): Promise<Result<{ targets: Record<string, ForwardTargetConfig> }>>
+  /** card.authorization.request, stored as `seq`: the first subscribed target's answer within
+   * forward.authorizationBudgetMs, else null (the listener answers its fallback). */
+  relayAuthorization(seq: number, elapsedMs?: number): Promise<RelayAnswer | null>
+  dispatcher: DispatcherHandle
+  /** The listener's secrets may have changed (it just started): pass them on now. */
+  secretsChanged(): void
+  /** Lets the attempts under way finish; resolves with how many forwards stay queued. */
+  stop(): Promise<number>
+}
+
+export interface ForwardOptions {
+  /** `--forward-to URL` (repeatable) with --events and --forward-secret-env. */
+  adhoc?: AdhocTarget[]
+  clock?: PollClock
+  /** This process holds the instance lock: leases left by a killed run are free at once. */
+  exclusive?: boolean
+  /** The listener's webhook secrets by endpoint id: the original X-Service-Signature of a stored
+   * body is recomputed with them (it is the very header the service sent). */
+  webhookSecrets: () => ReadonlyMap<string, Buffer>
+  /** Run the dispatcher on this thread rather than in the forward worker (always so with `clock`). */
+  inThread?: boolean
+  onAttempt?: (report: AttemptReport) => void
+  pollMs?: number
+}
+
+type ForwardContext = Pick<
+  AppContext,
+  'db' | 'config' | 'onConfigChange' | 'secrets' | 'log' | 'push' | 'storage' | 'saveConfig' | 'loadedConfig'
+>
+
+/** Reads `forward-secret:<name>` of each configured target (null where none is stored). */
+export async function targetSecrets(
+  secrets: SecretStore,
+  names: string[],
+  log: Logger,
+): Promise<Map<string, string>> {
+  const found = new Map<string, string>()
+  for (const name of names) {
+    const got = await secrets.get(accounts.forwardSecret(name))
+    if (!got.ok) log.warn('forward secret unavailable; the original signature is passed through', { name })
+    else if (got.value) {
+      redactFromLogs(got.value)
+      found.set(name, got.value)
+    }
+  }
+  return found
+}
+
+/** The forwarder: outbox → dispatcher → attempts, off the listener's path (its own connection,
+ * its own timers); the commit transaction enqueues with `enqueueOnCommitSql`. */
+export async function startForward(ctx: ForwardContext, options: ForwardOptions): Promise<ForwardService> {
+  const log = ctx.log.child({ part: 'forward' })
+  const store: ForwardStore = openForwardStore(ctx.db.name)
+  const owner = randomBytes(8).toString('hex')
+  const adhoc: AdhocTarget[] = [...(options.adhoc ?? [])]
+  let targets: ForwardTarget[] = []
+  const onAttempt = (report: AttemptReport) => options.onAttempt?.(report)
+  const onStates = (states: Record<string, ForwardState>) => ctx.push.publish('forward.states', { states })
+  const workerFile = options.inThread || options.clock ? null : forwardWorkerFile()
+  let dispatcher: DispatcherHandle
+  if (workerFile) {
+    dispatcher = startForwardWorker(workerFile, {
+      file: ctx.db.name,
+      owner,
+      exclusive: options.exclusive ?? false,
+      pollMs: options.pollMs,
+      log,
+      onAttempt: options.onAttempt ? onAttempt : undefined,
+      onStates,
+      storageFailed: (what, failure) => ctx.storage.failed(what, failure),
+    })
+  } else {
+    if (options.exclusive) {
+      try {
+        const released = store.releaseLeases(owner)
+        if (released > 0) log.info('forwards left in flight by an earlier run are queued again', { released })
+      } catch (error) {
+        ctx.storage.failed('forward lease release', error)
+      }
+    }
+    let maxAgeMs = ctx.config().forward.maxAgeHours * 3_600_000
+    let signing: ReadonlyMap<string, Buffer> = new Map()
+    const inThread = createDispatcher({
+      store,
+      clock: options.clock ?? systemPollClock,
+      log,
+      owner,
+      pollMs: options.pollMs,
+      maxAgeMs: () => maxAgeMs,
+      originalSignature: (endpoint, body) => {
+        const secret = endpoint ? signing.get(endpoint) : undefined
+        return secret ? createHmac('sha256', secret).update(body).digest('hex') : null
+      },
+      onAttempt,
+      onStates,
+      storageFailed: (what, error) => ctx.storage.failed(what, error),
+    })
+    dispatcher = inThreadHandle(
+      inThread,
+      store,
+      (next) => (signing = next),
+      (ms) => (maxAgeMs = ms),
+    )
+  }
+  // The webhook secrets the listener verified with: the original signature is recomputed with them.
+  let secretsPrint = ''
+  const syncSecrets = () => {
+    const current = options.webhookSecrets()
+    const print = [...current].map(([k, v]) => `${k}=${v.toString('hex')}`).join(',')
+    if (print === secretsPrint) return
+    secretsPrint = print
+    dispatcher.setSecrets(current)
+  }
+  const secretsTimer = setInterval(syncSecrets, 1000)
+  secretsTimer.unref()
+  let problem: string | null = null
+
+  async function applyConfig(config: Config): Promise<void> {
+    const secrets = await targetSecrets(ctx.secrets, Object.keys(config.forward.targets), log)
+    targets = resolveTargets(config.forward, adhoc, secrets)
+    try {
+      store.syncRoutes(targets)
+      problem = null
+    } catch (error) {
+      problem = `Forward routing could not be saved (${(error as Error).message}); new events are not queued for forwarding until the database takes writes.`
+      ctx.storage.failed('forward routes', error)
+    }
+    dispatcher.setTargets(targets, config.forward.maxAgeHours * 3_600_000)
+    syncSecrets()
+  }
+
+  await applyConfig(ctx.config())
+  const offConfig = ctx.onConfigChange((config) => void applyConfig(config))
+  const offSecrets = ctx.secrets.onChange((account) => {
+    if (account.startsWith(accounts.forwardSecret(''))) void applyConfig(ctx.config())
+  })
+  const offPush = ctx.push.subscribe((message) => {
+    if (message.topic !== 'events.appended') return
+    syncSecrets()
+    dispatcher.kick()
+  })
+  const status = (): ForwardStatus => ({
+    targets: dispatcher.status(),
+    authorizationBudgetMs: ctx.config().forward.authorizationBudgetMs,
+    problem,
+  })
+  let lastPushed = ''
+  // Once a second, when anything changed (the worker's counts arrive on their own).
+  const pushTimer = setInterval(() => {
+    try {
+      const next = status()
+      const text = JSON.stringify(next)
+      if (text !== lastPushed) ctx.push.publish('forward.status', next)
+      lastPushed = text
+    } catch (error) {
+      log.error('pushing the forward status failed', { error })
+    }
+  }, 1000)
+  pushTimer.unref()
+
+  /** A replay destination as a target name; a URL becomes an ad hoc target of this run. */
+  function destinationName(destination: ReplayDestination): Result<string> {
+    if ('target' in destination) {
+      const known = targets.some((t) => t.name === destination.target)
+      return known
+        ? ok(destination.target)
+        : err(
+            'not_found',
+            `No forward target is named ${destination.target}. Add it in Settings (forward.targets), or replay to a URL.`,
+          )
+    }
+    if (!/^https?:\/\//.test(destination.url))
+      return err('bad_request', 'A replay URL must start with http:// or https://.')
+    const name = adhocTargetName(destination.url)
+    if (!targets.some((t) => t.name === name)) {
+      // Receives replays only: an ad hoc target added here gets no new events.
+      adhoc.push({ url: destination.url, replayOnly: true })
+      void applyConfig(ctx.config())
+    }
+    return ok(name)
+  }
+
+  const writing = <T>(what: string, write: () => T): Result<T> => {
+    try {
+      const value = write()
+      dispatcher.kick()
+      return ok(value)
+    } catch (error) {
+      ctx.storage.failed(what, error)
+      return err(
+        'unavailable',
+        `The replay could not be queued (${(error as Error).message}). Retry once the database takes writes.`,
+      )
+    }
+  }
+
+  return {
+    status,
+    event(id) {
+      const seq = store.seqOf(id)
+      if (seq === null) return err('not_found', `No stored event has the id ${id}.`)
+      return ok({ id, ...store.eventForwarding(seq) })
+    },
+    states: (ids) => store.statesOf(ids),
+    replay({ ids, filter, destination, limit = 100_000 }) {
+      const target = destinationName(destination)
+      if (!target.ok) return target
+      if (!ids && !filter) return err('bad_request', 'Say which events to replay: ids, or a filter.')
+      const now = Date.now()
+      return writing('forward replay', () => ({
+        queued: ids
+          ? store.enqueueIds(ids, target.value, now)
+          : store.enqueueFilter(filterClause(filter!), target.value, now, limit),
+        target: target.value,
+      }))
+    },
+    replayEdited(id, body, destination) {
+      const target = destinationName(destination)
+      if (!target.ok) return target
+      const seq = store.seqOf(id)
+      if (seq === null) return err('not_found', `No stored event has the id ${id}.`)
+      try {
+        JSON.parse(body)
+      } catch (error) {
+        return err(
+          'bad_request',
+          `The edited payload is not JSON (${(error as Error).message}). Fix it and send again.`,
+        )
+      }
+      return writing('forward edited replay', () => ({
+        queued: store.enqueueEdited(seq, Buffer.from(body, 'utf8'), target.value, Date.now()),
+        target: target.value,
+      }))
+    },
+    async setTarget(name, target) {
+      const saved = ctx.loadedConfig().saved
+      const forward = (saved.forward ?? {}) as Record<string, unknown>
+      const targets = { ...((forward.targets ?? {}) as Record<string, unknown>) }
+      if (target) targets[name] = target
+      else delete targets[name]
+      const written = await ctx.saveConfig({ ...saved, forward: { ...forward, targets } })
+      if (!written.ok) return written
+      return ok({ targets: written.value.forward.targets })
+    },
+    relayAuthorization: (seq, elapsedMs = 0) => {
+      syncSecrets()
+      // The budget counts from the delivery's arrival (its commit took part of it).
+      const budget = Math.max(1, Math.round(ctx.config().forward.authorizationBudgetMs - elapsedMs))
+      return dispatcher.relay(seq, budget)
+    },
+    secretsChanged: syncSecrets,
+    dispatcher,
+    async stop() {
+      offConfig()
+      offSecrets()
+      offPush.dispose()
+      clearInterval(pushTimer)
+      clearInterval(secretsTimer)
+      let queued = 0
+      try {
+        queued = await dispatcher.stop()
+      } catch (error) {
+        log.warn('could not count the queued forwards', { error })
+      }
+      store.close()
+      return queued
+    },
+  }
+}

@@ -1,0 +1,74 @@
+import { create } from 'zustand'
+import type { ForwardState, ForwardStatus } from '../../../../shared/contract/forward'
+import { backend } from '../../api'
+
+/** Forward states of the events on screen and the targets' status, fed by `forward.*` pushes.
+ * States of rows the table shows are fetched in batches (one call per 100 ms of new rows). */
+interface ForwardStore {
+  states: Record<string, ForwardState | 'none'>
+  /** Bumped for an event whenever new attempts of it were recorded (the detail pane reloads). */
+  versions: Record<string, number>
+  status: ForwardStatus | null
+  want(id: string): void
+  refreshStatus(): Promise<void>
+  attach(): () => void
+}
+
+let wanted = new Set<string>()
+let timer: ReturnType<typeof setTimeout> | null = null
+
+export const useForwardStore = create<ForwardStore>((set, get) => ({
+  states: {},
+  versions: {},
+  status: null,
+  want(id) {
+    if (get().states[id] !== undefined || wanted.has(id)) return
+    wanted.add(id)
+    timer ??= setTimeout(() => {
+      timer = null
+      const ids = [...wanted].slice(0, 1000)
+      wanted = new Set()
+      void backend()
+        .call('forward.states', { ids })
+        .then((r) => {
+          if (!r.ok) return
+          const next = { ...get().states }
+          for (const id of ids) next[id] = r.value.states[id] ?? 'none'
+          set({ states: next })
+        })
+    }, 100)
+  },
+  async refreshStatus() {
+    const r = await backend().call('forward.status', {})
+    if (r.ok) set({ status: r.value })
+  },
+  attach() {
+    const offStates = backend().onPush('forward.states', ({ states }) => {
+      const versions = { ...get().versions }
+      for (const id of Object.keys(states)) versions[id] = (versions[id] ?? 0) + 1
+      set({ states: { ...get().states, ...states }, versions })
+    })
+    const offStatus = backend().onPush('forward.status', (status) => set({ status }))
+    // New events are queued at once: forget what is known about them so it is asked again.
+    const offAppended = backend().onPush('events.appended', ({ events }) => {
+      const states = { ...get().states }
+      for (const e of events) delete states[e.id]
+      set({ states })
+    })
+    void get().refreshStatus()
+    return () => {
+      offStates.dispose()
+      offStatus.dispose()
+      offAppended.dispose()
+    }
+  },
+}))
+
+export const stateLabel: Record<ForwardState, string> = {
+  pending: 'pending',
+  delivered: 'delivered',
+  failing: 'failing',
+  gave_up: 'gave up',
+}
+
+export const stateTone = { pending: 'info', delivered: 'good', failing: 'warn', gave_up: 'bad' } as const

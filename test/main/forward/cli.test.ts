@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest'
+import { signBody } from '../../../src/main/webhooks'
+import { runCli, useServeProcess } from '../../support/serve-process'
+import { useTempDir } from '../../support/temp'
+import { waitFor } from '../../support/wait'
+import { envelope, post, secretA } from '../webhooks/helpers'
+import { useListenProcess } from './processes'
+import { signatureValid, useTestTargets } from './target'
+
+const env = (): NodeJS.ProcessEnv => ({
+  ...process.env,
+  WATCHDESK_WEBHOOK_SECRETS: secretA,
+  WATCHDESK_LOG_LEVEL: 'warn',
+})
+const send = (url: string, id: string, type = 'funding.completed') => {
+  const body = envelope(id, type)
+  return post(url, body, { 'x-service-signature': signBody(secretA, body) })
+}
+
+describe('watchdesk listen', () => {
+  const tempDir = useTempDir('watchdesk-listen-')
+  const startTarget = useTestTargets()
+  const startListen = useListenProcess()
+
+  it('prints one line per event and per attempt, and on Ctrl-C lets the attempt under way finish', async () => {
+    const app = await startTarget(() => ({ status: 200, body: '{}', delayMs: 800 }))
+    const dataDir = tempDir()
+    const listen = await startListen(['--forward-to', app.url, '--data-dir', dataDir], env())
+    expect((await send(listen.webhookUrl, 'evt_cli_1')).status).toBe(200)
+    await waitFor(() => app.received.length === 1, 'the forward under way')
+    listen.process.kill('SIGINT')
+    expect(await listen.exited).toBe(0)
+    const lines = listen.stdout().trim().split('\n')
+    expect(lines[0]).toBe('→ funding.completed evt_cli_1')
+    expect(lines[1]).toMatch(new RegExp(`^← 200 POST ${app.url} evt_cli_1 \\d+ ms$`))
+    expect(lines).toHaveLength(2)
+    expect(app.acknowledged.has('evt_cli_1')).toBe(true)
+    expect(listen.stderr()).toContain('stopped.')
+  })
+
+  it('--json prints JSON lines; --events limits what is forwarded', async () => {
+    const app = await startTarget()
+    const listen = await startListen(
+      ['--forward-to', app.url, '--events', 'card.*', '--json', '--data-dir', tempDir()],
+      env(),
+    )
+    await send(listen.webhookUrl, 'evt_j1', 'funding.completed')
+    await send(listen.webhookUrl, 'evt_j2', 'card.created')
+    await waitFor(
+      () => app.acknowledged.has('evt_j2') && listen.stdout().includes('"kind":"attempt"'),
+      'the card event forwarded',
+    )
+    const lines = await waitFor(() => {
+      const l = listen
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((x) => JSON.parse(x))
+      return l.length === 3 && l
+    }, 'three lines')
+    expect(
+      lines
+        .filter((l) => l.kind === 'event')
+        .map((l) => l.id)
+        .sort(),
+    ).toEqual(['evt_j1', 'evt_j2'])
+    expect(lines.find((l) => l.kind === 'attempt')).toMatchObject({
+      id: 'evt_j2',
+      status: 200,
+      state: 'delivered',
+    })
+    expect(app.received.map((r) => r.id)).toEqual(['evt_j2'])
+  })
+
+  it('re-signs with --forward-secret-env', async () => {
+    const app = await startTarget()
+    const listen = await startListen(
+      ['--forward-to', app.url, '--forward-secret-env', 'APP_SECRET', '--data-dir', tempDir()],
+      { ...env(), APP_SECRET: 'app_local_secret_123' },
+    )
+    await send(listen.webhookUrl, 'evt_s1')
+    await waitFor(() => app.acknowledged.has('evt_s1'), 'forwarded')
+    expect(signatureValid(app.received[0]!, 'app_local_secret_123')).toBe(true)
+    expect(listen.stdout()).not.toContain('app_local_secret_123')
+    expect(listen.stderr()).not.toContain('app_local_secret_123')
+  })
+})
+
+describe('kill -9 during a load, then restart', () => {
+  const tempDir = useTempDir('watchdesk-kill-')
+  const startTarget = useTestTargets()
+  const startListen = useListenProcess()
+  const startServe = useServeProcess()
+
+  const starters = {
+    listen: async (url: string, dataDir: string) => {
+      const p = await startListen(['--forward-to', url, '--data-dir', dataDir], env())
+      return { process: p.process, webhookUrl: p.webhookUrl }
+    },
+    serve: async (url: string, dataDir: string) => {
+      const p = await startServe(['--forward-to', url, '--data-dir', dataDir], env())
+      return { process: p.process, webhookUrl: `${p.listenerUrl}/webhooks` }
+    },
+  }
+
+  it.each(['listen', 'serve'] as const)(
+    '%s: every event that got 200 reaches the target at least once',
+    async (command) => {
+      // A slow app, so a backlog is queued in the outbox when the process dies.
+      const app = await startTarget(() => ({ status: 200, delayMs: 20 }))
+      const dataDir = tempDir()
+      const first = await starters[command](app.url, dataDir)
+      const acknowledged = new Set<string>()
+      let n = 0
+      let killedAt = -1
+      const sender = async () => {
+        while (killedAt < 0) {
+          const id = `evt_kill_${n++}`
+          try {
+            if ((await send(first.webhookUrl, id)).status === 200) acknowledged.add(id)
+          } catch {
+            // the process is gone
+          }
+        }
+      }
+      const senders = Array.from({ length: 16 }, sender)
+      await waitFor(() => acknowledged.size >= 600, '600 events acknowledged', { timeoutMs: 30_000 })
+      first.process.kill('SIGKILL')
+      killedAt = acknowledged.size
+      await Promise.all(senders)
+      const backlog = [...acknowledged].filter((id) => !app.acknowledged.has(id)).length
+      expect(backlog).toBeGreaterThan(0)
+      await starters[command](app.url, dataDir)
+      await waitFor(
+        () => [...acknowledged].every((id) => app.acknowledged.has(id)),
+        'every acknowledged event at the target',
+        {
+          timeoutMs: 40_000,
+        },
+      )
+    },
+    90_000,
+  )
+})
+
+describe('watchdesk events replay', () => {
+  const tempDir = useTempDir('watchdesk-replay-')
+  const startTarget = useTestTargets()
+  const startListen = useListenProcess()
+
+  it('replays one event, and a filtered set after a confirmation above 100 events', async () => {
+    const dataDir = tempDir()
+    const listen = await startListen(['--data-dir', dataDir], env())
+    for (let i = 0; i < 200; i++)
+      await send(listen.webhookUrl, `evt_rp_${i}`, i % 2 ? 'card.created' : 'funding.completed')
+    await send(listen.webhookUrl, 'evt_rp_extra', 'funding.completed')
+    listen.process.kill('SIGINT')
+    expect(await listen.exited).toBe(0)
+
+    const app = await startTarget()
+    const one = await runCli(['events', 'replay', 'evt_rp_3', '--to', app.url, '--data-dir', dataDir], env())
+    expect(one.code).toBe(0)
+    expect(one.stdout).toMatch(new RegExp(`^← 200 POST ${app.url} evt_rp_3 \\d+ ms\\n$`))
+    expect(app.received.map((r) => r.id)).toEqual(['evt_rp_3'])
+    expect(signatureValid(app.received[0]!, secretA)).toBe(true)
+
+    const since = new Date(Date.now() - 3_600_000).toISOString()
+    const set = [
+      'events',
+      'replay',
+      '--type',
+      'funding.completed',
+      '--since',
+      since,
+      '--to',
+      app.url,
+      '--data-dir',
+      dataDir,
+    ]
+    const refused = await runCli(set, env())
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('101 events match: pass --yes')
+    const all = await runCli([...set, '--yes'], env())
+    expect(all.code).toBe(0)
+    expect(all.stderr).toContain('Replayed 101 events: all delivered.')
+    const funding = app.received
+      .slice(1)
+      .map((r) => r.id)
+      .sort()
+    expect(funding).toEqual(
+      [...Array.from({ length: 100 }, (_, i) => `evt_rp_${i * 2}`), 'evt_rp_extra'].sort(),
+    )
+  }, 60_000)
+})

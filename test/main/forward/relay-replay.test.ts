@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest'
+import { signBody } from '../../../src/main/webhooks'
+import { unwrap } from '../../../src/shared/result'
+import { waitFor } from '../../support/wait'
+import { envelope, post, secretA, useWebhookBackend } from '../webhooks/helpers'
+import { signatureValid, useTestTargets } from './target'
+
+const signed = (body: string) => ({ 'x-service-signature': signBody(secretA, body) })
+
+describe('card.authorization.request relay', () => {
+  const startBackend = useWebhookBackend()
+  const startTarget = useTestTargets()
+
+  it("answers the service with the target's status and body when it answers within the budget", async () => {
+    const app = await startTarget(() => ({ status: 200, body: '{"approved":false,"reason":"limit"}' }))
+    const backend = await startBackend({
+      config: {
+        listener: { authorizationAnswer: { approved: true } },
+        forward: { targets: { app: { url: app.url, events: ['card.*'] } } },
+      },
+    })
+    const body = envelope('evt_auth_1', 'card.authorization.request', { id: 'auth_1', amount: 12 })
+    const answer = await post(backend.webhookUrl, body, signed(body))
+    expect(answer).toEqual({ status: 200, body: '{"approved":false,"reason":"limit"}' })
+    expect(app.received).toHaveLength(1)
+    expect(signatureValid(app.received[0]!, secretA)).toBe(true)
+    const detail = await waitFor(() => {
+      const d = unwrap(backend.services.forward.event('evt_auth_1'))
+      return d.attempts.length === 1 && d
+    }, 'the relay attempt recorded')
+    expect(detail.forwards[0]).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 })
+  })
+
+  it('answers the fallback within 2 s when the target sleeps 5 s, and records the late answer', async () => {
+    const app = await startTarget(() => ({ status: 200, body: '{"approved":false}', delayMs: 5000 }))
+    const backend = await startBackend({
+      config: {
+        listener: { authorizationAnswer: { approved: true, source: 'fallback' } },
+        forward: { targets: { app: { url: app.url } } },
+      },
+    })
+    const body = envelope('evt_auth_2', 'card.authorization.request', { id: 'auth_2' })
+    const started = Date.now()
+    const answer = await post(backend.webhookUrl, body, signed(body))
+    const elapsed = Date.now() - started
+    expect(answer).toEqual({ status: 200, body: '{"approved":true,"source":"fallback"}' })
+    expect(elapsed).toBeLessThan(2000)
+    expect(elapsed).toBeGreaterThanOrEqual(1500)
+    const detail = await waitFor(
+      () => {
+        const d = unwrap(backend.services.forward.event('evt_auth_2'))
+        return d.attempts.length === 1 && d
+      },
+      'the late answer recorded',
+      { timeoutMs: 10_000 },
+    )
+    expect(detail.attempts[0]!.status).toBe(200)
+    expect(detail.attempts[0]!.error).toMatch(
+      /^answered after the 1\d{3} ms authorization budget: the listener sent the fallback answer$/,
+    )
+    expect(detail.attempts[0]!.latencyMs).toBeGreaterThanOrEqual(5000)
+    expect(backend.services.webhooks.status().authorizationLatency.count).toBe(1)
+  }, 20_000)
+})
+
+describe('replay', () => {
+  const startBackend = useWebhookBackend()
+  const startTarget = useTestTargets()
+
+  async function stored(
+    backend: Awaited<ReturnType<ReturnType<typeof useWebhookBackend>>>,
+    ids: [string, string][],
+  ) {
+    for (const [id, type] of ids) {
+      const body = envelope(id, type)
+      expect((await post(backend.webhookUrl, body, signed(body))).status).toBe(200)
+    }
+  }
+
+  it('sends one stored event again to a URL, through the outbox, with its original signature', async () => {
+    const app = await startTarget()
+    const backend = await startBackend()
+    await stored(backend, [
+      ['evt_r1', 'funding.completed'],
+      ['evt_r2', 'payout.completed'],
+    ])
+    expect(
+      unwrap(backend.services.forward.replay({ ids: ['evt_r2'], destination: { url: app.url } })),
+    ).toEqual({
+      queued: 1,
+      target: `url:${app.url}`,
+    })
+    await waitFor(() => app.acknowledged.has('evt_r2'), 'the replay at the target')
+    expect(app.received.map((r) => r.id)).toEqual(['evt_r2'])
+    expect(app.received[0]!.headers['x-watchdesk-replay']).toBe('1')
+    expect(signatureValid(app.received[0]!, secretA)).toBe(true)
+    await waitFor(() => unwrap(backend.services.forward.event('evt_r2')).attempts.length === 1, 'recorded')
+  })
+
+  it('sends a filtered set (type and time) to a configured target', async () => {
+    const app = await startTarget()
+    const late = await startTarget()
+    const backend = await startBackend({
+      config: { forward: { targets: { app: { url: app.url, events: ['report.ready'] } } } },
+    })
+    await stored(backend, [
+      ['evt_f1', 'funding.completed'],
+      ['evt_f2', 'card.created'],
+      ['evt_f3', 'funding.failed'],
+    ])
+    const result = backend.services.forward.replay({
+      filter: { types: ['funding.completed', 'funding.failed'], from: 0 },
+      destination: { target: 'app' },
+    })
+    expect(unwrap(result)).toEqual({ queued: 2, target: 'app' })
+    await waitFor(() => app.acknowledged.size === 2, 'two replays at the target')
+    expect([...app.acknowledged].sort()).toEqual(['evt_f1', 'evt_f3'])
+    // A filter whose time range matches nothing queues nothing.
+    expect(
+      unwrap(backend.services.forward.replay({ filter: { to: 1 }, destination: { url: late.url } })).queued,
+    ).toBe(0)
+    expect(
+      backend.services.forward.replay({ ids: ['evt_f1'], destination: { target: 'nope' } }),
+    ).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    })
+  })
+
+  it('sends an edited payload once, marked as edited, unsigned without a target secret', async () => {
+    const app = await startTarget()
+    const backend = await startBackend()
+    await stored(backend, [['evt_e1', 'funding.completed']])
+    const edited = JSON.stringify({
+      id: 'evt_e1',
+      type: 'funding.completed',
+      created_at: 'x',
+      data: { amount: 5 },
+    })
+    expect(unwrap(backend.services.forward.replayEdited('evt_e1', edited, { url: app.url })).queued).toBe(1)
+    await waitFor(() => app.acknowledged.has('evt_e1'), 'the edited replay at the target')
+    expect(app.received[0]!.body.toString()).toBe(edited)
+    expect(app.received[0]!.headers['x-watchdesk-edited']).toBe('1')
+    expect(app.received[0]!.headers['x-service-signature']).toBeUndefined()
+    const detail = await waitFor(() => {
+      const d = unwrap(backend.services.forward.event('evt_e1'))
+      return d.attempts.length === 1 && d
+    }, 'recorded')
+    expect(detail.attempts[0]!.edited).toBe(true)
+    expect(detail.forwards[0]!.edited).toBe(true)
+  })
+})

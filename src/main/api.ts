@@ -6,6 +6,7 @@ import { chainsApi } from './api/chains'
 import type { Services } from './services'
 import { paymentsApi } from './api/payments'
 import { storageApi } from './api/storage'
+import { settingsApi } from './api/settings'
 
 /** Implements the contract. The only place where capabilities meet: each section in ./api/ maps
  * its methods onto one capability's services; `satisfies` fails the build if a method is missing. */
@@ -16,5 +17,6 @@ export function createApi(ctx: AppContext, services: Services): ApiHandlers {
     ...chainsApi(ctx, services),
     ...paymentsApi(ctx, services),
     ...storageApi(ctx),
+    ...settingsApi(ctx, services),
   } satisfies ApiHandlers
 }

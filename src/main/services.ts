@@ -7,6 +7,8 @@ import { startChainsService } from './chains'
 import type { ChainsService } from './chains'
 import { startPayments } from './payments'
 import type { PaymentsService } from './payments'
+import { startPublicUrlWatch } from './webhooks/public-url-watch'
+import type { PublicUrlWatch } from './webhooks/public-url-watch'
 
 /** The long-running parts of each capability (listener, poller, payments client), started in
  * `startServices` and stopped in reverse order; api.ts maps contract methods onto them. */
@@ -17,6 +19,10 @@ export interface Services {
   chains: ChainsService
   /** Keys, businesses, wallets, webhook endpoints over the one payments client (issue 5). */
   payments: PaymentsService
+  /** listener.publicUrl re-checked periodically: does it reach this listener (issue 10)? */
+  publicUrl: PublicUrlWatch
+  /** The process environment (NODE_EXTRA_CA_CERTS for the public URL's checks). */
+  env: NodeJS.ProcessEnv
 }
 
 export interface StartedServices {
@@ -41,8 +47,11 @@ export async function startServices(
   stops.push(() => webhooks.stop())
   const chains = await startChainsService(ctx)
   stops.push(() => chains.stop())
-  const payments = startPayments(ctx, options.env ?? process.env)
-  const services: Services = { webhooks, chains, payments }
+  const env = options.env ?? process.env
+  const payments = startPayments(ctx, env)
+  const publicUrl = startPublicUrlWatch(ctx, webhooks, env)
+  stops.push(async () => publicUrl.stop())
+  const services: Services = { webhooks, chains, payments, publicUrl, env }
   return ok({
     services,
     stop: async () => {

@@ -5,6 +5,7 @@ import { paymentsMethods, paymentsPushes } from './payments'
 import { eventsMethods, eventsPushes } from './events'
 import { chainsMethods, chainsPushes } from './chains'
 import { storageMethods, storagePushes } from './storage'
+import { settingsMethods } from './settings'
 
 /** The one list of API methods. Preload, IPC handlers, HTTP routes and the renderer client all
  * derive from it; each capability declares its own methods in a sibling file. */
@@ -14,6 +15,7 @@ export const methods = {
   ...eventsMethods,
   ...chainsMethods,
   ...storageMethods,
+  ...settingsMethods,
 } satisfies Record<string, MethodSpec>
 
 /** Live updates pushed from the back end (IPC `send` under Electron, server-sent events in serve). */

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { createServer } from 'node:https'
 import type { Server } from 'node:https'
@@ -19,9 +19,12 @@ export interface Tunnel {
   close(): Promise<void>
 }
 
+/** The tunnel's certificate in `dir`, made once with the system's openssl (a second call reuses it,
+ * so a console can be told to trust it before the tunnel starts). */
 export function selfSignedCert(dir: string): { certFile: string; keyFile: string } {
   const certFile = join(dir, 'tunnel-cert.pem')
   const keyFile = join(dir, 'tunnel-key.pem')
+  if (existsSync(certFile) && existsSync(keyFile)) return { certFile, keyFile }
   execFileSync(
     'openssl',
     [

@@ -209,14 +209,14 @@ export function createPaymentsClient(options: ClientOptions): PaymentsClient {
         return err(
           req.operation === 'webhooks.list' || req.operation === 'webhooks.delete' ? 'not_found' : 'upstream',
           req.operation === 'webhooks.list' || req.operation === 'webhooks.delete'
-            ? `${head} The path is the likely cause: the spec does not give the ${req.operation === 'webhooks.list' ? 'list' : 'delete'} path, and watchdesk used ${req.method} ${req.path}${req.operation === 'webhooks.delete' ? ' with the id as a query parameter' : ''}. Set the path${req.operation === 'webhooks.delete' ? ' and parameter name' : ''} under Settings → Webhook endpoints (config webhookEndpoints).`
+            ? `${head} The path is the likely cause: the service publishes no ${req.operation === 'webhooks.list' ? 'list' : 'delete'} path, so watchdesk used the common one, ${req.method} ${req.path}${req.operation === 'webhooks.delete' ? ' with the id as a query parameter' : ''}. Set the path${req.operation === 'webhooks.delete' ? ' and parameter name' : ''} under Settings → Webhook endpoints (config webhookEndpoints).`
             : `${head} Check apiBaseUrl (${base}); the path should be under /v1.`,
           detail,
         )
       case 429:
         return err(
           'rate_limited',
-          `${head} The key "${options.key.name}" (${masked}) is being rate limited and watchdesk gave up after ${maxAttempts} attempts. Check the key's plan in Settings (spec 8) or wait a minute.`,
+          `${head} The key "${options.key.name}" (${masked}) is being rate limited and watchdesk gave up after ${maxAttempts} attempts. Check the key's plan in Settings or wait a minute.`,
           detail,
         )
       default:

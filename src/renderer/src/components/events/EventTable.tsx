@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import type { EventSummary } from '../../../../shared/contract/events'
-import { formatDuration, groupLabel } from '../../../../shared/events'
+import { formatEventDelay, groupLabel } from '../../../../shared/events'
 import { StatusBadge } from '../Status'
 import type { Tone } from '../Status'
 import { gridTarget } from '../grid'
@@ -106,7 +106,8 @@ export function EventTable(props: {
                 </div>
               )
             }
-            const delay = event.createdAtMs === null ? null : event.receivedAt - event.createdAtMs
+            const delay =
+              event.createdAtMs === null ? null : formatEventDelay(event.createdAt, event.createdAtMs, event.receivedAt)
             return (
               <div
                 key={event.id}
@@ -143,7 +144,7 @@ export function EventTable(props: {
                   {event.fundingLine ?? event.dataId ?? ''}
                 </span>
                 <span role="gridcell" className="num col-delay">
-                  {delay === null ? '—' : formatDuration(delay)}
+                  {delay ?? '—'}
                 </span>
                 <span role="gridcell" className="num">
                   {event.deliveries > 1 ? (

@@ -200,7 +200,7 @@ export const paymentsMethods = {
     PaymentsStatus,
   ),
   'payments.endpointPaths.set': method(
-    'Path and parameter for listing and deleting webhook endpoints (the spec does not give them)',
+    'Path and parameter for listing and deleting webhook endpoints (the service publishes none)',
     EndpointPaths,
     PaymentsStatus,
   ),

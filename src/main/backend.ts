@@ -33,6 +33,8 @@ export interface BackendOptions {
   log?: Logger
   /** Overrides `listener.port` from the config (`--listener-port`). */
   listenerPort?: number
+  /** `serve --demo`: local stand-ins only; the console labels itself a demo. */
+  demo?: boolean
 }
 
 export interface Backend {
@@ -127,6 +129,7 @@ function createContext(
   return {
     dataDir: options.dataDir,
     shell: options.shell,
+    demo: options.demo ?? false,
     version,
     startedAt,
     db,

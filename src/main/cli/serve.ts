@@ -55,7 +55,7 @@ async function serve(
     listenerPort,
     env: io.env,
     log,
-    ...(demo ? { secrets: demo.value.secrets } : {}),
+    ...(demo ? { secrets: demo.value.secrets, demo: true } : {}),
   })
   if (!running.ok) {
     await demo?.value.stop()

@@ -229,7 +229,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
           arrivedAt,
           status: answer.status,
           outcome: 'arrived',
-          message: `Test event ${envelope.id} (${type}) went through ${target.host} and arrived at this console's listener, signed with the new secret: the service's deliveries will too.`,
+          message: `It (${type}) went through ${target.host} and reached this console's listener, signed with the new secret: the service's deliveries will too.`,
           fix: null,
         }
       const ours = answeredByListener(answer.headers, identity)

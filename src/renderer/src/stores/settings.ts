@@ -77,6 +77,9 @@ export const useSettingsStore = create<SettingsState>((set, get) => ({
     void get().checkPublicUrl()
     const owned = new DisposableStore()
     owned.add(backend().onPush('payments.publicUrl', (publicUrl) => set({ publicUrl })))
+    // The form shows the saved values: any change (Connect saving listener.publicUrl, the CLI, an
+    // editor) reloads them.
+    owned.add(backend().onPush('app.config', () => void useAppStore.getState().load()))
     return owned
   },
 }))

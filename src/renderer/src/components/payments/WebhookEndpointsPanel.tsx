@@ -62,7 +62,9 @@ export function WebhookEndpointsPanel() {
           <tbody>
             {endpoints.map((e) => (
               <tr key={e.id}>
-                <td className="mono">{e.id}</td>
+                <td className="mono" title={e.id}>
+                  {e.id}
+                </td>
                 <td>
                   <StatusBadge
                     tone={e.status === 'active' ? 'good' : e.status ? 'warn' : 'muted'}
@@ -86,7 +88,9 @@ export function WebhookEndpointsPanel() {
                     }
                   />
                 </td>
-                <td className="mono">{e.createdAt ?? '—'}</td>
+                <td className="mono" title={e.createdAt ?? undefined}>
+                  {e.createdAt ?? '—'}
+                </td>
                 <td title={e.description ?? undefined}>{e.description ?? ''}</td>
                 <td>
                   <button type="button" className="danger" onClick={() => askDelete(e.id)}>

@@ -72,8 +72,13 @@ describe('connecting an account in Chromium', () => {
     await eventually(() => page.getByTestId('key-test').textContent()).toContain('The key "main" works')
 
     await page.locator('#project-uid').fill(uid)
-    await page.getByRole('form', { name: 'Project uid' }).getByRole('button', { name: 'Store in keychain' }).click()
-    await eventually(() => page.getByRole('form', { name: 'Project uid' }).textContent()).toContain('stored …4b5a')
+    await page
+      .getByRole('form', { name: 'Project uid' })
+      .getByRole('button', { name: 'Store in keychain' })
+      .click()
+    await eventually(() => page.getByRole('form', { name: 'Project uid' }).textContent()).toContain(
+      'stored …4b5a',
+    )
 
     await connection.getByLabel('apiBaseUrl').fill(`${s.url}/v1`)
     await connection.getByRole('button', { name: 'Test' }).first().click()
@@ -100,7 +105,9 @@ describe('connecting an account in Chromium', () => {
     expect(proxy.forwarded).toContain('POST /webhooks')
     const eventId = /evt_test_[0-9a-f]+/.exec((await result.textContent()) ?? '')![0]
     expect(c.backend.services.webhooks.store.get(eventId)).toBeTruthy()
-    await eventually(() => page.getByTestId('public-url-status').textContent()).toContain('reaches the listener')
+    await eventually(() => page.getByTestId('public-url-status').textContent()).toContain(
+      'reaches the listener',
+    )
     await saveScreenshot(page, 'connect-settings')
     await page.close()
   })

@@ -170,10 +170,14 @@ describe('screens', () => {
       }
       await reviewViews(browser(), running, '', async (page, route) => {
         // Labelled a demo on every view, and no red "missing" item greets its user.
-        expect(await page.locator('.demo-banner').textContent()).toContain('Nothing here touches a real account')
+        expect(await page.locator('.demo-banner').textContent()).toContain(
+          'Nothing here touches a real account',
+        )
         expect(await page.locator('.first-run-missing').count()).toBe(0)
         if (route.id === 'wallets')
-          await expect.poll(() => page.locator('table.wallets-table tbody tr').count(), { timeout: 10_000 }).toBe(3)
+          await expect
+            .poll(() => page.locator('table.wallets-table tbody tr').count(), { timeout: 10_000 })
+            .toBe(3)
         if (route.id === 'settings')
           await expect
             .poll(() => page.locator('table.endpoints-table tbody tr').allTextContents(), { timeout: 10_000 })

@@ -27,6 +27,8 @@ describe('reading an event', () => {
     expect(fundingLine('funding.completed', data)).toBe('1,000 USD → 998.75 USDC')
     expect(fundingLine('funding.failed', data)).toBe('1,000 USD · failed, nothing converted to USDC')
     expect(fundingLine('funding.failed', data)).not.toContain('→')
-    expect(fundingLine('funding.initiated', data)).toBe('1,000 USD → 998.75 USDC (initiated, not yet converted)')
+    expect(fundingLine('funding.initiated', data)).toBe(
+      '1,000 USD → 998.75 USDC (initiated, not yet converted)',
+    )
   })
 })

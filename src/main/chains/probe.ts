@@ -31,7 +31,7 @@ export async function testRpcBase(
             ? `eth_chainId ${c.chainId} in ${c.latencyMs === null ? '?' : Math.round(c.latencyMs)} ms`
             : verdict === 'wrong_chain'
               ? `answered chain id ${c.chainId}, not ${expected}: the slug "${c.slug}" points at another network`
-              : c.error?.message ?? c.reason
+              : (c.error?.message ?? c.reason)
         return {
           serviceId: c.serviceId,
           name: c.name,

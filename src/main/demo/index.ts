@@ -46,9 +46,30 @@ export const demoEndpointId = 'demo'
 const demoBusiness = { id: 'biz_demo', name: 'Demo Ltd' }
 
 const demoWallets = [
-  { id: 'wal_demo_usd', currency: 'usd', available: 125000.5, pending: 300, status: 'active', created_at: '2026-01-05T09:14:00Z' },
-  { id: 'wal_demo_usdc', currency: 'usdc', available: 98231.12, pending: 0, status: 'active', created_at: '2026-01-06T11:02:00Z' },
-  { id: 'wal_demo_eur', currency: 'eur', available: 0, pending: 12.5, status: 'frozen', created_at: '2026-02-01T16:40:00Z' },
+  {
+    id: 'wal_demo_usd',
+    currency: 'usd',
+    available: 125000.5,
+    pending: 300,
+    status: 'active',
+    created_at: '2026-01-05T09:14:00Z',
+  },
+  {
+    id: 'wal_demo_usdc',
+    currency: 'usdc',
+    available: 98231.12,
+    pending: 0,
+    status: 'active',
+    created_at: '2026-01-06T11:02:00Z',
+  },
+  {
+    id: 'wal_demo_eur',
+    currency: 'eur',
+    available: 0,
+    pending: 12.5,
+    status: 'frozen',
+    created_at: '2026-02-01T16:40:00Z',
+  },
 ]
 
 /** Real block times, but no faster than 1 s: twelve nodes share the machine with the console. */

@@ -37,7 +37,7 @@ export async function connectActiveKey(
   if (!baseUrl) {
     return err(
       'bad_request',
-      "apiBaseUrl is not set: enter the payments API address in Settings → Connection (or `watchdesk config set apiBaseUrl URL`).",
+      'apiBaseUrl is not set: enter the payments API address in Settings → Connection (or `watchdesk config set apiBaseUrl URL`).',
     )
   }
   const keys = await deps.keys.stored()

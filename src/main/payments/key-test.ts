@@ -19,9 +19,14 @@ export async function testKey(
       : null
   const empty = { baseUrl, baseUrlNote, status: null, code: null, missingScopes: [], businesses: [] }
   const c = await connect({ ...override, ...(baseUrl ? { baseUrl } : {}) })
-  if (!c.ok) return ok({ ...empty, keyName: override.keyName ?? null, works: false, message: c.error.message })
+  if (!c.ok)
+    return ok({ ...empty, keyName: override.keyName ?? null, works: false, message: c.error.message })
   const { key, businessId } = c.value
-  const answer = await c.value.client.request({ operation: 'wallets.list', method: 'GET', path: '/v1/wallets' })
+  const answer = await c.value.client.request({
+    operation: 'wallets.list',
+    method: 'GET',
+    path: '/v1/wallets',
+  })
   if (!answer.ok) {
     const detail = (answer.error.detail ?? {}) as { status?: number; body?: unknown }
     const said = serviceErrorOf(detail.body)
@@ -55,7 +60,7 @@ function businessesIn(body: unknown): string[] {
   const list = Array.isArray(body)
     ? body
     : typeof body === 'object' && body !== null
-      ? Object.values(body).find(Array.isArray) ?? []
+      ? (Object.values(body).find(Array.isArray) ?? [])
       : []
   const out: string[] = []
   for (const item of list as unknown[]) {

@@ -37,7 +37,12 @@ export interface WebhookService {
   /** Signs a test event with the endpoint's secret and posts it to the public URL (the tunnel or
    * reverse proxy in front of this listener), as the service would; `arrivedAt` is set only when
    * that very event (its id) was stored here. */
-  sendThrough(publicUrl: string, type: string, endpoint: string, env?: NodeJS.ProcessEnv): Promise<TestDelivery>
+  sendThrough(
+    publicUrl: string,
+    type: string,
+    endpoint: string,
+    env?: NodeJS.ProcessEnv,
+  ): Promise<TestDelivery>
   /** Whether the public URL reaches this listener now (a HEAD answered with its identity). */
   checkPublicUrl(publicUrl: string, env?: NodeJS.ProcessEnv): Promise<PublicUrlState>
   stop(): Promise<void>
@@ -196,7 +201,12 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
       const none = { eventId: null, url: publicUrl, sentAt: null, arrivedAt: null, status: null }
       const secret = secrets.secretOf(endpoint)
       if (url === null)
-        return { ...none, outcome: 'not_sent', message: `No test event was sent: the webhook listener is not running (${problem}).`, fix: null }
+        return {
+          ...none,
+          outcome: 'not_sent',
+          message: `No test event was sent: the webhook listener is not running (${problem}).`,
+          fix: null,
+        }
       if (!secret)
         return {
           ...none,
@@ -216,7 +226,13 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
       })
       const sent = { eventId: envelope.id, url: target.toString(), sentAt }
       if (answer.kind === 'failed')
-        return { ...sent, arrivedAt: null, status: null, outcome: answer.category, ...explainFailure(target, answer, url) }
+        return {
+          ...sent,
+          arrivedAt: null,
+          status: null,
+          outcome: answer.category,
+          ...explainFailure(target, answer, url),
+        }
       // The listener answers after the commit, but a proxy may answer before forwarding: wait a little.
       let arrivedAt = store.get(envelope.id)?.receivedAt ?? null
       for (let waited = 0; arrivedAt === null && waited < 2_000; waited += 50) {

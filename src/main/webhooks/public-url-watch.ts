@@ -28,7 +28,8 @@ export function startPublicUrlWatch(
   let current: PublicUrlState = unset
   let running: Promise<PublicUrlState> | null = null
   const publish = (next: PublicUrlState) => {
-    const changed = next.state !== current.state || next.message !== current.message || next.url !== current.url
+    const changed =
+      next.state !== current.state || next.message !== current.message || next.url !== current.url
     current = next
     if (changed) ctx.push.publish('payments.publicUrl', next)
     return next

@@ -64,7 +64,9 @@ export function probe(url: URL, options: ProbeOptions): Promise<ProbeOutcome> {
         method: options.method,
         headers: {
           ...options.headers,
-          ...(options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) }),
+          ...(options.body === undefined
+            ? {}
+            : { 'content-length': String(Buffer.byteLength(options.body)) }),
         },
         ca: url.protocol === 'https:' ? trustedCa(options.env) : undefined,
         timeout: timeoutMs,
@@ -88,7 +90,12 @@ export function probe(url: URL, options: ProbeOptions): Promise<ProbeOutcome> {
       },
     )
     req.on('timeout', () => {
-      done({ kind: 'failed', category: 'timeout', code: 'ETIMEDOUT', detail: `no answer within ${timeoutMs} ms` })
+      done({
+        kind: 'failed',
+        category: 'timeout',
+        code: 'ETIMEDOUT',
+        detail: `no answer within ${timeoutMs} ms`,
+      })
       req.destroy()
     })
     req.on('error', (error) => done(failed(error)))

@@ -46,9 +46,7 @@ export function App() {
   return (
     <div className="shell">
       <nav className="sidebar" aria-label="Views">
-        <div className="brand">
-          watchdesk{health?.demo && <span className="demo-tag">demo</span>}
-        </div>
+        <div className="brand">watchdesk{health?.demo && <span className="demo-tag">demo</span>}</div>
         <ul>
           {routes.map((r) => (
             <li key={r.id}>

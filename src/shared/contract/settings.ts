@@ -77,7 +77,11 @@ export const settingsMethods = {
     z.object({ rpcBaseUrl: z.string().max(2048).optional() }).strict(),
     RpcBaseTest,
   ),
-  'settings.projectUid.get': method('Whether a project uid is stored (masked)', z.object({}).strict(), ProjectUidState),
+  'settings.projectUid.get': method(
+    'Whether a project uid is stored (masked)',
+    z.object({}).strict(),
+    ProjectUidState,
+  ),
   'settings.projectUid.set': method(
     'Store the node-access project uid in the keychain (account project-uid)',
     z.object({ uid: z.string().min(1).max(512) }).strict(),

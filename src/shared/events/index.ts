@@ -82,7 +82,9 @@ export function fundingLine(type: string, data: unknown): string | null {
   if (outcome === 'failed')
     return `${amount} · failed, nothing converted${typeof d.target_currency === 'string' ? ` to ${d.target_currency}` : ''}`
   if (!target) return amount
-  return outcome === 'completed' ? `${amount} → ${target}` : `${amount} → ${target} (${outcome}, not yet converted)`
+  return outcome === 'completed'
+    ? `${amount} → ${target}`
+    : `${amount} → ${target} (${outcome}, not yet converted)`
 }
 
 /** Spec 6.2: delays after the 1st … 5th failed attempt. */
@@ -201,7 +203,8 @@ export function formatEventDelay(createdAt: string, createdAtMs: number, receive
  * whole second allowed for). A receipt after a lost attempt is a later retry than its count says. */
 export function attemptOfReceipt(createdAtMs: number, receivedAt: number): number {
   let attempt = 1
-  for (let n = 2; n <= maxAttempts; n++) if (createdAtMs + attemptOffsetMs(n) <= receivedAt + 1000) attempt = n
+  for (let n = 2; n <= maxAttempts; n++)
+    if (createdAtMs + attemptOffsetMs(n) <= receivedAt + 1000) attempt = n
   return attempt
 }
 

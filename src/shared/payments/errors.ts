@@ -13,7 +13,14 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? 
 
 function scopesIn(o: Record<string, unknown>): string[] {
   const out: string[] = []
-  for (const key of ['required_scope', 'required_scopes', 'missing_scope', 'missing_scopes', 'scope', 'scopes']) {
+  for (const key of [
+    'required_scope',
+    'required_scopes',
+    'missing_scope',
+    'missing_scopes',
+    'scope',
+    'scopes',
+  ]) {
     const v = o[key]
     if (typeof v === 'string') out.push(...v.split(/[\s,]+/).filter(Boolean))
     else if (Array.isArray(v)) out.push(...v.filter((x): x is string => typeof x === 'string'))

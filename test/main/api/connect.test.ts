@@ -39,7 +39,10 @@ describe('connecting an account', () => {
       wallets: { [biz]: { data: [{ id: 'wal_1', currency: 'usd', available: 10 }] } },
     })
     const dataDir = tempDir()
-    writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ selectedBusinessId: biz, businesses: [{ id: biz }], ...config }))
+    writeFileSync(
+      join(dataDir, 'config.json'),
+      JSON.stringify({ selectedBusinessId: biz, businesses: [{ id: biz }], ...config }),
+    )
     const c = await startConsole({ dataDir, secrets: createMemoryStore(), env })
     return { s, c, dataDir }
   }
@@ -50,7 +53,9 @@ describe('connecting an account', () => {
       set: { pollIntervalMs: 10, 'chains.137.slug': 'Polygon Main', apiBaseUrl: 'ftp://x' },
     })
     expect(bad.json.value.saved).toBe(false)
-    const byKey = Object.fromEntries(bad.json.value.problems.map((p: { key: string; message: string }) => [p.key, p.message]))
+    const byKey = Object.fromEntries(
+      bad.json.value.problems.map((p: { key: string; message: string }) => [p.key, p.message]),
+    )
     expect(Object.keys(byKey).sort()).toEqual(['apiBaseUrl', 'chains.137.slug', 'pollIntervalMs'])
     expect(byKey['chains.137.slug']).toBe('a slug is lowercase letters, digits and dashes')
     expect(byKey['apiBaseUrl']).toBe('must be an http:// or https:// URL')
@@ -91,7 +96,12 @@ describe('connecting an account', () => {
     await callApi(c, 'settings.update', { set: { apiBaseUrl: s.url } })
     await callApi(c, 'payments.keys.set', { name: 'narrow', key: narrowKey, activate: false })
     const narrow = await callApi(c, 'payments.keys.test', { name: 'narrow' })
-    expect(narrow.json.value).toMatchObject({ works: false, status: 403, missingScopes: ['wallets:read'], businesses: [] })
+    expect(narrow.json.value).toMatchObject({
+      works: false,
+      status: 403,
+      missingScopes: ['wallets:read'],
+      businesses: [],
+    })
     expect(narrow.json.value.message).toContain('lacks the scope wallets:read')
     await callApi(c, 'payments.keys.set', { name: 'main', key })
     const main = await callApi(c, 'payments.keys.test', { name: 'main' })
@@ -132,11 +142,16 @@ describe('connecting an account', () => {
     const { chains, message, works } = tested.json.value
     expect(chains).toHaveLength(12)
     expect(works).toBe(false)
-    expect(message).toBe('10 of 12 slugs answered with the right chain id, 1 with another chain\'s id, 1 did not answer.')
+    expect(message).toBe(
+      "10 of 12 slugs answered with the right chain id, 1 with another chain's id, 1 did not answer.",
+    )
     const cronos = chains.find((x: { serviceId: number }) => x.serviceId === 25)
     expect(cronos).toMatchObject({ verdict: 'wrong_chain', chainId: 1, expectedChainId: 25 })
     expect(chains.find((x: { serviceId: number }) => x.serviceId === 250).verdict).toBe('failed')
-    expect(chains.find((x: { serviceId: number }) => x.serviceId === 137)).toMatchObject({ verdict: 'ok', chainId: 137 })
+    expect(chains.find((x: { serviceId: number }) => x.serviceId === 137)).toMatchObject({
+      verdict: 'ok',
+      chainId: 137,
+    })
     // Every node was asked under its slug and the uid, which no answer carries.
     expect(new Set(node.paths.map((p) => p.split('/')[2]))).toEqual(new Set(['prj_0123456789abcdef']))
     expect(JSON.stringify(tested.json)).not.toContain('prj_0123456789abcdef')
@@ -144,10 +159,16 @@ describe('connecting an account', () => {
 
   it('stores the project uid in the keychain and only ever answers its masked form', async () => {
     const { c } = await setup()
-    expect((await callApi(c, 'settings.projectUid.get')).json.value).toMatchObject({ stored: false, masked: null })
+    expect((await callApi(c, 'settings.projectUid.get')).json.value).toMatchObject({
+      stored: false,
+      masked: null,
+    })
     const set = await callApi(c, 'settings.projectUid.set', { uid: '  prj_secret_uid_9a8b  ' })
     expect(set.json.value).toEqual({ stored: true, masked: '…9a8b', source: 'memory', problem: null })
-    expect(await c.backend.context.secrets.get('project-uid')).toEqual({ ok: true, value: 'prj_secret_uid_9a8b' })
+    expect(await c.backend.context.secrets.get('project-uid')).toEqual({
+      ok: true,
+      value: 'prj_secret_uid_9a8b',
+    })
     const view = await callApi(c, 'settings.get')
     expect(JSON.stringify(view.json)).not.toContain('prj_secret_uid_9a8b')
   })
@@ -186,7 +207,10 @@ describe('connecting an account', () => {
     // Without that trust, the same kind of tunnel fails on TLS, and says so.
     await callApi(c, 'settings.update', { set: { apiBaseUrl: s.url } })
     await callApi(c, 'payments.keys.set', { name: 'main', key })
-    const untrusted = await callApi(c, 'payments.webhooks.connect', { publicUrl: proxy.url, events: ['funding.completed'] })
+    const untrusted = await callApi(c, 'payments.webhooks.connect', {
+      publicUrl: proxy.url,
+      events: ['funding.completed'],
+    })
     expect(untrusted.json.value.test.outcome).toBe('tls')
     expect(untrusted.json.value.test.arrivedAt).toBeNull()
     expect(untrusted.json.value.test.message).toContain('TLS handshake')
@@ -207,7 +231,10 @@ describe('connecting an account', () => {
     })
     expect(nowhere.json.value.test).toMatchObject({ outcome: 'dns', arrivedAt: null })
     expect(nowhere.json.value.test.message).toContain('watchdesk-test.invalid does not resolve')
-    const elsewhere = await callApi(c, 'payments.webhooks.connect', { publicUrl: proxy.url, events: ['funding.completed'] })
+    const elsewhere = await callApi(c, 'payments.webhooks.connect', {
+      publicUrl: proxy.url,
+      events: ['funding.completed'],
+    })
     expect(elsewhere.json.value.test).toMatchObject({ outcome: 'elsewhere', status: 200, arrivedAt: null })
     expect(elsewhere.json.value.test.message).toContain('another receiver answered')
   })

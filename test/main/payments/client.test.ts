@@ -254,7 +254,9 @@ describe('payments client', () => {
     expect(!result.ok && result.error.message).toContain(
       'The service has nothing at GET /v1/webhooks (not_found: Unrecognized request URL',
     )
-    expect(!result.ok && result.error.message).toContain('Set the list path under Settings → Webhook endpoints.')
+    expect(!result.ok && result.error.message).toContain(
+      'Set the list path under Settings → Webhook endpoints.',
+    )
   })
 
   it('gives up after the time-out with a sentence naming the limit', async () => {

@@ -82,14 +82,20 @@ function Row({
           values={(spark ?? []).map((p) => p.lagSeconds)}
           width={60}
           tone="warn"
-          label={`${chain.name} lag, last hour${scaleNote(spark?.map((p) => p.lagSeconds), 's')}`}
+          label={`${chain.name} lag, last hour${scaleNote(
+            spark?.map((p) => p.lagSeconds),
+            's',
+          )}`}
         />
       </td>
       <td className="col-spark">
         <Sparkline
           values={(spark ?? []).map((p) => p.latencyMs)}
           width={60}
-          label={`${chain.name} latency, last hour${scaleNote(spark?.map((p) => p.latencyMs), 'ms')}`}
+          label={`${chain.name} latency, last hour${scaleNote(
+            spark?.map((p) => p.latencyMs),
+            'ms',
+          )}`}
         />
       </td>
       <td className="mono col-client" title={chain.clientVersion ?? undefined}>

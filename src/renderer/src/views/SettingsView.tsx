@@ -117,7 +117,11 @@ function BrowserPanel() {
     <section className="panel" aria-label="This browser">
       <h2>This browser</h2>
       <label className="check">
-        <input type="checkbox" checked={digitShortcuts} onChange={(e) => setDigitShortcuts(e.target.checked)} />
+        <input
+          type="checkbox"
+          checked={digitShortcuts}
+          onChange={(e) => setDigitShortcuts(e.target.checked)}
+        />
         Digit keys 1–5 open the views (when no field has focus)
       </label>
     </section>

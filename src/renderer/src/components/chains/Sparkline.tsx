@@ -3,7 +3,8 @@ export function rangeOf(values: (number | null)[]): { lo: number; hi: number } {
   return present.length === 0 ? { lo: 0, hi: 0 } : { lo: Math.min(...present), hi: Math.max(...present) }
 }
 
-const clock = (ms: number) => new Date(ms).toLocaleTimeString('en-GB', { hour12: false, hour: '2-digit', minute: '2-digit' })
+const clock = (ms: number) =>
+  new Date(ms).toLocaleTimeString('en-GB', { hour12: false, hour: '2-digit', minute: '2-digit' })
 
 /** A sparkline with its scale: the highest and lowest value at its top and bottom, and the time
  * range it covers under it. */
@@ -23,7 +24,11 @@ export function ScaledSparkline({
         <span data-testid="spark-min">{any ? `${format(lo)} ${unit}` : ''}</span>
       </div>
       <div>
-        <Sparkline values={values} {...rest} label={`${rest.label}${any ? `, ${format(lo)} to ${format(hi)} ${unit}` : ''}`} />
+        <Sparkline
+          values={values}
+          {...rest}
+          label={`${rest.label}${any ? `, ${format(lo)} to ${format(hi)} ${unit}` : ''}`}
+        />
         <figcaption className="hint num" data-testid="spark-range">
           {times.length > 1 ? `${clock(times[0]!)} – ${clock(times[times.length - 1]!)}` : 'no samples yet'}
         </figcaption>

@@ -23,11 +23,16 @@ export function EventDetailPane({
 }) {
   const info = eventTypeInfo(summary.type)
   const delay =
-    summary.createdAtMs === null ? null : formatEventDelay(summary.createdAt, summary.createdAtMs, summary.receivedAt)
+    summary.createdAtMs === null
+      ? null
+      : formatEventDelay(summary.createdAt, summary.createdAtMs, summary.receivedAt)
   // Each recorded receipt placed on the attempt its time says it was, not on its count.
-  const firstAttempt = summary.createdAtMs === null ? 1 : attemptOfReceipt(summary.createdAtMs, summary.receivedAt)
+  const firstAttempt =
+    summary.createdAtMs === null ? 1 : attemptOfReceipt(summary.createdAtMs, summary.receivedAt)
   const lastAttempt =
-    summary.createdAtMs === null ? summary.deliveries : attemptOfReceipt(summary.createdAtMs, summary.lastDeliveryAt)
+    summary.createdAtMs === null
+      ? summary.deliveries
+      : attemptOfReceipt(summary.createdAtMs, summary.lastDeliveryAt)
   return (
     <aside className="panel events-detail" aria-label="Event detail">
       <header className="events-detail-head">
@@ -73,11 +78,11 @@ export function EventDetailPane({
         <section aria-label="Retry schedule">
           <h2>Retry schedule</h2>
           <p className="hint">
-            Received {summary.deliveries} times; the latest was attempt {lastAttempt} of at most {maxAttempts}.
-            The service retries after 1 min, 5 min, 30 min, 2 h and 24 h until it gets a 200: earlier attempts
-            found the listener down or unreachable, got an error, or their answer was lost. Expected times
-            count from created_at; each receipt sits on the attempt its time matches (only the first and the
-            latest receipt are recorded).
+            Received {summary.deliveries} times; the latest was attempt {lastAttempt} of at most {maxAttempts}
+            . The service retries after 1 min, 5 min, 30 min, 2 h and 24 h until it gets a 200: earlier
+            attempts found the listener down or unreachable, got an error, or their answer was lost. Expected
+            times count from created_at; each receipt sits on the attempt its time matches (only the first and
+            the latest receipt are recorded).
           </p>
           <table className="grid">
             <thead>

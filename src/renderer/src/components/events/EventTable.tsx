@@ -107,7 +107,9 @@ export function EventTable(props: {
               )
             }
             const delay =
-              event.createdAtMs === null ? null : formatEventDelay(event.createdAt, event.createdAtMs, event.receivedAt)
+              event.createdAtMs === null
+                ? null
+                : formatEventDelay(event.createdAt, event.createdAtMs, event.receivedAt)
             return (
               <div
                 key={event.id}

@@ -16,7 +16,12 @@ export interface FieldSpec {
 }
 
 const read = (config: Record<string, unknown> | undefined, key: string): unknown =>
-  key.split('.').reduce<unknown>((o, part) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[part] : undefined), config)
+  key
+    .split('.')
+    .reduce<unknown>(
+      (o, part) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[part] : undefined),
+      config,
+    )
 
 function asText(value: unknown, kind: FieldSpec['kind']): string {
   if (value === undefined || value === null) return ''
@@ -30,8 +35,15 @@ function parse(text: string, kind: FieldSpec['kind']): { value?: unknown; proble
   const t = text.trim()
   if (kind === 'bool') return { value: t === 'true' }
   if (t === '') return {}
-  if (kind === 'number') return Number.isFinite(Number(t)) ? { value: Number(t) } : { problem: 'a number is expected' }
-  if (kind === 'list') return { value: t.split(',').map((s) => s.trim()).filter(Boolean) }
+  if (kind === 'number')
+    return Number.isFinite(Number(t)) ? { value: Number(t) } : { problem: 'a number is expected' }
+  if (kind === 'list')
+    return {
+      value: t
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    }
   if (kind === 'json') {
     try {
       return { value: JSON.parse(t) as unknown }
@@ -77,7 +89,9 @@ export function ConfigForm({ title, fields, label }: { title?: string; fields: F
   }
   const problemOf = (key: string) =>
     problems.filter((p) => p.key === key || p.key.startsWith(`${key}.`)).map((p) => p.message)
-  const general = problems.filter((p) => !fields.some((f) => p.key === f.key || p.key.startsWith(`${f.key}.`)))
+  const general = problems.filter(
+    (p) => !fields.some((f) => p.key === f.key || p.key.startsWith(`${f.key}.`)),
+  )
 
   return (
     <form

@@ -37,7 +37,12 @@ export function ConnectionPanel() {
               </button>
             ),
           },
-          { key: 'pollIntervalMs', kind: 'number', placeholder: '5000', hint: 'How often each chain is polled (250–600000 ms).' },
+          {
+            key: 'pollIntervalMs',
+            kind: 'number',
+            placeholder: '5000',
+            hint: 'How often each chain is polled (250–600000 ms).',
+          },
         ]}
       />
       <ApiTestResult />
@@ -51,8 +56,13 @@ function ApiTestResult() {
   const test = useSettingsStore((s) => s.apiTest)
   if (!test) return null
   return (
-    <div className={`banner ${test.works ? 'banner-good' : 'banner-bad'}`} role="status" data-testid="api-test">
-      <StatusBadge tone={test.works ? 'good' : 'bad'} label={test.works ? 'works' : 'failed'} /> {test.message}
+    <div
+      className={`banner ${test.works ? 'banner-good' : 'banner-bad'}`}
+      role="status"
+      data-testid="api-test"
+    >
+      <StatusBadge tone={test.works ? 'good' : 'bad'} label={test.works ? 'works' : 'failed'} />{' '}
+      {test.message}
       {test.baseUrlNote && <p>{test.baseUrlNote}</p>}
       {test.missingScopes.length > 0 && <p>Missing scopes: {test.missingScopes.join(', ')}</p>}
     </div>
@@ -90,9 +100,12 @@ function RpcTestResult() {
                   <StatusBadge
                     tone={c.verdict === 'ok' ? 'good' : c.verdict === 'not_polled' ? 'muted' : 'bad'}
                     label={
-                      { ok: 'right chain', wrong_chain: 'wrong chain', failed: 'no answer', not_polled: 'not polled' }[
-                        c.verdict
-                      ]
+                      {
+                        ok: 'right chain',
+                        wrong_chain: 'wrong chain',
+                        failed: 'no answer',
+                        not_polled: 'not polled',
+                      }[c.verdict]
                     }
                   />
                 </td>
@@ -142,7 +155,11 @@ function ProjectUidForm() {
       {state && (
         <StatusBadge
           tone={state.stored ? 'good' : 'warn'}
-          label={state.stored ? `stored ${state.masked ?? ''}${state.source === 'environment' ? ' (environment)' : ''}` : 'not stored'}
+          label={
+            state.stored
+              ? `stored ${state.masked ?? ''}${state.source === 'environment' ? ' (environment)' : ''}`
+              : 'not stored'
+          }
           title={state.problem ?? 'keychain account "project-uid"; this window never sees it again'}
         />
       )}

@@ -11,12 +11,26 @@ export function ListenerSettingsPanel() {
         fields={[
           { key: 'listener.host', kind: 'text', placeholder: '127.0.0.1', hint: 'Restart to apply.' },
           { key: 'listener.port', kind: 'number', placeholder: '7421', hint: 'Restart to apply.' },
-          { key: 'listener.publicUrl', kind: 'text', hint: 'Set by Connect this console; re-checked every minute.' },
+          {
+            key: 'listener.publicUrl',
+            kind: 'text',
+            hint: 'Set by Connect this console; re-checked every minute.',
+          },
           { key: 'listener.maxBodyBytes', kind: 'number', placeholder: '1048576' },
           { key: 'listener.headersTimeoutMs', kind: 'number', placeholder: '5000' },
           { key: 'listener.bodyTimeoutMs', kind: 'number', placeholder: '10000' },
-          { key: 'listener.tls', kind: 'json', placeholder: '{"certFile":"…","keyFile":"…"}', hint: 'Restart to apply.' },
-          { key: 'listener.authorizationAnswer', kind: 'json', placeholder: '{}', hint: 'The 200 body answered to card.authorization.request.' },
+          {
+            key: 'listener.tls',
+            kind: 'json',
+            placeholder: '{"certFile":"…","keyFile":"…"}',
+            hint: 'Restart to apply.',
+          },
+          {
+            key: 'listener.authorizationAnswer',
+            kind: 'json',
+            placeholder: '{}',
+            hint: 'The 200 body answered to card.authorization.request.',
+          },
           {
             key: 'notifications.eventTypes',
             kind: 'list',

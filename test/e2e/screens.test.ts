@@ -170,9 +170,11 @@ describe('screens', () => {
       }
       await reviewViews(browser(), running, '', async (page, route) => {
         // Labelled a demo on every view, and no red "missing" item greets its user.
-        expect(await page.locator('.demo-banner').textContent()).toContain(
-          'Nothing here touches a real account',
-        )
+        expect(await page.locator('.sidebar .demo-tag').textContent()).toBe('demo')
+        if (route.id === 'overview')
+          expect(await page.locator('.demo-banner').textContent()).toContain(
+            'Nothing here touches a real account',
+          )
         expect(await page.locator('.first-run-missing').count()).toBe(0)
         if (route.id === 'wallets')
           await expect

@@ -69,7 +69,8 @@ export function App() {
       </nav>
       <main className="content" aria-label={route.label}>
         <LinkBanner transport={backend().transport} />
-        {health?.demo && (
+        {/* The sidebar's tag marks every view; the sentence stays on the overview, so the dense views keep their room. */}
+        {health?.demo && route.id === 'overview' && (
           <div className="banner banner-info demo-banner" role="note">
             <strong>Demo</strong>: a local sandbox stand-in of the payments API, twelve local nodes and sample
             events. Nothing here touches a real account; secrets live in memory only.

@@ -11,7 +11,7 @@ import { Sparkline, rangeOf } from '../components/chains/Sparkline'
 function scaleNote(values: (number | null)[] | undefined, unit: string): string {
   if (!values || !values.some((v) => v !== null)) return ''
   const { lo, hi } = rangeOf(values)
-  return `: ${Math.round(lo * 10) / 10} to ${Math.round(hi * 10) / 10} ${unit}`
+  return `, range ${Math.round(lo * 10) / 10}–${Math.round(hi * 10) / 10} ${unit}`
 }
 import { badgeOf, dash, fmtInt, fmtLagBlocks, fmtMs, fmtSeconds } from '../components/chains/format'
 import { focusLater, onGridKeyDown } from '../components/grid'

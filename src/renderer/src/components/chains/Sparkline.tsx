@@ -27,7 +27,7 @@ export function ScaledSparkline({
         <Sparkline
           values={values}
           {...rest}
-          label={`${rest.label}${any ? `, ${format(lo)} to ${format(hi)} ${unit}` : ''}`}
+          label={`${rest.label}${any ? `, range ${format(lo)}–${format(hi)} ${unit}` : ''}`}
         />
         <figcaption className="hint num" data-testid="spark-range">
           {times.length > 1 ? `${clock(times[0]!)} – ${clock(times[times.length - 1]!)}` : 'no samples yet'}

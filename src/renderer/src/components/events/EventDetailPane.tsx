@@ -26,13 +26,22 @@ export function EventDetailPane({
     summary.createdAtMs === null
       ? null
       : formatEventDelay(summary.createdAt, summary.createdAtMs, summary.receivedAt)
-  // Each recorded receipt placed on the attempt its time says it was, not on its count.
-  const firstAttempt =
-    summary.createdAtMs === null ? 1 : attemptOfReceipt(summary.createdAtMs, summary.receivedAt)
+  // Each recorded receipt placed on the attempt its time says it was, not on its count; the first
+  // receipt is at least `deliveries - 1` attempts before the latest.
   const lastAttempt =
     summary.createdAtMs === null
       ? summary.deliveries
       : attemptOfReceipt(summary.createdAtMs, summary.lastDeliveryAt)
+  const firstAttempt =
+    summary.createdAtMs === null
+      ? 1
+      : Math.max(
+          1,
+          Math.min(
+            attemptOfReceipt(summary.createdAtMs, summary.receivedAt),
+            lastAttempt - summary.deliveries + 1,
+          ),
+        )
   return (
     <aside className="panel events-detail" aria-label="Event detail">
       <header className="events-detail-head">

@@ -9,6 +9,7 @@ import { storageApi } from './api/storage'
 import { alertsApi } from './api/alerts'
 import { sourcesApi } from './api/sources'
 import { forwardApi } from './api/forward'
+import { settingsApi } from './api/settings'
 
 /** Implements the contract. The only place where capabilities meet: each section in ./api/ maps
  * its methods onto one capability's services; `satisfies` fails the build if a method is missing. */
@@ -22,5 +23,6 @@ export function createApi(ctx: AppContext, services: Services): ApiHandlers {
     ...alertsApi(ctx, services),
     ...sourcesApi(services),
     ...forwardApi(ctx, services),
+    ...settingsApi(ctx, services),
   } satisfies ApiHandlers
 }

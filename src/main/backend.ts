@@ -41,6 +41,8 @@ export interface BackendOptions {
   clock?: PollClock
   /** `--forward-to URL` targets of this run. */
   forwardTo?: AdhocTarget[]
+  /** `serve --demo`: local stand-ins only; the console labels itself a demo. */
+  demo?: boolean
 }
 
 export interface Backend {
@@ -140,6 +142,7 @@ export function createContext(
   return {
     dataDir: options.dataDir,
     shell: options.shell,
+    demo: options.demo ?? false,
     version,
     startedAt,
     db,

@@ -23,6 +23,8 @@ export interface ListenerProblem {
 export interface AppContext {
   dataDir: string
   shell: 'electron' | 'serve'
+  /** Running against the demo's local stand-ins (`serve --demo`). */
+  demo?: boolean
   version: string
   startedAt: Date
   db: Database

@@ -14,6 +14,8 @@ import { startSources } from './relay'
 import type { SourcesService } from './relay'
 import { enqueueOnCommitSql, startForward } from './forward'
 import type { AdhocTarget, AttemptReport, ForwardService } from './forward'
+import { startPublicUrlWatch } from './webhooks/public-url-watch'
+import type { PublicUrlWatch } from './webhooks/public-url-watch'
 
 /** The long-running parts of each capability (listener, poller, payments client), started in
  * `startServices` and stopped in reverse order; api.ts maps contract methods onto them. */
@@ -30,6 +32,10 @@ export interface Services {
   sources: SourcesService
   /** Outbox, dispatcher, replay and the authorization relay (issue 11). */
   forward: ForwardService
+  /** listener.publicUrl re-checked periodically: does it reach this listener (issue 10)? */
+  publicUrl: PublicUrlWatch
+  /** The process environment (NODE_EXTRA_CA_CERTS for the public URL's checks). */
+  env: NodeJS.ProcessEnv
 }
 
 export interface StartedServices {
@@ -91,12 +97,15 @@ export async function startServices(
   stops.push(async () => void (await stopListening()))
   const chains = await startChainsService(ctx, options.clock)
   stops.push(() => chains.stop())
-  const payments = startPayments(ctx, options.env ?? process.env)
+  const env = options.env ?? process.env
+  const payments = startPayments(ctx, env)
+  const publicUrl = startPublicUrlWatch(ctx, webhooks, env)
+  stops.push(async () => publicUrl.stop())
   const alerts = startAlerts({
     db: ctx.db,
     config: ctx.config,
     secrets: ctx.secrets,
-    env: options.env ?? process.env,
+    env,
     push: ctx.push,
     log: ctx.log,
     storage: ctx.storage,
@@ -108,7 +117,7 @@ export async function startServices(
   stops.push(() => alerts.stop())
   const sources = startSources(ctx)
   stops.push(() => sources.stop())
-  const services: Services = { webhooks, chains, payments, alerts, sources, forward }
+  const services: Services = { webhooks, chains, payments, alerts, sources, forward, publicUrl, env }
   return ok({
     services,
     stop: async () => {

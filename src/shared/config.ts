@@ -54,7 +54,10 @@ export const ListenerConfig = z
     /** A sender that has not sent all headers / the whole body by then is cut off (408). */
     headersTimeoutMs: z.number().int().min(100).max(120_000).default(5_000),
     bodyTimeoutMs: z.number().int().min(100).max(120_000).default(10_000),
-    /** The 200 answer body for card.authorization.request (the spec does not show one). */
+    /** The public HTTPS address (tunnel or reverse proxy) that forwards to this listener, as
+     * registered by "Connect this console"; its reachability is re-checked periodically. */
+    publicUrl: httpUrl.optional(),
+    /** The 200 answer body for card.authorization.request (the service does not define one). */
     authorizationAnswer: z.record(z.string(), z.unknown()).default({}),
   })
   .strict()
@@ -110,7 +113,7 @@ export const ForwardConfig = z
   })
   .strict()
 
-const ConfigObject = z
+export const ConfigObject = z
   .object({
     apiBaseUrl: httpUrl.optional(),
     rpcBaseUrl: httpUrl.optional(),

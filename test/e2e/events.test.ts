@@ -112,7 +112,9 @@ describe('Events view in Chromium', () => {
     await eventually(() => row.textContent()).toMatch(/3$/)
     await row.click()
     const schedule = page.getByRole('region', { name: 'Retry schedule' })
-    await eventually(() => schedule.textContent()).toContain('Delivery 3 of at most 6')
+    await eventually(() => schedule.textContent()).toContain(
+      'Received 3 times; the latest was attempt 3 of at most 6',
+    )
     await eventually(() => schedule.locator('tbody tr').count()).toBe(3)
     await page.getByRole('button', { name: /rejected/ }).click()
     const refused = page.getByRole('table', { name: 'Refused deliveries' })

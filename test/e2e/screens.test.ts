@@ -159,6 +159,7 @@ describe('screens', () => {
         configFile: demo.configFile,
         secrets: demo.secrets,
         rendererDir,
+        demo: true,
       })
       await demo.sendEvents(running.backend.context.urls.listener!, silentLogger, 60_000)
       // Until most chains have a status from their nodes (anvil mines every 1–12 s).
@@ -168,6 +169,21 @@ describe('screens', () => {
         await new Promise((r) => setTimeout(r, 500))
       }
       await reviewViews(browser(), running, '', async (page, route) => {
+        // Labelled a demo on every view, and no red "missing" item greets its user.
+        expect(await page.locator('.sidebar .demo-tag').textContent()).toBe('demo')
+        if (route.id === 'overview')
+          expect(await page.locator('.demo-banner').textContent()).toContain(
+            'Nothing here touches a real account',
+          )
+        expect(await page.locator('.first-run-missing').count()).toBe(0)
+        if (route.id === 'wallets')
+          await expect
+            .poll(() => page.locator('table.wallets-table tbody tr').count(), { timeout: 10_000 })
+            .toBe(3)
+        if (route.id === 'settings')
+          await expect
+            .poll(() => page.locator('table.endpoints-table tbody tr').allTextContents(), { timeout: 10_000 })
+            .toEqual([expect.stringContaining('demo')])
         if (route.id !== 'chains') return
         const rows = await page.locator('main.content .status').allTextContents()
         expect(rows.filter((t) => /healthy|lagging|stalled|down|wrong network|checking/.test(t)).length).toBe(

@@ -12,6 +12,7 @@ export function appApi(ctx: AppContext): Pick<ApiHandlers, keyof typeof appMetho
         status: 'ok' as const,
         version: ctx.version,
         shell: ctx.shell,
+        demo: ctx.demo ?? false,
         startedAt: ctx.startedAt.toISOString(),
         dataDir: ctx.dataDir,
         logFile: ctx.log.file,

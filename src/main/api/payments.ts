@@ -1,4 +1,4 @@
-import type { paymentsMethods } from '../../shared/contract/payments'
+import type { CreatedEndpoint, TestDelivery, paymentsMethods } from '../../shared/contract/payments'
 import { checkHttpsUrl } from '../../shared/payments'
 import { ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
@@ -21,6 +21,8 @@ export function paymentsApi(ctx: AppContext, services: Services): PaymentsHandle
     'payments.status': () => payments.status(),
     'payments.keys.set': async ({ name, key, activate }) =>
       thenStatus(await payments.setKey(name, key, activate)),
+    'payments.keys.test': ({ name }) => payments.testKey(name ? { keyName: name } : {}),
+    'payments.publicUrl.check': async () => ok(await services.publicUrl.checkNow()),
     'payments.keys.remove': async ({ name }) => thenStatus(await payments.removeKey(name)),
     'payments.keys.select': async ({ name }) => thenStatus(await payments.selectKey(name)),
     'payments.keys.plan': async ({ name, plan }) => thenStatus(await payments.setPlan(name, plan)),
@@ -42,44 +44,45 @@ export function paymentsApi(ctx: AppContext, services: Services): PaymentsHandle
         confirmLive,
       )
       if (!created.ok) return created
-      const test = await sendSelfTest(
-        services,
-        created.value.endpoint.id,
-        events[0]!,
-        created.value.secretStored,
-      )
+      const test = await deliverThroughPublicUrl(services, created.value, target.toString(), events[0]!)
+      if (created.value.secretStored) {
+        // Kept as listener.publicUrl (one writer) so its reachability is re-checked from now on.
+        const saved = await ctx.updateConfig((config) => {
+          const listener = (config.listener ?? {}) as Record<string, unknown>
+          config.listener = { ...listener, publicUrl: target.toString() }
+        })
+        if (!saved.ok) ctx.log.warn('the public URL was not saved', { problem: saved.error.message })
+        void services.publicUrl.checkNow()
+      }
       return ok({ ...created.value, test })
     },
   }
 }
 
 /** Waits for the listener to pick up the new secret (it refreshes on the keychain's change
- * event), then signs a test event with it and posts it to the listener; reads back when the
- * listener committed it. */
-async function sendSelfTest(services: Services, endpointId: string, type: string, secretStored: boolean) {
-  const none = { eventId: null, url: null, sentAt: null, arrivedAt: null, status: null }
-  if (!secretStored)
+ * event), then sends a signed test event to the public URL, as the service will, and reports
+ * success only when that event arrived at this listener. */
+async function deliverThroughPublicUrl(
+  services: Services,
+  created: CreatedEndpoint,
+  publicUrl: string,
+  type: string,
+): Promise<TestDelivery> {
+  const endpointId = created.endpoint.id
+  if (!created.secretStored)
     return {
-      ...none,
+      eventId: null,
+      url: publicUrl,
+      sentAt: null,
+      arrivedAt: null,
+      status: null,
+      outcome: 'not_sent',
       message: 'No test event was sent: the secret is not in the keychain, so the listener cannot verify it.',
+      fix: created.secretProblem,
     }
   const { webhooks } = services
   for (let waited = 0; !webhooks.status().endpoints.includes(endpointId) && waited < 3000; waited += 50) {
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-  const sentAt = Date.now()
-  const sent = await webhooks.sendTest(type, endpointId)
-  if (!sent.ok) return { ...none, sentAt, message: sent.error.message }
-  const arrivedAt = webhooks.store.get(sent.value.id)?.receivedAt ?? null
-  return {
-    eventId: sent.value.id,
-    url: sent.value.url,
-    sentAt,
-    arrivedAt,
-    status: sent.value.status,
-    message:
-      arrivedAt !== null
-        ? `The listener verified and stored test event ${sent.value.id} (${type}) signed with the new secret.`
-        : `The listener answered ${sent.value.status} (${sent.value.answer.slice(0, 200)}) and did not store the test event.`,
-  }
+  return webhooks.sendThrough(publicUrl, type, endpointId, services.env)
 }

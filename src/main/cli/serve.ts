@@ -57,7 +57,7 @@ async function serve(
     forwardTo: ((values['forward-to'] as string[] | undefined) ?? []).map((url) => ({ url })),
     env: io.env,
     log,
-    ...(demo ? { secrets: demo.value.secrets } : {}),
+    ...(demo ? { secrets: demo.value.secrets, demo: true } : {}),
   })
   if (!running.ok) {
     await demo?.value.stop()

@@ -13,11 +13,14 @@ import { sendTestEvent } from '../webhooks'
 import { startAnvil } from './anvil'
 import type { AnvilNode } from './anvil'
 import { startGateway } from './gateway'
+import { startPaymentsStandin } from './payments-standin'
+import type { Standin } from './payments-standin'
 import type { Gateway } from './gateway'
 
 /** `watchdesk serve --demo`: twelve anvil nodes with the networks' chain ids and block times, a
- * local gateway in the shape of the node-access service, an in-memory keychain with a generated
- * project uid and webhook secret, and signed sample events for the listener. No credentials. */
+ * local gateway in the shape of the node-access service, a local stand-in of the payments API in
+ * sandbox mode (wallets, webhook endpoints), an in-memory keychain with a generated project uid,
+ * sandbox key and webhook secret, and signed sample events for the listener. No credentials. */
 
 export interface Demo {
   dataDir: string
@@ -39,6 +42,35 @@ export interface DemoOptions {
 }
 
 export const demoEndpointId = 'demo'
+
+const demoBusiness = { id: 'biz_demo', name: 'Demo Ltd' }
+
+const demoWallets = [
+  {
+    id: 'wal_demo_usd',
+    currency: 'usd',
+    available: 125000.5,
+    pending: 300,
+    status: 'active',
+    created_at: '2026-01-05T09:14:00Z',
+  },
+  {
+    id: 'wal_demo_usdc',
+    currency: 'usdc',
+    available: 98231.12,
+    pending: 0,
+    status: 'active',
+    created_at: '2026-01-06T11:02:00Z',
+  },
+  {
+    id: 'wal_demo_eur',
+    currency: 'eur',
+    available: 0,
+    pending: 12.5,
+    status: 'frozen',
+    created_at: '2026-02-01T16:40:00Z',
+  },
+]
 
 /** Real block times, but no faster than 1 s: twelve nodes share the machine with the console. */
 export const demoBlockTimeSeconds = (blockTimeMs: number) => Math.max(1, Math.round(blockTimeMs / 100) / 10)
@@ -69,17 +101,40 @@ export async function startDemo(options: DemoOptions = {}): Promise<Result<Demo>
   }
   const projectUid = `demo_${randomBytes(12).toString('hex')}`
   const webhookSecret = `whsec_${randomBytes(24).toString('base64url')}`
+  const apiKey = `sk_sandbox_demo_${randomBytes(12).toString('hex')}`
   let gateway: Gateway
+  let payments: Standin
   try {
     gateway = await startGateway(new Map(chains.map((c, i) => [c.defaultSlug, nodes[i]!.url])), projectUid)
+    payments = await startPaymentsStandin({
+      keys: {
+        [apiKey]: {
+          scopes: ['wallets:read', 'webhooks:read', 'webhooks:write'],
+          limits: { perMinute: 100, perSecond: 20 },
+          businesses: [demoBusiness.id],
+        },
+      },
+      wallets: { [demoBusiness.id]: { object: 'list', data: demoWallets } },
+    })
   } catch (error) {
     await Promise.all(nodes.map((n) => n.stop()))
     return err('unavailable', `The demo gateway could not listen on loopback: ${(error as Error).message}`)
   }
+  // The endpoint the demo's sample events are signed for, as the stand-in lists it.
+  payments.endpoints.set(demoEndpointId, {
+    id: demoEndpointId,
+    url: 'https://demo.watchdesk.invalid/webhooks',
+    events: [...sampleTypes],
+    description: 'demo: sample events from this machine',
+    status: 'active',
+    secret: webhookSecret,
+    created_at: new Date().toISOString(),
+    business: demoBusiness.id,
+  })
   const tempDir = mkdtempSync(join(tmpdir(), 'watchdesk-demo-'))
   const userConfig = options.configFile ? readUserConfig(options.configFile) : ok({})
   if (!userConfig.ok) {
-    await Promise.all([gateway.close(), ...nodes.map((n) => n.stop())])
+    await Promise.all([gateway.close(), payments.close(), ...nodes.map((n) => n.stop())])
     rmSync(tempDir, { recursive: true, force: true })
     return userConfig
   }
@@ -90,7 +145,15 @@ export async function startDemo(options: DemoOptions = {}): Promise<Result<Demo>
   writeFileSync(
     configFile,
     JSON.stringify(
-      deepMerge(userConfig.value, { rpcBaseUrl: gateway.url, pollIntervalMs: 2000, chains: chainsConfig }),
+      deepMerge(userConfig.value, {
+        rpcBaseUrl: gateway.url,
+        apiBaseUrl: payments.url,
+        apiKeyName: 'demo',
+        businesses: [demoBusiness],
+        selectedBusinessId: demoBusiness.id,
+        pollIntervalMs: 2000,
+        chains: chainsConfig,
+      }),
       null,
       2,
     ),
@@ -98,6 +161,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Result<Demo>
   const secrets = createMemoryStore({
     [accounts.projectUid]: projectUid,
     [accounts.webhookSecret(demoEndpointId)]: webhookSecret,
+    [accounts.apiKey('demo')]: apiKey,
   })
   let timer: NodeJS.Timeout | null = null
   let sent = 0
@@ -126,6 +190,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Result<Demo>
     async stop() {
       if (timer) clearInterval(timer)
       await gateway.close()
+      await payments.close()
       await Promise.all(nodes.map((n) => n.stop()))
       rmSync(tempDir, { recursive: true, force: true })
     },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { maskSecret } from '../../shared/mask'
-import { operations } from '../../shared/payments'
+import { apiRoot, kindOfCode, operations, serviceErrorOf } from '../../shared/payments'
 import type { KeyKind, Operation } from '../../shared/payments'
 import { err, ok } from '../../shared/result'
 import type { ApiError, Err, Result } from '../../shared/result'
@@ -61,7 +61,7 @@ export function createPaymentsClient(options: ClientOptions): PaymentsClient {
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000
   const doFetch = options.fetch ?? fetch
   const random = options.random ?? Math.random
-  const base = options.baseUrl.replace(/\/+$/, '')
+  const base = apiRoot(options.baseUrl)
 
   async function request(req: PaymentsRequest): Promise<Result<PaymentsResponse>> {
     const url = urlOf(base, req.path, req.query)
@@ -189,6 +189,8 @@ export function createPaymentsClient(options: ClientOptions): PaymentsClient {
       scope,
       idempotencyKey,
     }
+    const byCode = explainServiceCode(req, outcome.status, parseJson(sent), head, detail)
+    if (byCode) return byCode
     switch (outcome.status) {
       case 401:
         return err(
@@ -207,14 +209,14 @@ export function createPaymentsClient(options: ClientOptions): PaymentsClient {
         return err(
           req.operation === 'webhooks.list' || req.operation === 'webhooks.delete' ? 'not_found' : 'upstream',
           req.operation === 'webhooks.list' || req.operation === 'webhooks.delete'
-            ? `${head} The path is the likely cause: the spec does not give the ${req.operation === 'webhooks.list' ? 'list' : 'delete'} path, and watchdesk used ${req.method} ${req.path}${req.operation === 'webhooks.delete' ? ' with the id as a query parameter' : ''}. Set the path${req.operation === 'webhooks.delete' ? ' and parameter name' : ''} under Settings → Webhook endpoints (config webhookEndpoints).`
+            ? `${head} The path is the likely cause: the service publishes no ${req.operation === 'webhooks.list' ? 'list' : 'delete'} path, so watchdesk used the common one, ${req.method} ${req.path}${req.operation === 'webhooks.delete' ? ' with the id as a query parameter' : ''}. Set the path${req.operation === 'webhooks.delete' ? ' and parameter name' : ''} under Settings → Webhook endpoints (config webhookEndpoints).`
             : `${head} Check apiBaseUrl (${base}); the path should be under /v1.`,
           detail,
         )
       case 429:
         return err(
           'rate_limited',
-          `${head} The key "${options.key.name}" (${masked}) is being rate limited and watchdesk gave up after ${maxAttempts} attempts. Check the key's plan in Settings (spec 8) or wait a minute.`,
+          `${head} The key "${options.key.name}" (${masked}) is being rate limited and watchdesk gave up after ${maxAttempts} attempts. Check the key's plan in Settings or wait a minute.`,
           detail,
         )
       default:
@@ -227,6 +229,65 @@ export function createPaymentsClient(options: ClientOptions): PaymentsClient {
         if (outcome.status >= 300 && outcome.status < 400)
           return err('upstream', `${head} The service redirected; check apiBaseUrl (${base}).`, detail)
         return err('bad_request', `${head} The service rejected the request.`, detail)
+    }
+  }
+
+  /** What the service said decides the sentence (its error code first), before any guess from
+   * the status about paths or scopes. Null when the body names nothing watchdesk can explain. */
+  function explainServiceCode(
+    req: PaymentsRequest,
+    status: number,
+    body: unknown,
+    head: string,
+    detail: Record<string, unknown>,
+  ): Err<ApiError> | null {
+    const said = serviceErrorOf(body)
+    if (!said) return null
+    const { scope, summary } = operations[req.operation]
+    const masked = maskSecret(options.key.secret)
+    const quoted = `${said.code ?? `${status}`}${said.message ? `: ${said.message}` : ''}`
+    const withCode = { ...detail, serviceCode: said.code, missingScopes: said.scopes }
+    switch (kindOfCode(said.code, said.scopes)) {
+      case 'business':
+        return err(
+          'forbidden',
+          `${head} The service refused the business${options.businessId ? ` ${options.businessId}` : ''} for the key "${options.key.name}" (${quoted}). Select a business this key can reach under Settings → Businesses, or use a key of that business.`,
+          withCode,
+        )
+      case 'scope': {
+        const missing = said.scopes.length > 0 ? said.scopes.join(', ') : scope
+        return err(
+          'forbidden',
+          `${head} The key "${options.key.name}" (${masked}) lacks the scope ${missing}, which ${summary} needs (the service said ${quoted}). Create a key with ${missing} and store it.`,
+          withCode,
+        )
+      }
+      case 'key':
+        return err(
+          'unauthorized',
+          `${head} The service did not accept the key "${options.key.name}" (${masked}): ${quoted}. Store a valid ${options.key.kind} key in Settings or with "watchdesk keys set".`,
+          withCode,
+        )
+      case 'not_found':
+        if (req.operation === 'webhooks.delete')
+          return err(
+            'not_found',
+            `${head} The service says the endpoint is not there (${quoted}): it may have been deleted already. Refresh the list.`,
+            withCode,
+          )
+        return err(
+          'not_found',
+          `${head} The service has nothing at ${req.method} ${req.path} (${quoted}). ${req.operation === 'webhooks.list' ? 'Set the list path under Settings → Webhook endpoints.' : `Check that apiBaseUrl (${base}) is the payments API's address.`}`,
+          withCode,
+        )
+      case 'invalid':
+        return err(
+          'bad_request',
+          `${head} The service rejected the request (${quoted}${said.param ? `; field ${said.param}` : ''}). Correct ${said.param ?? 'the request'} and try again.`,
+          withCode,
+        )
+      default:
+        return null
     }
   }
 

@@ -28,17 +28,23 @@ export interface ConnectDeps {
 /** A client for the active key, or a sentence saying what is missing. Not a pure getter: the
  * key's limiter takes the key's current plan, and the published rate-limit state switches to
  * this key when it was following another. */
-export async function connectActiveKey(deps: ConnectDeps): Promise<Result<Connection>> {
+export async function connectActiveKey(
+  deps: ConnectDeps,
+  override: { keyName?: string; baseUrl?: string } = {},
+): Promise<Result<Connection>> {
   const config = deps.settings.config()
-  if (!config.apiBaseUrl) {
+  const baseUrl = override.baseUrl ?? config.apiBaseUrl
+  if (!baseUrl) {
     return err(
       'bad_request',
-      "apiBaseUrl is not set: put the payments API address (without /v1) in the data dir's config.json or a --config FILE.",
+      'apiBaseUrl is not set: enter the payments API address in Settings → Connection (or `watchdesk config set apiBaseUrl URL`).',
     )
   }
   const keys = await deps.keys.stored()
   if (!keys.ok) return keys
-  const name = deps.keys.activeName(keys.value.map((k) => k.name))
+  const name = override.keyName ?? deps.keys.activeName(keys.value.map((k) => k.name))
+  if (override.keyName && !keys.value.some((k) => k.name === override.keyName))
+    return err('not_found', `No API key named "${override.keyName}" is stored.`)
   if (!name) {
     return err(
       'unauthorized',
@@ -60,7 +66,7 @@ export async function connectActiveKey(deps: ConnectDeps): Promise<Result<Connec
   deps.rateLimits.follow(name, maskSecret(stored.secret))
   const businessId = deps.settings.businessId().id
   const client = createPaymentsClient({
-    baseUrl: config.apiBaseUrl,
+    baseUrl,
     key,
     businessId,
     limiter,

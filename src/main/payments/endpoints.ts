@@ -85,7 +85,8 @@ export function createWebhookEndpoints(deps: EndpointDeps) {
       if (!stored.ok)
         secretProblem = `The secret could not be written to the keychain (${stored.error.message}). Copy it now: it is not shown again.`
       else if (!secret.startsWith('whsec_'))
-        secretProblem = 'The secret does not start with whsec_ as the spec says; it was stored as given.'
+        secretProblem =
+          'The secret does not start with whsec_, as every endpoint secret should; it was stored as given.'
     } else
       secretProblem =
         'The create answer carried no secret, so deliveries to this endpoint cannot be verified. Delete it and create it again.'

@@ -12,6 +12,7 @@ import { createKeyRing } from './keys'
 import { createRateLimits } from './rate-limits'
 import { createPaymentsSettings } from './settings'
 import { listWallets } from './wallets'
+import { testKey } from './key-test'
 
 export interface PaymentsDeps {
   config(): Config
@@ -38,7 +39,9 @@ export function createPaymentsService(deps: PaymentsDeps) {
   const settings = createPaymentsSettings(deps, deps.env)
   const rateLimits = createRateLimits(clock, deps.onRateLimit)
   const keys = createKeyRing(deps.secrets, settings, rateLimits, log)
-  const connect = () => connectActiveKey({ settings, keys, rateLimits, clock, log, fetch: deps.fetch })
+  const connectWith = (override: { keyName?: string; baseUrl?: string } = {}) =>
+    connectActiveKey({ settings, keys, rateLimits, clock, log, fetch: deps.fetch }, override)
+  const connect = () => connectWith()
   const endpoints = createWebhookEndpoints({ connect, config: settings.config, secrets: deps.secrets, log })
 
   async function status(): Promise<Result<PaymentsStatus>> {
@@ -74,6 +77,9 @@ export function createPaymentsService(deps: PaymentsDeps) {
     setBusinesses: settings.setBusinesses,
     setEndpointPaths: settings.setEndpointPaths,
     wallets: () => listWallets(connect),
+    /** One GET /v1/wallets with the named key (or the active one), at this base URL (or apiBaseUrl). */
+    testKey: (override: { keyName?: string; baseUrl?: string } = {}) =>
+      testKey(connectWith, override, settings.config().apiBaseUrl),
     listEndpoints: endpoints.list,
     createEndpoint: endpoints.create,
     deleteEndpoint: endpoints.remove,

@@ -8,13 +8,18 @@ import { createBatchedPublisher, createIngest } from './ingest'
 import { startListener } from './listener'
 import type { ListenerCounters, ListenerHooks } from './listener'
 import { loadSecretsCache } from './secrets-cache'
-import { sendTestEvent } from './send'
+import { randomBytes } from 'node:crypto'
+import type { PublicUrlState, TestDelivery } from '../../shared/contract/payments'
+import { answeredByListener, explainElsewhere, explainFailure, probe } from './public-url'
+import { sampleEnvelope, sendTestEvent } from './send'
+import { signBody } from './verify'
 import type { SentTestEvent } from './send'
 import { LatencyWindow } from './stats'
 import { createEventStore } from './store'
 import type { EventStore } from './store'
 
 export { sendTestEvent, sampleEnvelope } from './send'
+export { listenerIdentityHeader } from './public-url'
 export type { SendTestEventOptions, SentTestEvent } from './send'
 export { signBody, verifySignature, parseEnvelope } from './verify'
 export type { Envelope } from './verify'
@@ -43,6 +48,17 @@ export interface WebhookService {
   /** The secrets deliveries are verified with, by endpoint id (for the forwarder, which passes the
    * service's signature through by recomputing it; never shown or logged). */
   webhookSecrets(): ReadonlyMap<string, Buffer>
+  /** Signs a test event with the endpoint's secret and posts it to the public URL (the tunnel or
+   * reverse proxy in front of this listener), as the service would; `arrivedAt` is set only when
+   * that very event (its id) was stored here. */
+  sendThrough(
+    publicUrl: string,
+    type: string,
+    endpoint: string,
+    env?: NodeJS.ProcessEnv,
+  ): Promise<TestDelivery>
+  /** Whether the public URL reaches this listener now (a HEAD answered with its identity). */
+  checkPublicUrl(publicUrl: string, env?: NodeJS.ProcessEnv): Promise<PublicUrlState>
   stop(): Promise<void>
 }
 
@@ -77,6 +93,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
     failed: (failure) => ctx.storage.failed('webhook commit', failure),
   })
   let changed = false
+  const identity = randomBytes(12).toString('hex')
   const config = ctx.config().listener
   const listener = await startListener(
     {
@@ -87,6 +104,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
       bodyTimeoutMs: config.bodyTimeoutMs,
       tls: config.tls,
       authorizationAnswer: () => ctx.config().listener.authorizationAnswer,
+      identity,
     },
     {
       ingest,
@@ -200,6 +218,88 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
       const target = endpoint ? `${url}/webhooks/${encodeURIComponent(endpoint)}` : `${url}/webhooks`
       const sent = await sendTestEvent({ url: target, secret, type })
       return sent.ok ? ok({ ...sent.value, endpoint: chosen }) : sent
+    },
+    async sendThrough(publicUrl, type, endpoint, env) {
+      const none = { eventId: null, url: publicUrl, sentAt: null, arrivedAt: null, status: null }
+      const secret = secrets.secretOf(endpoint)
+      if (url === null)
+        return {
+          ...none,
+          outcome: 'not_sent',
+          message: `No test event was sent: the webhook listener is not running (${problem}).`,
+          fix: null,
+        }
+      if (!secret)
+        return {
+          ...none,
+          outcome: 'not_sent',
+          message: `No test event was sent: the listener has no secret for endpoint ${endpoint}, so it could not verify one.`,
+          fix: 'Make the keychain reachable, then connect again.',
+        }
+      const target = new URL(publicUrl)
+      const envelope = sampleEnvelope(type)
+      const body = JSON.stringify(envelope)
+      const sentAt = Date.now()
+      const answer = await probe(target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-signature': signBody(secret, body) },
+        body,
+        env,
+      })
+      const sent = { eventId: envelope.id, url: target.toString(), sentAt }
+      if (answer.kind === 'failed')
+        return {
+          ...sent,
+          arrivedAt: null,
+          status: null,
+          outcome: answer.category,
+          ...explainFailure(target, answer, url),
+        }
+      // The listener answers after the commit, but a proxy may answer before forwarding: wait a little.
+      let arrivedAt = store.get(envelope.id)?.receivedAt ?? null
+      for (let waited = 0; arrivedAt === null && waited < 2_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        arrivedAt = store.get(envelope.id)?.receivedAt ?? null
+      }
+      if (arrivedAt !== null)
+        return {
+          ...sent,
+          arrivedAt,
+          status: answer.status,
+          outcome: 'arrived',
+          message: `It (${type}) went through ${target.host} and reached this console's listener, signed with the new secret: the service's deliveries will too.`,
+          fix: null,
+        }
+      const ours = answeredByListener(answer.headers, identity)
+      return {
+        ...sent,
+        arrivedAt: null,
+        status: answer.status,
+        outcome: ours ? 'refused' : 'elsewhere',
+        ...explainElsewhere(target, answer, url, ours),
+      }
+    },
+    async checkPublicUrl(publicUrl, env) {
+      const target = new URL(publicUrl)
+      const checkedAt = Date.now()
+      const answer = await probe(target, { method: 'HEAD', env, timeoutMs: 5_000 })
+      if (answer.kind === 'failed')
+        return { url: publicUrl, state: 'unreachable', checkedAt, ...explainFailure(target, answer, url) }
+      if (answeredByListener(answer.headers, identity))
+        return {
+          url: publicUrl,
+          state: 'reachable',
+          checkedAt,
+          message: `${target.host} forwards to this console's listener.`,
+          fix: null,
+        }
+      return {
+        url: publicUrl,
+        state: 'unreachable',
+        checkedAt,
+        message: `${target.host} answered ${answer.status}, but not from this console's listener: another receiver is behind that address.`,
+        fix: `Point the tunnel or proxy at ${url ? `${url}/webhooks` : "this console's listener"}.`,
+      }
     },
     async stop() {
       clearInterval(alive)

@@ -11,6 +11,7 @@ import type { Err, Result } from '../../shared/result'
 import type { ListenerProblem } from '../context'
 import type { Ingest } from './ingest'
 import type { SecretsCache } from './secrets-cache'
+import { listenerIdentityHeader } from './public-url'
 import { parseEnvelope, verifySignature } from './verify'
 
 export interface ListenerSettings {
@@ -22,6 +23,9 @@ export interface ListenerSettings {
   tls?: { certFile: string; keyFile: string }
   /** Answer body for card.authorization.request. */
   authorizationAnswer: () => Record<string, unknown>
+  /** Sent in every answer (x-watchdesk-listener), so a probe through a tunnel knows it reached
+   * this listener and not another receiver. */
+  identity?: string
 }
 
 export interface ListenerCounters {
@@ -177,7 +181,11 @@ function handle(
 ): void {
   const started = performance.now()
   let eventType: string | null = null
-  res.once('finish', () => hooks.answered(performance.now() - started, eventType))
+  let probe = false
+  res.once('finish', () => {
+    if (!probe) hooks.answered(performance.now() - started, eventType)
+  })
+  if (settings.identity) res.setHeader(listenerIdentityHeader, settings.identity)
   const path = (req.url ?? '/').split('?')[0]!
   const remote = req.socket.remoteAddress ?? 'unknown'
   const reject = (status: number, reason: string, size: number, answer = reason) => {
@@ -189,6 +197,14 @@ function handle(
   if (!route) {
     req.resume()
     return reject(404, 'unknown path', 0, 'not found: webhooks go to /webhooks or /webhooks/<endpoint id>')
+  }
+  if (req.method === 'HEAD') {
+    // The public URL's reachability check (public-url.ts): not a delivery, not a rejection.
+    probe = true
+    req.resume()
+    res.writeHead(204, { allow: 'POST' })
+    res.end()
+    return
   }
   if (req.method !== 'POST') {
     req.resume()

@@ -48,7 +48,7 @@ export function App() {
   return (
     <div className="shell">
       <nav className="sidebar" aria-label="Views">
-        <div className="brand">watchdesk</div>
+        <div className="brand">watchdesk{health?.demo && <span className="demo-tag">demo</span>}</div>
         <ul>
           {routes.map((r) => (
             <li key={r.id}>
@@ -71,6 +71,13 @@ export function App() {
       </nav>
       <main className="content" aria-label={route.label}>
         <LinkBanner transport={backend().transport} />
+        {/* The sidebar's tag marks every view; the sentence stays on the overview, so the dense views keep their room. */}
+        {health?.demo && route.id === 'overview' && (
+          <div className="banner banner-info demo-banner" role="note">
+            <strong>Demo</strong>: a local sandbox stand-in of the payments API, twelve local nodes and sample
+            events. Nothing here touches a real account; secrets live in memory only.
+          </div>
+        )}
         <LiveKeyBanner />
         <RestartBanner />
         <View />

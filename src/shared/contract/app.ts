@@ -5,6 +5,8 @@ export const Health = z.object({
   status: z.literal('ok'),
   version: z.string(),
   shell: z.enum(['electron', 'serve']),
+  /** `serve --demo`: every service is a local stand-in (sandbox payments API, local nodes). */
+  demo: z.boolean(),
   startedAt: z.string(),
   /** The effective data dir (after --data-dir / WATCHDESK_DATA_DIR), for Settings and About. */
   dataDir: z.string(),

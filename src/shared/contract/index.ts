@@ -8,6 +8,7 @@ import { storageMethods, storagePushes } from './storage'
 import { alertsMethods, alertsPushes } from './alerts'
 import { sourcesMethods, sourcesPushes } from './sources'
 import { forwardMethods, forwardPushes } from './forward'
+import { settingsMethods } from './settings'
 
 /** The one list of API methods. Preload, IPC handlers, HTTP routes and the renderer client all
  * derive from it; each capability declares its own methods in a sibling file. */
@@ -20,6 +21,7 @@ export const methods = {
   ...alertsMethods,
   ...sourcesMethods,
   ...forwardMethods,
+  ...settingsMethods,
 } satisfies Record<string, MethodSpec>
 
 /** Live updates pushed from the back end (IPC `send` under Electron, server-sent events in serve). */

@@ -117,8 +117,45 @@ export const TestDelivery = z.object({
   /** When the listener committed the test event (ms since the epoch); null if it did not. */
   arrivedAt: z.number().nullable(),
   status: z.number().int().nullable(),
+  /** arrived: stored here (matched by event id); dns, tls, connection, timeout: the public URL
+   * reached nothing; elsewhere: another receiver answered; refused: this listener answered but
+   * did not store it; not_sent: nothing was sent. */
+  outcome: z.enum(['arrived', 'dns', 'tls', 'connection', 'timeout', 'elsewhere', 'refused', 'not_sent']),
+  message: z.string(),
+  /** What to do, null when it arrived. */
+  fix: z.string().nullable(),
+})
+export type TestDelivery = z.infer<typeof TestDelivery>
+
+/** Whether the public URL (listener.publicUrl) reaches this console's listener, re-checked
+ * periodically. */
+export const PublicUrlState = z.object({
+  url: z.string().nullable(),
+  state: z.enum(['reachable', 'unreachable', 'unchecked']),
+  checkedAt: z.number().nullable(),
+  message: z.string(),
+  fix: z.string().nullable(),
+})
+export type PublicUrlState = z.infer<typeof PublicUrlState>
+
+/** One GET /v1/wallets with a key: whether it works and what the service said. */
+export const KeyTest = z.object({
+  keyName: z.string().nullable(),
+  /** The base URL the call went to (a trailing /v1 removed: watchdesk adds it). */
+  baseUrl: z.string().nullable(),
+  /** Set when the given base URL ended in /v1. */
+  baseUrlNote: z.string().nullable(),
+  works: z.boolean(),
+  status: z.number().int().nullable(),
+  /** The service's error code when it gave one (business_forbidden, not_found, …). */
+  code: z.string().nullable(),
+  /** Scopes the service said are missing (empty when it did not say). */
+  missingScopes: z.array(z.string()),
+  /** Businesses the call reached (the one sent as X-Business-Id, and any named in the answer). */
+  businesses: z.array(z.string()),
   message: z.string(),
 })
+export type KeyTest = z.infer<typeof KeyTest>
 
 export const paymentsMethods = {
   'payments.status': method(
@@ -136,6 +173,11 @@ export const paymentsMethods = {
       })
       .strict(),
     PaymentsStatus,
+  ),
+  'payments.keys.test': method(
+    'One GET /v1/wallets with the named key (or the active one): works, missing scopes, businesses',
+    z.object({ name: z.string().min(1).max(40).optional() }).strict(),
+    KeyTest,
   ),
   'payments.keys.remove': method(
     'Remove an API key from the keychain',
@@ -158,7 +200,7 @@ export const paymentsMethods = {
     PaymentsStatus,
   ),
   'payments.endpointPaths.set': method(
-    'Path and parameter for listing and deleting webhook endpoints (the spec does not give them)',
+    'Path and parameter for listing and deleting webhook endpoints (the service publishes none)',
     EndpointPaths,
     PaymentsStatus,
   ),
@@ -194,10 +236,17 @@ export const paymentsMethods = {
       .strict(),
     CreatedEndpoint.extend({ test: TestDelivery }),
   ),
+  'payments.publicUrl.check': method(
+    'Check now whether listener.publicUrl reaches this console’s listener',
+    z.object({}).strict(),
+    PublicUrlState,
+  ),
 }
 
 export const paymentsPushes = {
   'payments.rateLimit': RateLimitState,
+  /** The public URL's reachability changed (checked periodically). */
+  'payments.publicUrl': PublicUrlState,
   /** Keys, businesses or plans changed (another window, the CLI through the same back end). */
   'payments.changed': z.object({ at: z.number() }),
 }

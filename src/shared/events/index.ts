@@ -77,7 +77,14 @@ export function fundingLine(type: string, data: unknown): string | null {
     typeof d.target_amount === 'number' && typeof d.target_currency === 'string'
       ? `${amountFormat.format(d.target_amount)} ${d.target_currency}`
       : null
-  return target ? `${amount} → ${target}` : amount
+  // Only a completed funding converted anything; a failed one must not read like it did.
+  const outcome = type.slice('funding.'.length)
+  if (outcome === 'failed')
+    return `${amount} · failed, nothing converted${typeof d.target_currency === 'string' ? ` to ${d.target_currency}` : ''}`
+  if (!target) return amount
+  return outcome === 'completed'
+    ? `${amount} → ${target}`
+    : `${amount} → ${target} (${outcome}, not yet converted)`
 }
 
 /** Spec 6.2: delays after the 1st … 5th failed attempt. */
@@ -178,6 +185,27 @@ function patternToRegExp(pattern: string): RegExp {
     compiled.set(pattern, re)
   }
   return re
+}
+
+/** The delay from created_at to receipt with the precision it has: created_at carries whole
+ * seconds, so anything under a second is "< 1 s" and longer delays are whole seconds, never
+ * milliseconds it does not have. A created_at with a fraction keeps milliseconds. */
+export function formatEventDelay(createdAt: string, createdAtMs: number, receivedAt: number): string {
+  const ms = receivedAt - createdAtMs
+  if (/\.\d+/.test(createdAt)) return formatDuration(ms)
+  if (ms <= -1000) return `${formatDuration(ms)} (the clocks differ)`
+  if (ms < 1000) return '< 1 s'
+  if (ms < 60_000) return `${Math.floor(ms / 1000)} s`
+  return formatDuration(ms)
+}
+
+/** Which attempt of the schedule a receipt was: the latest attempt due by then (created_at's
+ * whole second allowed for). A receipt after a lost attempt is a later retry than its count says. */
+export function attemptOfReceipt(createdAtMs: number, receivedAt: number): number {
+  let attempt = 1
+  for (let n = 2; n <= maxAttempts; n++)
+    if (createdAtMs + attemptOffsetMs(n) <= receivedAt + 1000) attempt = n
+  return attempt
 }
 
 /** Human duration for delays and schedules: `850 ms`, `4.2 s`, `5 min`, `2 h 36 min`. */

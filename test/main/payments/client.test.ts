@@ -243,7 +243,7 @@ describe('payments client', () => {
     expect(JSON.stringify(result)).not.toContain(sandboxKey.secret)
   })
 
-  it('says the path is the likely cause when listing endpoints answers 404', async () => {
+  it('says the service has nothing at the list path when listing endpoints answers not_found', async () => {
     const s = await standin({ keys: standinKeys(), listPath: '/v1/webhook_endpoints' })
     const result = await clientFor(s.url).request({
       operation: 'webhooks.list',
@@ -251,7 +251,12 @@ describe('payments client', () => {
       path: '/v1/webhooks',
     })
     expect(!result.ok && result.error.code).toBe('not_found')
-    expect(!result.ok && result.error.message).toContain('The path is the likely cause')
+    expect(!result.ok && result.error.message).toContain(
+      'The service has nothing at GET /v1/webhooks (not_found: Unrecognized request URL',
+    )
+    expect(!result.ok && result.error.message).toContain(
+      'Set the list path under Settings → Webhook endpoints.',
+    )
   })
 
   it('gives up after the time-out with a sentence naming the limit', async () => {

@@ -8,6 +8,7 @@ import { useTestKeychain } from '../../support/keychain'
 import { allScopes, sandboxLimits, usePaymentsStandin } from '../../support/payments-standin'
 import type { StandinOptions } from '../../support/payments-standin'
 import { useTempDir } from '../../support/temp'
+import { selfSignedCert, useTunnel } from '../../support/tunnel'
 
 const sandboxKey = 'sk_sandbox_7c1e5a9d0b3f4e2a8d61'
 const liveKey = 'sk_live_2b8f6c4a1e9d7053aa9f3a'
@@ -18,6 +19,7 @@ describe('payments through the console', () => {
   const keychain = useTestKeychain()
   const standin = usePaymentsStandin()
   const startConsole = useTestConsole()
+  const tunnel = useTunnel()
 
   async function setup(
     options: {
@@ -139,17 +141,21 @@ describe('payments through the console', () => {
     })
   })
 
-  it('connects this console: registers the endpoint, stores its secret in the keychain, and the listener verifies a test event', async () => {
-    const { c, s, secrets } = await setup()
+  it('connects this console: registers the endpoint, stores its secret in the keychain, and the listener verifies a test event sent through the public URL', async () => {
+    const certDir = tempDir()
+    const { c, s, secrets } = await setup({ env: { NODE_EXTRA_CA_CERTS: selfSignedCert(certDir).certFile } })
+    const proxy = await tunnel(certDir, c.backend.context.urls.listener!)
     await callApi(c, 'payments.keys.set', { name: 'main', key: sandboxKey })
     const connected = await callApi(c, 'payments.webhooks.connect', {
-      publicUrl: 'https://tunnel.example.net',
+      publicUrl: proxy.url,
       events: ['funding.completed', 'payout.failed'],
     })
     expect(connected.json.ok, JSON.stringify(connected.json)).toBe(true)
     const { endpoint, secretShownOnce, secretStored, test } = connected.json.value
     const issued = s.endpoints.get(endpoint.id)!
-    expect(issued.url).toBe('https://tunnel.example.net/webhooks')
+    expect(issued.url).toBe(`${proxy.url}/webhooks`)
+    expect(proxy.forwarded).toEqual(['POST /webhooks'])
+    expect(test.outcome).toBe('arrived')
     expect(secretShownOnce).toBe(issued.secret)
     expect(secretStored).toBe(true)
     expect(await secrets.get(`webhook-secret:${endpoint.id}`)).toEqual({ ok: true, value: issued.secret })
@@ -227,12 +233,14 @@ describe('payments through the console', () => {
     expect(s.endpoints.size).toBe(0)
   })
 
-  it('says the path is the likely cause when the list path answers 404', async () => {
+  it('says the service has nothing at the list path, and where to set it, when listing answers not_found', async () => {
     const { c } = await setup({ standin: { listPath: '/v1/webhook_endpoints' } })
     await callApi(c, 'payments.keys.set', { name: 'main', key: sandboxKey })
     const listed = await callApi(c, 'payments.webhooks.list')
     expect(listed.json.error.code).toBe('not_found')
-    expect(listed.json.error.message).toMatch(/GET \/v1\/webhooks .*404.*The path is the likely cause/)
+    expect(listed.json.error.message).toMatch(
+      /GET \/v1\/webhooks .*404.*The service has nothing at GET \/v1\/webhooks \(not_found: .*Set the list path under Settings/,
+    )
   })
 
   it('every write with a live key needs the operator to confirm it', async () => {

@@ -8,6 +8,7 @@ import { callApi, useTestConsole } from '../../support/console'
 import { useTestKeychain } from '../../support/keychain'
 import { allScopes, sandboxLimits, usePaymentsStandin } from '../../support/payments-standin'
 import { useTempDir } from '../../support/temp'
+import { selfSignedCert, useTunnel } from '../../support/tunnel'
 
 const apiKey = 'sk_sandbox_leakcheck_5e0d9c8b7a6f'
 
@@ -16,6 +17,7 @@ describe('payments secrets never leak', () => {
   const keychain = useTestKeychain()
   const standin = usePaymentsStandin()
   const startConsole = useTestConsole()
+  const tunnel = useTunnel()
 
   it('the API key and webhook secrets land in the real keychain and never in SQLite, a log line, the CLI output or any other API answer', async () => {
     const s = await standin({
@@ -26,7 +28,14 @@ describe('payments secrets never leak', () => {
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ apiBaseUrl: s.url }))
     const secrets = keychain()
     const logLines: string[] = []
-    const c = await startConsole({ dataDir, secrets, log: createLogger((l) => logLines.push(l), 'debug') })
+    const certDir = tempDir()
+    const c = await startConsole({
+      dataDir,
+      secrets,
+      log: createLogger((l) => logLines.push(l), 'debug'),
+      env: { NODE_EXTRA_CA_CERTS: selfSignedCert(certDir).certFile },
+    })
+    const proxy = await tunnel(certDir, c.backend.context.urls.listener!)
     const answers: string[] = []
     const call = async (method: string, body: unknown = {}) => {
       const r = await callApi(c, method, body)
@@ -43,7 +52,7 @@ describe('payments secrets never leak', () => {
     })
     const createdSecret: string = created.json.value.secretShownOnce
     const connected = await callApi(c, 'payments.webhooks.connect', {
-      publicUrl: 'https://tunnel.example.net/webhooks',
+      publicUrl: `${proxy.url}/webhooks`,
       events: ['report.ready'],
     })
     expect(connected.json.value.test.arrivedAt).not.toBeNull()

@@ -3,6 +3,7 @@ import type {
   Business,
   CreatedEndpoint,
   EndpointPaths,
+  KeyTest,
   PaymentsStatus,
   WalletsResult,
   WebhookEndpoint,
@@ -35,6 +36,8 @@ interface PaymentsState {
   endpointsError: ApiError | null
   shownOnce: ShownOnce | null
   connected: Connected['test'] | null
+  /** The answer of the GET /v1/wallets made right after a key was stored. */
+  keyTest: KeyTest | null
   /** The last write's failure (create, delete, connect, settings), shown where the form is. */
   writeError: ApiError | null
   /** The last endpoint write's failure (create, delete, connect). */
@@ -100,6 +103,7 @@ export const usePaymentsStore = create<PaymentsState>((set, get) => {
     endpointsError: null,
     shownOnce: null,
     connected: null,
+    keyTest: null,
     writeError: null,
     endpointWriteError: null,
     busy: false,
@@ -108,7 +112,15 @@ export const usePaymentsStore = create<PaymentsState>((set, get) => {
       const result = await backend().call('payments.status', {})
       set(result.ok ? { status: result.value, statusError: null } : { statusError: result.error })
     },
-    setKey: (name, key, activate) => statusWrite('payments.keys.set', { name, key, activate }),
+    async setKey(name, key, activate) {
+      set({ keyTest: null })
+      const stored = await statusWrite('payments.keys.set', { name, key, activate })
+      if (!stored) return false
+      // Tested when stored: one GET /v1/wallets says whether it works and what it reaches.
+      const tested = await backend().call('payments.keys.test', { name })
+      set({ keyTest: tested.ok ? tested.value : null })
+      return true
+    },
     async removeKey(name) {
       await statusWrite('payments.keys.remove', { name })
     },

@@ -5,7 +5,14 @@ import type { ChainStatus } from '../../../shared/contract/chains'
 import { EmptyState } from '../components/EmptyState'
 import { StatusBadge } from '../components/Status'
 import { ChainDrawer } from '../components/chains/ChainDrawer'
-import { Sparkline } from '../components/chains/Sparkline'
+import { Sparkline, rangeOf } from '../components/chains/Sparkline'
+
+/** The row sparklines are too small for labels: their scale is in the tooltip. */
+function scaleNote(values: (number | null)[] | undefined, unit: string): string {
+  if (!values || !values.some((v) => v !== null)) return ''
+  const { lo, hi } = rangeOf(values)
+  return `, range ${Math.round(lo * 10) / 10}–${Math.round(hi * 10) / 10} ${unit}`
+}
 import { badgeOf, dash, fmtInt, fmtLagBlocks, fmtMs, fmtSeconds } from '../components/chains/format'
 import { focusLater, onGridKeyDown } from '../components/grid'
 import { StaleNote } from '../components/Liveness'
@@ -75,14 +82,20 @@ function Row({
           values={(spark ?? []).map((p) => p.lagSeconds)}
           width={60}
           tone="warn"
-          label={`${chain.name} lag, last hour`}
+          label={`${chain.name} lag, last hour${scaleNote(
+            spark?.map((p) => p.lagSeconds),
+            's',
+          )}`}
         />
       </td>
       <td className="col-spark">
         <Sparkline
           values={(spark ?? []).map((p) => p.latencyMs)}
           width={60}
-          label={`${chain.name} latency, last hour`}
+          label={`${chain.name} latency, last hour${scaleNote(
+            spark?.map((p) => p.latencyMs),
+            'ms',
+          )}`}
         />
       </td>
       <td className="mono col-client" title={chain.clientVersion ?? undefined}>

@@ -4,7 +4,7 @@ import { useChainsStore } from '../../stores/chains'
 import { StatusBadge } from '../Status'
 import { badgeOf, dash, fmtInt, fmtLagBlocks, fmtMs, fmtSeconds } from './format'
 import { RpcConsole } from './RpcConsole'
-import { Sparkline } from './Sparkline'
+import { ScaledSparkline } from './Sparkline'
 import { ChainAlertsPanel } from '../alerts/ChainAlertsPanel'
 import { ChainHealthFacts } from '../alerts/ChainHealthFacts'
 
@@ -48,9 +48,11 @@ export function ChainDrawer({ chain, onClose }: { chain: ChainStatus; onClose: (
         <div className="chain-charts">
           <div>
             <span className="hint">lag (s){chain.lagEstimated ? ', estimated' : ''}</span>
-            <Sparkline
+            <ScaledSparkline
               values={points.map((p) => p.lagSeconds)}
-              width={420}
+              times={points.map((p) => p.t)}
+              unit="s"
+              width={360}
               height={48}
               tone="warn"
               label="lag in seconds, last hour"
@@ -58,9 +60,12 @@ export function ChainDrawer({ chain, onClose }: { chain: ChainStatus; onClose: (
           </div>
           <div>
             <span className="hint">latency (ms)</span>
-            <Sparkline
+            <ScaledSparkline
               values={points.map((p) => p.latencyMs)}
-              width={420}
+              times={points.map((p) => p.t)}
+              unit="ms"
+              format={(v) => String(Math.round(v))}
+              width={360}
               height={48}
               label="latency in milliseconds, last hour"
             />

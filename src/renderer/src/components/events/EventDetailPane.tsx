@@ -1,7 +1,9 @@
 import { ForwardDetail } from '../forward/ForwardDetail'
 import type { EventDetail, EventSummary } from '../../../../shared/contract/events'
 import {
+  attemptOfReceipt,
   attemptSchedule,
+  formatEventDelay,
   eventTypeInfo,
   formatDuration,
   groupLabel,
@@ -21,7 +23,26 @@ export function EventDetailPane({
   onClose(): void
 }) {
   const info = eventTypeInfo(summary.type)
-  const delay = summary.createdAtMs === null ? null : summary.receivedAt - summary.createdAtMs
+  const delay =
+    summary.createdAtMs === null
+      ? null
+      : formatEventDelay(summary.createdAt, summary.createdAtMs, summary.receivedAt)
+  // Each recorded receipt placed on the attempt its time says it was, not on its count; the first
+  // receipt is at least `deliveries - 1` attempts before the latest.
+  const lastAttempt =
+    summary.createdAtMs === null
+      ? summary.deliveries
+      : attemptOfReceipt(summary.createdAtMs, summary.lastDeliveryAt)
+  const firstAttempt =
+    summary.createdAtMs === null
+      ? 1
+      : Math.max(
+          1,
+          Math.min(
+            attemptOfReceipt(summary.createdAtMs, summary.receivedAt),
+            lastAttempt - summary.deliveries + 1,
+          ),
+        )
   return (
     <aside className="panel events-detail" aria-label="Event detail">
       <header className="events-detail-head">
@@ -35,7 +56,7 @@ export function EventDetailPane({
       <p className="hint">
         {info
           ? `${groupLabel(info.group)} · ${info.meaning}`
-          : 'Unknown type: not in the spec’s list; stored as received.'}
+          : 'Unknown type: not one the service documents; stored as received.'}
       </p>
       {summary.fundingLine && <div className="events-funding num">{summary.fundingLine}</div>}
       <dl className="facts">
@@ -48,7 +69,7 @@ export function EventDetailPane({
         <dt>Received</dt>
         <dd className="mono">{formatDateTime(summary.receivedAt)}</dd>
         <dt>Delay</dt>
-        <dd className="num-left">{delay === null ? 'created_at is not a date' : formatDuration(delay)}</dd>
+        <dd className="num-left">{delay === null ? 'created_at is not a date' : delay}</dd>
         <dt>Deliveries</dt>
         <dd>
           {summary.deliveries > 1 ? (
@@ -66,11 +87,13 @@ export function EventDetailPane({
       <ForwardDetail id={summary.id} body={detail?.body} />
       {summary.deliveries > 1 && summary.createdAtMs !== null && (
         <section aria-label="Retry schedule">
-          <h2>Retry schedule (spec 6.2)</h2>
+          <h2>Retry schedule</h2>
           <p className="hint">
-            Delivery {summary.deliveries} of at most {maxAttempts}: the service did not get a 200 for the
-            earlier attempts (the listener was down or unreachable, answered an error, or its answer was
-            lost). Expected times count from created_at; only the first and the latest receipt are recorded.
+            Received {summary.deliveries} times; the latest was attempt {lastAttempt} of at most {maxAttempts}
+            . The service retries after 1 min, 5 min, 30 min, 2 h and 24 h until it gets a 200: earlier
+            attempts found the listener down or unreachable, got an error, or their answer was lost. Expected
+            times count from created_at; each receipt sits on the attempt its time matches (only the first and
+            the latest receipt are recorded).
           </p>
           <table className="grid">
             <thead>
@@ -82,16 +105,16 @@ export function EventDetailPane({
               </tr>
             </thead>
             <tbody>
-              {attemptSchedule(summary.createdAtMs, summary.deliveries).map((a) => (
+              {attemptSchedule(summary.createdAtMs, Math.max(summary.deliveries, lastAttempt)).map((a) => (
                 <tr key={a.attempt}>
                   <td>{a.attempt === 1 ? 'first' : `retry ${a.attempt - 1}`}</td>
                   <td className="num">{a.delayMs === null ? '—' : formatDuration(a.delayMs)}</td>
                   <td className="mono">{formatDateTime(a.expectedAt)}</td>
                   <td className="mono">
                     {/* Only the first and the latest receipt are recorded, not each one between. */}
-                    {a.attempt === 1
+                    {a.attempt === firstAttempt
                       ? formatDateTime(summary.receivedAt)
-                      : a.attempt === summary.deliveries
+                      : a.attempt === lastAttempt
                         ? formatDateTime(summary.lastDeliveryAt)
                         : ''}
                   </td>

@@ -2,7 +2,7 @@ import { ForwardStateMark } from '../forward/ForwardStateMark'
 import { useEffect, useRef, useState } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import type { EventSummary } from '../../../../shared/contract/events'
-import { formatDuration, groupLabel } from '../../../../shared/events'
+import { formatEventDelay, groupLabel } from '../../../../shared/events'
 import { StatusBadge } from '../Status'
 import type { Tone } from '../Status'
 import { gridTarget } from '../grid'
@@ -107,7 +107,10 @@ export function EventTable(props: {
                 </div>
               )
             }
-            const delay = event.createdAtMs === null ? null : event.receivedAt - event.createdAtMs
+            const delay =
+              event.createdAtMs === null
+                ? null
+                : formatEventDelay(event.createdAt, event.createdAtMs, event.receivedAt)
             return (
               <div
                 key={event.id}
@@ -146,7 +149,7 @@ export function EventTable(props: {
                   {event.source ? <span className="dim"> · via {event.source}</span> : null}
                 </span>
                 <span role="gridcell" className="num col-delay">
-                  {delay === null ? '—' : formatDuration(delay)}
+                  {delay ?? '—'}
                 </span>
                 <span role="gridcell" className="num">
                   {event.deliveries > 1 ? (

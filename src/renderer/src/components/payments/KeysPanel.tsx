@@ -111,8 +111,26 @@ export function KeysPanel() {
           {writeError.message}
         </p>
       )}
+      <KeyTestResult />
       <BusinessesEditor />
     </section>
+  )
+}
+
+function KeyTestResult() {
+  const test = usePaymentsStore((s) => s.keyTest)
+  if (!test) return null
+  return (
+    <div
+      className={`banner ${test.works ? 'banner-good' : 'banner-bad'}`}
+      role="status"
+      data-testid="key-test"
+    >
+      <StatusBadge tone={test.works ? 'good' : 'bad'} label={test.works ? 'key works' : 'key refused'} />{' '}
+      {test.message}
+      {test.missingScopes.length > 0 && <p>Missing scopes: {test.missingScopes.join(', ')}</p>}
+      {test.works && test.businesses.length > 0 && <p>Reaches: {test.businesses.join(', ')}</p>}
+    </div>
   )
 }
 

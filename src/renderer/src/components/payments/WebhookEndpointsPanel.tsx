@@ -62,7 +62,9 @@ export function WebhookEndpointsPanel() {
           <tbody>
             {endpoints.map((e) => (
               <tr key={e.id}>
-                <td className="mono">{e.id}</td>
+                <td className="mono" title={e.id}>
+                  {e.id}
+                </td>
                 <td>
                   <StatusBadge
                     tone={e.status === 'active' ? 'good' : e.status ? 'warn' : 'muted'}
@@ -86,7 +88,9 @@ export function WebhookEndpointsPanel() {
                     }
                   />
                 </td>
-                <td className="mono">{e.createdAt ?? '—'}</td>
+                <td className="mono" title={e.createdAt ?? undefined}>
+                  {e.createdAt ?? '—'}
+                </td>
                 <td title={e.description ?? undefined}>{e.description ?? ''}</td>
                 <td>
                   <button type="button" className="danger" onClick={() => askDelete(e.id)}>
@@ -215,8 +219,8 @@ function ConnectForm() {
       <h3>Connect this console</h3>
       <p className="hint">
         Give the public HTTPS address of a tunnel or reverse proxy that forwards to this console’s listener (
-        <span className="mono">/webhooks</span>). watchdesk registers it, stores the secret in the keychain
-        and sends itself a signed test event.
+        <span className="mono">/webhooks</span>). watchdesk registers it, stores the secret in the keychain,
+        then sends a signed test event to that address and reports success only when it arrives here.
       </p>
       <label className="field">
         <span>Public URL</span>
@@ -239,12 +243,13 @@ function ConnectForm() {
         </button>
       </div>
       {connected && (
-        <p
-          className={`banner ${connected.arrivedAt ? 'banner-good' : 'banner-warn'}`}
+        <div
+          className={`banner ${connected.outcome === 'arrived' ? 'banner-good' : 'banner-bad'}`}
           role="status"
           data-testid="connect-result"
+          data-outcome={connected.outcome}
         >
-          {connected.arrivedAt && connected.sentAt !== null ? (
+          {connected.outcome === 'arrived' && connected.arrivedAt && connected.sentAt !== null ? (
             <>
               Test event <span className="mono">{connected.eventId}</span> arrived at{' '}
               <span className="num">{time(connected.arrivedAt)}</span> (
@@ -252,9 +257,12 @@ function ConnectForm() {
               sending). {connected.message}
             </>
           ) : (
-            connected.message
+            <>
+              <strong>Not connected.</strong> {connected.message}
+            </>
           )}
-        </p>
+          {connected.fix && <p>{connected.fix}</p>}
+        </div>
       )}
     </form>
   )
@@ -274,8 +282,11 @@ function EndpointPathsForm({ initial }: { initial: EndpointPaths }) {
         void setEndpointPaths(paths)
       }}
     >
-      <span className="hint" title="The spec does not give these; the defaults are the common convention.">
-        Paths (not in the spec):
+      <span
+        className="hint"
+        title="The service publishes no list or delete path; the defaults are the common convention."
+      >
+        List and delete paths (the service publishes none):
       </span>
       <label>
         list GET{' '}

@@ -1,0 +1,110 @@
+import { Config, ConfigObject } from '../../shared/config'
+import type { FieldProblem, ProjectUidState } from '../../shared/contract/settings'
+import type { settingsMethods } from '../../shared/contract/settings'
+import { maskSecret } from '../../shared/mask'
+import { ok } from '../../shared/result'
+import { readProjectUid } from '../chains'
+import { testRpcBase } from '../chains/probe'
+import { splitKey } from '../config'
+import { setPath, unsetPath } from '../config/dotted'
+import type { AppContext } from '../context'
+import { accounts } from '../secrets'
+import type { Services } from '../services'
+import type { ApiHandlers } from '../transport/dispatch'
+
+type SettingsHandlers = Pick<ApiHandlers, keyof typeof settingsMethods>
+
+/** Settings: config keys through the one writer, validated field by field with the file's schema
+ * so each message lands next to its field; the connection tests; the project uid (keychain). */
+export function settingsApi(ctx: AppContext, services: Services): SettingsHandlers {
+  const projectUid = async (): Promise<ProjectUidState> => {
+    const listed = await ctx.secrets.list()
+    if (!listed.ok) return { stored: false, masked: null, source: null, problem: listed.error.message }
+    const entry = listed.value.find((e) => e.account === accounts.projectUid)
+    return entry
+      ? { stored: true, masked: maskSecret(entry.secret), source: entry.source, problem: null }
+      : { stored: false, masked: null, source: null, problem: null }
+  }
+  return {
+    'settings.update': async ({ set, unset }) => {
+      const problems: FieldProblem[] = []
+      const changes: { parts: string[]; value?: unknown; unset: boolean }[] = []
+      for (const [key, value] of Object.entries(set)) {
+        const parts = splitKey(key)
+        if (parts.ok) changes.push({ parts: parts.value, value, unset: false })
+        else problems.push({ key, message: parts.error.message })
+      }
+      for (const key of unset) {
+        const parts = splitKey(key)
+        if (parts.ok) changes.push({ parts: parts.value, unset: true })
+        else problems.push({ key, message: parts.error.message })
+      }
+      const apply = (saved: Record<string, unknown>) => {
+        for (const c of changes)
+          if (c.unset) unsetPath(saved, c.parts)
+          else setPath(saved, c.parts, structuredClone(c.value))
+      }
+      if (problems.length === 0) {
+        // The same schema as the file, checked here first so each message names its field.
+        const draft = structuredClone(ctx.loadedConfig().saved)
+        apply(draft)
+        const parsed = Config.safeParse(draft)
+        if (!parsed.success)
+          for (const issue of parsed.error.issues)
+            problems.push({ key: issue.path.map(String).join('.'), message: issue.message })
+      }
+      if (problems.length > 0) return ok({ saved: false, problems, configStatus: ctx.configStore.status() })
+      const written = await ctx.updateConfig(apply)
+      return ok({
+        saved: written.ok,
+        problems: written.ok ? [] : [{ key: '', message: written.error.message }],
+        configStatus: ctx.configStore.status(),
+      })
+    },
+    'settings.test.api': async ({ apiBaseUrl }) => {
+      const candidate = apiBaseUrl?.trim()
+      if (candidate) {
+        const valid = ConfigObject.shape.apiBaseUrl.safeParse(candidate)
+        if (!valid.success)
+          return ok({
+            keyName: null,
+            baseUrl: candidate,
+            baseUrlNote: null,
+            works: false,
+            status: null,
+            code: null,
+            missingScopes: [],
+            businesses: [],
+            message: `apiBaseUrl: ${valid.error.issues[0]?.message ?? 'not a URL'}.`,
+          })
+      }
+      return services.payments.testKey(candidate ? { baseUrl: candidate } : {})
+    },
+    'settings.test.rpc': async ({ rpcBaseUrl }) => {
+      const candidate = rpcBaseUrl?.trim()
+      if (candidate) {
+        const valid = ConfigObject.shape.rpcBaseUrl.safeParse(candidate)
+        if (!valid.success)
+          return ok({
+            rpcBaseUrl: candidate,
+            chains: [],
+            works: false,
+            message: `rpcBaseUrl: ${valid.error.issues[0]?.message ?? 'not a URL'}.`,
+          })
+      }
+      const { uid, problem } = await readProjectUid(ctx.secrets)
+      return ok(await testRpcBase(ctx.config(), candidate || undefined, uid, problem))
+    },
+    'settings.projectUid.get': async () => ok(await projectUid()),
+    'settings.projectUid.set': async ({ uid }) => {
+      const stored = await ctx.secrets.set(accounts.projectUid, uid.trim())
+      if (!stored.ok) return stored
+      return ok(await projectUid())
+    },
+    'settings.projectUid.remove': async () => {
+      const removed = await ctx.secrets.delete(accounts.projectUid)
+      if (!removed.ok) return removed
+      return ok(await projectUid())
+    },
+  }
+}

@@ -1,0 +1,85 @@
+import { create } from 'zustand'
+import type { KeyTest, PublicUrlState } from '../../../shared/contract/payments'
+import type { FieldProblem, ProjectUidState, RpcBaseTest } from '../../../shared/contract/settings'
+import { DisposableStore } from '../../../shared/disposable'
+import type { Disposable } from '../../../shared/disposable'
+import type { ApiError } from '../../../shared/result'
+import { backend } from '../api'
+import { useAppStore } from './app'
+
+/** Settings' writes and tests. The form values live in the components; what the back end answered
+ * (saved, each field's problem, each test's result) lives here. One writer: this store. */
+interface SettingsState {
+  projectUid: ProjectUidState | null
+  publicUrl: PublicUrlState | null
+  apiTest: KeyTest | null
+  rpcTest: RpcBaseTest | null
+  testing: 'api' | 'rpc' | null
+  error: ApiError | null
+  /** Saves dotted keys; answers the problems by key (empty when saved). */
+  update(set: Record<string, unknown>, unset: string[]): Promise<FieldProblem[]>
+  testApi(apiBaseUrl: string): Promise<void>
+  testRpc(rpcBaseUrl: string): Promise<void>
+  loadProjectUid(): Promise<void>
+  setProjectUid(uid: string): Promise<boolean>
+  removeProjectUid(): Promise<void>
+  checkPublicUrl(): Promise<void>
+  attach(): Disposable
+}
+
+export const useSettingsStore = create<SettingsState>((set, get) => ({
+  projectUid: null,
+  publicUrl: null,
+  apiTest: null,
+  rpcTest: null,
+  testing: null,
+  error: null,
+
+  async update(values, unset) {
+    const result = await backend().call('settings.update', { set: values, unset })
+    if (!result.ok) {
+      set({ error: result.error })
+      return [{ key: '', message: result.error.message }]
+    }
+    set({ error: null })
+    if (result.value.saved) void useAppStore.getState().load()
+    return result.value.problems
+  },
+  async testApi(apiBaseUrl) {
+    set({ testing: 'api', apiTest: null })
+    const result = await backend().call('settings.test.api', apiBaseUrl ? { apiBaseUrl } : {})
+    set(result.ok ? { apiTest: result.value, testing: null } : { error: result.error, testing: null })
+  },
+  async testRpc(rpcBaseUrl) {
+    set({ testing: 'rpc', rpcTest: null })
+    const result = await backend().call('settings.test.rpc', rpcBaseUrl ? { rpcBaseUrl } : {})
+    set(result.ok ? { rpcTest: result.value, testing: null } : { error: result.error, testing: null })
+  },
+  async loadProjectUid() {
+    const result = await backend().call('settings.projectUid.get', {})
+    set(result.ok ? { projectUid: result.value } : { error: result.error })
+  },
+  async setProjectUid(uid) {
+    const result = await backend().call('settings.projectUid.set', { uid })
+    set(result.ok ? { projectUid: result.value, error: null } : { error: result.error })
+    return result.ok
+  },
+  async removeProjectUid() {
+    const result = await backend().call('settings.projectUid.remove', {})
+    set(result.ok ? { projectUid: result.value, error: null } : { error: result.error })
+  },
+  async checkPublicUrl() {
+    const result = await backend().call('payments.publicUrl.check', {})
+    if (result.ok) set({ publicUrl: result.value })
+  },
+  attach() {
+    void get().loadProjectUid()
+    void get().checkPublicUrl()
+    const owned = new DisposableStore()
+    owned.add(backend().onPush('payments.publicUrl', (publicUrl) => set({ publicUrl })))
+    // The form shows the saved values: any change (Connect saving listener.publicUrl, the CLI, an
+    // editor) reloads them.
+    owned.add(backend().onPush('app.config', () => void useAppStore.getState().load()))
+    return owned
+  },
+}))

@@ -121,7 +121,31 @@ async function setKey(
     `${mark}stored ${k.kind} key "${k.name}" (${k.masked}) in the OS keychain as api-key:${k.name}${k.active ? '; it is the active key' : ''}`,
   )
   if (k.kind === 'live') io.out(`${mark}This is a LIVE key: writes move real funds and ask for confirmation.`)
-  return exitCodes.ok
+  return reportKeyTest(payments, io, k.name, mark)
+}
+
+/** A key is tested when stored: one GET /v1/wallets says whether it works, which scopes the service
+ * says are missing, and which businesses it reaches. Stored either way; exit 1 when it does not work. */
+async function reportKeyTest(
+  payments: PaymentsService,
+  io: CliIo,
+  name: string,
+  mark: string,
+): Promise<ExitCode> {
+  const tested = await payments.testKey({ keyName: name })
+  if (!tested.ok) {
+    io.out(`${mark}not tested: ${tested.error.message}`)
+    return exitCodes.ok
+  }
+  const t = tested.value
+  if (!t.works && t.baseUrl === null) {
+    io.out(`${mark}not tested yet: ${t.message}`)
+    return exitCodes.ok
+  }
+  if (t.baseUrlNote) io.out(`${mark}${t.baseUrlNote}`)
+  io.out(`${mark}${t.works ? 'tested' : 'test failed'}: ${t.message}`)
+  if (t.missingScopes.length > 0) io.out(`${mark}missing scopes: ${t.missingScopes.join(', ')}`)
+  return t.works ? exitCodes.ok : exitCodes.problem
 }
 
 async function listKeys(payments: PaymentsService, io: CliIo, json: boolean): Promise<ExitCode> {

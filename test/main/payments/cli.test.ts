@@ -9,6 +9,7 @@ import { useTempDir } from '../../support/temp'
 
 const sandboxKey = 'sk_sandbox_cli_0a1b2c3d4e5f'
 const liveKey = 'sk_live_cli_9z8y7x6w5v4u'
+const narrowKey = 'sk_sandbox_cli_noscope_77aa'
 
 function captureIo(dataDir: string): CliIo & { lines: string[]; errors: string[] } {
   const lines: string[] = []
@@ -32,6 +33,7 @@ describe('watchdesk keys, wallets, webhooks', () => {
       keys: {
         [sandboxKey]: { scopes: allScopes, limits: sandboxLimits, businesses: ['biz_cli'] },
         [liveKey]: { scopes: allScopes, limits: sandboxLimits, businesses: ['biz_cli'] },
+        [narrowKey]: { scopes: ['webhooks:read'], limits: sandboxLimits, businesses: ['biz_cli'] },
       },
       wallets: {
         biz_cli: {
@@ -66,6 +68,21 @@ describe('watchdesk keys, wallets, webhooks', () => {
       /^\*\s+main\s+sk_sandbox_…4e5f\s+sandbox\s+keychain\s+sandbox \(inferred\)\s+100\s+20$/,
     )
     expect(io.lines.join('\n')).not.toContain(sandboxKey)
+  })
+
+  it('keys set tests the stored key: the businesses it reaches, or the scopes the service says are missing', async () => {
+    const { s, dataDir, secrets } = await setup()
+    const io = captureIo(dataDir)
+    expect(await keysCommand(['set', 'main'], io, { secrets, readSecret: async () => sandboxKey })).toBe(0)
+    expect(io.lines.at(-1)).toBe(
+      `tested: The key "main" works: GET ${s.url}/v1/wallets answered 200 for biz_cli.`,
+    )
+    const narrow = narrowKey
+    io.lines.length = 0
+    expect(await keysCommand(['set', 'narrow'], io, { secrets, readSecret: async () => narrow })).toBe(1)
+    expect(io.lines[1]).toMatch(/^test failed: /)
+    expect(io.lines[2]).toBe('missing scopes: wallets:read')
+    expect(io.lines.join('\n')).not.toContain(narrow)
   })
 
   it('keys set refuses a key passed as an argument and one with an unknown prefix', async () => {
@@ -161,12 +178,13 @@ describe('watchdesk keys, wallets, webhooks', () => {
     const { s, dataDir, secrets } = await setup()
     const io = captureIo(dataDir)
     await keysCommand(['set', 'main'], io, { secrets, readSecret: async () => sandboxKey })
+    const sentBefore = s.requests.length // the key's own test when it was stored
     expect(
       await webhooksCommand(['create', '--url', 'http://hooks.example.com', '--events', 'card.created'], io, {
         secrets,
       }),
     ).toBe(1)
     expect(io.errors.at(-1)).toContain('HTTPS')
-    expect(s.requests).toHaveLength(0)
+    expect(s.requests).toHaveLength(sentBefore)
   })
 })

@@ -115,7 +115,9 @@ export async function startServices(
     listener: () => webhooks.status(),
   })
   stops.push(() => alerts.stop())
-  const sources = startSources(ctx)
+  // A synced event is forwarded like a local one: the same outbox statement in its transaction
+  // (only a first insert queues, so an event also received locally is forwarded once).
+  const sources = startSources(ctx, { afterEvent: [enqueueOnCommitSql] })
   stops.push(() => sources.stop())
   const services: Services = { webhooks, chains, payments, alerts, sources, forward, publicUrl, env }
   return ok({

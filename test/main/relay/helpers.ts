@@ -3,7 +3,7 @@ import { Agent } from 'node:http'
 import { afterEach } from 'vitest'
 import { silentLogger } from '../../../src/main/log'
 import { openPostgresStore } from '../../../src/main/relay/pg-store'
-import { startRelay } from '../../../src/main/relay'
+import { openSqliteRelayStore, startRelay } from '../../../src/main/relay'
 import type { RelayStore, RunningRelay } from '../../../src/main/relay'
 import { createMemoryStore, observeSecrets } from '../../../src/main/secrets'
 import { signBody } from '../../../src/main/webhooks'
@@ -66,7 +66,16 @@ export function useRelays() {
       opened.push({ store })
       return store
     },
-    async relay(store: RelayStore, sync: { heartbeatMs?: number } = {}): Promise<RunningRelay> {
+    /** A relay's embedded store: a SQLite file (no PostgreSQL needed). */
+    sqliteStore(file: string): RelayStore {
+      const store = unwrap(openSqliteRelayStore(file, { log: silentLogger }))
+      opened.push({ store })
+      return store
+    },
+    async relay(
+      store: RelayStore,
+      sync: { heartbeatMs?: number; port?: number } = {},
+    ): Promise<RunningRelay> {
       const relay = unwrap(
         await startRelay({
           store,

@@ -64,12 +64,19 @@ export async function startListening(
 ): Promise<{ webhooks: WebhookService; forward: ForwardService; stop(): Promise<number> }> {
   // Forward first, so the listener's first event is routed; it signs with the webhook secrets.
   let webhooks: WebhookService | null = null
+  let failedAttempts = 0
   const forward = await startForward(ctx, {
     adhoc: options.forwardTo,
     exclusive: true,
-    onAttempt: options.onForwardAttempt,
+    onAttempt: (report) => {
+      if (report.state !== 'delivered') failedAttempts++
+      options.onForwardAttempt?.(report)
+    },
     webhookSecrets: () => webhooks?.webhookSecrets() ?? new Map(),
   })
+  // GET /metrics: the queue (pending and failing rows of every target) and failed attempts.
+  ctx.meters.forward.queueDepth = () => forward.status().targets.reduce((n, t) => n + t.pending, 0)
+  ctx.meters.forward.failures = () => failedAttempts
   // Never fails the start: a listener that cannot bind is reported in its status.
   const started = await startWebhooks(ctx, {
     port: options.listenerPort,
@@ -83,6 +90,8 @@ export async function startListening(
     forward,
     stop: async () => {
       await started.stop()
+      ctx.meters.forward.queueDepth = null
+      ctx.meters.forward.failures = null
       return forward.stop()
     },
   }

@@ -7,8 +7,9 @@ import { startChainsService } from './chains'
 import type { ChainsService } from './chains'
 import { startPayments } from './payments'
 import type { PaymentsService } from './payments'
-import { startAlerts } from './alerts'
+import { engineConfirm, startAlerts } from './alerts'
 import type { AlertsService } from './alerts'
+import { systemPollClock } from '../shared/clock'
 import type { PollClock } from '../shared/clock'
 import { startSources } from './relay'
 import type { SourcesService } from './relay'
@@ -128,6 +129,8 @@ export async function startServices(
   // (only a first insert queues, so an event also received locally is forwarded once).
   const sources = startSources(ctx, { afterEvent: [enqueueOnCommitSql] })
   stops.push(() => sources.stop())
+  const stopWatch = watchSources(sources, alerts, options.clock ?? systemPollClock)
+  stops.push(async () => stopWatch())
   const services: Services = { webhooks, chains, payments, alerts, sources, forward, publicUrl, env }
   return ok({
     services,
@@ -135,4 +138,46 @@ export async function startServices(
       for (const stop of stops.reverse()) await stop()
     },
   })
+}
+
+const sourceCheckMs = 5_000
+
+/** The alert rule "relay source unreachable" over the sources' status: each source observed every
+ * 5 s and confirmed like the other rules (3 observations and 15 s), so a relay that restarts is no
+ * outage; a refused token counts too (nothing arrives either way). A source removed from the
+ * config closes its incident. */
+function watchSources(sources: SourcesService, alerts: AlertsService, clock: PollClock): () => void {
+  let watched = new Set<string>()
+  let cancel: (() => void) | null = null
+  const observe = (name: string, active: boolean, title: string, body: string) =>
+    alerts.condition({
+      rule: 'relay.source',
+      subject: `source:${name}`,
+      serviceId: null,
+      name: `Relay source ${name}`,
+      active,
+      title,
+      body,
+      confirm: engineConfirm,
+    })
+  const check = () => {
+    const seen = new Set<string>()
+    for (const s of sources.list()) {
+      seen.add(s.name)
+      observe(
+        s.name,
+        s.state === 'unreachable' || s.state === 'refused',
+        s.state === 'refused'
+          ? `Relay source ${s.name} refuses the token`
+          : `Relay source ${s.name} unreachable`,
+        s.problem ?? `The relay at ${s.url} does not answer.`,
+      )
+    }
+    for (const name of watched)
+      if (!seen.has(name)) observe(name, false, `Relay source ${name} removed`, 'Removed from sources.')
+    watched = seen
+    cancel = clock.after(sourceCheckMs, check)
+  }
+  check()
+  return () => cancel?.()
 }

@@ -85,8 +85,11 @@ export function useRelays() {
           sync: { host: '127.0.0.1', port: 0, ...sync },
         }),
       )
-      opened.push({ relay, store: { close: async () => {} } as RelayStore })
-      return relay
+      // A test may stop a relay itself (an outage); stopping it again after the test is a no-op.
+      let stopped: Promise<void> | null = null
+      const once: RunningRelay = { ...relay, stop: () => (stopped ??= relay.stop()) }
+      opened.push({ relay: once, store: { close: async () => {} } as RelayStore })
+      return once
     },
   }
 }

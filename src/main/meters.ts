@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry } from 'prom-client'
+import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 
 /** What other capabilities feed into `GET /metrics` as it happens (the rest is read from their
  * status at scrape time). One per back end, on the AppContext; never a process-wide registry, so
@@ -50,4 +50,56 @@ export function createMeters(): Meters {
     signatureRejections: () => signature,
     forward: { queueDepth: null, failures: null },
   }
+}
+
+/** What a listener has counted since start (the console's listener and the relay's alike). */
+export interface ListenerTotals {
+  listening: boolean
+  accepted: number
+  duplicates: number
+  conflicts: number
+  unavailable: number
+}
+
+/** The listener's totals as counters read at scrape time, and whether it listens. */
+export function registerListenerTotals(meters: Meters, read: () => ListenerTotals): void {
+  const registers = [meters.registry]
+  const total = (name: string, help: string, pick: (t: ListenerTotals) => number) =>
+    new Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        this.reset()
+        this.inc(pick(read()))
+      },
+    })
+  total('watchdesk_listener_accepted_total', 'Webhook deliveries committed (new events)', (t) => t.accepted)
+  total('watchdesk_listener_duplicates_total', 'Redeliveries of known events', (t) => t.duplicates)
+  total('watchdesk_listener_conflicts_total', 'Redeliveries whose body differed', (t) => t.conflicts)
+  total(
+    'watchdesk_listener_unavailable_total',
+    'Deliveries answered 503 (database not committing)',
+    (t) => t.unavailable,
+  )
+  new Gauge({
+    name: 'watchdesk_listener_up',
+    help: '1 while the webhook listener listens',
+    registers,
+    collect() {
+      this.set(read().listening ? 1 : 0)
+    },
+  })
+}
+
+/** 1 while the store takes commits. */
+export function registerStorageOk(meters: Meters, ok: () => boolean): void {
+  new Gauge({
+    name: 'watchdesk_storage_ok',
+    help: '1 while the database takes commits',
+    registers: [meters.registry],
+    collect() {
+      this.set(ok() ? 1 : 0)
+    },
+  })
 }

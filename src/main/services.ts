@@ -7,8 +7,9 @@ import { startChainsService } from './chains'
 import type { ChainsService } from './chains'
 import { startPayments } from './payments'
 import type { PaymentsService } from './payments'
-import { startAlerts } from './alerts'
+import { engineConfirm, startAlerts } from './alerts'
 import type { AlertsService } from './alerts'
+import { systemPollClock } from '../shared/clock'
 import type { PollClock } from '../shared/clock'
 import { startSources } from './relay'
 import type { SourcesService } from './relay'
@@ -64,12 +65,19 @@ export async function startListening(
 ): Promise<{ webhooks: WebhookService; forward: ForwardService; stop(): Promise<number> }> {
   // Forward first, so the listener's first event is routed; it signs with the webhook secrets.
   let webhooks: WebhookService | null = null
+  let failedAttempts = 0
   const forward = await startForward(ctx, {
     adhoc: options.forwardTo,
     exclusive: true,
-    onAttempt: options.onForwardAttempt,
+    onAttempt: (report) => {
+      if (report.state !== 'delivered') failedAttempts++
+      options.onForwardAttempt?.(report)
+    },
     webhookSecrets: () => webhooks?.webhookSecrets() ?? new Map(),
   })
+  // GET /metrics: the queue (pending and failing rows of every target) and failed attempts.
+  ctx.meters.forward.queueDepth = () => forward.status().targets.reduce((n, t) => n + t.pending, 0)
+  ctx.meters.forward.failures = () => failedAttempts
   // Never fails the start: a listener that cannot bind is reported in its status.
   const started = await startWebhooks(ctx, {
     port: options.listenerPort,
@@ -83,6 +91,8 @@ export async function startListening(
     forward,
     stop: async () => {
       await started.stop()
+      ctx.meters.forward.queueDepth = null
+      ctx.meters.forward.failures = null
       return forward.stop()
     },
   }
@@ -115,8 +125,12 @@ export async function startServices(
     listener: () => webhooks.status(),
   })
   stops.push(() => alerts.stop())
-  const sources = startSources(ctx)
+  // A synced event is forwarded like a local one: the same outbox statement in its transaction
+  // (only a first insert queues, so an event also received locally is forwarded once).
+  const sources = startSources(ctx, { afterEvent: [enqueueOnCommitSql] })
   stops.push(() => sources.stop())
+  const stopWatch = watchSources(sources, alerts, options.clock ?? systemPollClock)
+  stops.push(async () => stopWatch())
   const services: Services = { webhooks, chains, payments, alerts, sources, forward, publicUrl, env }
   return ok({
     services,
@@ -124,4 +138,46 @@ export async function startServices(
       for (const stop of stops.reverse()) await stop()
     },
   })
+}
+
+const sourceCheckMs = 5_000
+
+/** The alert rule "relay source unreachable" over the sources' status: each source observed every
+ * 5 s and confirmed like the other rules (3 observations and 15 s), so a relay that restarts is no
+ * outage; a refused token counts too (nothing arrives either way). A source removed from the
+ * config closes its incident. */
+function watchSources(sources: SourcesService, alerts: AlertsService, clock: PollClock): () => void {
+  let watched = new Set<string>()
+  let cancel: (() => void) | null = null
+  const observe = (name: string, active: boolean, title: string, body: string) =>
+    alerts.condition({
+      rule: 'relay.source',
+      subject: `source:${name}`,
+      serviceId: null,
+      name: `Relay source ${name}`,
+      active,
+      title,
+      body,
+      confirm: engineConfirm,
+    })
+  const check = () => {
+    const seen = new Set<string>()
+    for (const s of sources.list()) {
+      seen.add(s.name)
+      observe(
+        s.name,
+        s.state === 'unreachable' || s.state === 'refused',
+        s.state === 'refused'
+          ? `Relay source ${s.name} refuses the token`
+          : `Relay source ${s.name} unreachable`,
+        s.problem ?? `The relay at ${s.url} does not answer.`,
+      )
+    }
+    for (const name of watched)
+      if (!seen.has(name)) observe(name, false, `Relay source ${name} removed`, 'Removed from sources.')
+    watched = seen
+    cancel = clock.after(sourceCheckMs, check)
+  }
+  check()
+  return () => cancel?.()
 }

@@ -31,7 +31,7 @@ import { createAlertStore } from './store'
 export { createMeters } from '../meters'
 export type { Meters } from '../meters'
 export { formatDuration } from './duration'
-export { ruleCatalog } from './rules'
+export { engineConfirm, ruleCatalog } from './rules'
 export type { Condition } from './rules'
 export { channelAccount, channelEnvName } from './channels'
 
@@ -60,8 +60,9 @@ export interface AlertsService {
   mutes(): MuteInfo[]
   mute(minutes: number, serviceIds?: number[], reason?: string): Result<MuteInfo>
   unmute(id: string): Result<{ removed: boolean }>
-  /** For other capabilities (relay sources, forward targets): report a state a rule watches. */
-  condition(c: Omit<Condition, 'confirm'>): void
+  /** For other capabilities (relay sources, forward targets): report a state a rule watches,
+   * observed like the others (`confirm` debounces it; `engineConfirm` is the rules' own). */
+  condition(c: Condition): void
   /** Resolves once every alert queued so far went through its channels (tests, shutdown). */
   idle(): Promise<void>
   stop(): Promise<void>

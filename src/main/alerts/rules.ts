@@ -96,7 +96,7 @@ export const ruleCatalog = [
     id: 'relay.source',
     label: 'Relay source unreachable',
     severity: 'critical',
-    defaultText: 'a `sources.<name>` relay does not answer (reported by the relay capability)',
+    defaultText: 'a `sources.<name>` relay unreachable or refusing the token for 3 checks and 15 s',
   },
 ] as const satisfies readonly Omit<RuleInfo, 'enabled'>[]
 
@@ -119,7 +119,8 @@ export interface Condition {
   confirm?: { count: number; ms: number }
 }
 
-const engineConfirm = { count: 3, ms: confirmMinMs }
+/** 3 observations in a row and 15 s: how the rules not confirmed upstream are debounced. */
+export const engineConfirm = { count: 3, ms: confirmMinMs }
 const minQualityPolls = 10
 
 /** The chain rules over one round of statuses. Down, stalled and wrong network arrive confirmed

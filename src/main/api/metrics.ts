@@ -2,6 +2,7 @@ import { Counter, Gauge } from 'prom-client'
 import { chainStatuses } from '../../shared/chains/health'
 import type { AppContext } from '../context'
 import type { Services } from '../services'
+import { registerListenerTotals, registerStorageOk } from '../meters'
 
 /** `GET /metrics` (Prometheus text format): the figures the console shows, read at scrape time
  * from each capability's status, plus what the listener observes as it happens (ctx.meters). */
@@ -83,54 +84,8 @@ export function metricsFor(ctx: AppContext, services: Services): () => Promise<s
             this.set({ chain: String(c.serviceId), name: c.name, status: s }, c.status === s ? 1 : 0)
     },
   })
-  const listenerTotal = (name: string, help: string, read: () => number | null) =>
-    new Counter({
-      name,
-      help,
-      registers,
-      collect() {
-        const v = read()
-        this.reset()
-        if (v !== null) this.inc(v)
-      },
-    })
-  const listener = () => services.webhooks.status()
-  listenerTotal(
-    'watchdesk_listener_accepted_total',
-    'Webhook deliveries committed (new events)',
-    () => listener().accepted,
-  )
-  listenerTotal(
-    'watchdesk_listener_duplicates_total',
-    'Redeliveries of known events',
-    () => listener().duplicates,
-  )
-  listenerTotal(
-    'watchdesk_listener_conflicts_total',
-    'Redeliveries whose body differed',
-    () => listener().conflicts,
-  )
-  listenerTotal(
-    'watchdesk_listener_unavailable_total',
-    'Deliveries answered 503 (database not committing)',
-    () => listener().unavailable,
-  )
-  new Gauge({
-    name: 'watchdesk_listener_up',
-    help: '1 while the webhook listener listens',
-    registers,
-    collect() {
-      this.set(listener().listening ? 1 : 0)
-    },
-  })
-  new Gauge({
-    name: 'watchdesk_storage_ok',
-    help: '1 while the database takes commits',
-    registers,
-    collect() {
-      this.set(ctx.storage.status().state === 'ok' ? 1 : 0)
-    },
-  })
+  registerListenerTotals(ctx.meters, () => services.webhooks.status())
+  registerStorageOk(ctx.meters, () => ctx.storage.status().state === 'ok')
   // Labelled so that, without the forward capability, they have no sample rather than a made-up 0.
   new Gauge({
     name: 'watchdesk_forward_queue_depth',

@@ -12,6 +12,7 @@ import { startListener } from '../webhooks'
 import type { ListenerCounters, ListenerSettings } from '../webhooks'
 import { loadSecretsCache } from '../webhooks'
 import { LatencyWindow } from '../webhooks'
+import { createMeters, registerListenerTotals, registerStorageOk } from '../meters'
 import type { RelayStore } from './store'
 import { startSyncServer } from './sync-server'
 import type { SyncServerSettings } from './sync-server'
@@ -44,6 +45,10 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
       : createStorageHealth(store.where.replace(/^sqlite:/, ''), log.child({ part: 'storage' }))
   const secrets = await loadSecretsCache(options.secrets, log)
   const counters: ListenerCounters = { accepted: 0, duplicates: 0, rejected: 0, conflicts: 0, unavailable: 0 }
+  // GET /metrics on the sync port: this relay's own registry, never a process-wide one.
+  const meters = createMeters()
+  registerListenerTotals(meters, () => ({ listening: true, ...counters }))
+  registerStorageOk(meters, () => storage.status().state === 'ok')
   const latency = new LatencyWindow()
   const authorizationLatency = new LatencyWindow()
   const ingest = createIngest(store.committer, log, () => {}, {
@@ -64,9 +69,13 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
       counters,
       answered(ms, type) {
         latency.record(ms)
+        if (type !== null) meters.committed(ms)
         if (type === authorizationRequestType) authorizationLatency.record(ms)
       },
-      rejected: (rejection) => ingest.reject(rejection),
+      rejected(rejection) {
+        meters.rejected(rejection.status)
+        ingest.reject(rejection)
+      },
     },
   )
   if (!listener.ok) {
@@ -86,7 +95,7 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
     recentRejections: await store.recentRejections(50).catch(() => []),
     outages: [],
   })
-  const sync = await startSyncServer(store, status, options.sync, log)
+  const sync = await startSyncServer(store, status, options.sync, log, () => meters.registry.metrics())
   if (!sync.ok) {
     await listener.value.close()
     await ingest.drain()

@@ -29,6 +29,9 @@ export interface SourcesOptions {
   pageSize?: number
   /** Without any message for this long (heartbeats come every 10 s), the relay counts as lost. */
   idleMs?: number
+  /** More statements for each synced event's transaction, after the source's own (the forward
+   * outbox, composed in services.ts): run with the event's parameters, `seq` and `inserted`. */
+  afterEvent?: string[]
 }
 
 /** Run after each synced event's upsert, in its transaction: the source of a first delivery, and
@@ -74,7 +77,7 @@ export function startSources(ctx: AppContext, options: SourcesOptions = {}): Sou
   let committer: Committer | null = null
   const committerOf = () =>
     (committer ??= workerCommitter(ctx.db.name, {
-      afterEvent: afterSyncedEvent,
+      afterEvent: [...afterSyncedEvent, ...(options.afterEvent ?? [])],
       onRestart: (failure) => log.warn('sources commit worker stopped; starting it again', { ...failure }),
     }))
   const publisher = createBatchedPublisher((payload) => ctx.push.publish('events.appended', payload))

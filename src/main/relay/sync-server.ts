@@ -34,6 +34,8 @@ export async function startSyncServer(
   listenerStatus: () => Promise<unknown>,
   settings: SyncServerSettings,
   log: Logger,
+  /** GET /metrics: the relay's Prometheus text (same token as the sync API). */
+  metrics?: () => Promise<string>,
 ): Promise<Result<SyncServer>> {
   const heartbeatMs = settings.heartbeatMs ?? 10_000
   const pollMs = settings.pollMs ?? 1_000
@@ -68,8 +70,9 @@ export async function startSyncServer(
       return send(res, 400, { error: 'malformed request target' })
     }
     if (url.pathname === '/healthz') return send(res, 200, { ok: true })
-    if (!url.pathname.startsWith('/sync/'))
-      return send(res, 404, { error: 'not found: the sync API is under /sync/' })
+    const isMetrics = url.pathname === '/metrics' && metrics !== undefined
+    if (!url.pathname.startsWith('/sync/') && !isMetrics)
+      return send(res, 404, { error: 'not found: the sync API is under /sync/, metrics at /metrics' })
     if (req.method !== 'GET') return send(res, 405, { error: 'the sync API is read with GET' })
     const token = await authorize(store, req.headers.authorization)
     if (!token)
@@ -77,6 +80,15 @@ export async function startSyncServer(
         error:
           'a live relay token is required: Authorization: Bearer <token> (watchdesk relay token create NAME)',
       })
+    if (isMetrics) {
+      const text = await metrics()
+      res.writeHead(200, {
+        'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+        'cache-control': 'no-store',
+        'content-length': Buffer.byteLength(text),
+      })
+      return void res.end(text)
+    }
     const after = url.searchParams.get('after') ?? '0'
     switch (url.pathname) {
       case '/sync/events': {

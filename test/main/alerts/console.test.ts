@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import { SMTPServer } from 'smtp-server'
 import type { AddressInfo } from 'node:net'
+import { createServer } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../../src/main/secrets'
 import { sendTestEvent } from '../../../src/main/webhooks'
@@ -172,8 +173,18 @@ describe('alert channels and metrics in serve mode', () => {
         eth_chainId: hex(137),
       }),
     )
+    // A forward target nothing listens on, retried only after an hour: one failed attempt, one queued.
+    const dead = createServer()
+    await new Promise<void>((r) => dead.listen(0, '127.0.0.1', () => r()))
+    const deadPort = (dead.address() as AddressInfo).port
+    await new Promise<void>((r) => dead.close(() => r()))
     const c = await consoleWith(
-      { chains: { '137': { url: node.url } } },
+      {
+        chains: { '137': { url: node.url } },
+        forward: {
+          targets: { app: { url: `http://127.0.0.1:${deadPort}/hook`, retrySchedule: [3_600_000] } },
+        },
+      },
       {
         'webhook-secret:wh_1': 'whsec_metrics_0123456789',
       },
@@ -195,6 +206,10 @@ describe('alert channels and metrics in serve mode', () => {
       body: '{}',
     })
     expect(bad.status).toBe(401)
+    await waitFor(
+      () => c.backend.services.forward.status().targets[0]?.failing === 1 || undefined,
+      'the forward to the dead target to fail once',
+    )
 
     expect((await fetch(`${c.url}/metrics`)).status).toBe(401)
     const response = await fetch(`${c.url}/metrics`, { headers: { authorization: `Bearer ${c.token}` } })
@@ -226,8 +241,13 @@ describe('alert channels and metrics in serve mode', () => {
     const commit = family('watchdesk_listener_commit_seconds')
     expect(commit.type).toBe('HISTOGRAM')
     expect(commit.metrics[0]!.count).toBe('1')
-    // Without the forward capability the queue depth has no sample (not a made-up 0).
-    expect(family('watchdesk_forward_queue_depth').metrics).toEqual([])
+    expect(family('watchdesk_forward_queue_depth').metrics).toEqual([
+      { labels: { capability: 'forward' }, value: '1' },
+    ])
+    expect(family('watchdesk_forward_failures_total')).toMatchObject({
+      type: 'COUNTER',
+      metrics: [{ labels: { capability: 'forward' }, value: '1' }],
+    })
     expect(family('watchdesk_incidents_open').metrics[0]!.value).toBe('0')
   })
 })

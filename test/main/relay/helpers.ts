@@ -3,7 +3,7 @@ import { Agent } from 'node:http'
 import { afterEach } from 'vitest'
 import { silentLogger } from '../../../src/main/log'
 import { openPostgresStore } from '../../../src/main/relay/pg-store'
-import { startRelay } from '../../../src/main/relay'
+import { openSqliteRelayStore, startRelay } from '../../../src/main/relay'
 import type { RelayStore, RunningRelay } from '../../../src/main/relay'
 import { createMemoryStore, observeSecrets } from '../../../src/main/secrets'
 import { signBody } from '../../../src/main/webhooks'
@@ -66,7 +66,16 @@ export function useRelays() {
       opened.push({ store })
       return store
     },
-    async relay(store: RelayStore, sync: { heartbeatMs?: number } = {}): Promise<RunningRelay> {
+    /** A relay's embedded store: a SQLite file (no PostgreSQL needed). */
+    sqliteStore(file: string): RelayStore {
+      const store = unwrap(openSqliteRelayStore(file, { log: silentLogger }))
+      opened.push({ store })
+      return store
+    },
+    async relay(
+      store: RelayStore,
+      sync: { heartbeatMs?: number; port?: number } = {},
+    ): Promise<RunningRelay> {
       const relay = unwrap(
         await startRelay({
           store,
@@ -76,8 +85,11 @@ export function useRelays() {
           sync: { host: '127.0.0.1', port: 0, ...sync },
         }),
       )
-      opened.push({ relay, store: { close: async () => {} } as RelayStore })
-      return relay
+      // A test may stop a relay itself (an outage); stopping it again after the test is a no-op.
+      let stopped: Promise<void> | null = null
+      const once: RunningRelay = { ...relay, stop: () => (stopped ??= relay.stop()) }
+      opened.push({ relay: once, store: { close: async () => {} } as RelayStore })
+      return once
     },
   }
 }

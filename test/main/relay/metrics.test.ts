@@ -1,0 +1,74 @@
+import { join } from 'node:path'
+import parsePrometheusTextFormat from 'parse-prometheus-text-format'
+import { describe, expect, it } from 'vitest'
+import { createRelayToken } from '../../../src/main/relay'
+import { unwrap } from '../../../src/shared/result'
+import { useTempDir } from '../../support/temp'
+import { deliver, envelopeBody, useRelays } from './helpers'
+
+/** GET /metrics on the relay's sync port (issue 13), against a relay on a SQLite store. */
+describe('the relay /metrics', () => {
+  const relays = useRelays()
+  const tempDir = useTempDir('watchdesk-relay-metrics-')
+
+  it('serves its listener counts in the Prometheus text format, to a live relay token only', async () => {
+    const store = relays.sqliteStore(join(tempDir(), 'relay.db'))
+    const relay = await relays.relay(store)
+    const token = unwrap(await createRelayToken(store, 'prometheus'))
+    const webhooks = `${relay.listenerUrl}/webhooks`
+    expect(await deliver(webhooks, 'evt_m1')).toBe(200)
+    expect(await deliver(webhooks, 'evt_m2')).toBe(200)
+    expect(await deliver(webhooks, 'evt_m1')).toBe(200)
+    const forged = await fetch(webhooks, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-signature': 'f'.repeat(64) },
+      body: envelopeBody('evt_forged'),
+    })
+    expect(forged.status).toBe(401)
+    const huge = await fetch(webhooks, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-signature': 'f'.repeat(64) },
+      body: 'x'.repeat(2 * 1024 * 1024),
+    }).catch(() => null)
+    expect(huge?.status ?? 413).toBe(413)
+
+    expect((await fetch(`${relay.syncUrl}/metrics`)).status).toBe(401)
+    const wrong = await fetch(`${relay.syncUrl}/metrics`, { headers: { authorization: 'Bearer nope' } })
+    expect(wrong.status).toBe(401)
+    const response = await fetch(`${relay.syncUrl}/metrics`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0.0.4/)
+    const families = parsePrometheusTextFormat(await response.text())
+    const family = (name: string) => families.find((f) => f.name === name)!
+    expect(family('watchdesk_listener_accepted_total')).toMatchObject({
+      type: 'COUNTER',
+      metrics: [{ value: '2' }],
+    })
+    expect(family('watchdesk_listener_duplicates_total').metrics).toEqual([{ value: '1' }])
+    expect(family('watchdesk_listener_conflicts_total').metrics).toEqual([{ value: '0' }])
+    expect(family('watchdesk_listener_unavailable_total').metrics).toEqual([{ value: '0' }])
+    expect(family('watchdesk_listener_up').metrics).toEqual([{ value: '1' }])
+    expect(family('watchdesk_storage_ok').metrics).toEqual([{ value: '1' }])
+    expect(
+      family('watchdesk_listener_rejected_total').metrics.sort((a, b) =>
+        a.labels!.reason!.localeCompare(b.labels!.reason!),
+      ),
+    ).toEqual([
+      { labels: { reason: 'signature' }, value: '1' },
+      { labels: { reason: 'too_large' }, value: '1' },
+    ])
+    const commit = family('watchdesk_listener_commit_seconds')
+    expect(commit.type).toBe('HISTOGRAM')
+    // The three signed deliveries (two new, one duplicate), each answered after its commit.
+    expect(commit.metrics[0]!.count).toBe('3')
+
+    // A revoked token is refused at once, as on the sync API.
+    await store.tokens.revoke('prometheus', Date.now())
+    const revoked = await fetch(`${relay.syncUrl}/metrics`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+    expect(revoked.status).toBe(401)
+  })
+})

@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import { backend } from '../../api'
+import { InlineForm, TextField } from '../InlineForm'
 import { SourceProgress } from './SourceProgress'
 import { useSources } from './useSources'
 
@@ -93,36 +94,28 @@ export function SourcesPanel() {
       ) : (
         <p className="hint">No sources yet.</p>
       )}
-      <form
-        className="inline-form"
-        onSubmit={(e) => {
-          e.preventDefault()
-          void add()
-        }}
-      >
-        <input
-          aria-label="Source name"
+      <InlineForm onSubmit={() => void add()}>
+        <TextField
+          label="Source name"
           placeholder="name (e.g. office)"
           value={name}
-          onChange={(e) => setName(e.target.value)}
+          onChange={setName}
           size={14}
         />
-        <input
-          aria-label="Relay URL"
+        <TextField
+          label="Relay URL"
           placeholder="https://relay.example:7422"
           value={url}
-          onChange={(e) => setUrl(e.target.value)}
+          onChange={setUrl}
           size={28}
         />
-        <input
-          aria-label="Relay token"
-          type="password"
-          autoComplete="off"
-          spellCheck={false}
+        <TextField
+          label="Relay token"
           placeholder="wdr_…"
           value={token}
-          onChange={(e) => setToken(e.target.value)}
+          onChange={setToken}
           size={20}
+          secret
         />
         <button
           type="button"
@@ -134,7 +127,7 @@ export function SourcesPanel() {
         <button type="submit" disabled={busy || !name || !url || !token}>
           Add
         </button>
-      </form>
+      </InlineForm>
     </section>
   )
 }

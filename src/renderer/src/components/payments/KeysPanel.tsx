@@ -7,6 +7,7 @@ import type { PlanName } from '../../../../shared/payments/plans'
 import { effects } from '../../effects'
 import { usePaymentsStore } from '../../stores/payments'
 import { InlineForm, TextField } from '../InlineForm'
+import { ListTable } from '../ListTable'
 import { StatusBadge } from '../Status'
 
 /** Settings → API keys and businesses. Keys go to the keychain; only masked forms come back. */
@@ -245,53 +246,39 @@ function BusinessesEditor() {
           WATCHDESK_BUSINESS_ID selects <span className="mono">{selectedBusinessId}</span> for this run.
         </p>
       )}
-      {businesses.length > 0 ? (
-        <table className="grid">
-          <thead>
-            <tr>
-              <th>in use</th>
-              <th>id</th>
-              <th>name</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {businesses.map((b) => (
-              <tr key={b.id}>
-                <td>
-                  <input
-                    type="radio"
-                    name="business"
-                    aria-label={`Select ${b.id}`}
-                    checked={b.id === selectedBusinessId}
-                    disabled={businessFromEnvironment}
-                    onChange={() => void setBusinesses(businesses, b.id)}
-                  />
-                </td>
-                <td className="mono">{b.id}</td>
-                <td>{b.name}</td>
-                <td>
-                  <button
-                    type="button"
-                    onClick={() =>
-                      void setBusinesses(
-                        businesses.filter((x) => x.id !== b.id),
-                        selectedBusinessId === b.id ? null : selectedBusinessId,
-                      )
-                    }
-                  >
-                    Remove
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : (
-        <p className="hint">
-          No business named: calls go without X-Business-Id (fine for a single-business account).
-        </p>
-      )}
+      <ListTable
+        headers={[{ label: 'in use' }, { label: 'id' }, { label: 'name' }, { label: '' }]}
+        rows={businesses.map((b) => (
+          <tr key={b.id}>
+            <td>
+              <input
+                type="radio"
+                name="business"
+                aria-label={`Select ${b.id}`}
+                checked={b.id === selectedBusinessId}
+                disabled={businessFromEnvironment}
+                onChange={() => void setBusinesses(businesses, b.id)}
+              />
+            </td>
+            <td className="mono">{b.id}</td>
+            <td>{b.name}</td>
+            <td>
+              <button
+                type="button"
+                onClick={() =>
+                  void setBusinesses(
+                    businesses.filter((x) => x.id !== b.id),
+                    selectedBusinessId === b.id ? null : selectedBusinessId,
+                  )
+                }
+              >
+                Remove
+              </button>
+            </td>
+          </tr>
+        ))}
+        empty="No business named: calls go without X-Business-Id (fine for a single-business account)."
+      />
       <InlineForm onSubmit={() => void add()}>
         <TextField label="Business id" placeholder="biz_…" value={id} onChange={setId} size={24} />
         <TextField label="Business name" placeholder="name" value={name} onChange={setName} size={18} />

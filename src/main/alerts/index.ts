@@ -27,6 +27,7 @@ import { describeConsoleMute, describeWindow, mutedBy } from './mute'
 import { chainConditions, ruleCatalog, severityOf } from './rules'
 import type { Condition } from './rules'
 import { createAlertStore } from './store'
+import { testAlert, testChannelNames } from './test-alert'
 
 export { createMeters } from '../meters'
 export type { Meters } from '../meters'
@@ -34,6 +35,7 @@ export { formatDuration } from './duration'
 export { engineConfirm, ruleCatalog } from './rules'
 export type { Condition } from './rules'
 export { channelAccount, channelEnvName } from './channels'
+export { testAlert, testChannelNames } from './test-alert'
 
 export interface AlertsDeps {
   db: Database
@@ -328,20 +330,8 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
           'not_found',
           `There is no alert channel "${channel}": add it under alerts.channels in the config.`,
         )
-      const alert: Alert = {
-        t: clock.now(),
-        rule: 'test',
-        subject: 'test',
-        serviceId: null,
-        kind: 'test',
-        severity: 'info',
-        title: 'watchdesk test alert',
-        body: 'If you read this, the channel works.',
-        incidentId: null,
-        durationMs: null,
-      }
-      const names =
-        channel !== undefined ? [channel] : Object.keys(channels).filter((n) => channels[n]!.enabled)
+      const alert = testAlert(clock.now())
+      const names = testChannelNames(channels, channel)
       const results: { channel: string; ok: boolean; detail: string | null }[] = []
       for (const name of names) {
         const done = queue.then(() => dispatch(alert, name))

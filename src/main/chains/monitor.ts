@@ -376,20 +376,14 @@ export class ChainMonitor {
       error: null,
       checkedAt: new Date(t).toISOString(),
     }
-    return {
-      status: this.latest,
-      sample: {
-        serviceId: this.target.info.serviceId,
-        t,
-        status: confirmed.status,
-        head: age.head,
-        ageMs: Math.round(age.seconds * 1000),
-        lagBlocks: lag.blocks,
-        lagMs: Math.round(lag.seconds * 1000),
-        latencyMs: Math.round(fetched.latencyMs),
-        error: null,
-      },
-    }
+    return this.report(t, {
+      head: age.head,
+      ageMs: Math.round(age.seconds * 1000),
+      lagBlocks: lag.blocks,
+      lagMs: Math.round(lag.seconds * 1000),
+      latencyMs: Math.round(fetched.latencyMs),
+      error: null,
+    })
   }
 
   private failed(error: RpcErrorInfo, latencyMs: number, t: number): { status: ChainStatus; sample: Sample } {
@@ -425,19 +419,24 @@ export class ChainMonitor {
       error,
       checkedAt: new Date(t).toISOString(),
     }
+    return this.report(t, {
+      head: null,
+      ageMs: null,
+      lagBlocks: null,
+      lagMs: null,
+      latencyMs: this.latest.latencyMs === null ? null : Math.round(this.latest.latencyMs),
+      error,
+    })
+  }
+
+  /** The poll's answer: the status just set, and its history sample with the measured values. */
+  private report(
+    t: number,
+    measured: Omit<Sample, 'serviceId' | 't' | 'status'>,
+  ): { status: ChainStatus; sample: Sample } {
     return {
       status: this.latest,
-      sample: {
-        serviceId: this.target.info.serviceId,
-        t,
-        status: confirmed.status,
-        head: null,
-        ageMs: null,
-        lagBlocks: null,
-        lagMs: null,
-        latencyMs: this.latest.latencyMs === null ? null : Math.round(this.latest.latencyMs),
-        error,
-      },
+      sample: { serviceId: this.target.info.serviceId, t, status: this.latest.status, ...measured },
     }
   }
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import type { Alert } from '../../shared/contract/alerts'
+import { testAlert, testChannelNames } from '../alerts'
 import { readChannelSecret, sendAlert } from '../alerts/channels'
 import { createPushBus } from '../push'
 import { createKeytarStore, withEnvironmentSecrets } from '../secrets'
@@ -46,19 +46,8 @@ async function runAlertsTest(
     )
   }
   const store = deps.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env)
-  const alert: Alert = {
-    t: Date.now(),
-    rule: 'test',
-    subject: 'test',
-    serviceId: null,
-    kind: 'test',
-    severity: 'info',
-    title: 'watchdesk test alert',
-    body: 'If you read this, the channel works.',
-    incidentId: null,
-    durationMs: null,
-  }
-  const names = channel !== undefined ? [channel] : Object.keys(channels).filter((n) => channels[n]!.enabled)
+  const alert = testAlert(Date.now())
+  const names = testChannelNames(channels, channel)
   const results: { channel: string; result: 'sent' | 'failed' | 'skipped'; detail: string }[] = []
   for (const name of names) {
     const config = channels[name]!

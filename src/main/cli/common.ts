@@ -49,6 +49,19 @@ export function example(command: Command, ...lines: string[]): Command {
   )
 }
 
+/** The action of a command that parses its own arguments (`listen`, `serve`, `events replay`):
+ * commander declares it for help and usage errors, `run` reads what follows its name. */
+export function parsesOwnArguments(
+  ctx: CliContext,
+  name: string,
+  run: (args: string[], io: CliIo) => Promise<ExitCode | number>,
+): () => Promise<void> {
+  return async () => {
+    const at = ctx.argv.indexOf(name)
+    ctx.exit(await run(ctx.argv.slice(at + 1), ctx.io))
+  }
+}
+
 export function dataDirOf(options: CommonOptions, io: CliIo): string {
   return resolveDataDir(options.dataDir, io.env)
 }

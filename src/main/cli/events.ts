@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Command } from 'commander'
-import type { EventSummary } from '../../shared/contract/events'
-import { groupLabel } from '../../shared/events'
 import { eventJson } from '../../shared/events/json'
 import { databaseFileName, openDatabase } from '../db'
 import type { Database } from '../db'
@@ -13,7 +11,8 @@ import { registerReplay } from './replay'
 import type { CliContext, CommonOptions } from './common'
 import { dataDirOf, example, positiveInt, withCommon } from './common'
 import { exitCodes, failure } from './exit'
-import { formatTable, pause } from './io'
+import { eventTableRow, eventsTable } from './event-table'
+import { pause } from './io'
 import type { CliIo } from './io'
 
 interface EventsOptions extends CommonOptions {
@@ -23,8 +22,6 @@ interface EventsOptions extends CommonOptions {
   interval: number
   store?: string
 }
-
-const headers = ['received', 'type', 'group', 'id', 'deliveries', 'endpoint', 'detail']
 
 export function registerEvents(program: Command, ctx: CliContext): void {
   const events = withCommon(program.command('events'))
@@ -77,27 +74,11 @@ async function runEvents(options: EventsOptions, io: CliIo): Promise<number> {
       return exitCodes.ok
     }
     const { rows } = store.list(types ? { types } : {}, undefined, limit)
-    if (rows.length === 0) {
-      io.out(types ? `No stored events of type ${types.join(', ')}.` : 'No events stored yet.')
-      return exitCodes.ok
-    }
-    io.out(formatTable(headers, rows.map(tableRow)))
+    io.out(eventsTable(rows, types))
     return exitCodes.ok
   } finally {
     db.value.close()
   }
-}
-
-function tableRow(r: EventSummary): (string | number | null)[] {
-  return [
-    new Date(r.receivedAt).toISOString().replace('T', ' ').slice(0, 19),
-    r.type,
-    r.group === 'unknown' ? 'unknown type' : groupLabel(r.group),
-    r.id,
-    r.deliveries,
-    r.endpoint,
-    r.fundingLine ?? r.dataId,
-  ]
 }
 
 /** New rows by their sequence number, oldest first, until Ctrl-C. Each event is one write, so an
@@ -123,7 +104,7 @@ async function follow(db: Database, store: EventStore, options: EventsOptions, i
         if (options.json) io.out(JSON.stringify(eventJson(event)))
         else
           io.out(
-            tableRow(event)
+            eventTableRow(event)
               .map((c) => (c === null ? '—' : String(c)))
               .join('  '),
           )

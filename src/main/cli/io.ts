@@ -57,6 +57,18 @@ export function formatTable(
   return [line(headers), ...cells.map(line)].join('\n')
 }
 
+/** A listing: with --json one object a line, else a table, or the sentence for an empty list. */
+export function printList<T>(
+  io: CliIo,
+  json: boolean | undefined,
+  items: readonly T[],
+  table: { empty: string; headers: string[]; row: (item: T) => (string | number | null)[] },
+): void {
+  if (json) for (const item of items) io.out(JSON.stringify(item))
+  else if (items.length === 0) io.out(table.empty)
+  else io.out(formatTable(table.headers, items.map(table.row)))
+}
+
 /** Waits `ms`, or less when interrupted; true when it was interrupted. */
 export function pause(ms: number, interrupted: { value: boolean; wake?: () => void }): Promise<boolean> {
   if (interrupted.value) return Promise.resolve(true)

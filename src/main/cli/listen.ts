@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import type { CliContext } from './common'
-import { example, withCommon } from './common'
+import { example, parsesOwnArguments, withCommon } from './common'
 import { join } from 'node:path'
 import { openConfigStore, resolveDataDir } from '../config'
 import { createContext, ensureDir } from '../backend'
@@ -13,6 +13,7 @@ import type { SecretStore } from '../secrets'
 import { startListening } from '../services'
 import type { EventSummary } from '../../shared/contract/events'
 import { intFlag, parseCommandArgs } from './args'
+import { attemptLine } from './attempt-line'
 import type { CliIo } from './io'
 
 /** Declared for help and usage errors; `listenCommand` parses its own arguments (as serve does). */
@@ -32,10 +33,7 @@ export function registerListen(program: Command, ctx: CliContext): void {
       're-sign for the targets with the secret in this environment variable',
     )
     .option('--listener-port <port>', 'webhook listener port, over listener.port')
-    .action(async () => {
-      const at = ctx.argv.indexOf('listen')
-      ctx.exit(await listenCommand(ctx.argv.slice(at + 1), ctx.io))
-    })
+    .action(parsesOwnArguments(ctx, 'listen', listenCommand))
   example(
     command,
     'watchdesk listen --forward-to http://localhost:3000/hook',
@@ -147,27 +145,7 @@ function printer(io: CliIo, json: boolean) {
       else io.out(`→ ${e.type} ${e.id}${e.deliveries > 1 ? ` (delivery ${e.deliveries})` : ''}`)
     },
     attempt(a: AttemptReport) {
-      if (json) {
-        io.out(
-          JSON.stringify({
-            kind: 'attempt',
-            id: a.eventId,
-            type: a.type,
-            target: a.target.name,
-            url: a.target.url,
-            attempt: a.attempt,
-            status: a.status,
-            ms: Math.round(a.latencyMs),
-            state: a.state,
-            error: a.error,
-          }),
-        )
-        return
-      }
-      const status = a.status === null ? 'ERR' : String(a.status)
-      const tail = a.error && a.status === null ? ` (${a.error})` : ''
-      const next = a.state === 'failing' ? ', will retry' : a.state === 'gave_up' ? ', gave up' : ''
-      io.out(`← ${status} POST ${a.target.url} ${a.eventId} ${Math.round(a.latencyMs)} ms${tail}${next}`)
+      io.out(attemptLine(a, json, { retries: true }))
     },
   }
 }

@@ -1,5 +1,4 @@
 import { join } from 'node:path'
-import { groupLabel } from '../../shared/events'
 import type { EventFilter } from '../../shared/contract/events'
 import { databaseFileName } from '../db'
 import { createLogger } from '../log'
@@ -12,7 +11,8 @@ import type { Command } from 'commander'
 import type { CliContext, CommonOptions } from './common'
 import { dataDirOf, example, positiveInt, withCommon } from './common'
 import { exitCodes, failure } from './exit'
-import { formatTable } from './io'
+import { eventsTable } from './event-table'
+import { printList } from './io'
 import type { CliIo } from './io'
 
 interface RelayOptions extends CommonOptions {
@@ -171,24 +171,15 @@ export async function relayTokenCommand(
       return fail(io, `no live relay token is named "${name}" (watchdesk relay token list).`)
     }
     const tokens = await store.tokens.list()
-    if (options.json) {
-      for (const t of tokens) io.out(JSON.stringify(t))
-      return 0
-    }
-    if (tokens.length === 0) {
-      io.out('No relay tokens yet. Create one with: watchdesk relay token create NAME')
-      return 0
-    }
-    io.out(
-      formatTable(
-        ['name', 'created', 'state'],
-        tokens.map((t) => [
-          t.name,
-          new Date(t.createdAt).toISOString().replace('T', ' ').slice(0, 19),
-          t.revokedAt === null ? 'live' : `revoked ${new Date(t.revokedAt).toISOString().slice(0, 10)}`,
-        ]),
-      ),
-    )
+    printList(io, options.json, tokens, {
+      empty: 'No relay tokens yet. Create one with: watchdesk relay token create NAME',
+      headers: ['name', 'created', 'state'],
+      row: (t) => [
+        t.name,
+        new Date(t.createdAt).toISOString().replace('T', ' ').slice(0, 19),
+        t.revokedAt === null ? 'live' : `revoked ${new Date(t.revokedAt).toISOString().slice(0, 10)}`,
+      ],
+    })
     return 0
   })
 }
@@ -220,26 +211,7 @@ export async function eventsFromStore(
       }
       return 0
     }
-    if (rows.length === 0) {
-      io.out(
-        options.types ? `No stored events of type ${options.types.join(', ')}.` : 'No events stored yet.',
-      )
-      return 0
-    }
-    io.out(
-      formatTable(
-        ['received', 'type', 'group', 'id', 'deliveries', 'endpoint', 'detail'],
-        rows.map((r) => [
-          new Date(r.receivedAt).toISOString().replace('T', ' ').slice(0, 19),
-          r.type,
-          r.group === 'unknown' ? 'unknown type' : groupLabel(r.group),
-          r.id,
-          r.deliveries,
-          r.endpoint,
-          r.fundingLine ?? r.dataId,
-        ]),
-      ),
-    )
+    io.out(eventsTable(rows, options.types))
     return 0
   })
 }

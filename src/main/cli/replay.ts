@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import type { CliContext } from './common'
-import { example, withCommon } from './common'
+import { example, parsesOwnArguments, withCommon } from './common'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline/promises'
@@ -8,7 +8,7 @@ import type { EventFilter } from '../../shared/contract/events'
 import { loadConfig, resolveDataDir } from '../config'
 import { databaseFileName, openDatabase } from '../db'
 import { adhocTargetName, createDispatcher, openForwardStore, targetSecrets } from '../forward'
-import type { AttemptReport, ForwardTarget } from '../forward'
+import type { ForwardTarget } from '../forward'
 import { resolveTargets } from '../forward/targets'
 import { systemPollClock } from '../../shared/clock'
 import { createLogger } from '../log'
@@ -16,6 +16,7 @@ import { accounts, createKeytarStore, withEnvironmentSecrets } from '../secrets'
 import type { SecretStore } from '../secrets'
 import { createEventStore, filterClause, signBody } from '../webhooks'
 import { parseCommandArgs } from './args'
+import { attemptLine } from './attempt-line'
 import type { CliIo } from './io'
 
 /** `events replay`, declared for help and usage errors; `replayCommand` parses its own arguments. */
@@ -32,10 +33,7 @@ export function registerReplay(events: Command, ctx: CliContext): void {
     .option('--since <iso>', 'received at or after this time')
     .option('--until <iso>', 'received before this time')
     .option('--yes', 'answer yes to the confirmation above 100 events')
-    .action(async () => {
-      const at = ctx.argv.indexOf('replay')
-      ctx.exit(await replayCommand(ctx.argv.slice(at + 1), ctx.io))
-    })
+    .action(parsesOwnArguments(ctx, 'replay', replayCommand))
   example(
     command,
     'watchdesk events replay evt_123 --to http://localhost:3000/hook',
@@ -146,7 +144,7 @@ export async function replay(options: ReplayOptions, io: CliIo): Promise<number>
       onAttempt: (a) => {
         if (a.attempt === 1 || a.replay) attempted++
         if (a.state !== 'delivered') failed++
-        printAttempt(io, options.json, a)
+        io.out(attemptLine(a, options.json, { retries: false }))
       },
     })
     dispatcher.setTargets([target])
@@ -169,26 +167,6 @@ export async function replay(options: ReplayOptions, io: CliIo): Promise<number>
     store.close()
     db.value.close()
   }
-}
-
-function printAttempt(io: CliIo, json: boolean, a: AttemptReport): void {
-  if (json) {
-    io.out(
-      JSON.stringify({
-        kind: 'attempt',
-        id: a.eventId,
-        type: a.type,
-        url: a.target.url,
-        status: a.status,
-        ms: Math.round(a.latencyMs),
-        state: a.state,
-        error: a.error,
-      }),
-    )
-    return
-  }
-  const tail = a.error && a.status === null ? ` (${a.error})` : ''
-  io.out(`← ${a.status ?? 'ERR'} POST ${a.target.url} ${a.eventId} ${Math.round(a.latencyMs)} ms${tail}`)
 }
 
 /** Parses `events replay` argv into ReplayOptions. */

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import type { CliContext } from './common'
-import { example, withCommon } from './common'
+import { example, parsesOwnArguments, withCommon } from './common'
 import { serveCommand } from './serve'
 
 /** `serve` is declared here for help and usage errors; its own module runs it with its arguments. */
@@ -14,10 +14,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--listener-port <port>', 'webhook listener port, over listener.port')
     .option('--forward-to <url...>', 'also forward every verified event to this URL (repeatable)')
     .option('--demo', 'twelve local anvil nodes and sample events, secrets in memory, a temporary data dir')
-    .action(async () => {
-      const at = ctx.argv.indexOf('serve')
-      ctx.exit(await serveCommand(ctx.argv.slice(at + 1), ctx.io))
-    })
+    .action(parsesOwnArguments(ctx, 'serve', serveCommand))
   example(
     serve,
     'watchdesk serve --data-dir ~/watchdesk-ops',

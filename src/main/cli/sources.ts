@@ -10,7 +10,7 @@ import type { Command } from 'commander'
 import type { CliContext, CommonOptions } from './common'
 import { dataDirOf, example, withCommon } from './common'
 import { exitCodes } from './exit'
-import { formatTable } from './io'
+import { printList } from './io'
 import type { CliIo } from './io'
 import { readSecretFromTerminal } from './payments-common'
 
@@ -176,25 +176,11 @@ export async function listSources(options: SourcesCliOptions, io: CliIo): Promis
       }
     }),
   )
-  if (options.json) {
-    for (const r of rows) io.out(JSON.stringify(r))
-    return 0
-  }
-  if (rows.length === 0) {
-    io.out('No sources. Add a relay with: watchdesk sources add NAME URL   (the token is read from stdin)')
-    return 0
-  }
-  io.out(
-    formatTable(
-      ['name', 'url', 'token', 'cursor'],
-      rows.map((r) => [
-        r.name,
-        r.url,
-        r.tokenStored ? 'in keychain' : 'MISSING',
-        r.cursor ?? 'not synced yet',
-      ]),
-    ),
-  )
+  printList(io, options.json, rows, {
+    empty: 'No sources. Add a relay with: watchdesk sources add NAME URL   (the token is read from stdin)',
+    headers: ['name', 'url', 'token', 'cursor'],
+    row: (r) => [r.name, r.url, r.tokenStored ? 'in keychain' : 'MISSING', r.cursor ?? 'not synced yet'],
+  })
   return 0
 }
 

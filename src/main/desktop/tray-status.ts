@@ -1,5 +1,5 @@
-import { statusLabel, worstStatus } from '../../shared/chains/health'
-import type { ChainStatusKind } from '../../shared/chains/health'
+import { statusLabel, statusTone, worstStatus } from '../../shared/chains/health'
+import type { ChainStatusKind, StatusTone } from '../../shared/chains/health'
 import type { ChainStatusLike } from './push-payloads'
 
 /** The tray's four looks: a glance must tell "all fine" from "look now". */
@@ -13,17 +13,16 @@ export interface TrayState {
   tooltip: string
 }
 
-const levelOf: Record<ChainStatusKind, TrayLevel> = {
-  wrong_network: 'bad',
-  down: 'bad',
-  stalled: 'bad',
-  syncing: 'warn',
-  failing: 'warn',
-  lagging: 'warn',
-  checking: 'idle',
-  healthy: 'good',
-  not_configured: 'idle',
+/** The tray's level is the status's tone (one ranking for the Chains view and the tray); the
+ * tones that are no verdict (checking, not configured) show as idle. */
+const levelOfTone: Record<StatusTone, TrayLevel> = {
+  good: 'good',
+  warn: 'warn',
+  bad: 'bad',
+  info: 'idle',
+  muted: 'idle',
 }
+const levelOf = (status: ChainStatusKind): TrayLevel => levelOfTone[statusTone[status]]
 
 /** Tray icon and tooltip from the chains' statuses and the count of unseen alerting events.
  * Chains that are not configured do not count: they cannot be unhealthy. An unseen alert turns a
@@ -31,7 +30,7 @@ const levelOf: Record<ChainStatusKind, TrayLevel> = {
 export function trayState(chains: readonly ChainStatusLike[], unseenAlerts: number): TrayState {
   const configured = chains.filter((c) => c.status !== 'not_configured' && c.enabled !== false)
   const worst = worstStatus(configured.map((c) => c.status))
-  let level: TrayLevel = worst ? levelOf[worst] : 'idle'
+  let level: TrayLevel = worst ? levelOf(worst) : 'idle'
   if (unseenAlerts > 0 && (level === 'good' || level === 'idle')) level = 'warn'
   const lines = ['watchdesk', chainSummary(chains, configured, worst)]
   if (unseenAlerts > 0) lines.push(`${unseenAlerts} unseen alerting event${unseenAlerts === 1 ? '' : 's'}`)
@@ -50,7 +49,7 @@ function chainSummary(
   for (const c of configured)
     if (c.status !== 'healthy') counts.set(c.status, (counts.get(c.status) ?? 0) + 1)
   const parts = [...counts].map(([status, n]) => `${n} ${statusLabel[status]}`)
-  const bad = configured.filter((c) => levelOf[c.status] === 'bad').map((c) => c.name)
+  const bad = configured.filter((c) => levelOf(c.status) === 'bad').map((c) => c.name)
   return `chains: ${parts.join(', ')}${bad.length ? ` (${bad.slice(0, 3).join(', ')}${bad.length > 3 ? ', …' : ''})` : ''}`
 }
 

@@ -9,22 +9,14 @@ import { typeMatches } from './patterns.ts'
 import { retryDelay } from './schedule.ts'
 import type { AttemptRecord, ClaimedForward, ForwardStore } from './store.ts'
 import type { ForwardTarget } from './targets.ts'
+import type { AttemptMessage } from './worker-protocol.ts'
 
 /** Runtime imports carry their `.ts` extension: the forward worker runs this file directly under
  * vitest (Node strips the types), and the bundler resolves it for the built app. */
 
 /** One finished attempt, for the `listen` output and the live states. */
-export interface AttemptReport {
+export interface AttemptReport extends Omit<AttemptMessage, 'target'> {
   target: ForwardTarget
-  eventId: string
-  type: string
-  attempt: number
-  status: number | null
-  latencyMs: number
-  error: string | null
-  state: ForwardState
-  edited: boolean
-  replay: boolean
 }
 
 export interface RelayAnswer {

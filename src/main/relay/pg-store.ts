@@ -1,17 +1,18 @@
 import { createHash } from 'node:crypto'
 import pg from 'pg'
 import type { PoolClient } from 'pg'
-import type { EventDetail, EventFilter, Rejection } from '../../shared/contract/events'
+import type { EventFilter, Rejection } from '../../shared/contract/events'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
 import type { CommitReply, ItemResult, StorageFailure } from '../webhooks'
 import { resultOf } from '../webhooks'
 import type { CommitResult, Committer } from '../webhooks'
-import type { CommittedRow, EventParams, EventRow } from '../webhooks'
-import { toSummary } from '../webhooks'
+import type { CommittedRow, DetailRow, EventParams, EventRow } from '../webhooks'
+import { toDetail, toSummary } from '../webhooks'
 import { migratePostgres } from './pg-migrations'
-import type { RelayStore, SyncEvent, SyncPage } from './store'
+import { toSyncEvent } from './store'
+import type { RelayStore, SyncPage, SyncRow } from './store'
 
 const notifyChannel = 'watchdesk_events'
 
@@ -145,19 +146,12 @@ export async function openPostgresStore(
       }
     },
     async get(id) {
-      const { rows } = await pool.query<EventRow & { body: Buffer; conflict_body: Buffer | null }>(
+      const { rows } = await pool.query<DetailRow>(
         `SELECT ${pgBaseColumns}, data, body, conflict_body FROM events WHERE id = $1`,
         [id],
       )
       const row = rows[0]
-      if (!row) return null
-      return {
-        ...toSummary(row),
-        body: row.body.toString('utf8'),
-        data: safeParse(row.data ?? 'null'),
-        conflicts: row.conflicts,
-        conflictBody: row.conflict_body?.toString('utf8') ?? null,
-      } satisfies EventDetail
+      return row ? toDetail(row) : null
     },
     async close() {
       await committer.close()
@@ -170,14 +164,6 @@ export async function openPostgresStore(
 const pgBaseColumns =
   'seq, id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, conflicts, NULL::text AS source'
 const pgSummaryColumns = `${pgBaseColumns}, CASE WHEN type LIKE 'funding.%' THEN data END AS data`
-
-function safeParse(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return null
-  }
-}
 
 function pgFilter(filter: EventFilter): { sql: string; params: unknown[] } {
   const parts: string[] = []
@@ -221,21 +207,7 @@ async function readAfter(
       'bad_request',
       `"${after}" is not a cursor of this relay (PostgreSQL cursors look like 1234.56).`,
     )
-  const { rows } = await pool.query<{
-    txid: number
-    seq: number
-    id: string
-    type: string
-    created_at: string
-    received_at: number
-    last_delivery_at: number
-    deliveries: number
-    endpoint: string | null
-    data_id: string | null
-    data: string
-    body: Buffer
-    bound: number
-  }>(
+  const { rows } = await pool.query<SyncRow & { txid: number; bound: number }>(
     `WITH bound AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin)
      SELECT txid, seq, id, type, created_at, received_at, last_delivery_at, deliveries, endpoint, data_id, data, body
      FROM events, bound
@@ -243,19 +215,7 @@ async function readAfter(
      ORDER BY txid, seq LIMIT $3`,
     [cursor[0], cursor[1], limit],
   )
-  const events: SyncEvent[] = rows.map((r) => ({
-    cursor: `${r.txid}.${r.seq}`,
-    id: r.id,
-    type: r.type,
-    createdAt: r.created_at,
-    receivedAt: r.received_at,
-    lastDeliveryAt: r.last_delivery_at,
-    deliveries: r.deliveries,
-    endpoint: r.endpoint,
-    dataId: r.data_id,
-    data: r.data,
-    body: r.body.toString('base64'),
-  }))
+  const events = rows.map((r) => toSyncEvent(r, `${r.txid}.${r.seq}`))
   const next = events.at(-1)?.cursor ?? (after || '0')
   const page: SyncPage = { events, next }
   if (withRemaining) {

@@ -6,21 +6,8 @@ import type { Committer } from '../webhooks'
 import { workerCommitter } from '../webhooks'
 import { createEventStore } from '../webhooks'
 import type { Logger } from '../log'
-import type { RelayStore, SyncEvent } from './store'
-
-interface SyncRow {
-  seq: number
-  id: string
-  type: string
-  created_at: string
-  received_at: number
-  last_delivery_at: number
-  deliveries: number
-  endpoint: string | null
-  data_id: string | null
-  data: string
-  body: Buffer
-}
+import { toSyncEvent } from './store'
+import type { RelayStore, SyncRow } from './store'
 
 /** The embedded store: one SQLite file written by one relay (its commit worker). SQLite runs one
  * write transaction at a time and `seq` grows with each, so commit order is `seq` order and the
@@ -77,19 +64,7 @@ export function openSqliteRelayStore(
           `"${after}" is not a cursor of this relay (SQLite cursors are whole numbers).`,
         )
       const rows = readPage.all(from, limit) as SyncRow[]
-      const out: SyncEvent[] = rows.map((r) => ({
-        cursor: String(r.seq),
-        id: r.id,
-        type: r.type,
-        createdAt: r.created_at,
-        receivedAt: r.received_at,
-        lastDeliveryAt: r.last_delivery_at,
-        deliveries: r.deliveries,
-        endpoint: r.endpoint,
-        dataId: r.data_id,
-        data: r.data,
-        body: r.body.toString('base64'),
-      }))
+      const out = rows.map((r) => toSyncEvent(r, String(r.seq)))
       const next = out.at(-1)?.cursor ?? String(from)
       return ok({
         events: out,

@@ -1,12 +1,5 @@
-import type {
-  EventCursor,
-  EventDetail,
-  EventFilter,
-  EventSummary,
-  Rejection,
-} from '../../shared/contract/events'
 import type { Result } from '../../shared/result'
-import type { Committer } from '../webhooks'
+import type { Committer, EventStore } from '../webhooks'
 
 /** One event as the sync API carries it: everything a console needs to store it as its own
  * listener would (the body exactly as received, base64), and the cursor just after it. */
@@ -25,6 +18,44 @@ export interface SyncEvent {
   /** The raw body, base64. */
   body: string
 }
+
+/** The columns both stores read for the sync API (each adds what its cursor is made of). */
+export interface SyncRow {
+  seq: number
+  id: string
+  type: string
+  created_at: string
+  received_at: number
+  last_delivery_at: number
+  deliveries: number
+  endpoint: string | null
+  data_id: string | null
+  data: string
+  body: Buffer
+}
+
+export function toSyncEvent(row: SyncRow, cursor: string): SyncEvent {
+  return {
+    cursor,
+    id: row.id,
+    type: row.type,
+    createdAt: row.created_at,
+    receivedAt: row.received_at,
+    lastDeliveryAt: row.last_delivery_at,
+    deliveries: row.deliveries,
+    endpoint: row.endpoint,
+    dataId: row.data_id,
+    data: row.data,
+    body: row.body.toString('base64'),
+  }
+}
+
+/** The console's reads of the event store (`events --store`), as promises: a relay's store may be
+ * PostgreSQL. */
+type Promised<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : never
+}
+type EventReads = Promised<Pick<EventStore, 'list' | 'get' | 'recentRejections'>>
 
 export interface SyncPage {
   events: SyncEvent[]
@@ -54,7 +85,7 @@ export interface RelayTokens {
 
 /** A relay's store: the listener writes through `committer`, consoles read through `readAfter`.
  * SQLite (one file, one writer) and PostgreSQL (shared by several relays) implement it. */
-export interface RelayStore {
+export interface RelayStore extends EventReads {
   kind: 'sqlite' | 'postgres'
   /** Where it is, safe to print (no password). */
   where: string
@@ -64,14 +95,6 @@ export interface RelayStore {
   /** Called (at least) after each commit that stored something; streams re-read then. */
   onCommitted(listener: () => void): () => void
   tokens: RelayTokens
-  recentRejections(limit: number): Promise<Rejection[]>
-  /** The console's usual reads, for `events --store`. */
-  list(
-    filter: EventFilter,
-    after: EventCursor | undefined,
-    limit: number,
-  ): Promise<{ rows: EventSummary[]; next: EventCursor | null }>
-  get(id: string): Promise<EventDetail | null>
   close(): Promise<void>
 }
 

@@ -35,7 +35,8 @@ export { resultOf, workerCommitter } from './committer'
 export type { CommitResult, Committer } from './committer'
 export type { CommitReply, ItemResult, StorageFailure } from './commit-protocol'
 export type { CommittedRow, EventParams, EventRow } from './sql'
-export { parseTime, toSummary } from './store'
+export { parseTime, toDetail, toSummary } from './store'
+export type { DetailRow } from './store'
 
 export interface WebhookService {
   store: EventStore

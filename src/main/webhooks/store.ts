@@ -42,6 +42,19 @@ export function toSummary(row: EventRow): EventSummary {
   }
 }
 
+/** A row read with `data, body, conflict_body` after the base columns: one event in full. */
+export type DetailRow = EventRow & { body: Buffer; conflict_body: Buffer | null }
+
+export function toDetail(row: DetailRow): EventDetail {
+  return {
+    ...toSummary(row),
+    body: row.body.toString('utf8'),
+    data: safeParse(row.data ?? 'null'),
+    conflicts: row.conflicts,
+    conflictBody: row.conflict_body?.toString('utf8') ?? null,
+  }
+}
+
 function safeParse(text: string): unknown {
   try {
     return JSON.parse(text)
@@ -123,15 +136,8 @@ export function createEventStore(db: Database): EventStore {
     get(id) {
       const row = prepared(`SELECT ${baseColumns}, data, body, conflict_body FROM events WHERE id = ?`).get(
         id,
-      ) as (EventRow & { body: Buffer; conflict_body: Buffer | null }) | undefined
-      if (!row) return null
-      return {
-        ...toSummary(row),
-        body: row.body.toString('utf8'),
-        data: safeParse(row.data ?? 'null'),
-        conflicts: row.conflicts,
-        conflictBody: row.conflict_body?.toString('utf8') ?? null,
-      }
+      ) as DetailRow | undefined
+      return row ? toDetail(row) : null
     },
     forEachForExport(filter, limit, each) {
       const where = filterClause(filter)

@@ -1,24 +1,9 @@
-import { useEffect, useState } from 'react'
-import type { ConfigStatus } from '../../../shared/contract/app'
-import { backend } from '../api'
+import { usePushedValue } from '../api/pushed-value'
 
 /** Across the whole window: a configuration edit that could not be applied, and settings changed
  * since start that only take effect after a restart (listener address, TLS). */
 export function RestartBanner() {
-  const [status, setStatus] = useState<ConfigStatus | null>(null)
-  useEffect(() => {
-    let live = true
-    void backend()
-      .call('app.configStatus', {})
-      .then((r) => {
-        if (live && r.ok) setStatus(r.value)
-      })
-    const off = backend().onPush('app.config', setStatus)
-    return () => {
-      live = false
-      off.dispose()
-    }
-  }, [])
+  const status = usePushedValue('app.configStatus', 'app.config')
   if (!status) return null
   return (
     <>

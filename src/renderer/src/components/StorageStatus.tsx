@@ -1,6 +1,5 @@
-import { useEffect, useState } from 'react'
 import type { StorageStatus as Storage } from '../../../shared/contract/storage'
-import { backend } from '../api'
+import { usePushedValue } from '../api/pushed-value'
 import { StatusBadge } from './Status'
 
 const labels: Record<Storage['state'], string> = {
@@ -14,7 +13,7 @@ const labels: Record<Storage['state'], string> = {
  * when all is well). `status` from a parent that already has it (the listener strip), else this
  * asks once and follows the `storage.status` push. */
 export function StorageStatus({ status, banner = false }: { status?: Storage | null; banner?: boolean }) {
-  const followed = useFollowedStorage(status === undefined)
+  const followed = usePushedValue('storage.status', 'storage.status', status === undefined)
   const shown = status === undefined ? followed : status
   if (!shown || shown.state === 'ok') return null
   const text = `${shown.cause ?? ''} ${shown.fix ?? ''}`.trim()
@@ -25,23 +24,4 @@ export function StorageStatus({ status, banner = false }: { status?: Storage | n
       </p>
     )
   return <StatusBadge tone="bad" label={labels[shown.state]} title={text} />
-}
-
-function useFollowedStorage(enabled: boolean): Storage | null {
-  const [status, setStatus] = useState<Storage | null>(null)
-  useEffect(() => {
-    if (!enabled) return
-    let live = true
-    void backend()
-      .call('storage.status', {})
-      .then((answer) => {
-        if (live && answer.ok) setStatus(answer.value)
-      })
-    const off = backend().onPush('storage.status', setStatus)
-    return () => {
-      live = false
-      off.dispose()
-    }
-  }, [enabled])
-  return status
 }

@@ -33,23 +33,7 @@ export function OverviewView() {
           <dt>Keychain</dt>
           <dd>
             {settings ? (
-              <StatusBadge
-                tone={
-                  settings.keychain.reachable
-                    ? 'good'
-                    : settings.keychain.backend === 'environment'
-                      ? 'warn'
-                      : 'bad'
-                }
-                label={
-                  settings.keychain.reachable
-                    ? 'reachable'
-                    : settings.keychain.backend === 'environment'
-                      ? 'environment'
-                      : 'unreachable'
-                }
-                title={settings.keychain.message}
-              />
+              <StatusBadge {...keychainBadge(settings.keychain)} title={settings.keychain.message} />
             ) : (
               '—'
             )}
@@ -61,4 +45,14 @@ export function OverviewView() {
       </section>
     </div>
   )
+}
+
+/** Reachable, secrets from the environment only, or unreachable: one decision for tone and word. */
+function keychainBadge(keychain: { reachable: boolean; backend: string }): {
+  tone: 'good' | 'warn' | 'bad'
+  label: string
+} {
+  if (keychain.reachable) return { tone: 'good', label: 'reachable' }
+  if (keychain.backend === 'environment') return { tone: 'warn', label: 'environment' }
+  return { tone: 'bad', label: 'unreachable' }
 }

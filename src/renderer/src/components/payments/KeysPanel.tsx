@@ -6,6 +6,8 @@ import { planLimits } from '../../../../shared/payments/plans'
 import type { PlanName } from '../../../../shared/payments/plans'
 import { effects } from '../../effects'
 import { usePaymentsStore } from '../../stores/payments'
+import { InlineForm, TextField } from '../InlineForm'
+import { ListTable } from '../ListTable'
 import { StatusBadge } from '../Status'
 
 /** Settings → API keys and businesses. Keys go to the keychain; only masked forms come back. */
@@ -75,29 +77,21 @@ export function KeysPanel() {
           No API key yet. Keys are stored in the OS keychain only; this window never sees one again.
         </p>
       )}
-      <form
-        className="inline-form"
-        onSubmit={(e) => {
-          e.preventDefault()
-          void save()
-        }}
-      >
-        <input
-          aria-label="Key name"
+      <InlineForm onSubmit={() => void save()}>
+        <TextField
+          label="Key name"
           placeholder="name (e.g. sandbox)"
           value={name}
-          onChange={(e) => setName(e.target.value)}
+          onChange={setName}
           size={16}
         />
-        <input
-          aria-label="API key"
-          type="password"
-          autoComplete="off"
-          spellCheck={false}
+        <TextField
+          label="API key"
           placeholder="sk_sandbox_… or sk_live_…"
           value={key}
-          onChange={(e) => setKeyText(e.target.value)}
+          onChange={setKeyText}
           size={36}
+          secret
         />
         <label>
           <input type="checkbox" checked={activate} onChange={(e) => setActivate(e.target.checked)} /> use it
@@ -105,7 +99,7 @@ export function KeysPanel() {
         <button type="submit" className="primary" disabled={busy || !name.trim() || !key.trim()}>
           Store in keychain
         </button>
-      </form>
+      </InlineForm>
       {writeError && (
         <p className="banner banner-bad" role="alert">
           {writeError.message}
@@ -252,78 +246,46 @@ function BusinessesEditor() {
           WATCHDESK_BUSINESS_ID selects <span className="mono">{selectedBusinessId}</span> for this run.
         </p>
       )}
-      {businesses.length > 0 ? (
-        <table className="grid">
-          <thead>
-            <tr>
-              <th>in use</th>
-              <th>id</th>
-              <th>name</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {businesses.map((b) => (
-              <tr key={b.id}>
-                <td>
-                  <input
-                    type="radio"
-                    name="business"
-                    aria-label={`Select ${b.id}`}
-                    checked={b.id === selectedBusinessId}
-                    disabled={businessFromEnvironment}
-                    onChange={() => void setBusinesses(businesses, b.id)}
-                  />
-                </td>
-                <td className="mono">{b.id}</td>
-                <td>{b.name}</td>
-                <td>
-                  <button
-                    type="button"
-                    onClick={() =>
-                      void setBusinesses(
-                        businesses.filter((x) => x.id !== b.id),
-                        selectedBusinessId === b.id ? null : selectedBusinessId,
-                      )
-                    }
-                  >
-                    Remove
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : (
-        <p className="hint">
-          No business named: calls go without X-Business-Id (fine for a single-business account).
-        </p>
-      )}
-      <form
-        className="inline-form"
-        onSubmit={(e) => {
-          e.preventDefault()
-          void add()
-        }}
-      >
-        <input
-          aria-label="Business id"
-          placeholder="biz_…"
-          value={id}
-          onChange={(e) => setId(e.target.value)}
-          size={24}
-        />
-        <input
-          aria-label="Business name"
-          placeholder="name"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          size={18}
-        />
+      <ListTable
+        headers={[{ label: 'in use' }, { label: 'id' }, { label: 'name' }, { label: '' }]}
+        rows={businesses.map((b) => (
+          <tr key={b.id}>
+            <td>
+              <input
+                type="radio"
+                name="business"
+                aria-label={`Select ${b.id}`}
+                checked={b.id === selectedBusinessId}
+                disabled={businessFromEnvironment}
+                onChange={() => void setBusinesses(businesses, b.id)}
+              />
+            </td>
+            <td className="mono">{b.id}</td>
+            <td>{b.name}</td>
+            <td>
+              <button
+                type="button"
+                onClick={() =>
+                  void setBusinesses(
+                    businesses.filter((x) => x.id !== b.id),
+                    selectedBusinessId === b.id ? null : selectedBusinessId,
+                  )
+                }
+              >
+                Remove
+              </button>
+            </td>
+          </tr>
+        ))}
+        empty="No business named: calls go without X-Business-Id (fine for a single-business account)."
+      />
+      <InlineForm onSubmit={() => void add()}>
+        <TextField label="Business id" placeholder="biz_…" value={id} onChange={setId} size={24} />
+        <TextField label="Business name" placeholder="name" value={name} onChange={setName} size={18} />
         <button type="submit" disabled={busy || !businessIdPattern.test(id.trim())}>
           Add business
         </button>
-      </form>
+      </InlineForm>
     </>
   )
 }

@@ -1,5 +1,7 @@
 import { useState } from 'react'
 import { backend } from '../../api'
+import { InlineForm, TextField } from '../InlineForm'
+import { ListTable } from '../ListTable'
 import { SourceProgress } from './SourceProgress'
 import { useSources } from './useSources'
 
@@ -55,74 +57,59 @@ export function SourcesPanel() {
         live.
       </p>
       {message && <p className={`banner ${message.ok ? 'banner-good' : 'banner-bad'}`}>{message.text}</p>}
-      {sources && sources.length > 0 ? (
-        <table className="grid">
-          <thead>
-            <tr>
-              <th>name</th>
-              <th>relay</th>
-              <th>state</th>
-              <th className="num">synced</th>
-              <th>last contact</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {sources.map((s) => (
-              <tr key={s.name}>
-                <td className="mono">{s.name}</td>
-                <td className="mono">{s.url}</td>
-                <td title={s.problem ?? undefined}>
-                  <SourceProgress source={s} />
-                  {s.problem && <div className="hint">{s.problem}</div>}
-                </td>
-                <td className="num">{s.synced.toLocaleString('en-US')}</td>
-                <td className="num">{time(s.lastContactAt)}</td>
-                <td>
-                  <button type="button" disabled={busy} onClick={() => void test({ name: s.name })}>
-                    Test
-                  </button>{' '}
-                  <button type="button" disabled={busy} onClick={() => void remove(s.name)}>
-                    Remove
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : (
-        <p className="hint">No sources yet.</p>
-      )}
-      <form
-        className="inline-form"
-        onSubmit={(e) => {
-          e.preventDefault()
-          void add()
-        }}
-      >
-        <input
-          aria-label="Source name"
+      <ListTable
+        headers={[
+          { label: 'name' },
+          { label: 'relay' },
+          { label: 'state' },
+          { label: 'synced', numeric: true },
+          { label: 'last contact' },
+          { label: '' },
+        ]}
+        rows={(sources ?? []).map((s) => (
+          <tr key={s.name}>
+            <td className="mono">{s.name}</td>
+            <td className="mono">{s.url}</td>
+            <td title={s.problem ?? undefined}>
+              <SourceProgress source={s} />
+              {s.problem && <div className="hint">{s.problem}</div>}
+            </td>
+            <td className="num">{s.synced.toLocaleString('en-US')}</td>
+            <td className="num">{time(s.lastContactAt)}</td>
+            <td>
+              <button type="button" disabled={busy} onClick={() => void test({ name: s.name })}>
+                Test
+              </button>{' '}
+              <button type="button" disabled={busy} onClick={() => void remove(s.name)}>
+                Remove
+              </button>
+            </td>
+          </tr>
+        ))}
+        empty="No sources yet."
+      />
+      <InlineForm onSubmit={() => void add()}>
+        <TextField
+          label="Source name"
           placeholder="name (e.g. office)"
           value={name}
-          onChange={(e) => setName(e.target.value)}
+          onChange={setName}
           size={14}
         />
-        <input
-          aria-label="Relay URL"
+        <TextField
+          label="Relay URL"
           placeholder="https://relay.example:7422"
           value={url}
-          onChange={(e) => setUrl(e.target.value)}
+          onChange={setUrl}
           size={28}
         />
-        <input
-          aria-label="Relay token"
-          type="password"
-          autoComplete="off"
-          spellCheck={false}
+        <TextField
+          label="Relay token"
           placeholder="wdr_…"
           value={token}
-          onChange={(e) => setToken(e.target.value)}
+          onChange={setToken}
           size={20}
+          secret
         />
         <button
           type="button"
@@ -134,7 +121,7 @@ export function SourcesPanel() {
         <button type="submit" disabled={busy || !name || !url || !token}>
           Add
         </button>
-      </form>
+      </InlineForm>
     </section>
   )
 }

@@ -7,6 +7,7 @@ import { BackendStatus, LinkBanner } from './components/Liveness'
 import { LiveKeyBanner } from './components/payments/LiveKeyBanner'
 import { RestartBanner } from './components/RestartBanner'
 import { StorageStatus } from './components/StorageStatus'
+import { ViewBoundary } from './components/ViewBoundary'
 import { useBrowserNotifications } from './components/alerts/useBrowserNotifications'
 
 function useHashRoute() {
@@ -80,7 +81,9 @@ export function App() {
         )}
         <LiveKeyBanner />
         <RestartBanner />
-        <View />
+        <ViewBoundary key={route.id} view={route.label}>
+          <View />
+        </ViewBoundary>
       </main>
     </div>
   )

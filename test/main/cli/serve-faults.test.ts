@@ -49,8 +49,16 @@ describe('bin/watchdesk serve on a disk that fills up', () => {
       const answered = new Map<string, number>()
       // The first delivery starts the commit worker; on a loaded machine that can outlast one
       // request's time-out, so it is retried (a redelivery of the same id is answered 200 too).
-      await waitFor(async () => (await deliver(listener, 'evt_before')) === 200, 'the first delivery', {
-        timeoutMs: 30_000,
+      const statuses: number[] = []
+      await waitFor(
+        async () => {
+          statuses.push(await deliver(listener, 'evt_before'))
+          return statuses.at(-1) === 200
+        },
+        'the first delivery',
+        { timeoutMs: 30_000 },
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}; answers ${statuses.join(',')}; serve said:\n${running.output()}`)
       })
       answered.set('evt_before', 200)
       const filler = join(tmpfs.dir!, 'filler')

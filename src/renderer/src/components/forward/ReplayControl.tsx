@@ -14,7 +14,9 @@ export function ReplayControl(props: {
   /** The edited payload for a one-off replay, when the detail pane's editor is open. */
   editedBody?: string | null
 }) {
-  const targets = useForwardStore((s) => s.status?.targets ?? []).filter((t) => !t.adhoc)
+  // The selector must return the same value for the same state: a fresh [] on every call (before
+  // forward.status has arrived) makes React re-render without end (error #185, a blank page).
+  const targets = (useForwardStore((s) => s.status?.targets) ?? noTargets).filter((t) => !t.adhoc)
   const [open, setOpen] = useState(false)
   const [choice, setChoice] = useState('')
   const [url, setUrl] = useState('http://localhost:3000/webhooks')
@@ -76,3 +78,5 @@ export function ReplayControl(props: {
     </span>
   )
 }
+
+const noTargets: readonly never[] = []

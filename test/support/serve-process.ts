@@ -59,7 +59,9 @@ function waitForConsole(child: ChildProcess): Promise<ServeProcess> {
     const onData = (chunk: Buffer) => {
       out += chunk.toString()
       const consoleLine = /console:\s+(http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/.exec(out)
-      if (!consoleLine) return
+      // serve prints the console line, then the listener's ("webhooks: URL" or "webhooks: not
+      // listening…"); the two can arrive in separate chunks, so wait for both.
+      if (!consoleLine || !/webhooks: .*\n/.test(out)) return
       const listener = /webhooks:\s+(https?:\/\/\S+?)\/webhooks/.exec(out)
       resolve({
         process: child,

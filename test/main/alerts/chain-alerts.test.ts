@@ -1,29 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../../src/main/secrets'
-import { controlledNode, hex, setBehaviour, useRpcStandin } from '../../support/rpc-standin'
+import { setBehaviour, useRpcStandin } from '../../support/rpc-standin'
 import { useTempDir } from '../../support/temp'
-import { hmac, useAlertsRig, useRecorder } from './harness'
+import { hmac, polygon, useAlertsRig, useRecorder } from './harness'
 
 /** Chain rules end to end: the scripted node changes behaviour live (its control endpoint), the
  * poller and the alert rules run on a clock the test moves, alerts go to a local webhook recorder. */
-
-const polygon = () =>
-  controlledNode({
-    eth_blockNumber: hex(5000),
-    eth_getBlockByNumber: (params: unknown[]) =>
-      params[0] === 'latest'
-        ? {
-            number: hex(5000),
-            hash: `0x${'ab'.repeat(32)}`,
-            parentHash: `0x${'cd'.repeat(32)}`,
-            timestamp: hex(Math.floor(Date.parse('2026-03-02T10:00:00Z') / 1000)),
-          }
-        : { error: { code: -32602, message: 'unknown block tag' } },
-    eth_syncing: false,
-    web3_clientVersion: 'bor/v2.0.1',
-    net_version: '137',
-    eth_chainId: hex(137),
-  })
 
 describe('chain alerts', () => {
   const standin = useRpcStandin()

@@ -1,3 +1,4 @@
+import { controlledNode, hex } from '../../support/rpc-standin'
 import { createHmac } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { IncomingHttpHeaders, Server } from 'node:http'
@@ -141,3 +142,22 @@ export function useAlertsRig(
     return rig
   }
 }
+
+/** A Polygon node the tests steer live (its control endpoint): head 5000, no finalized tag. */
+export const polygon = () =>
+  controlledNode({
+    eth_blockNumber: hex(5000),
+    eth_getBlockByNumber: (params: unknown[]) =>
+      params[0] === 'latest'
+        ? {
+            number: hex(5000),
+            hash: `0x${'ab'.repeat(32)}`,
+            parentHash: `0x${'cd'.repeat(32)}`,
+            timestamp: hex(Math.floor(Date.parse('2026-03-02T10:00:00Z') / 1000)),
+          }
+        : { error: { code: -32602, message: 'unknown block tag' } },
+    eth_syncing: false,
+    web3_clientVersion: 'bor/v2.0.1',
+    net_version: '137',
+    eth_chainId: hex(137),
+  })

@@ -9,9 +9,9 @@ import type { PushBus } from '../../../src/main/push'
 import { defaultNotificationPatterns } from '../../../src/shared/events'
 import type { Alert } from '../../../src/shared/contract/alerts'
 import type { EventSummary } from '../../../src/shared/contract/events'
-import { controlledNode, hex, setBehaviour, useRpcStandin } from '../../support/rpc-standin'
+import { setBehaviour, useRpcStandin } from '../../support/rpc-standin'
 import { useTempDir } from '../../support/temp'
-import { useAlertsRig } from '../alerts/harness'
+import { polygon, useAlertsRig } from '../alerts/harness'
 import { chain } from './chains-fixture'
 
 const event = (type: string, n = 1): EventSummary => ({
@@ -158,24 +158,6 @@ describe('desktop attention over the push bus', () => {
     expect(notes).toEqual([])
   })
 })
-
-const polygon = () =>
-  controlledNode({
-    eth_blockNumber: hex(5000),
-    eth_getBlockByNumber: (params: unknown[]) =>
-      params[0] === 'latest'
-        ? {
-            number: hex(5000),
-            hash: `0x${'ab'.repeat(32)}`,
-            parentHash: `0x${'cd'.repeat(32)}`,
-            timestamp: hex(Math.floor(Date.parse('2026-03-02T10:00:00Z') / 1000)),
-          }
-        : { error: { code: -32602, message: 'unknown block tag' } },
-    eth_syncing: false,
-    web3_clientVersion: 'bor/v2.0.1',
-    net_version: '137',
-    eth_chainId: hex(137),
-  })
 
 /** The real alerts capability (default `desktop` channel) behind the poller and a scripted node,
  * the desktop's attention on the same push bus. */

@@ -1,36 +1,10 @@
-import { execFileSync } from 'node:child_process'
 import { request } from 'node:https'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { signBody } from '../../../src/main/webhooks'
 import { useTempDir } from '../../support/temp'
+import { selfSignedCert } from '../../support/tunnel'
 import { envelope, secretA, useWebhookBackend } from './helpers'
-
-/** A throwaway self-signed certificate for 127.0.0.1, made with the system's openssl. */
-function selfSignedCert(dir: string): { certFile: string; keyFile: string } {
-  const certFile = join(dir, 'cert.pem')
-  const keyFile = join(dir, 'key.pem')
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  )
-  return { certFile, keyFile }
-}
 
 describe('listener over TLS', () => {
   const start = useWebhookBackend()

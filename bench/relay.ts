@@ -11,14 +11,13 @@
  */
 import { fork } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { Agent, createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
-import { startBackend } from '../src/main/backend'
 import { silentLogger } from '../src/main/log'
 import { createRelayToken, openPostgresStore, startRelay } from '../src/main/relay'
 import { createMemoryStore, observeSecrets } from '../src/main/secrets'
@@ -26,6 +25,7 @@ import { signBody } from '../src/main/webhooks'
 import type { EventParams } from '../src/main/webhooks/sql'
 import { unwrap } from '../src/shared/result'
 import { startCluster } from '../test/support/postgres-cluster'
+import { startFollowingConsole } from '../test/support/following-console'
 import { median } from './stats'
 
 const secret = 'whsec_bench_relay_0123456789'
@@ -157,21 +157,13 @@ async function catchUp(url: string): Promise<{ perSecond: number; maxStallMs: nu
     if (!r.ok) throw new Error(r.failure.message)
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'watchdesk-bench-console-'))
-  const overlay = join(dataDir, 'overlay.json')
-  writeFileSync(overlay, JSON.stringify({ sources: { bench: { url: relay.syncUrl } } }))
   const loop = monitorEventLoopDelay({ resolution: 5 })
   const started = Date.now()
-  const backend = unwrap(
-    await startBackend({
-      dataDir,
-      configFile: overlay,
-      shell: 'serve',
-      env: {},
-      log: silentLogger,
-      listenerPort: 0,
-      secrets: createMemoryStore({ 'source-token:bench': token }),
-    }),
-  )
+  const backend = await startFollowingConsole({
+    dataDir,
+    config: { sources: { bench: { url: relay.syncUrl } } },
+    secrets: { 'source-token:bench': token },
+  })
   // From here the catch-up runs: the stall is the longest the console's back end was unresponsive.
   loop.enable()
   for (;;) {

@@ -8,6 +8,8 @@ import type { RelayStore, RunningRelay } from '../../../src/main/relay'
 import { createMemoryStore, observeSecrets } from '../../../src/main/secrets'
 import { signBody } from '../../../src/main/webhooks'
 import { unwrap } from '../../../src/shared/result'
+import type { Backend } from '../../../src/main/backend'
+import { startFollowingConsole } from '../../support/following-console'
 
 export const relaySecret = 'whsec_relay_test_5f1e9c2b7a'
 
@@ -92,4 +94,23 @@ export function useRelays() {
       return once
     },
   }
+}
+
+/** Consoles following relays (test/support/following-console.ts), closed after each test unless
+ * the test closed one itself with `close`. */
+export function useFollowingConsoles() {
+  const running: Backend[] = []
+  afterEach(async () => {
+    for (const b of running.splice(0)) await b.close()
+  })
+  const start = async (options: Parameters<typeof startFollowingConsole>[0]) => {
+    const backend = await startFollowingConsole(options)
+    running.push(backend)
+    return backend
+  }
+  const close = async (backend: Backend) => {
+    running.splice(running.indexOf(backend), 1)
+    await backend.close()
+  }
+  return Object.assign(start, { close })
 }

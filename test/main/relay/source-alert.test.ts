@@ -1,17 +1,12 @@
-import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { startBackend } from '../../../src/main/backend'
-import type { Backend } from '../../../src/main/backend'
-import { silentLogger } from '../../../src/main/log'
+import { describe, expect, it } from 'vitest'
 import { createRelayToken } from '../../../src/main/relay'
-import { createMemoryStore } from '../../../src/main/secrets'
 import { unwrap } from '../../../src/shared/result'
 import { manualClock } from '../../support/clock'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
 import { useRecorder } from '../alerts/harness'
-import { useRelays } from './helpers'
+import { useFollowingConsoles, useRelays } from './helpers'
 
 /** The alert rule "relay source unreachable", fed from the sources' status (composed in
  * services.ts), to a webhook channel recorded by a local HTTP server. The rules' clock is moved by
@@ -20,10 +15,7 @@ describe('the relay source alert', () => {
   const relays = useRelays()
   const tempDir = useTempDir('watchdesk-source-alert-')
   const recorder = useRecorder()
-  const backends: Backend[] = []
-  afterEach(async () => {
-    for (const b of backends.splice(0)) await b.close()
-  })
+  const consoles = useFollowingConsoles()
 
   it('sends one alert when a relay stays unreachable past the confirmation, and one recovery when it answers again', async () => {
     const channel = await recorder()
@@ -32,28 +24,16 @@ describe('the relay source alert', () => {
     const syncPort = Number(new URL(relay.syncUrl).port)
     const token = unwrap(await createRelayToken(store, 'laptop'))
     const dataDir = tempDir()
-    const overlay = join(dataDir, 'overlay.json')
-    writeFileSync(
-      overlay,
-      JSON.stringify({
+    const clock = manualClock()
+    const backend = await consoles({
+      dataDir,
+      config: {
         sources: { office: { url: relay.syncUrl } },
         alerts: { channels: { hook: { type: 'webhook' } } },
-      }),
-    )
-    const clock = manualClock()
-    const backend = unwrap(
-      await startBackend({
-        dataDir,
-        configFile: overlay,
-        shell: 'serve',
-        env: {},
-        log: silentLogger,
-        listenerPort: 0,
-        clock,
-        secrets: createMemoryStore({ 'source-token:office': token, 'alert-channel:hook': channel.url }),
-      }),
-    )
-    backends.push(backend)
+      },
+      secrets: { 'source-token:office': token, 'alert-channel:hook': channel.url },
+      clock,
+    })
     const { sources, alerts } = backend.services
     const stateIs = (state: string) => () => sources.list()[0]?.state === state || undefined
     const tick = async (times: number) => {

@@ -1,16 +1,11 @@
-import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { startBackend } from '../../../src/main/backend'
-import type { Backend } from '../../../src/main/backend'
-import { silentLogger } from '../../../src/main/log'
+import { describe, expect, it } from 'vitest'
 import { createRelayToken } from '../../../src/main/relay'
-import { createMemoryStore } from '../../../src/main/secrets'
 import { unwrap } from '../../../src/shared/result'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
 import { signatureValid, useTestTargets } from '../forward/target'
-import { deliver, relaySecret, useRelays } from './helpers'
+import { deliver, relaySecret, useFollowingConsoles, useRelays } from './helpers'
 
 /** Sources and forwarding composed: an event synced from a relay goes through the same outbox as
  * one the console's own listener received (SQLite relay store, a real HTTP target on loopback). */
@@ -18,10 +13,7 @@ describe('forwarding events synced from a relay', () => {
   const relays = useRelays()
   const tempDir = useTempDir('watchdesk-sources-forward-')
   const targets = useTestTargets()
-  const backends: Backend[] = []
-  afterEach(async () => {
-    for (const b of backends.splice(0)) await b.close()
-  })
+  const consoles = useFollowingConsoles()
 
   it('forwards a synced event like a local one, and an event received both ways only once', async () => {
     const target = await targets()
@@ -29,29 +21,14 @@ describe('forwarding events synced from a relay', () => {
     const relay = await relays.relay(store)
     const token = unwrap(await createRelayToken(store, 'laptop'))
     const dataDir = tempDir()
-    const overlay = join(dataDir, 'overlay.json')
-    writeFileSync(
-      overlay,
-      JSON.stringify({
+    const backend = await consoles({
+      dataDir,
+      config: {
         sources: { office: { url: relay.syncUrl } },
         forward: { targets: { app: { url: target.url } } },
-      }),
-    )
-    const backend = unwrap(
-      await startBackend({
-        dataDir,
-        configFile: overlay,
-        shell: 'serve',
-        env: {},
-        log: silentLogger,
-        listenerPort: 0,
-        secrets: createMemoryStore({
-          'source-token:office': token,
-          'webhook-secret:wh_relay': relaySecret,
-        }),
-      }),
-    )
-    backends.push(backend)
+      },
+      secrets: { 'source-token:office': token, 'webhook-secret:wh_relay': relaySecret },
+    })
     await waitFor(() => backend.services.sources.list()[0]?.state === 'live' || undefined, 'the source live')
 
     // evt_both reaches the console's own listener first, then comes again through the relay.

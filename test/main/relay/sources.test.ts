@@ -1,19 +1,13 @@
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { startBackend } from '../../../src/main/backend'
-import type { Backend } from '../../../src/main/backend'
-import { silentLogger } from '../../../src/main/log'
+import { describe, expect, it } from 'vitest'
 import { createRelayToken } from '../../../src/main/relay'
 import type { RelayStore } from '../../../src/main/relay'
-import { createMemoryStore } from '../../../src/main/secrets'
 import type { EventParams } from '../../../src/main/webhooks/sql'
 import type { PushMessage } from '../../../src/shared/contract'
 import { unwrap } from '../../../src/shared/result'
 import { usePostgres } from '../../support/postgres'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
-import { deliver, envelopeBody, useRelays } from './helpers'
+import { deliver, envelopeBody, useFollowingConsoles, useRelays } from './helpers'
 
 function params(id: string): EventParams {
   const body = envelopeBody(id)
@@ -45,26 +39,14 @@ describe('a console following a relay as a source', () => {
   const postgres = usePostgres()
   const relays = useRelays()
   const tempDir = useTempDir('watchdesk-sources-')
-  const backends: Backend[] = []
-  afterEach(async () => {
-    for (const b of backends.splice(0)) await b.close()
-  })
+  const consoles = useFollowingConsoles()
 
   async function startConsole(dataDir: string, syncUrl: string, token: string) {
-    const overlay = join(dataDir, 'overlay.json')
-    writeFileSync(overlay, JSON.stringify({ sources: { office: { url: syncUrl } } }))
-    const backend = unwrap(
-      await startBackend({
-        dataDir,
-        configFile: overlay,
-        shell: 'serve',
-        env: {},
-        log: silentLogger,
-        listenerPort: 0,
-        secrets: createMemoryStore({ 'source-token:office': token }),
-      }),
-    )
-    backends.push(backend)
+    const backend = await consoles({
+      dataDir,
+      config: { sources: { office: { url: syncUrl } } },
+      secrets: { 'source-token:office': token },
+    })
     const pushes: PushMessage[] = []
     backend.context.push.subscribe((m) => pushes.push(m))
     return { backend, pushes }
@@ -125,8 +107,7 @@ describe('a console following a relay as a source', () => {
       () => first.backend.services.webhooks.store.count({}, 1000).count === 30 || undefined,
       '30 events',
     )
-    await first.backend.close()
-    backends.splice(backends.indexOf(first.backend), 1)
+    await consoles.close(first.backend)
 
     await fill(store, 'evt_asleep', 5)
     const second = await startConsole(dataDir, relay.syncUrl, token)

@@ -17,6 +17,7 @@ import { registerAlerts } from './alerts'
 import { registerRelay } from './relay'
 import { registerSources } from './sources'
 import { registerListen } from './listen'
+import { registerDoctor } from './doctor'
 
 export type { CliDeps } from './common'
 
@@ -57,6 +58,7 @@ Example:
     registerRelay,
     registerSources,
     registerListen,
+    registerDoctor,
   ]) {
     register(program, ctx)
   }
@@ -93,3 +95,4 @@ export const projectUidCommand = commandOf('project-uid')
 export const sendTestEventCommand = commandOf('send-test-event')
 export const alertsCommand = commandOf('alerts')
 export const sourcesCommand = commandOf('sources')
+export const doctorCommand = commandOf('doctor')

@@ -7,13 +7,13 @@ import { createContext, ensureDir } from '../backend'
 import { acquireInstanceLock, databaseFileName, openDatabase } from '../db'
 import { parsePatterns } from '../forward'
 import type { AttemptReport } from '../forward'
-import { createLogger } from '../log'
 import { createKeytarStore, observeSecrets, withEnvironmentSecrets } from '../secrets'
 import type { SecretStore } from '../secrets'
 import { startListening } from '../services'
 import type { EventSummary } from '../../shared/contract/events'
 import { intFlag, parseCommandArgs } from './args'
 import { attemptLine } from './attempt-line'
+import { cliLogger } from './io'
 import type { CliIo } from './io'
 
 /** Declared for help and usage errors; `listenCommand` parses its own arguments (as serve does). */
@@ -58,7 +58,7 @@ export interface ListenOptions {
 
 /** `watchdesk listen` with already-parsed options; the exit code. */
 export async function listen(options: ListenOptions, io: CliIo): Promise<number> {
-  const log = createLogger((line) => io.err(line), 'warn')
+  const log = cliLogger(io)
   const config = openConfigStore({ dataDir: options.dataDir, overlayFile: options.configFile, log })
   if (!config.ok) return fail(io, config.error.message, 3)
   const dir = ensureDir(options.dataDir)

@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander'
 import { version } from '../version'
 import type { CliContext, CliDeps } from './common'
 import { exitCodes } from './exit'
-import { processIo } from './io'
+import { processIo, takeLoggingFlags } from './io'
 import type { CliIo } from './io'
 import { registerServe } from './serve-command'
 import { registerChains } from './chains'
@@ -28,6 +28,9 @@ export function buildProgram(ctx: CliContext): Command {
   const program = new Command('watchdesk')
     .description('Operator console for a payments API and its blockchain node access, on the command line.')
     .version(version, '-V, --version', 'print the version')
+    // Taken off the arguments by main() (takeLoggingFlags); declared here for --help.
+    .option('--verbose', 'every log line, as text on a terminal')
+    .option('--log-format <format>', 'json: machine log lines (services); text: on a terminal (the default there)')
     .exitOverride()
     .showHelpAfterError(true)
     .showSuggestionAfterError(true)
@@ -65,7 +68,14 @@ Example:
   return program
 }
 
-export async function main(argv: string[], io: CliIo = processIo, deps: CliDeps = {}): Promise<number> {
+export async function main(givenArgv: string[], givenIo: CliIo = processIo, deps: CliDeps = {}): Promise<number> {
+  const taken = takeLoggingFlags(givenArgv, givenIo)
+  if ('error' in taken) {
+    givenIo.err(`watchdesk: ${taken.error}`)
+    return exitCodes.usage
+  }
+  const { argv } = taken
+  const io: CliIo = { ...givenIo, logging: givenIo.logging ?? taken.logging }
   let code: number | null = null
   const program = buildProgram({ io, deps, argv, exit: (c) => (code = c) })
   try {

@@ -11,12 +11,12 @@ import { adhocTargetName, createDispatcher, openForwardStore, targetSecrets } fr
 import type { ForwardTarget } from '../forward'
 import { resolveTargets } from '../forward/targets'
 import { systemPollClock } from '../../shared/clock'
-import { createLogger } from '../log'
 import { accounts, createKeytarStore, withEnvironmentSecrets } from '../secrets'
 import type { SecretStore } from '../secrets'
 import { createEventStore, filterClause, signBody } from '../webhooks'
 import { parseCommandArgs } from './args'
 import { attemptLine } from './attempt-line'
+import { cliLogger } from './io'
 import type { CliIo } from './io'
 
 /** `events replay`, declared for help and usage errors; `replayCommand` parses its own arguments. */
@@ -70,7 +70,7 @@ export async function replay(options: ReplayOptions, io: CliIo): Promise<number>
     return fail(io, `${options.dataDir} holds no database yet: nothing to replay. Pass --data-dir.`, 3)
   const loaded = loadConfig(options.dataDir, options.configFile)
   if (!loaded.ok) return fail(io, loaded.error.message, 3)
-  const log = createLogger((line) => io.err(line), 'warn')
+  const log = cliLogger(io)
   const secrets = options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env)
   const forward = loaded.value.config.forward
   if (options.target && !forward.targets[options.target])

@@ -1,5 +1,6 @@
 import type { ChainStatus, RpcErrorInfo, TagLag } from '../../shared/contract/chains'
 import { evaluateHealth } from '../../shared/chains/health'
+import { notFoundHint } from '../../shared/chains/rpc-errors'
 import type { Evaluation } from '../../shared/chains/health'
 import { Confirmation } from './confirm'
 import { QualityWindow } from './quality'
@@ -394,7 +395,7 @@ export class ChainMonitor {
     const confirmed = this.confirmation.observe(
       {
         status: 'down',
-        reason: `${error.message}${this.failures > 1 ? ` (${this.failures} polls in a row)` : ''}`,
+        reason: `${error.message}${this.failures > 1 ? ` (${this.failures} polls in a row)` : ''}${notFoundHint(error, this.target.info.serviceId, this.target.slug, this.target.endpoint?.includes(`/${this.target.slug}/`) ?? false)}`,
       },
       t,
     )

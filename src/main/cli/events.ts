@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Command } from 'commander'
 import { eventJson } from '../../shared/events/json'
+import { eventTypeInfo, eventTypes } from '../../shared/events'
+import { didYouMean } from '../../shared/suggest'
 import { databaseFileName, openDatabase } from '../db'
 import type { Database } from '../db'
 import { createEventStore } from '../webhooks'
@@ -30,7 +32,7 @@ export function registerEvents(program: Command, ctx: CliContext): void {
       'List stored webhook events, newest first; --follow prints new ones as they are stored (until Ctrl-C).',
     )
     .option('--type <type...>', 'only these event types')
-    .option('--limit <n>', 'at most this many (default 50)', positiveInt('limit'), 50)
+    .option('--limit <n>', 'at most this many', positiveInt('limit'), 50)
     .option('--follow', 'keep running and print each new event as it is stored (oldest first)')
     .option('--interval <ms>', 'how often --follow looks for new events', positiveInt('interval', 50), 500)
     .option('--store <url>', "read a relay's store instead: sqlite:PATH or postgres://…")
@@ -45,6 +47,15 @@ export function registerEvents(program: Command, ctx: CliContext): void {
 }
 
 async function runEvents(options: EventsOptions, io: CliIo): Promise<number> {
+  // Unknown types may be stored (a newer service), so a typo is a note, not a refusal.
+  for (const type of options.type ?? [])
+    if (!eventTypeInfo(type))
+      io.err(
+        `watchdesk events: "${type}" is not a known event type.${didYouMean(
+          type,
+          eventTypes.map((t) => t.type),
+        )}`,
+      )
   if (options.store)
     return eventsFromStore(
       { store: options.store, types: options.type, limit: options.limit, json: options.json === true },

@@ -37,6 +37,11 @@ export function buildProgram(ctx: CliContext): Command {
     .configureOutput({
       writeOut: (text) => ctx.io.out(text.replace(/\n$/, '')),
       writeErr: (text) => ctx.io.err(text.replace(/\n$/, '')),
+      // commander suggests close long flags and commands; -v is too short for it to guess.
+      outputError: (text, write) =>
+        write(
+          /unknown option '(-v|--v|-version)'/.test(text) ? `${text.trimEnd()}\n(Did you mean -V or --version?)\n` : text,
+        ),
     })
     .addHelpText(
       'after',

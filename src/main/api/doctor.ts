@@ -127,9 +127,7 @@ const realpath = (file: string) => {
 /** The Node this runs on, and the `node` a new terminal finds first: the CLI needs 22 or newer. */
 async function nodeCheck(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
   const label = 'Node.js'
-  const running = process.versions.electron
-    ? null
-    : { version: process.version, file: process.execPath }
+  const running = process.versions.electron ? null : { version: process.version, file: process.execPath }
   const onPathFile = onPath('node', env)
   const onPathVersion = onPathFile ? await versionOf(onPathFile) : null
   let good = running && majorOf(running.version) >= 22 ? running : null
@@ -275,7 +273,13 @@ async function portsCheck(input: DoctorInput, config: Config): Promise<DoctorChe
     const ownUrl = what === 'console' ? input.own?.consoleUrl : input.own?.listenerUrl
     const runUrl = what === 'console' ? runtime?.consoleUrl : runtime?.listenerUrl
     if (portOf(ownUrl) === port)
-      return line({ area: 'ports', label, state: 'ok', detail: `${port}: this console listens on it`, fix: null })
+      return line({
+        area: 'ports',
+        label,
+        state: 'ok',
+        detail: `${port}: this console listens on it`,
+        fix: null,
+      })
     if (runtime && portOf(runUrl) === port)
       return line({
         area: 'ports',
@@ -331,7 +335,16 @@ async function paymentsChecks(
   const active = status.ok ? status.value.activeKey : null
   if (!active) {
     if (keychainDown)
-      return [line({ area: 'payments', label, state: 'fail', detail: `blocked by: ${keychainDown}`, fix: null, blockedBy: keychainDown })]
+      return [
+        line({
+          area: 'payments',
+          label,
+          state: 'fail',
+          detail: `blocked by: ${keychainDown}`,
+          fix: null,
+          blockedBy: keychainDown,
+        }),
+      ]
     return [
       line({
         area: 'payments',
@@ -366,8 +379,7 @@ async function paymentsChecks(
   })
   const endpoints = await service.value.listEndpoints()
   const found = features.map((f) => {
-    if (f.probe === 'wallets')
-      return { ...f, has: t.works }
+    if (f.probe === 'wallets') return { ...f, has: t.works }
     if (f.probe === 'endpoints')
       return { ...f, has: endpoints.ok ? true : endpoints.error.code === 'forbidden' ? false : null }
     return { ...f, has: null }
@@ -394,7 +406,15 @@ async function paymentsChecks(
   })
   const pathLine =
     !endpoints.ok && endpoints.error.code === 'not_found'
-      ? [line({ area: 'scopes', label: 'Endpoints path', state: 'warn', detail: endpoints.error.message, fix: null })]
+      ? [
+          line({
+            area: 'scopes',
+            label: 'Endpoints path',
+            state: 'warn',
+            detail: endpoints.error.message,
+            fix: null,
+          }),
+        ]
       : []
   return [apiLine, scopesLine, ...pathLine]
 }
@@ -407,7 +427,16 @@ async function nodeAccessCheck(
   const label = 'Node access'
   const { uid, problem } = await readProjectUid(input.secrets)
   if (problem && keychainDown)
-    return [line({ area: 'node-access', label, state: 'fail', detail: `blocked by: ${keychainDown}`, fix: null, blockedBy: keychainDown })]
+    return [
+      line({
+        area: 'node-access',
+        label,
+        state: 'fail',
+        detail: `blocked by: ${keychainDown}`,
+        fix: null,
+        blockedBy: keychainDown,
+      }),
+    ]
   const missing = [!config.rpcBaseUrl && 'rpcBaseUrl', !uid && 'the project uid'].filter(Boolean)
   // A chain with its own chains.<id>.url needs neither.
   const ownUrls = Object.values(config.chains).some((c) => c.url && c.enabled !== false)
@@ -483,7 +512,10 @@ async function publicUrlCheck(input: DoctorInput, config: Config): Promise<Docto
           relays > 0
             ? 'not set: events arrive through the relay sources'
             : 'listener.publicUrl is not set: the service cannot deliver webhooks to this console',
-        fix: relays > 0 ? null : 'Expose the listener through a tunnel or proxy, then Settings → Webhook endpoints → Connect this console',
+        fix:
+          relays > 0
+            ? null
+            : 'Expose the listener through a tunnel or proxy, then Settings → Webhook endpoints → Connect this console',
       }),
     ]
   }
@@ -495,7 +527,13 @@ async function publicUrlCheck(input: DoctorInput, config: Config): Promise<Docto
   }
   if (outcome.headers[listenerIdentityHeader])
     return [
-      line({ area: 'public-url', label, state: 'ok', detail: `${publicUrl} reaches a watchdesk listener`, fix: null }),
+      line({
+        area: 'public-url',
+        label,
+        state: 'ok',
+        detail: `${publicUrl} reaches a watchdesk listener`,
+        fix: null,
+      }),
     ]
   return [
     line({
@@ -548,7 +586,8 @@ async function storeChecks(stores: string[]): Promise<DoctorCheck[]> {
     stores.map(async (text): Promise<DoctorCheck> => {
       const parsed = parseStoreUrl(text)
       const label = 'Store'
-      if (!parsed.ok) return line({ area: 'store', label, state: 'fail', detail: parsed.error.message, fix: null })
+      if (!parsed.ok)
+        return line({ area: 'store', label, state: 'fail', detail: parsed.error.message, fix: null })
       if (parsed.value.kind === 'sqlite' && !existsSync(parsed.value.file))
         return line({
           area: 'store',
@@ -558,10 +597,18 @@ async function storeChecks(stores: string[]): Promise<DoctorCheck[]> {
           fix: null,
         })
       const store = await openRelayStore(parsed.value)
-      if (!store.ok) return line({ area: 'store', label, state: 'fail', detail: store.error.message, fix: null })
+      if (!store.ok)
+        return line({ area: 'store', label, state: 'fail', detail: store.error.message, fix: null })
       await store.value.close()
-      const shown = parsed.value.kind === 'sqlite' ? `sqlite:${parsed.value.file}` : safePostgresUrl(parsed.value.url)
-      return line({ area: 'store', label, state: 'ok', detail: `${shown} opens; its schema is current`, fix: null })
+      const shown =
+        parsed.value.kind === 'sqlite' ? `sqlite:${parsed.value.file}` : safePostgresUrl(parsed.value.url)
+      return line({
+        area: 'store',
+        label,
+        state: 'ok',
+        detail: `${shown} opens; its schema is current`,
+        fix: null,
+      })
     }),
   )
 }

@@ -28,7 +28,11 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
         .default([]),
     )
     .action(async (options: DoctorOptions) => ctx.exit(await runDoctorCommand(options, ctx.io, ctx.deps)))
-  example(doctor, 'watchdesk doctor', 'watchdesk doctor --store postgres://relay@db.internal/watchdesk --json')
+  example(
+    doctor,
+    'watchdesk doctor',
+    'watchdesk doctor --store postgres://relay@db.internal/watchdesk --json',
+  )
 }
 
 async function runDoctorCommand(options: DoctorOptions, io: CliIo, deps: CliDeps): Promise<ExitCode> {

@@ -98,7 +98,11 @@ const lower = (a: LogLevel, b: LogLevel): LogLevel => (rank[a] <= rank[b] ? a : 
 /** The log of a command, on stderr. JSON lines for machines (not a terminal, or --log-format
  * json); on a terminal each warning once as a short sentence, and with --verbose every line as
  * text with its fields. `minLevel` is what a service logs (info) or a command (warn). */
-export function cliLogger(io: CliIo, minLevel: LogLevel = 'warn', write = (line: string) => io.err(line)): Logger {
+export function cliLogger(
+  io: CliIo,
+  minLevel: LogLevel = 'warn',
+  write = (line: string) => io.err(line),
+): Logger {
   const { format, verbose } = io.logging ?? { format: 'json', verbose: false }
   if (format === 'json') return createLogger(write, verbose ? 'debug' : minLevel)
   if (verbose) return createLogger(write, lower(minLevel, 'info'), {}, null, 'text')

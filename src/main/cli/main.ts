@@ -30,7 +30,10 @@ export function buildProgram(ctx: CliContext): Command {
     .version(version, '-V, --version', 'print the version')
     // Taken off the arguments by main() (takeLoggingFlags); declared here for --help.
     .option('--verbose', 'every log line, as text on a terminal')
-    .option('--log-format <format>', 'json: machine log lines (services); text: on a terminal (the default there)')
+    .option(
+      '--log-format <format>',
+      'json: machine log lines (services); text: on a terminal (the default there)',
+    )
     .exitOverride()
     .showHelpAfterError(true)
     .showSuggestionAfterError(true)
@@ -40,7 +43,9 @@ export function buildProgram(ctx: CliContext): Command {
       // commander suggests close long flags and commands; -v is too short for it to guess.
       outputError: (text, write) =>
         write(
-          /unknown option '(-v|--v|-version)'/.test(text) ? `${text.trimEnd()}\n(Did you mean -V or --version?)\n` : text,
+          /unknown option '(-v|--v|-version)'/.test(text)
+            ? `${text.trimEnd()}\n(Did you mean -V or --version?)\n`
+            : text,
         ),
     })
     .addHelpText(
@@ -73,7 +78,11 @@ Example:
   return program
 }
 
-export async function main(givenArgv: string[], givenIo: CliIo = processIo, deps: CliDeps = {}): Promise<number> {
+export async function main(
+  givenArgv: string[],
+  givenIo: CliIo = processIo,
+  deps: CliDeps = {},
+): Promise<number> {
   const taken = takeLoggingFlags(givenArgv, givenIo)
   if ('error' in taken) {
     givenIo.err(`watchdesk: ${taken.error}`)

@@ -204,7 +204,13 @@ export async function listSources(options: SourcesCliOptions, io: CliIo): Promis
   printList(io, options.json, rows, {
     empty: 'No sources. Add a relay with: watchdesk sources add NAME URL   (the token is read from stdin)',
     headers: ['name', 'state', 'url', 'token', 'cursor'],
-    row: (r) => [r.name, r.state, r.url, r.tokenStored ? 'in keychain' : 'MISSING', r.cursor ?? 'not synced yet'],
+    row: (r) => [
+      r.name,
+      r.state,
+      r.url,
+      r.tokenStored ? 'in keychain' : 'MISSING',
+      r.cursor ?? 'not synced yet',
+    ],
   })
   if (!options.json) for (const r of rows) if (r.problem) io.err(`watchdesk sources: ${r.name}: ${r.problem}`)
   return 0

@@ -58,10 +58,15 @@ describe('watchdesk doctor', () => {
 
   it('without a D-Bus session: exit 1, the keychain line with the lines that start one, and what it blocks', async () => {
     const dir = tempDir()
-    const run = await runCli(['doctor', '--data-dir', join(dir, 'data'), '--port', String(await freePort())], headless())
+    const run = await runCli(
+      ['doctor', '--data-dir', join(dir, 'data'), '--port', String(await freePort())],
+      headless(),
+    )
     expect(run.code).toBe(1)
     expect(run.stdout).toMatch(/^FAIL {2}Keychain .*DBUS_SESSION_BUS_ADDRESS is unset/m)
-    expect(run.stdout).toContain('export DBUS_SESSION_BUS_ADDRESS=$(dbus-daemon --session --fork --print-address)')
+    expect(run.stdout).toContain(
+      'export DBUS_SESSION_BUS_ADDRESS=$(dbus-daemon --session --fork --print-address)',
+    )
     expect(run.stdout).toContain('gnome-keyring-daemon --unlock --components=secrets')
     // Node access needs the project uid from the keychain: blocked, said once, no second paragraph.
     expect(run.stdout).toMatch(/^FAIL {2}Node access +blocked by: keychain$/m)
@@ -102,7 +107,10 @@ describe('watchdesk doctor', () => {
     const s = await standin({ keys: { [key]: { scopes: allScopes, limits: sandboxLimits, businesses: [] } } })
     const node = await anvil({ chainId: 137 })
     const chains = Object.fromEntries(
-      chainRegistry.map((c) => [String(c.serviceId), c.serviceId === 137 ? { url: node.url } : { enabled: false }]),
+      chainRegistry.map((c) => [
+        String(c.serviceId),
+        c.serviceId === 137 ? { url: node.url } : { enabled: false },
+      ]),
     )
     mkdirSync(dataDir, { mode: 0o700 })
     writeFileSync(
@@ -116,7 +124,10 @@ describe('watchdesk doctor', () => {
       { mode: 0o600 },
     )
     const env = { ...process.env, WATCHDESK_API_KEY: key, WATCHDESK_PROJECT_UID: 'puid-doctor-0042' }
-    const run = await runCli(['doctor', '--json', '--data-dir', dataDir, '--port', String(await freePort())], env)
+    const run = await runCli(
+      ['doctor', '--json', '--data-dir', dataDir, '--port', String(await freePort())],
+      env,
+    )
     const lines = linesOf(run.stdout)
     expect(lines.filter((l) => l.state === 'fail')).toEqual([])
     expect(run.code).toBe(0)
@@ -131,7 +142,9 @@ describe('watchdesk doctor', () => {
     const dir = tempDir()
     const dataDir = join(dir, 'data')
     const key = 'sk_sandbox_doctor_walletsonly_77'
-    const s = await standin({ keys: { [key]: { scopes: ['wallets:read'], limits: sandboxLimits, businesses: [] } } })
+    const s = await standin({
+      keys: { [key]: { scopes: ['wallets:read'], limits: sandboxLimits, businesses: [] } },
+    })
     const squatter = await occupyPort()
     try {
       mkdirSync(dataDir, { mode: 0o700 })
@@ -141,7 +154,10 @@ describe('watchdesk doctor', () => {
         { mode: 0o600 },
       )
       const env = { ...process.env, WATCHDESK_API_KEY: key }
-      const run = await runCli(['doctor', '--json', '--data-dir', dataDir, '--port', String(await freePort())], env)
+      const run = await runCli(
+        ['doctor', '--json', '--data-dir', dataDir, '--port', String(await freePort())],
+        env,
+      )
       const lines = linesOf(run.stdout)
       expect(run.code).toBe(1)
       expect(area(lines, 'scopes')).toMatchObject({ state: 'warn' })

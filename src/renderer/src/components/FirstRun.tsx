@@ -48,7 +48,10 @@ export function FirstRun() {
           <li key={c.id} className={`first-run-item first-run-${c.state}`}>
             <span className="first-run-state">
               {/* Blocked: the cause and its fix are on the blocking item, written once. */}
-              <StatusBadge tone={c.blockedBy ? 'warn' : tone[c.state]} label={c.blockedBy ? 'blocked' : word[c.state]} />
+              <StatusBadge
+                tone={c.blockedBy ? 'warn' : tone[c.state]}
+                label={c.blockedBy ? 'blocked' : word[c.state]}
+              />
             </span>
             <span className="first-run-label">{c.label}</span>
             <span className="first-run-detail">{c.blockedBy ? `blocked by: ${c.blockedBy}` : c.detail}</span>

@@ -28,8 +28,8 @@ export function DoctorPanel() {
       <div className="first-run-head">
         <h2>Doctor</h2>
         <span className="hint">
-          The checks of <code>watchdesk doctor</code>: Node, keychain, data dir, config, ports, payments
-          API and key scopes, node access, public URL, relay sources.
+          The checks of <code>watchdesk doctor</code>: Node, keychain, data dir, config, ports, payments API
+          and key scopes, node access, public URL, relay sources.
         </span>
         <span className="spacer" />
         <button type="button" onClick={run} disabled={running}>
@@ -42,7 +42,10 @@ export function DoctorPanel() {
           {report.checks.map((c, i) => (
             <li key={`${c.area}-${i}`} className="first-run-item">
               <span className="first-run-state">
-                <StatusBadge tone={c.blockedBy ? 'warn' : tone[c.state]} label={c.blockedBy ? 'blocked' : c.state} />
+                <StatusBadge
+                  tone={c.blockedBy ? 'warn' : tone[c.state]}
+                  label={c.blockedBy ? 'blocked' : c.state}
+                />
               </span>
               <span className="first-run-label">{c.label}</span>
               <span className="first-run-detail">{c.detail}</span>

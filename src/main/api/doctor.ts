@@ -272,12 +272,13 @@ async function portsCheck(input: DoctorInput, config: Config): Promise<DoctorChe
     const label = what === 'console' ? 'Console port' : 'Listener port'
     const ownUrl = what === 'console' ? input.own?.consoleUrl : input.own?.listenerUrl
     const runUrl = what === 'console' ? runtime?.consoleUrl : runtime?.listenerUrl
-    if (portOf(ownUrl) === port)
+    // In the console: the port it listens on (--port, --listener-port or 0 may differ from the config).
+    if (portOf(ownUrl) !== null)
       return line({
         area: 'ports',
         label,
         state: 'ok',
-        detail: `${port}: this console listens on it`,
+        detail: `${portOf(ownUrl)}: this console listens on it`,
         fix: null,
       })
     if (runtime && portOf(runUrl) === port)

@@ -127,14 +127,19 @@ const realpath = (file: string) => {
 /** The Node this runs on, and the `node` a new terminal finds first: the CLI needs 22 or newer. */
 async function nodeCheck(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
   const label = 'Node.js'
-  const running = process.versions.electron ? null : { version: process.version, file: process.execPath }
+  // process.execPath is the resolved file; the folder an operator installed is the link's.
+  const home = env.HOME ?? ''
+  const execPath =
+    nodeCandidates(home).find((file) => existsSync(file) && realpath(file) === realpath(process.execPath)) ??
+    process.execPath
+  const running = process.versions.electron ? null : { version: process.version, file: execPath }
   const onPathFile = onPath('node', env)
   const onPathVersion = onPathFile ? await versionOf(onPathFile) : null
   let good = running && majorOf(running.version) >= 22 ? running : null
   if (!good && onPathFile && onPathVersion && majorOf(onPathVersion) >= 22)
     good = { version: onPathVersion, file: onPathFile }
   if (!good) {
-    for (const file of nodeCandidates(env.HOME ?? '')) {
+    for (const file of nodeCandidates(home)) {
       if (!existsSync(file)) continue
       const version = await versionOf(file)
       if (version && majorOf(version) >= 22) {

@@ -17,6 +17,8 @@ import { registerAlerts } from './alerts'
 import { registerRelay } from './relay'
 import { registerSources } from './sources'
 import { registerListen } from './listen'
+import { registerOpenApi } from './openapi'
+import { registerCompletion } from './completion'
 
 export type { CliDeps } from './common'
 
@@ -57,6 +59,8 @@ Example:
     registerRelay,
     registerSources,
     registerListen,
+    registerOpenApi,
+    registerCompletion,
   ]) {
     register(program, ctx)
   }

@@ -19,6 +19,7 @@ import { registerSources } from './sources'
 import { registerListen } from './listen'
 import { registerOpenApi } from './openapi'
 import { registerCompletion } from './completion'
+import { registerMcp } from './mcp'
 
 export type { CliDeps } from './common'
 
@@ -61,6 +62,7 @@ Example:
     registerListen,
     registerOpenApi,
     registerCompletion,
+    registerMcp,
   ]) {
     register(program, ctx)
   }

@@ -18,6 +18,9 @@ import { registerRelay } from './relay'
 import { registerSources } from './sources'
 import { registerListen } from './listen'
 import { registerDoctor } from './doctor'
+import { registerOpenApi } from './openapi'
+import { registerCompletion } from './completion'
+import { registerMcp } from './mcp'
 
 export type { CliDeps } from './common'
 
@@ -72,6 +75,9 @@ Example:
     registerSources,
     registerListen,
     registerDoctor,
+    registerOpenApi,
+    registerCompletion,
+    registerMcp,
   ]) {
     register(program, ctx)
   }

@@ -95,8 +95,7 @@ describe('watchdesk doctor', () => {
       `cat "${join(dir, 'doctor.jsonl')}"`,
     ].join('\n')
     const run = await bash(script, env, 'doctor-test-password\n')
-    expect(run.stderr).toBe('')
-    expect(run.code).toBe(0)
+    expect(run.code, run.stderr).toBe(0)
     expect(area(linesOf(run.stdout), 'keychain')).toMatchObject({ state: 'ok', blockedBy: null })
   })
 

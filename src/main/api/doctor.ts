@@ -223,7 +223,19 @@ function dataDirCheck(dataDir: string): DoctorCheck {
       fix: `chown -R "$USER" ${dataDir}, or pass --data-dir (or WATCHDESK_DATA_DIR) with a folder of yours`,
     })
   }
-  const open = readdirSync(dataDir)
+  let names: string[] = []
+  try {
+    names = readdirSync(dataDir)
+  } catch (error) {
+    return line({
+      area: 'data-dir',
+      label,
+      state: 'fail',
+      detail: `${dataDir} cannot be listed (${(error as Error).message})`,
+      fix: `chown -R "$USER" ${dataDir} && chmod 700 ${dataDir}`,
+    })
+  }
+  const open = names
     .filter((name) => /^(watchdesk\.(db|lock|log)|config\.json)/.test(name))
     .filter((name) => ((modeOf(join(dataDir, name)) ?? 0) & 0o077) !== 0)
   if ((mode & 0o077) !== 0 || open.length > 0)

@@ -137,6 +137,29 @@ describe('watchdesk doctor', () => {
     expect(run.stdout).not.toContain(key)
   })
 
+  it('opens each --store: a relay SQLite store is ok, an unreachable PostgreSQL fails without its password', async () => {
+    const dir = tempDir()
+    const sqlite = `sqlite:${join(dir, 'relay.db')}`
+    expect((await runCli(['relay', 'token', 'create', 'doc', '--store', sqlite])).code).toBe(0)
+    const postgres = `postgres://relay:pg-secret-pass@127.0.0.1:${await freePort()}/watchdesk`
+    const run = await runCli([
+      'doctor',
+      '--json',
+      '--data-dir',
+      join(dir, 'data'),
+      '--store',
+      sqlite,
+      '--store',
+      postgres,
+    ])
+    const stores = linesOf(run.stdout).filter((l) => l.area === 'store')
+    expect(stores.map((l) => l.state)).toEqual(['ok', 'fail'])
+    expect(stores[0]!.detail).toContain(sqlite)
+    expect(stores[1]!.detail).toContain('127.0.0.1')
+    expect(run.stdout).not.toContain('pg-secret-pass')
+    expect(run.code).toBe(1)
+  })
+
   it('names the scope a key lacks for each feature, and a listener port another program holds', async () => {
     const dir = tempDir()
     const dataDir = join(dir, 'data')

@@ -1,11 +1,14 @@
 import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { chainRegistry } from '../../../src/shared/chains/registry'
 import { useAnvil } from '../../support/anvil'
 import { allScopes, sandboxLimits, usePaymentsStandin } from '../../support/payments-standin'
 import { occupyPort } from '../../support/ports'
+import { useTestConsole } from '../../support/console'
 import { cliPath, runCli } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 
@@ -55,6 +58,7 @@ describe('watchdesk doctor', () => {
   const tempDir = useTempDir()
   const standin = usePaymentsStandin()
   const anvil = useAnvil()
+  const startConsole = useTestConsole()
 
   it('without a D-Bus session: exit 1, the keychain line with the lines that start one, and what it blocks', async () => {
     const dir = tempDir()
@@ -158,6 +162,39 @@ describe('watchdesk doctor', () => {
     expect(stores[1]!.detail).toContain('127.0.0.1')
     expect(run.stdout).not.toContain('pg-secret-pass')
     expect(run.code).toBe(1)
+  })
+
+  it('follows the public URL: a watchdesk listener is ok, another receiver a warning, nothing a failure', async () => {
+    const c = await startConsole({ dataDir: tempDir() })
+    const other = createServer((_req, res) => res.end('hello'))
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()))
+    try {
+      const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}/webhooks`
+      const states: string[] = []
+      for (const publicUrl of [
+        `${c.backend.context.urls.listener}/webhooks`,
+        otherUrl,
+        `http://127.0.0.1:${await freePort()}/webhooks`,
+      ]) {
+        const dataDir = join(tempDir(), 'data')
+        mkdirSync(dataDir, { mode: 0o700 })
+        writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ listener: { publicUrl } }), {
+          mode: 0o600,
+        })
+        const run = await runCli([
+          'doctor',
+          '--json',
+          '--data-dir',
+          dataDir,
+          '--port',
+          String(await freePort()),
+        ])
+        states.push(area(linesOf(run.stdout), 'public-url').state)
+      }
+      expect(states).toEqual(['ok', 'warn', 'fail'])
+    } finally {
+      other.close()
+    }
   })
 
   it('names the scope a key lacks for each feature, and a listener port another program holds', async () => {

@@ -205,6 +205,20 @@ describe('the first hour at a terminal', () => {
       expect(list.stdout).toMatch(/^name +state +url/)
       expect(list.stdout).toMatch(new RegExp(`^${name} +reachable +http`, 'm'))
       expect(list.stdout).toMatch(new RegExp(`^${gone} +unreachable +http`, 'm'))
+      // The doctor asks the same relays.
+      const doctor = await runCli(
+        ['doctor', '--json', '--data-dir', dataDir, '--port', String(await closedPort())],
+        env,
+      )
+      const relays = doctor.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.area === 'sources')
+      expect(Object.fromEntries(relays.map((l) => [l.label, l.state]))).toEqual({
+        [`Relay ${name}`]: 'ok',
+        [`Relay ${gone}`]: 'fail',
+      })
       await runCli(['sources', 'remove', gone, '--data-dir', dataDir], env)
     } finally {
       await runCli(['sources', 'remove', name, '--data-dir', dataDir], env)

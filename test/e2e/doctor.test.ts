@@ -50,7 +50,7 @@ describe('first run and Settings → Doctor in Chromium', () => {
     await eventually(() => keychain.textContent()).toContain('fail')
     const fix = await keychain.locator('.first-run-fix').textContent()
     expect(fix).toContain('export DBUS_SESSION_BUS_ADDRESS=$(dbus-daemon --session --fork --print-address)')
-    expect(fix).toContain('gnome-keyring-daemon --unlock')
+    expect(fix).toContain('gnome-keyring-daemon --replace --unlock')
     await eventually(() => item('Node access').textContent()).toContain('blocked by: keychain')
     // No sideways scroll at 1024 px.
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)

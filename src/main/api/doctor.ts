@@ -175,15 +175,26 @@ async function keychainCheck(input: DoctorInput, deadlineMs: number): Promise<Do
     input.secrets.status(),
     new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), deadlineMs))),
   ]).finally(() => clearTimeout(timer))
-  if (status?.reachable)
-    return line({ area: 'keychain', label, state: 'ok', detail: status.message, fix: null })
+  // Reading works on a bus whose keyring was never unlocked (gnome-keyring starts on demand with
+  // no login collection); storing a key then fails. So the doctor stores and removes a probe.
+  const written = status?.reachable ? await probeWrite(input.secrets) : null
+  if (status?.reachable && written === null)
+    return line({
+      area: 'keychain',
+      label,
+      state: 'ok',
+      detail: `${status.message.replace(/\.$/, '')}; a secret can be stored and removed.`,
+      fix: null,
+    })
   const linux = process.platform === 'linux'
   const noBus = linux && !input.env.DBUS_SESSION_BUS_ADDRESS
   const cause = !status
     ? `the Secret Service did not answer within ${deadlineMs / 1000} s (a locked keyring waiting for a prompt nobody sees?)`
-    : noBus
-      ? 'no D-Bus session bus in this shell (DBUS_SESSION_BUS_ADDRESS is unset), so the Secret Service cannot be reached'
-      : status.message
+    : written
+      ? `the keychain can be read but nothing can be stored in it (${written}): no unlocked keyring`
+      : noBus
+        ? 'no D-Bus session bus in this shell (DBUS_SESSION_BUS_ADDRESS is unset), so the Secret Service cannot be reached'
+        : status.message
   const fix = linux
     ? `Without a desktop session, run these lines in this shell (then run watchdesk from it):\n${headlessKeychainLines(input.env).join('\n')}\nOr start a shell that has a bus: dbus-run-session -- bash (then the last line).\nOn a server without a keychain, set WATCHDESK_API_KEY, WATCHDESK_WEBHOOK_SECRETS and WATCHDESK_PROJECT_UID instead.`
     : 'Unlock the OS keychain (Keychain Access on macOS, Credential Manager on Windows).'
@@ -191,6 +202,15 @@ async function keychainCheck(input: DoctorInput, deadlineMs: number): Promise<Do
   if (status?.backend === 'environment')
     return line({ area: 'keychain', label, state: 'warn', detail: status.message, fix })
   return line({ area: 'keychain', label, state: 'fail', detail: cause, fix })
+}
+
+/** Stores and removes a throwaway secret; the reason when that fails, null when it works. */
+async function probeWrite(secrets: SecretStore): Promise<string | null> {
+  const account = 'doctor-probe'
+  const stored = await secrets.set(account, `probe-${process.pid}-${Date.now()}`)
+  if (!stored.ok) return stored.error.message.replace(/^The OS keychain is not reachable \((.*?)\)\..*$/s, '$1')
+  await secrets.delete(account)
+  return null
 }
 
 function modeOf(path: string): number | null {

@@ -13,7 +13,7 @@ export function headlessKeychainLines(env: NodeJS.ProcessEnv): string[] {
   if (!env.DBUS_SESSION_BUS_ADDRESS)
     lines.push('export DBUS_SESSION_BUS_ADDRESS=$(dbus-daemon --session --fork --print-address)')
   lines.push(
-    `read -rsp 'Keyring password: ' pw; printf %s "$pw" | gnome-keyring-daemon --unlock --components=secrets >/dev/null; unset pw`,
+    `read -rsp 'Keyring password: ' pw; printf %s "$pw" | gnome-keyring-daemon --replace --unlock --components=secrets >/dev/null; unset pw`,
   )
   return lines
 }

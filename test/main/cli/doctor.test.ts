@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -71,7 +71,7 @@ describe('watchdesk doctor', () => {
     expect(run.stdout).toContain(
       'export DBUS_SESSION_BUS_ADDRESS=$(dbus-daemon --session --fork --print-address)',
     )
-    expect(run.stdout).toContain('gnome-keyring-daemon --unlock --components=secrets')
+    expect(run.stdout).toContain('gnome-keyring-daemon --replace --unlock --components=secrets')
     // Node access needs the project uid from the keychain: blocked, said once, no second paragraph.
     expect(run.stdout).toMatch(/^FAIL {2}Node access +blocked by: keychain$/m)
     expect(run.stdout.match(/Secret Service/g)).toHaveLength(1)
@@ -90,17 +90,28 @@ describe('watchdesk doctor', () => {
     // stopped by the pid the bus itself reports, so nothing started here outlives the test.
     const pidOf = (name: string) =>
       `dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.GetConnectionUnixProcessID string:${name} | awk '/uint32/{print $2}'`
+    // After the bus alone, a keyring starts on demand but stores nothing (no unlocked login
+    // keyring): the doctor says so; after the unlock line it stores.
+    const doctor = (file: string) =>
+      `"${process.execPath}" "${cliPath}" doctor --json --data-dir "${join(dir, 'data')}" > "${join(dir, file)}" || true`
     const script = [
       'set -e',
-      ...lines,
-      `"${process.execPath}" "${cliPath}" doctor --json --data-dir "${join(dir, 'data')}" > "${join(dir, 'doctor.jsonl')}" || true`,
+      lines[0],
+      doctor('bus-only.jsonl'),
+      lines[1],
+      doctor('unlocked.jsonl'),
       `keyring=$(${pidOf('org.freedesktop.secrets')}); bus=$(${pidOf('org.freedesktop.DBus')})`,
       'kill $keyring $bus',
-      `cat "${join(dir, 'doctor.jsonl')}"`,
     ].join('\n')
     const run = await bash(script, env, 'doctor-test-password\n')
     expect(run.code, run.stderr).toBe(0)
-    expect(area(linesOf(run.stdout), 'keychain')).toMatchObject({ state: 'ok', blockedBy: null })
+    const busOnly = area(linesOf(readFileSync(join(dir, 'bus-only.jsonl'), 'utf8')), 'keychain')
+    expect(busOnly.state).toBe('fail')
+    expect(busOnly.detail).toContain('nothing can be stored')
+    expect(busOnly.fix).toContain('gnome-keyring-daemon --replace --unlock')
+    const unlocked = area(linesOf(readFileSync(join(dir, 'unlocked.jsonl'), 'utf8')), 'keychain')
+    expect(unlocked).toMatchObject({ state: 'ok', blockedBy: null })
+    expect(unlocked.detail).toContain('a secret can be stored and removed')
   })
 
   it('on a configured machine (payments stand-in, anvil node, free ports): every line ok, exit 0', async () => {

@@ -208,7 +208,8 @@ async function keychainCheck(input: DoctorInput, deadlineMs: number): Promise<Do
 async function probeWrite(secrets: SecretStore): Promise<string | null> {
   const account = 'doctor-probe'
   const stored = await secrets.set(account, `probe-${process.pid}-${Date.now()}`)
-  if (!stored.ok) return stored.error.message.replace(/^The OS keychain is not reachable \((.*?)\)\..*$/s, '$1')
+  if (!stored.ok)
+    return stored.error.message.replace(/^The OS keychain is not reachable \((.*?)\)\..*$/s, '$1')
   await secrets.delete(account)
   return null
 }

@@ -357,7 +357,7 @@ async function acquireLock(lockFile: string): Promise<Result<() => void>> {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
         return err(
           'unavailable',
-          `Cannot create ${lockFile} (${(error as Error).message}). Check the data dir's permissions.`,
+          `Cannot create ${lockFile} (${(error as Error).message}). Check the data dir's permissions (watchdesk doctor checks them).`,
         )
     }
     if (lockIsStale(lockFile)) {

@@ -12,7 +12,7 @@ import { paymentsFor } from './payments-common'
 
 interface DoctorOptions extends CommonOptions {
   port: number
-  store: string[]
+  store?: string[]
 }
 
 export function registerDoctor(program: Command, ctx: CliContext): void {
@@ -23,9 +23,10 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
     )
     .option('--port <port>', 'the console port to check', positiveInt('port', 0), 7420)
     .addOption(
-      new Option('--store <url>', 'also open this relay store (sqlite:PATH or postgres://…); repeatable')
-        .argParser((value: string, previous: string[] = []) => [...previous, value])
-        .default([]),
+      new Option(
+        '--store <url>',
+        'also open this relay store (sqlite:PATH or postgres://…); repeatable',
+      ).argParser((value: string, previous: string[] = []) => [...previous, value]),
     )
     .action(async (options: DoctorOptions) => ctx.exit(await runDoctorCommand(options, ctx.io, ctx.deps)))
   example(
@@ -45,7 +46,7 @@ async function runDoctorCommand(options: DoctorOptions, io: CliIo, deps: CliDeps
     secrets,
     payments: () => paymentsFor(options, io, { ...deps, secrets }),
     consolePort: options.port,
-    stores: options.store,
+    stores: options.store ?? [],
   })
   if (options.json) for (const c of checks) io.out(JSON.stringify(c))
   else io.out(formatChecks(checks))

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import pg from 'pg'
 import type { PoolClient } from 'pg'
 import type { EventFilter, Rejection } from '../../shared/contract/events'
+import { filterSql, postgresDialect } from '../../shared/events/filter'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
@@ -166,22 +167,7 @@ const pgBaseColumns =
 const pgSummaryColumns = `${pgBaseColumns}, CASE WHEN type LIKE 'funding.%' THEN data END AS data`
 
 function pgFilter(filter: EventFilter): { sql: string; params: unknown[] } {
-  const parts: string[] = []
-  const params: unknown[] = []
-  const p = (value: unknown) => {
-    params.push(value)
-    return `$${params.length}`
-  }
-  if (filter.groups?.length) parts.push(`grp = ANY(${p(filter.groups)}::text[])`)
-  if (filter.types?.length) parts.push(`type = ANY(${p(filter.types)}::text[])`)
-  if (filter.from !== undefined) parts.push(`received_at >= ${p(filter.from)}`)
-  if (filter.to !== undefined) parts.push(`received_at <= ${p(filter.to)}`)
-  const search = filter.search?.trim()
-  if (search) {
-    const [lo, hi] = [p(search), p(search + '\uffff')]
-    parts.push(`((id >= ${lo} AND id < ${hi}) OR (data_id >= ${lo} AND data_id < ${hi}))`)
-  }
-  return { sql: parts.length ? parts.join(' AND ') : 'true', params }
+  return filterSql(filter, postgresDialect)
 }
 
 /** `txid.seq`; `0` (or empty) is the start. */

@@ -74,7 +74,8 @@ export function postgresFix(error: unknown): string {
     return 'This role may not change the schema. Apply it once with the owner: watchdesk relay migrate --store postgres://OWNER@host/db, then start the relay with this role (it needs SELECT, INSERT, UPDATE, DELETE on the tables and USAGE on the sequences).'
   if (e.code === '28P01' || e.code === '28000')
     return 'PostgreSQL refused the user: check the user and password (or the passfile) in the URL and pg_hba.conf.'
-  if (e.code === '3D000') return 'The database does not exist: create it (createdb) or fix its name in the URL.'
+  if (e.code === '3D000')
+    return 'The database does not exist: create it (createdb) or fix its name in the URL.'
   if (e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === 'ETIMEDOUT')
     return 'Nothing answers at that host and port: check that PostgreSQL (or PgBouncer) runs and the URL.'
   return 'Check the URL, that the server runs and that the user may use the database.'

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
+import type { Database } from 'better-sqlite3'
 import type { Result } from '../../shared/result'
 import { err, ok } from '../../shared/result'
 import { scopeAllows } from './store'
@@ -42,4 +43,17 @@ export async function authorize(
 ): Promise<string | null> {
   const token = await tokenOf(store, header)
   return token && scopeAllows(token.scope, need) ? token.name : null
+}
+
+/** For the console's own GET /metrics: whether `header` carries a live relay token, made in the
+ * console's database (`watchdesk relay token create prometheus --scope metrics`), that opens
+ * /metrics. Prometheus then never holds the launch token that opens the whole API. */
+export function metricsTokenChecker(db: Database): (header: string | undefined) => boolean {
+  const lookup = db.prepare('SELECT scope FROM relay_tokens WHERE hash = ? AND revoked_at IS NULL')
+  return (header) => {
+    const m = /^Bearer\s+(\S{1,200})$/i.exec(header ?? '')
+    if (!m) return false
+    const row = lookup.get(hashToken(m[1]!)) as { scope: TokenScope } | undefined
+    return row !== undefined && scopeAllows(row.scope, 'metrics')
+  }
 }

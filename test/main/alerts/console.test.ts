@@ -5,10 +5,12 @@ import { SMTPServer } from 'smtp-server'
 import type { AddressInfo } from 'node:net'
 import { createServer } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
+import { hashToken } from '../../../src/main/relay'
 import { createMemoryStore } from '../../../src/main/secrets'
 import { sendTestEvent } from '../../../src/main/webhooks'
 import { callApi, useTestConsole } from '../../support/console'
 import { hex, jsonRpcNode, useRpcStandin } from '../../support/rpc-standin'
+import { promtoolCheckMetrics } from '../../support/promtool'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
 import { useRecorder } from './harness'
@@ -215,7 +217,9 @@ describe('alert channels and metrics in serve mode', () => {
     const response = await fetch(`${c.url}/metrics`, { headers: { authorization: `Bearer ${c.token}` } })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0.0.4/)
-    const families = parsePrometheusTextFormat(await response.text())
+    const text = await response.text()
+    expect(promtoolCheckMetrics(text)).toEqual({ code: 0, problems: '' })
+    const families = parsePrometheusTextFormat(text)
     const family = (name: string) => families.find((f) => f.name === name)!
     const polygonValue = (name: string) =>
       Number(family(name).metrics.find((m) => m.labels?.chain === '137')!.value)
@@ -224,7 +228,16 @@ describe('alert channels and metrics in serve mode', () => {
     expect(polygonValue('watchdesk_chain_safe_lag_blocks')).toBe(5)
     expect(polygonValue('watchdesk_chain_peers')).toBe(25)
     expect(polygonValue('watchdesk_chain_up')).toBe(1)
-    expect(polygonValue('watchdesk_chain_poll_errors')).toBe(0)
+    expect(polygonValue('watchdesk_chain_polls_total')).toBeGreaterThanOrEqual(1)
+    expect(family('watchdesk_chain_poll_errors_total').metrics).toEqual([])
+    const polls = family('watchdesk_chain_poll_seconds')
+    expect(polls.type).toBe('HISTOGRAM')
+    // (The parser keeps a labelled histogram's buckets only: +Inf is its count.)
+    expect(Number(polls.metrics[0]!.buckets!['+Inf'])).toBe(polygonValue('watchdesk_chain_polls_total'))
+    expect(family('watchdesk_chain_reorgs_total')).toMatchObject({
+      type: 'COUNTER',
+      metrics: [{ labels: { chain: '137' }, value: '0' }],
+    })
     expect(Number.isFinite(polygonValue('watchdesk_chain_latency_seconds'))).toBe(true)
     expect(
       family('watchdesk_chain_status').metrics.find(
@@ -249,5 +262,17 @@ describe('alert channels and metrics in serve mode', () => {
       metrics: [{ labels: { capability: 'forward' }, value: '1' }],
     })
     expect(family('watchdesk_incidents_open').metrics[0]!.value).toBe('0')
+
+    // Prometheus may hold a metrics-only token (made in the console's database) instead of the
+    // launch token; it opens /metrics and nothing else, and is refused once revoked.
+    const db = c.backend.context.db
+    db.prepare(
+      "INSERT INTO relay_tokens (name, hash, created_at, scope) VALUES ('prometheus', ?, 1, 'metrics')",
+    ).run(hashToken('wdr_console_metrics_only'))
+    const scrape = { authorization: 'Bearer wdr_console_metrics_only' }
+    expect((await fetch(`${c.url}/metrics`, { headers: scrape })).status).toBe(200)
+    expect((await fetch(`${c.url}/api/health`, { headers: scrape })).status).toBe(401)
+    db.prepare("UPDATE relay_tokens SET revoked_at = 2 WHERE name = 'prometheus'").run()
+    expect((await fetch(`${c.url}/metrics`, { headers: scrape })).status).toBe(401)
   })
 })

@@ -1,4 +1,4 @@
-import { writeFileSync, mkdirSync } from 'node:fs'
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import { SMTPServer } from 'smtp-server'
@@ -11,6 +11,7 @@ import { sendTestEvent } from '../../../src/main/webhooks'
 import { callApi, useTestConsole } from '../../support/console'
 import { hex, jsonRpcNode, useRpcStandin } from '../../support/rpc-standin'
 import { promtoolCheckMetrics } from '../../support/promtool'
+import { repoRoot } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
 import { useRecorder } from './harness'
@@ -262,6 +263,20 @@ describe('alert channels and metrics in serve mode', () => {
       metrics: [{ labels: { capability: 'forward' }, value: '1' }],
     })
     expect(family('watchdesk_incidents_open').metrics[0]!.value).toBe('0')
+
+    // The Grafana dashboard asks only for what this scrape has, and every legend names the
+    // instance (two consoles or relays on one graph stay apart).
+    const dashboard = readFileSync(join(repoRoot, 'docs/grafana-dashboard.json'), 'utf8')
+    const targets = [...dashboard.matchAll(/"expr": "([^"]+)",?\s*(?:"legendFormat": "([^"]*)")?/g)]
+    expect(targets.length).toBeGreaterThan(10)
+    for (const [, expr, legend] of targets) {
+      for (const [name] of expr!.matchAll(/watchdesk_\w+/g))
+        expect(
+          families.map((f) => f.name),
+          expr,
+        ).toContain(name.replace(/_bucket$/, ''))
+      expect(legend, expr).toMatch(/\{\{instance\}\}/)
+    }
 
     // Prometheus may hold a metrics-only token (made in the console's database) instead of the
     // launch token; it opens /metrics and nothing else, and is refused once revoked.

@@ -44,6 +44,10 @@ describe('the relay and sources command line', () => {
     expect(await main(['relay', 'token', 'revoke', 'laptop', '--store', store], captureIo())).toBe(1)
     expect(await main(['relay', '--store', 'mysql://nope'], captureIo())).toBe(2)
 
+    const migrated = captureIo()
+    expect(await main(['relay', 'migrate', '--store', store], migrated)).toBe(0)
+    expect(migrated.lines).toEqual([`${store} is at the current schema`])
+
     const scoped = captureIo()
     expect(
       await main(['relay', 'token', 'create', 'prometheus', '--scope', 'metrics', '--store', store], scoped),

@@ -68,6 +68,12 @@ describe('relays behind PgBouncer in transaction mode', () => {
     const url = bouncer.urlFor(database)
     const [a, b] = [await relays.postgresStore(url), await relays.postgresStore(url)]
     expect(a.wakeups().mode).toBe('poll')
+    // Straight to PostgreSQL the probe arrives: LISTEN/NOTIFY carries the wake-ups.
+    const direct = postgres().url.replace(/\/postgres$/, `/${database}`)
+    expect((await relays.postgresStore(direct)).wakeups()).toEqual({
+      mode: 'notify',
+      detail: 'LISTEN/NOTIFY',
+    })
     const [ra, rb] = [await relays.relay(a), await relays.relay(b)]
     const token = unwrap(await createRelayToken(b, 'follower'))
     const stream = await fetch(`${rb.syncUrl}/sync/stream?after=0`, {
@@ -82,7 +88,6 @@ describe('relays behind PgBouncer in transaction mode', () => {
       ]),
     )
     expect(statuses.filter((s) => s !== 200)).toEqual([])
-    const direct = postgres().url.replace(/\/postgres$/, `/${database}`)
     const [counts] = await query(
       direct,
       'SELECT count(*)::int AS n, count(DISTINCT id)::int AS ids, sum(deliveries)::int AS deliveries FROM events',

@@ -45,3 +45,13 @@ describe('sslmode against a PostgreSQL server with a self-signed certificate', (
     if (!opened.ok) expect(opened.error.message).toMatch(/\/nonexistent\/root\.crt/)
   })
 })
+
+describe('sslmode against a PostgreSQL server without TLS', () => {
+  const postgres = usePostgres()
+
+  it('says to turn ssl on in the server (or drop sslmode) when sslmode=require meets ssl=off', async () => {
+    const opened = await openPostgresStore(`${postgres().url}?sslmode=require`)
+    expect(opened.ok).toBe(false)
+    if (!opened.ok) expect(opened.error.message).toMatch(/turn ssl on in postgresql\.conf/)
+  })
+})

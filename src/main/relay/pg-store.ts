@@ -38,10 +38,17 @@ export interface PgStoreOptions {
 /** node-postgres reads `sslmode=require` as verify-full; teams write URLs with libpq's meanings
  * (`require` encrypts without verifying, `verify-ca`/`verify-full` verify against `sslrootcert=`).
  * pg-connection-string's libpq mode gives exactly those. */
-export function pgConfigOf(url: string): Result<pg.ClientConfig> {
+export function pgConfigOf(url: string, env: NodeJS.ProcessEnv = process.env): Result<pg.ClientConfig> {
   try {
     const u = new URL(url)
     u.searchParams.delete('uselibpqcompat')
+    // libpq's environment variables, read with libpq's meanings too (node-postgres would read
+    // PGSSLMODE=require as verify-full). The URL wins, as with libpq.
+    for (const [name, param] of [
+      ['PGSSLMODE', 'sslmode'],
+      ['PGSSLROOTCERT', 'sslrootcert'],
+    ] as const)
+      if (env[name] && !u.searchParams.has(param)) u.searchParams.set(param, env[name])
     const config = parseConnectionString(u.toString(), { useLibpqCompat: true })
     return ok({ ...(config as pg.ClientConfig), types })
   } catch (error) {

@@ -39,6 +39,20 @@ describe('sslmode against a PostgreSQL server with a self-signed certificate', (
     await store.close()
   })
 
+  it('reads PGSSLMODE and PGSSLROOTCERT from the environment with the same meanings', async () => {
+    const config = unwrap(pgConfigOf(postgres().url, { PGSSLMODE: 'require' } as NodeJS.ProcessEnv))
+    expect(config.ssl).toMatchObject({ rejectUnauthorized: false })
+    const verified = unwrap(
+      pgConfigOf(postgres().url, {
+        PGSSLMODE: 'verify-full',
+        PGSSLROOTCERT: postgres().certFile!,
+      } as NodeJS.ProcessEnv),
+    )
+    const client = new pg.Client(verified)
+    await client.connect()
+    await client.end()
+  })
+
   it('names the missing file when sslrootcert= does not exist', async () => {
     const opened = await openPostgresStore(urlWith('sslmode=verify-full&sslrootcert=/nonexistent/root.crt'))
     expect(opened.ok).toBe(false)

@@ -238,6 +238,48 @@ describe('the deployment files in deploy/, checked by the real tools', () => {
     expect(site('relay.example.com')).toContain('"flush_interval":-1')
   })
 
+  it('Caddy running the Caddyfile answers /healthz and /metrics from the relay and 404 elsewhere, never its own 200', async () => {
+    const store = relays.sqliteStore(join(tempDir(), 'relay.db'))
+    const relay = await relays.relay(store)
+    const token = unwrap(await createRelayToken(store, 'prometheus', 'metrics'))
+    const home = tempDir()
+    const [httpPort, httpsPort] = [await freePort(), await freePort()]
+    // The file as written; for the test: loopback only, its own ports, no admin endpoint, a local
+    // CA instead of ACME (no network), and the relay's ports.
+    const caddyfile = readFileSync(deploy('Caddyfile'), 'utf8')
+      .replace(
+        /^\{\n/m,
+        `{\n\tadmin off\n\tlocal_certs\n\tskip_install_trust\n\tdefault_bind 127.0.0.1\n\thttp_port ${httpPort}\n\thttps_port ${httpsPort}\n\tstorage file_system ${home}\n`,
+      )
+      .replace(/127\.0\.0\.1:7422/g, `127.0.0.1:${new URL(relay.syncUrl).port}`)
+      .replace(/127\.0\.0\.1:7421/g, `127.0.0.1:${new URL(relay.listenerUrl).port}`)
+    writeFileSync(join(home, 'Caddyfile'), caddyfile)
+    const caddy = track(
+      spawn('caddy', ['run', '--adapter', 'caddyfile', '--config', join(home, 'Caddyfile')], {
+        env: { ...process.env, HOME: home, XDG_DATA_HOME: home, XDG_CONFIG_HOME: home },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    )
+    let log = ''
+    caddy.stderr!.on('data', (d: Buffer) => (log += d.toString()))
+    const health = await waitFor(
+      () => getVia(httpsPort, 'relay.example.com', '/healthz').catch(() => undefined),
+      `Caddy to answer (${log.slice(-2000)})`,
+      { timeoutMs: 20_000 },
+    )
+    expect(health.status).toBe(200)
+    expect(JSON.parse(health.body)).toMatchObject({ ok: true })
+    expect((await getVia(httpsPort, 'hooks.example.com', '/healthz')).status).toBe(200)
+    const metrics = await getVia(httpsPort, 'relay.example.com', '/metrics', {
+      authorization: `Bearer ${token}`,
+    })
+    expect(metrics.status).toBe(200)
+    expect(metrics.body).toContain('watchdesk_listener_up 1')
+    expect((await getVia(httpsPort, 'relay.example.com', '/metrics')).status).toBe(401)
+    expect((await getVia(httpsPort, 'relay.example.com', '/elsewhere')).status).toBe(404)
+    expect((await getVia(httpsPort, 'hooks.example.com', '/sync/events')).status).toBe(404)
+  })
+
   it.skipIf(!asRoot)(
     "the container's runtime stage, laid out as it copies it, runs a relay as its user on a fresh root-owned /data",
     async () => {

@@ -38,7 +38,7 @@ export async function startPgBouncer(postgresPort: number, users: string[]): Pro
       'pool_mode = transaction',
       'max_client_conn = 1000',
       'default_pool_size = 20',
-      'ignore_startup_parameters = extra_float_digits,options',
+      'ignore_startup_parameters = extra_float_digits',
       `logfile = ${join(dir, 'pgbouncer.log')}`,
       '',
     ].join('\n'),

@@ -378,7 +378,7 @@ async function listenForCommits(
       await pool.query('SELECT pg_notify($1, $2)', [notifyChannel, probe])
       if (!(await arrived)) {
         abandoned = true
-        log?.warn('LISTEN/NOTIFY does not arrive here (PgBouncer in transaction mode?); streams poll instead')
+        log?.info('LISTEN/NOTIFY does not arrive here (PgBouncer in transaction mode?); streams poll instead')
         await c.end().catch(() => {})
         return
       }

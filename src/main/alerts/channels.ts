@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto'
-import nodemailer from 'nodemailer'
 import type { ChannelConfig } from '../../shared/alerts/config'
 import type { Alert, ChannelInfo } from '../../shared/contract/alerts'
 import { maskSecret, maskUrl } from '../../shared/mask'
@@ -160,6 +159,8 @@ async function sendEmail(
   password: string | null,
   link: string | null,
 ): Promise<Result<string>> {
+  // Loaded for the first email only: the SMTP client is no weight for the app's start.
+  const { default: nodemailer } = await import('nodemailer')
   const transport = nodemailer.createTransport({
     host: config.host,
     port: config.port,

@@ -302,7 +302,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
           fix: null,
         }
       return unreachable('elsewhere', {
-        message: `${target.host} answered ${answer.status}, but not from this console's listener: another receiver is behind that address.`,
+        message: `${target.host} answered ${answer.status}, but not from this console's listener: another receiver answered, so the tunnel or proxy forwards somewhere else.`,
         fix: `Point the tunnel or proxy at ${url ? `${url}/webhooks` : "this console's listener"}.`,
       })
     },

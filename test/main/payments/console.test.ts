@@ -154,7 +154,7 @@ describe('payments through the console', () => {
     const { endpoint, secretShownOnce, secretStored, test } = connected.json.value
     const issued = s.endpoints.get(endpoint.id)!
     expect(issued.url).toBe(`${proxy.url}/webhooks`)
-    expect(proxy.forwarded).toEqual(['POST /webhooks'])
+    expect(proxy.forwarded).toEqual(['HEAD /webhooks', 'POST /webhooks'])
     expect(test.outcome).toBe('arrived')
     expect(secretShownOnce).toBe(issued.secret)
     expect(secretStored).toBe(true)

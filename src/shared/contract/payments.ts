@@ -193,6 +193,16 @@ export const CleanupResult = z.object({
 })
 export type CleanupResult = z.infer<typeof CleanupResult>
 
+export const KeyFeature = z.object({
+  feature: z.enum(['wallets', 'webhooks.read', 'webhooks.write']),
+  /** What the operator loses without it ("Wallets", "Webhook endpoints (list)", …). */
+  label: z.string(),
+  scope: z.string(),
+  state: z.enum(['ok', 'missing', 'unknown']),
+  message: z.string().nullable(),
+})
+export type KeyFeature = z.infer<typeof KeyFeature>
+
 /** One GET /v1/wallets with a key: whether it works and what the service said. */
 export const KeyTest = z.object({
   keyName: z.string().nullable(),
@@ -209,6 +219,12 @@ export const KeyTest = z.object({
   /** Businesses the call reached (the one sent as X-Business-Id, and any named in the answer). */
   businesses: z.array(z.string()),
   message: z.string(),
+  /** Each feature's scope, tried with a call that changes nothing (empty when only wallets was
+   * tried): ok, missing (the service refused it for want of the scope) or unknown (no answer). */
+  features: z.array(KeyFeature),
+  /** The service refused the key itself (401, or 403 to every feature): `keys set` keeps it only
+   * when asked to. */
+  refused: z.boolean(),
 })
 export type KeyTest = z.infer<typeof KeyTest>
 
@@ -219,18 +235,20 @@ export const paymentsMethods = {
     PaymentsStatus,
   ),
   'payments.keys.set': method(
-    'Store an API key in the OS keychain as api-key:<name> (the kind comes from its prefix)',
+    'Test an API key, then store it in the OS keychain as api-key:<name> (the kind comes from its prefix); a key the service refuses is not stored unless keep',
     z
       .object({
         name: z.string().min(1).max(40),
         key: z.string().min(1).max(512),
         activate: z.boolean().optional(),
+        /** Store it even when the service refuses it (an API being set up, a key about to be enabled). */
+        keep: z.boolean().optional(),
       })
       .strict(),
     PaymentsStatus,
   ),
   'payments.keys.test': method(
-    'One GET /v1/wallets with the named key (or the active one): works, missing scopes, businesses',
+    'GET /v1/wallets with the named key (or the active one), then each feature’s scope tried with a call that changes nothing: works, missing scopes per feature, businesses',
     z.object({ name: z.string().min(1).max(40).optional() }).strict(),
     KeyTest,
   ),

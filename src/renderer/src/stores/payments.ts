@@ -49,7 +49,8 @@ export interface PaymentsState {
   endpointWriteError: ApiError | null
   busy: boolean
   loadStatus(): Promise<void>
-  setKey(name: string, key: string, activate: boolean): Promise<boolean>
+  /** `keep`: store it even when the service refuses it. */
+  setKey(name: string, key: string, activate: boolean, keep?: boolean): Promise<boolean>
   removeKey(name: string): Promise<void>
   selectKey(name: string): Promise<void>
   setPlan(name: string, plan: PlanOverride | null): Promise<void>
@@ -122,9 +123,9 @@ export const usePaymentsStore = create<PaymentsState>((set, get) => {
       const result = await backend().call('payments.status', {})
       set(result.ok ? { status: result.value, statusError: null } : { statusError: result.error })
     },
-    async setKey(name, key, activate) {
+    async setKey(name, key, activate, keep = false) {
       set({ keyTest: null })
-      const stored = await statusWrite('payments.keys.set', { name, key, activate })
+      const stored = await statusWrite('payments.keys.set', { name, key, activate, keep })
       if (!stored) return false
       // Tested when stored: one GET /v1/wallets says whether it works and what it reaches.
       const tested = await backend().call('payments.keys.test', { name })

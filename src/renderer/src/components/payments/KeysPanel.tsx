@@ -28,12 +28,13 @@ export function KeysPanel() {
   const [name, setName] = useState('')
   const [key, setKeyText] = useState('')
   const [activate, setActivate] = useState(true)
+  const [keep, setKeep] = useState(false)
   useEffect(() => {
     if (!status) void loadStatus()
   }, [status, loadStatus])
 
   const save = async () => {
-    if (await setKey(name.trim(), key, activate)) {
+    if (await setKey(name.trim(), key, activate, keep)) {
       setName('')
       setKeyText('')
     }
@@ -123,6 +124,17 @@ function KeyTestResult() {
       <StatusBadge tone={test.works ? 'good' : 'bad'} label={test.works ? 'key works' : 'key refused'} />{' '}
       {test.message}
       {test.missingScopes.length > 0 && <p>Missing scopes: {test.missingScopes.join(', ')}</p>}
+      {test.features.some((f) => f.state === 'missing') && (
+        <ul className="key-features">
+          {test.features
+            .filter((f) => f.state === 'missing')
+            .map((f) => (
+              <li key={f.feature}>
+                {f.label}: needs <span className="mono">{f.scope}</span>
+              </li>
+            ))}
+        </ul>
+      )}
       {test.works && test.businesses.length > 0 && <p>Reaches: {test.businesses.join(', ')}</p>}
     </div>
   )

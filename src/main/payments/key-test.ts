@@ -2,7 +2,7 @@ import type { KeyFeature, KeyTest } from '../../shared/contract/payments'
 import { apiRoot, serviceErrorOf } from '../../shared/payments'
 import { ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
-import type { PaymentsClient } from './client'
+import type { ApiKey, PaymentsClient } from './client'
 import type { Connection, ConnectOverride } from './connect'
 
 /** One GET /v1/wallets with a key: whether it works, the scopes the service says are missing, and
@@ -42,7 +42,7 @@ export async function testKey(
   const wallets = answerOf(answer)
   const probed =
     features && wallets.status !== 401
-      ? [featureOf('wallets', wallets), ...(await probeWebhooks(c.value.client, features.listPath))]
+      ? [featureOf('wallets', wallets), ...(await probeWebhooks(c.value.client, features.listPath, key.kind))]
       : []
   const missingScopes = [
     ...new Set([
@@ -112,16 +112,32 @@ function featureOf(feature: KeyFeature['feature'], a: ReturnType<typeof answerOf
 }
 
 /** webhooks:read with the list; webhooks:write with a create that cannot succeed (no url, which
- * the service requires), so nothing is registered whatever the key may do. */
-async function probeWebhooks(client: PaymentsClient, listPath: string): Promise<KeyFeature[]> {
+ * the service requires), so nothing is registered whatever the key may do. Not with a live key:
+ * every write with one is confirmed first, even one that cannot succeed. */
+async function probeWebhooks(
+  client: PaymentsClient,
+  listPath: string,
+  kind: ApiKey['kind'],
+): Promise<KeyFeature[]> {
   const read = await client.request({ operation: 'webhooks.list', method: 'GET', path: listPath })
+  const readFeature = featureOf('webhooks.read', answerOf(read))
+  if (kind === 'live')
+    return [
+      readFeature,
+      {
+        feature: 'webhooks.write',
+        ...featureLabels['webhooks.write'],
+        state: 'unknown',
+        message: 'not tried with a live key (it would be a write)',
+      },
+    ]
   const write = await client.request({
     operation: 'webhooks.create',
     method: 'POST',
     path: '/v1/webhooks',
     body: { events: [] },
   })
-  return [featureOf('webhooks.read', answerOf(read)), featureOf('webhooks.write', answerOf(write))]
+  return [readFeature, featureOf('webhooks.write', answerOf(write))]
 }
 
 /** Business ids named in a wallets answer (`business_id`, `business`, `businessId` of its items). */

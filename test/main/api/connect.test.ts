@@ -99,7 +99,7 @@ describe('connecting an account', () => {
     expect(narrow.json.value).toMatchObject({
       works: false,
       status: 403,
-      missingScopes: ['wallets:read'],
+      missingScopes: ['wallets:read', 'webhooks:write'],
       businesses: [],
     })
     expect(narrow.json.value.message).toContain('lacks the scope wallets:read')

@@ -145,7 +145,7 @@ describe('alert channels and metrics in serve mode', () => {
         channel: 'hook',
         ok: false,
         detail:
-          'No webhook URL for channel "hook": store it in the keychain as "alert-channel:hook" (watchdesk keys) or set WATCHDESK_ALERT_CHANNEL_HOOK.',
+          'No webhook URL for channel "hook": store it with "watchdesk alerts channel set hook" (or in Settings → Alert channels), or set WATCHDESK_ALERT_CHANNEL_HOOK.',
       },
     ])
     const unknown = await callApi(c, 'alerts.test', { channel: 'nope' })

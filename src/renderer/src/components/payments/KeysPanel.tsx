@@ -97,6 +97,9 @@ export function KeysPanel() {
         <label>
           <input type="checkbox" checked={activate} onChange={(e) => setActivate(e.target.checked)} /> use it
         </label>
+        <label title="Store it even when the service refuses it (remove it later here, or with watchdesk keys remove NAME)">
+          <input type="checkbox" checked={keep} onChange={(e) => setKeep(e.target.checked)} /> keep if refused
+        </label>
         <button type="submit" className="primary" disabled={busy || !name.trim() || !key.trim()}>
           Store in keychain
         </button>

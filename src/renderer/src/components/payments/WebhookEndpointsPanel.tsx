@@ -221,8 +221,10 @@ function ConnectForm() {
       <h3>Connect this console</h3>
       <p className="hint">
         Give the public HTTPS address of a tunnel or reverse proxy that forwards to this console’s listener (
-        <span className="mono">/webhooks</span>). watchdesk registers it, stores the secret in the keychain,
-        then sends a signed test event to that address and reports success only when it arrives here.
+        <span className="mono">/webhooks</span>). watchdesk first checks that the address reaches this
+        listener, then registers it (or reuses the endpoint already registered for it), stores the secret in
+        the keychain and sends a signed test event through it. Success only when that event arrives here; when
+        it does not, the endpoint registered for the attempt is deleted again.
       </p>
       <label className="field">
         <span>Public URL</span>

@@ -28,14 +28,13 @@ export function ChannelsPanel() {
           <span className="mono">watchdesk alerts channel set NAME --type webhook</span>.
         </p>
       ) : (
-        <table className="grid" aria-label="Alert channels">
+        <table className="grid channels-table" aria-label="Alert channels">
           <thead>
             <tr>
               <th>Name</th>
               <th>Type</th>
               <th>Target</th>
               <th>Secret</th>
-              <th>Set secret</th>
               <th />
             </tr>
           </thead>
@@ -44,12 +43,14 @@ export function ChannelsPanel() {
               <tr key={c.name}>
                 <td>{c.name}</td>
                 <td>{c.type}</td>
-                <td className="mono">{c.target ?? '—'}</td>
-                <td title={c.problem ?? undefined}>
-                  <StatusBadge tone={c.secret === 'missing' ? 'bad' : 'good'} label={c.secret} />
-                  {c.problem && <span className="dim wrap"> {c.problem}</span>}
+                <td className="mono channel-target" title={c.target ?? undefined}>
+                  {c.target ?? '—'}
                 </td>
-                <td>{c.type === 'desktop' ? <span className="dim">—</span> : <SecretField channel={c} />}</td>
+                <td className="channel-secret">
+                  <StatusBadge tone={c.secret === 'missing' ? 'bad' : 'good'} label={c.secret} />
+                  {c.problem && <span className="dim"> {c.problem}</span>}
+                  {c.type !== 'desktop' && <SecretField channel={c} />}
+                </td>
                 <td>
                   <button onClick={() => void test(c.name)} disabled={!c.enabled}>
                     Send test
@@ -92,10 +93,10 @@ function SecretField({ channel }: { channel: ChannelInfo }) {
     <InlineForm onSubmit={() => void store()}>
       <TextField
         label={`Secret of ${channel.name}`}
-        placeholder={channel.type === 'email' ? 'SMTP password' : `${channel.type} URL (https://…)`}
+        placeholder={channel.type === 'email' ? 'SMTP password' : 'https://…'}
         value={value}
         onChange={setValue}
-        size={22}
+        size={16}
         secret
       />
       <button type="submit" disabled={busy || !value.trim()}>

@@ -81,17 +81,17 @@ export function KeysPanel() {
       <InlineForm onSubmit={() => void save()}>
         <TextField
           label="Key name"
-          placeholder="name (e.g. sandbox)"
+          placeholder="key name"
           value={name}
           onChange={setName}
-          size={16}
+          size={14}
         />
         <TextField
           label="API key"
           placeholder="sk_sandbox_… or sk_live_…"
           value={key}
           onChange={setKeyText}
-          size={36}
+          size={28}
           secret
         />
         <label>

@@ -39,8 +39,7 @@ export function paymentsApi(ctx: AppContext, services: Services): PaymentsHandle
     'payments.webhooks.connect': (input) => connectConsole(ctx, services, input),
     'payments.webhooks.stale': () =>
       listStaleEndpoints(payments, ctx.config().listener.publicUrl ?? null, reachThroughListener(services)),
-    'payments.webhooks.cleanup': async ({ ids, confirmLive }) =>
-      ok(await deleteEndpoints(payments, ids, confirmLive)),
+    'payments.webhooks.cleanup': ({ ids, confirmLive }) => deleteEndpoints(payments, ids, confirmLive),
   }
 }
 

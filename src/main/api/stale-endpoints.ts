@@ -91,17 +91,19 @@ export async function listStaleEndpoints(
   return ok({ stale, total: listed.value.endpoints.length })
 }
 
-/** Deletes each chosen endpoint (and its secret); one failure does not stop the others. */
+/** Deletes each chosen endpoint (and its secret); one failure does not stop the others, but a
+ * live key without the operator's confirmation deletes nothing. */
 export async function deleteEndpoints(
   payments: PaymentsService,
   ids: string[],
   confirmLive: boolean | undefined,
-): Promise<CleanupResult> {
+): Promise<Result<CleanupResult>> {
   const result: CleanupResult = { deleted: [], failed: [] }
   for (const id of [...new Set(ids)]) {
     const deleted = await payments.deleteEndpoint(id, confirmLive)
     if (deleted.ok) result.deleted.push(deleted.value)
+    else if (deleted.error.code === 'forbidden' && result.deleted.length === 0) return deleted
     else result.failed.push({ id, message: deleted.error.message })
   }
-  return result
+  return ok(result)
 }

@@ -123,7 +123,9 @@ async function cleanupEndpoints(
   }
   const asked = await confirmLive(payments, options, ctx.deps, `Delete ${chosen.length} webhook endpoint(s)`)
   if (!asked.go) return cancelled(io, asked.message)
-  const result = await deleteEndpoints(payments, chosen, asked.confirmed)
+  const done = await deleteEndpoints(payments, chosen, asked.confirmed)
+  if (!done.ok) return failWith(io, 'webhooks', done.error)
+  const result = done.value
   if (json) io.out(JSON.stringify(result, null, 2))
   else {
     for (const d of result.deleted)

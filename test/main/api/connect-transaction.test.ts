@@ -19,6 +19,7 @@ import { selfSignedCert, useTunnel } from '../../support/tunnel'
  * whose registered endpoints are counted; tunnels are TLS reverse proxies on loopback. */
 
 const key = 'sk_sandbox_connect_tx_1f2e3d4c'
+const liveKey = 'sk_live_connect_tx_9a8b7c6d'
 const biz = 'biz_tx'
 const events = ['funding.completed']
 
@@ -33,9 +34,12 @@ describe('Connect this console as one transaction', () => {
     for (const close of closers.splice(0)) close()
   })
 
-  async function setup() {
+  async function setup(activeKey = key) {
     const s = await standin({
-      keys: { [key]: { scopes: allScopes, limits: sandboxLimits, businesses: [biz] } },
+      keys: {
+        [key]: { scopes: allScopes, limits: sandboxLimits, businesses: [biz] },
+        [liveKey]: { scopes: allScopes, limits: sandboxLimits, businesses: [biz] },
+      },
     })
     const dataDir = tempDir()
     const certDir = tempDir()
@@ -46,7 +50,7 @@ describe('Connect this console as one transaction', () => {
     )
     const secrets = keychain()
     const c = await startConsole({ dataDir, secrets, env: { NODE_EXTRA_CA_CERTS: caFile } })
-    expect((await callApi(c, 'payments.keys.set', { name: 'main', key })).json.ok).toBe(true)
+    expect((await callApi(c, 'payments.keys.set', { name: 'main', key: activeKey })).json.ok).toBe(true)
     s.requests.length = 0 // the key's own test when it was stored
     const listener = c.backend.context.urls.listener!
     const connect = async (publicUrl: string) =>
@@ -172,5 +176,24 @@ describe('Connect this console as one transaction', () => {
     expect((await webhookSecrets(secrets)).sort()).toEqual(
       [`webhook-secret:${now}`, `webhook-secret:${theirs}`].sort(),
     )
+  })
+
+  it('Clean up with a live key deletes nothing until the operator confirmed it', async () => {
+    const { s, c } = await setup(liveKey)
+    const created = await callApi(c, 'payments.webhooks.create', {
+      url: 'https://watchdesk-test.invalid/old',
+      events,
+      confirmLive: true,
+    })
+    const id = created.json.value.endpoint.id
+    const stale = (await callApi(c, 'payments.webhooks.stale')).json.value.stale
+    expect(stale.map((x: { endpoint: { id: string } }) => x.endpoint.id)).toEqual([id])
+    const refused = await callApi(c, 'payments.webhooks.cleanup', { ids: [id] })
+    expect(refused.json.error.code).toBe('forbidden')
+    expect(refused.json.error.message).toContain('LIVE')
+    expect(s.endpoints.has(id)).toBe(true)
+    const confirmed = await callApi(c, 'payments.webhooks.cleanup', { ids: [id], confirmLive: true })
+    expect(confirmed.json.value.deleted).toEqual([{ id, secretRemoved: true }])
+    expect(s.endpoints.size).toBe(0)
   })
 })

@@ -40,8 +40,9 @@ export async function testKey(
     path: '/v1/wallets',
   })
   const wallets = answerOf(answer)
+  // No answer at all (the API down) or the key refused: the other features would say the same.
   const probed =
-    features && wallets.status !== 401
+    features && wallets.status !== null && wallets.status !== 401
       ? [featureOf('wallets', wallets), ...(await probeWebhooks(c.value.client, features.listPath, key.kind))]
       : []
   const missingScopes = [

@@ -1,7 +1,7 @@
 import type { ConnectResult, TestDelivery, WebhookEndpoint } from '../../shared/contract/payments'
 import { checkHttpsUrl } from '../../shared/payments'
-import { ok } from '../../shared/result'
-import type { Result } from '../../shared/result'
+import { err, ok } from '../../shared/result'
+import type { ApiError, Err, Result } from '../../shared/result'
 import type { AppContext } from '../context'
 import type { Services } from '../services'
 import { connectDescription, sameUrl } from './stale-endpoints'
@@ -36,7 +36,8 @@ export async function connectConsole(
   if (reach.state !== 'reachable')
     return ok({ ...nothing, test: notRegistered(publicUrl, reach.cause ?? 'connection', reach) })
 
-  const registered = await registeredFor(services, publicUrl)
+  const listed = await registeredFor(services, publicUrl)
+  const registered = listed ?? []
   const reusable = registered.find((e) => e.secretInKeychain && sameEvents(e.events, input.events))
   if (reusable) return ok(await testReused(ctx, services, reusable, publicUrl, input.events[0]!, kept))
 
@@ -44,7 +45,8 @@ export async function connectConsole(
     { url: publicUrl, events: input.events, description: input.description ?? connectDescription },
     input.confirmLive,
   )
-  if (!created.ok) return created
+  if (!created.ok)
+    return listed ? withOrphansRemoved(services, publicUrl, listed, created, input.confirmLive) : created
   const c = created.value
   const test = await deliverThroughPublicUrl(
     services,
@@ -101,12 +103,29 @@ function notRegistered(
   }
 }
 
-/** Endpoints at the service already pointing at this URL; none when the list cannot be read
+/** Endpoints at the service already pointing at this URL; null when the list cannot be read
  * (then a new one is registered, as before). */
-async function registeredFor(services: Services, url: string): Promise<WebhookEndpoint[]> {
+async function registeredFor(services: Services, url: string): Promise<WebhookEndpoint[] | null> {
   const listed = await services.payments.listEndpoints()
-  if (!listed.ok) return []
+  if (!listed.ok) return null
   return listed.value.endpoints.filter((e) => e.url !== null && sameUrl(e.url, url))
+}
+
+/** A create that failed may still have been committed at the service (its answer lost on the way
+ * back, every retry too): what is registered for the URL now and was not before is this
+ * attempt's, and is deleted again. */
+async function withOrphansRemoved(
+  services: Services,
+  url: string,
+  before: WebhookEndpoint[],
+  failed: Err<ApiError>,
+  confirmLive?: boolean,
+): Promise<Err<ApiError>> {
+  const now = await registeredFor(services, url)
+  const orphans = (now ?? []).filter((e) => !before.some((b) => b.id === e.id))
+  if (orphans.length === 0) return failed
+  const undone = await Promise.all(orphans.map((e) => undo(services, e.id, confirmLive)))
+  return err(failed.error.code, `${failed.error.message} ${undone.join(' ')}`)
 }
 
 const sameEvents = (a: string[], b: string[]) => a.length === new Set(b).size && b.every((e) => a.includes(e))

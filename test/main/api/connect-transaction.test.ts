@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:http'
+import { createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -33,6 +33,31 @@ describe('Connect this console as one transaction', () => {
   afterEach(() => {
     for (const close of closers.splice(0)) close()
   })
+
+  /** A gateway in front of the service that loses the answer of every successful create (the
+   * service committed it; the client sees 503, on each retry too). */
+  async function losingCreates(target: string): Promise<string> {
+    const gateway = createServer((req, res) => {
+      const upstream = request(
+        new URL(req.url ?? '/', target),
+        { method: req.method, headers: req.headers },
+        (answer) => {
+          if (req.method === 'POST' && answer.statusCode === 201) {
+            answer.resume()
+            res.writeHead(503, { 'content-type': 'application/json' })
+            res.end('{"error":{"type":"api_error","message":"gateway lost the answer"}}')
+            return
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers)
+          answer.pipe(res)
+        },
+      )
+      req.pipe(upstream)
+    })
+    await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', () => r()))
+    closers.push(() => (gateway.closeAllConnections(), gateway.close()))
+    return `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`
+  }
 
   async function setup(activeKey = key) {
     const s = await standin({
@@ -176,6 +201,23 @@ describe('Connect this console as one transaction', () => {
     expect((await webhookSecrets(secrets)).sort()).toEqual(
       [`webhook-secret:${now}`, `webhook-secret:${theirs}`].sort(),
     )
+  })
+
+  it('a create the service committed but whose answer was lost is deleted again: nothing is left behind', async () => {
+    const { s, c, certDir, listener, connect } = await setup()
+    const gateway = await losingCreates(s.url)
+    await callApi(c, 'settings.update', { set: { apiBaseUrl: gateway } })
+    const trusted = await tunnel(certDir, listener)
+    const failed = await callApi(c, 'payments.webhooks.connect', { publicUrl: trusted.url, events })
+    expect(failed.json.ok).toBe(false)
+    expect(failed.json.error.message).toMatch(
+      /The endpoint wh_[0-9a-f]+ registered for this attempt was deleted at the service: nothing is left behind\.$/,
+    )
+    expect(s.endpoints.size).toBe(0)
+    // Then with the service answering again: one endpoint.
+    await callApi(c, 'settings.update', { set: { apiBaseUrl: s.url } })
+    expect((await connect(trusted.url)).test.outcome).toBe('arrived')
+    expect(s.endpoints.size).toBe(1)
   })
 
   it('Clean up with a live key deletes nothing until the operator confirmed it', async () => {

@@ -66,7 +66,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
     if (tested?.refused && !keep)
       return err(
         'unauthorized',
-        `The service refused the key "${name}" (${maskSecret(secret)}): ${tested.message} It was not stored. Check that it is whole and meant for ${tested.baseUrl}; to store it anyway, run "watchdesk keys set ${name} --keep" (or tick "keep" in Settings).`,
+        `The service refused the key "${name}" (${maskSecret(secret)}): ${tested.message} It was not stored. Check that it is whole and meant for ${tested.baseUrl}; to store it anyway, run "watchdesk keys set ${name} --keep" (or tick "keep if refused" in Settings).`,
         { test: tested },
       )
     const stored = await keys.set(name, secret, activate)

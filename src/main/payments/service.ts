@@ -63,12 +63,17 @@ export function createPaymentsService(deps: PaymentsDeps) {
       ? await testKey(connectWith, { keyName: name, secret }, settings.config().apiBaseUrl, endpointPaths())
       : null
     const tested = test?.ok ? test.value : null
-    if (tested?.refused && !keep)
+    if (tested?.refused && !keep) {
+      const why =
+        tested.status === 401
+          ? `answered 401${tested.code ? ` (${tested.code})` : ''} to GET /v1/wallets`
+          : `answered 403 to each call it was tried with (${tested.features.map((f) => f.scope).join(', ')})`
       return err(
         'unauthorized',
-        `The service refused the key "${name}" (${maskSecret(secret)}): ${tested.message} It was not stored. Check that it is whole and meant for ${tested.baseUrl}; to store it anyway, run "watchdesk keys set ${name} --keep" (or tick "keep if refused" in Settings).`,
+        `The service at ${tested.baseUrl} refused the key "${name}" (${maskSecret(secret)}): it ${why}. It was not stored. Check that the key is whole and meant for that service; to store it anyway: watchdesk keys set ${name} --keep (or tick "keep if refused" in Settings).`,
         { test: tested },
       )
+    }
     const stored = await keys.set(name, secret, activate)
     if (!stored.ok) return stored
     return ok({ key: stored.value, test: tested })

@@ -117,9 +117,9 @@ describe('watchdesk keys, wallets, webhooks', () => {
     const io = captureIo(dataDir)
     expect(await keysCommand(['set', 'old'], io, { secrets, readSecret: async () => unknownKey })).toBe(1)
     expect(io.errors.at(-1)).toMatch(
-      /^watchdesk keys: The service refused the key "old" \(sk_sandbox_…0d0e\): .*It was not stored\./,
+      /^watchdesk keys: The service at http:\/\/127\.0\.0\.1:\d+ refused the key "old" \(sk_sandbox_…0d0e\): it answered 401 \(authentication_error\) to GET \/v1\/wallets\. It was not stored\./,
     )
-    expect(io.errors.at(-1)).toContain('watchdesk keys set old --keep')
+    expect(io.errors.at(-1)).toContain('to store it anyway: watchdesk keys set old --keep')
     expect(await secrets.get('api-key:old')).toEqual({ ok: true, value: null })
     io.lines.length = 0
     expect(await keysCommand(['list'], io, { secrets })).toBe(0)

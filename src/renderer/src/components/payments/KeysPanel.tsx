@@ -79,13 +79,7 @@ export function KeysPanel() {
         </p>
       )}
       <InlineForm onSubmit={() => void save()}>
-        <TextField
-          label="Key name"
-          placeholder="key name"
-          value={name}
-          onChange={setName}
-          size={14}
-        />
+        <TextField label="Key name" placeholder="key name" value={name} onChange={setName} size={14} />
         <TextField
           label="API key"
           placeholder="sk_sandbox_… or sk_live_…"

@@ -14,7 +14,7 @@ import { accounts, headlessKeychainLines, onPath } from '../secrets'
 import type { SecretStore } from '../secrets'
 import type { PaymentsService } from '../payments'
 import { pollerFor, readProjectUid } from '../chains'
-import { fetchPage, openRelayStore, parseStoreUrl, safePostgresUrl } from '../relay'
+import { fetchPage, openRelayStore, parseStoreUrl } from '../relay'
 import { listenerIdentityHeader } from '../webhooks'
 import { explainFailure, probe } from '../webhooks/public-url'
 import { portIsFree } from './first-run'
@@ -638,9 +638,9 @@ async function storeChecks(stores: string[]): Promise<DoctorCheck[]> {
       const store = await openRelayStore(parsed.value)
       if (!store.ok)
         return line({ area: 'store', label, state: 'fail', detail: store.error.message, fix: null })
+      // Where it is, without a password (the store's own words).
+      const shown = store.value.where
       await store.value.close()
-      const shown =
-        parsed.value.kind === 'sqlite' ? `sqlite:${parsed.value.file}` : safePostgresUrl(parsed.value.url)
       return line({
         area: 'store',
         label,

@@ -40,6 +40,8 @@ export interface RpcClientOptions {
   /** Removes secrets (the project uid) from anything the node echoes back. */
   scrub?: (text: string) => string
   maxResponseBytes?: number
+  /** Sent with every request (a reference's API key header, for instance). */
+  headers?: Record<string, string>
 }
 
 interface HttpReply {
@@ -80,6 +82,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
           method: 'POST',
           agent,
           headers: {
+            ...options.headers,
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(body),
             accept: 'application/json',

@@ -73,8 +73,14 @@ export class QualityWindow {
 
   /** Counts only (no histogram): for the per-source scores. */
   counts15(now: number): { polls: number; errors: number; rateLimited: number } {
-    const q = this.summary(now, 0, 0)
-    return { polls: q.polls, errors: q.errors, rateLimited: q.rateLimited }
+    const out = { polls: 0, errors: 0, rateLimited: 0 }
+    for (let i = 0; i < slots; i++) {
+      if (this.counts[i * 3] === 0 || !this.live(i, now)) continue
+      out.polls += this.counts[i * 3]!
+      out.errors += this.counts[i * 3 + 1]!
+      out.rateLimited += this.counts[i * 3 + 2]!
+    }
+    return out
   }
 
   private live(i: number, now: number): boolean {

@@ -62,6 +62,23 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     : new http.Agent({ keepAlive: true, maxSockets: 4 })
   const scrub = options.scrub ?? ((t: string) => t)
   const maxBytes = options.maxResponseBytes ?? 1024 * 1024
+  // Built once: a URL object given to every request would be converted each time.
+  const requestOptions = {
+    protocol: url.protocol,
+    hostname: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port || (isHttps ? 443 : 80),
+    path: `${url.pathname}${url.search}`,
+    method: 'POST',
+    agent,
+    ...(url.username
+      ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` }
+      : {}),
+  }
+  const baseHeaders = {
+    ...options.headers,
+    'content-type': 'application/json',
+    accept: 'application/json',
+  }
   let nextId = 1
   let batching: 'yes' | 'refused' | 'unknown' = 'unknown'
   const pending = new Set<http.ClientRequest>()
@@ -77,21 +94,12 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         resolve(value)
       }
       const req = (isHttps ? https : http).request(
-        url,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            ...options.headers,
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(body),
-            accept: 'application/json',
-          },
-        },
+        { ...requestOptions, headers: { ...baseHeaders, 'content-length': Buffer.byteLength(body) } },
         (res) => {
-          const chunks: Buffer[] = []
+          let text = ''
           let size = 0
-          res.on('data', (chunk: Buffer) => {
+          res.setEncoding('utf8')
+          res.on('data', (chunk: string) => {
             size += chunk.length
             if (size > maxBytes) {
               req.destroy()
@@ -102,11 +110,9 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
               })
               return
             }
-            chunks.push(chunk)
+            text += chunk
           })
-          res.on('end', () =>
-            done({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-          )
+          res.on('end', () => done({ status: res.statusCode ?? 0, text }))
           res.on('error', (error) => done(networkError(error)))
         },
       )

@@ -18,7 +18,7 @@ export interface ServiceSide {
 
 export class SourceScores {
   /** Per source: the state it is in and when it entered it. */
-  private readonly entered = new Map<string, { key: string; since: number }>()
+  private readonly entered = new Map<string, { key: string; since: string }>()
 
   score(
     service: ServiceSide,
@@ -68,10 +68,10 @@ export class SourceScores {
     const key = `${score.state}:${score.reason ?? ''}`
     let entered = this.entered.get(name)
     if (!entered || entered.key !== key) {
-      entered = { key, since: t }
+      entered = { key, since: new Date(t).toISOString() }
       this.entered.set(name, entered)
     }
-    return { name, ...score, since: new Date(entered.since).toISOString() }
+    return { name, ...score, since: entered.since }
   }
 }
 

@@ -157,8 +157,19 @@ async function main() {
     const agent = new http.Agent({ keepAlive: true })
     // One bare post per source polled: the service node and its three references.
     const sourceUrls = urls.flatMap((u) => Array.from({ length: referencesPerChain + 1 }, () => u))
-    const cpuBare = await cpuPerRound(() => bareRound(agent, sourceUrls), 500)
-    const cpuPoller = await cpuPerRound(() => poller.pollRound(), 500)
+    // Interleaved blocks, the median of each: on a shared machine a neighbour's burst then
+    // lands in one block of each kind rather than in all of one.
+    const bareBlocks: number[] = []
+    const pollerBlocks: number[] = []
+    const ratios: number[] = []
+    for (let block = 0; block < 10; block++) {
+      bareBlocks.push(await cpuPerRound(() => bareRound(agent, sourceUrls), 50))
+      pollerBlocks.push(await cpuPerRound(() => poller.pollRound(), 50))
+      ratios.push(pollerBlocks.at(-1)! / bareBlocks.at(-1)!)
+    }
+    const cpuBare = median(bareBlocks)
+    const cpuPoller = median(pollerBlocks)
+    const cpuRatio = median(ratios)
 
     let heapEarly = 0
     const started = performance.now()
@@ -189,7 +200,7 @@ async function main() {
       `round of 12 × (1 + ${referencesPerChain} references) ÷ slowest single source, +${delayMs} ms RTT: ${remote.ratio.toFixed(2)}  (${remote.round.toFixed(1)} ms ÷ ${remote.slowest.toFixed(1)} ms; target ≤ 1.3)`,
     )
     console.log(
-      `CPU per round:                                   ${cpuPoller.toFixed(2)} ms  (${(cpuPoller / cpuBare).toFixed(2)} × ${sourceUrls.length} bare eth_blockNumber posts, one per source, ${cpuBare.toFixed(2)} ms; target ≤ 1.3)`,
+      `CPU per round:                                   ${cpuPoller.toFixed(2)} ms  (${cpuRatio.toFixed(2)} × ${sourceUrls.length} bare eth_blockNumber posts, one per source, ${cpuBare.toFixed(2)} ms; target ≤ 1.3)`,
     )
     console.log(
       `heap after ${rounds} rounds ÷ after ${Math.min(1000, rounds)}:         ${(heapLate / heapEarly).toFixed(2)}  (${mb(heapLate)} MB ÷ ${mb(heapEarly)} MB; ${seconds.toFixed(0)} s; target ≤ 1.1)`,

@@ -12,7 +12,7 @@ import { corroborate } from './checks/corroborate'
 import type { CorroboratedView } from './checks/corroborate'
 import { ExtrasCheck, extrasPaceMs, unknownTag } from './checks/extras'
 import type { Extras } from './checks/extras'
-import { HeadAge } from './checks/head-age'
+import { HeadAge, headFromBlock } from './checks/head-age'
 import type { BlockAge } from './checks/head-age'
 import { IdentityCheck } from './checks/identity'
 import { ReferenceSource } from './checks/reference'
@@ -108,11 +108,16 @@ export class ChainMonitor {
   async poll(now: () => number = Date.now): Promise<PollResult> {
     if (!this.client) return { status: this.latest, sample: null }
     const started = now()
-    const plan = planPoll(started, this.headAge.getBlockRefused, this.extras, this.identity.due(started))
+    const plan = planPoll(
+      started,
+      { refused: this.headAge.getBlockRefused, answersHead: this.headAge.blockAnswersHead },
+      this.extras,
+      this.identity.due(started),
+    )
     const fetched = await fetchPoll(this.client, plan, this.references, started)
     const t = now()
     this.references.forEach((r, i) => r.observe(fetched.references[i]!, t))
-    const head = readHead(fetched.head)
+    const head = fetched.head ? readHead(fetched.head) : headFromBlock(fetched.block)
     if (!head.ok) return this.failed(head.error, fetched.latencyMs, t)
     this.failures = 0
     this.quality.add(t, 'ok', fetched.latencyMs)
@@ -225,6 +230,7 @@ export class ChainMonitor {
     this.failures += 1
     this.identity.forget()
     this.extras.reset()
+    this.headAge.blockAnswersHead = false
     const previous = this.latest
     const message =
       error.kind === 'http' && error.code === 404 ? `${error.message}${this.slugHint()}` : error.message

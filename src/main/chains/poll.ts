@@ -9,13 +9,16 @@ import type { ReferenceSource } from './checks/reference'
 
 export interface PollPlan {
   calls: RpcCall[]
+  /** eth_blockNumber is left out once the head block answers with its number: one call less. */
+  askHead: boolean
   askBlock: boolean
   extras: { calls: RpcCall[]; slow: boolean; from: number }
   identityFrom: number | null
 }
 
 export interface Fetched {
-  head: RpcOutcome
+  /** eth_blockNumber; null when not asked (the head block's number is the head). */
+  head: RpcOutcome | null
   /** null when the node refused eth_getBlockByNumber before (not asked again). */
   block: RpcOutcome | null
   extras: RpcOutcome[]
@@ -27,19 +30,20 @@ export interface Fetched {
 
 export function planPoll(
   now: number,
-  getBlockRefused: boolean,
+  block: { refused: boolean; answersHead: boolean },
   extras: ExtrasCheck,
   identityDue: boolean,
 ): PollPlan {
-  const calls: RpcCall[] = [{ method: 'eth_blockNumber', params: [] }]
-  const askBlock = !getBlockRefused
+  const askBlock = !block.refused
+  const askHead = !askBlock || !block.answersHead
+  const calls: RpcCall[] = askHead ? [{ method: 'eth_blockNumber', params: [] }] : []
   if (askBlock) calls.push({ method: 'eth_getBlockByNumber', params: ['latest', false] })
   const paced = extras.calls(now, askBlock)
   const from = calls.length
   calls.push(...paced.calls)
   const identityFrom = identityDue ? calls.length : null
   if (identityDue) calls.push(...identityCalls)
-  return { calls, askBlock, extras: { ...paced, from }, identityFrom }
+  return { calls, askHead, askBlock, extras: { ...paced, from }, identityFrom }
 }
 
 export async function fetchPoll(
@@ -54,8 +58,8 @@ export async function fetchPoll(
   ])
   const { extras, identityFrom } = plan
   return {
-    head: main.outcomes[0]!,
-    block: plan.askBlock ? main.outcomes[1]! : null,
+    head: plan.askHead ? main.outcomes[0]! : null,
+    block: plan.askBlock ? main.outcomes[plan.askHead ? 1 : 0]! : null,
     extras: main.outcomes.slice(extras.from, extras.from + extras.calls.length),
     identity: identityFrom === null ? null : main.outcomes.slice(identityFrom),
     references: answers,

@@ -188,6 +188,10 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   }
 
   async function singles(calls: RpcCall[]): Promise<BatchResult> {
+    if (calls.length === 1) {
+      const only = await call(calls[0]!)
+      return { outcomes: [only.outcome], latencyMs: only.elapsedMs }
+    }
     const exchanges = await Promise.all(calls.map(call))
     return {
       outcomes: exchanges.map((e) => e.outcome),

@@ -144,7 +144,8 @@ describe('chains poller against a scripted node', () => {
       expect(first.batch).toBe('refused')
       expect(first.head).toBe(100)
       expect(Array.isArray(node.received[0])).toBe(true)
-      // Single calls from then on, and the identity is not due again.
+      // Single calls from then on, and the identity is not due again; the head block gave its
+      // number, so eth_blockNumber is not asked beside it.
       // (eth_syncing and net_peerCount, refused in the first round, are not asked again; the
       // finalized and safe blocks are paced: asked again after 30 s.)
       expect(
@@ -153,7 +154,7 @@ describe('chains poller against a scripted node', () => {
             (b) => (b as { method: string; params: unknown[] }).params[0] ?? (b as { method: string }).method,
           )
           .sort(),
-      ).toEqual(['eth_blockNumber', 'latest'])
+      ).toEqual(['latest'])
     } finally {
       poller.stop()
     }

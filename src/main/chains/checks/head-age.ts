@@ -1,5 +1,7 @@
 import type { RpcOutcome } from '../rpc'
-import { quantity, refusesMethod } from '../values'
+import type { RpcErrorInfo } from '../../../shared/contract/chains'
+import type { Result } from '../../../shared/result'
+import { notAQuantity, quantity, refusesMethod } from '../values'
 
 /** The head block's age and the chain's measured block time. The age comes from the head block's
  * timestamp where the node gives the block, else from when this poller last saw the head advance. */
@@ -18,10 +20,23 @@ const blockTimeWeight = 0.2
 /** Block timestamps are whole seconds: measure over at least this span to keep sub-second chains honest. */
 const minMeasureSpanSeconds = 5
 
+/** The head of a poll that left eth_blockNumber out: the head block's number, or the error that
+ * makes the poll a failure (the next poll asks eth_blockNumber again). */
+export function headFromBlock(outcome: RpcOutcome | null): Result<number, RpcErrorInfo> {
+  if (!outcome) return { ok: false, error: { kind: 'malformed', code: null, message: 'No head asked.' } }
+  if (!outcome.ok) return outcome
+  const number = quantity((outcome.result as { number?: unknown } | null)?.number)
+  return number === null
+    ? { ok: false, error: notAQuantity('eth_getBlockByNumber("latest").number', outcome.result) }
+    : { ok: true, value: number }
+}
+
 export class HeadAge {
   blockTimeMs: number
   /** The node refused eth_getBlockByNumber: not asked again on this connection. */
   getBlockRefused = false
+  /** The head block answered with its number last time: eth_blockNumber need not be asked. */
+  blockAnswersHead = false
   private anchor: { head: number; timestamp: number } | null = null
   private lastHead: number | null = null
   private lastAdvanceAt: number | null = null
@@ -31,9 +46,10 @@ export class HeadAge {
   }
 
   /** The block may also raise the head (it can be newer than eth_blockNumber's answer). */
-  observe(reportedHead: number, blockOutcome: RpcOutcome | null, t: number): BlockAge {
-    let head = reportedHead
+  observe(reportedHead: number | null, blockOutcome: RpcOutcome | null, t: number): BlockAge {
+    let head = reportedHead ?? 0
     let timestamp: number | null = null
+    this.blockAnswersHead = false
     if (blockOutcome && !blockOutcome.ok && refusesMethod(blockOutcome.error)) this.getBlockRefused = true
     else if (blockOutcome?.ok) {
       const block = blockOutcome.result as { number?: unknown; timestamp?: unknown } | null
@@ -42,6 +58,7 @@ export class HeadAge {
       if (ts !== null && number !== null) {
         timestamp = ts
         head = Math.max(head, number)
+        this.blockAnswersHead = true
         this.measureBlockTime(number, ts)
       }
     }

@@ -46,7 +46,7 @@ export class QualityWindow {
     let polls = 0
     let errors = 0
     let rateLimited = 0
-    const merged = new Uint32Array(buckets)
+    const merged = scratch.fill(0)
     let answered = 0
     for (let i = 0; i < slots; i++) {
       if (this.counts[i * 3] === 0 || !this.live(i, now)) continue
@@ -98,6 +98,9 @@ export class QualityWindow {
     return i
   }
 }
+
+/** One histogram to merge into, reused: summaries are made one at a time. */
+const scratch = new Uint32Array(buckets)
 
 function percentileOf(histogram: Uint32Array, total: number, p: number): number | null {
   if (total === 0) return null

@@ -149,7 +149,7 @@ async function main() {
     const direct = await concurrencyRatio(urls, 50)
     const remote = await concurrencyRatio(
       forwarders.map((f) => f.url),
-      10,
+      20,
     )
 
     const poller = pollerOver(urls)

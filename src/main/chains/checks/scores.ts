@@ -37,7 +37,7 @@ export class SourceScores {
         latencyMs: service.latencyMs === null ? null : round(service.latencyMs, 1),
         chainId: service.chainId,
         ...service.counts,
-        state: service.excluded ? 'excluded' : 'counted',
+        state: service.excluded ? 'excluded' : service.head === null ? 'checking' : 'counted',
         reason: service.excluded?.reason ?? null,
         detail: service.excluded?.detail ?? serviceDetail(service.head, view),
       }),

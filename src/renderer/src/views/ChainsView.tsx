@@ -57,7 +57,7 @@ function Row({
     : chain.status !== 'healthy'
       ? chain.reason
       : disagree
-        ? `sources disagree: ${chain.corroboration.note}`
+        ? chain.corroboration.note
         : excluded
   const counted = chain.sources.filter((s) => s.state === 'counted').length
   return (
@@ -100,7 +100,7 @@ function Row({
           )}`}
         />
       </td>
-      <td className="col-spark">
+      <td className="col-spark col-spark-latency">
         <Sparkline
           values={(spark ?? []).map((p) => p.latencyMs)}
           width={60}
@@ -198,7 +198,7 @@ export function ChainsView() {
             </th>
             <th className="num">latency</th>
             <th className="col-spark">lag 1h</th>
-            <th className="col-spark">latency 1h</th>
+            <th className="col-spark col-spark-latency">latency 1h</th>
             <th className="num col-sources" title="sources counted in the corroborated head / sources">
               sources
             </th>

@@ -1,7 +1,7 @@
 import type { ChainStatus, SourceScore } from '../../../../shared/contract/chains'
 import { StatusBadge } from '../Status'
 import type { Tone } from '../Status'
-import { dash, fmtInt, fmtMs } from './format'
+import { dash, fmtInt } from './format'
 import { corroborationWords, exclusionWords } from './sources'
 
 /** The chain's sources in the drawer: the service node and every reference, each with its head,
@@ -23,6 +23,14 @@ export function SourcesPanel({ chain }: { chain: ChainStatus }) {
         </span>
       </p>
       <table className="grid sources-table" aria-label={`${chain.name} sources`}>
+        <colgroup>
+          <col className="source-name" />
+          <col className="source-state" />
+          <col className="source-head" />
+          <col className="source-distance" />
+          <col className="source-latency" />
+          <col className="source-errors" />
+        </colgroup>
         <thead>
           <tr>
             <th>source</th>
@@ -31,7 +39,7 @@ export function SourcesPanel({ chain }: { chain: ChainStatus }) {
             <th className="num" title="head minus the corroborated head">
               distance
             </th>
-            <th className="num">latency</th>
+            <th className="num">ms</th>
             <th className="num" title="failed (and rate-limited) polls of the polls over 15 min">
               errors
             </th>
@@ -62,13 +70,16 @@ function SourceRows({ source: s }: { source: SourceScore }) {
         <td className="num">
           {s.distance === null ? dash : s.distance > 0 ? `+${fmtInt(s.distance)}` : fmtInt(s.distance)}
         </td>
-        <td className="num">{fmtMs(s.latencyMs)}</td>
+        <td className="num">{s.latencyMs === null ? dash : Math.round(s.latencyMs)}</td>
         <td className="num">
           {s.errors + s.rateLimited}/{s.polls}
         </td>
       </tr>
       <tr className="source-detail">
         <td colSpan={6} className="hint">
+          {s.state === 'excluded' && s.reason && (
+            <span className={`source-why source-why-${state.tone}`}>{exclusionWords[s.reason]}: </span>
+          )}
           {s.detail}
           {s.since && s.state !== 'checking'
             ? ` Since ${new Date(s.since).toLocaleTimeString('en-GB')}.`
@@ -84,5 +95,5 @@ function stateOf(s: SourceScore): { tone: Tone; label: string } {
   if (s.state === 'counted') return { tone: 'good', label: 'counted' }
   // The service node excluded is the chain's own fault (down, wrong network): said in its status.
   const tone: Tone = s.role === 'service' ? 'bad' : s.reason === 'disagree' ? 'warn' : 'info'
-  return { tone, label: `excluded: ${exclusionWords[s.reason ?? 'errors']}` }
+  return { tone, label: 'excluded' }
 }

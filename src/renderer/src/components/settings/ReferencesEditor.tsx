@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useMemo, useState } from 'react'
 import type { ChainInfo } from '../../../../shared/chains/registry'
 import { publicRpcs } from '../../../../shared/chains/public-rpcs'
 import type { FieldProblem, ReferenceTest } from '../../../../shared/contract/settings'
@@ -17,7 +17,9 @@ interface SavedReference {
  * of the network, each added only when the operator says so — polling a public RPC tells its
  * operator this console's address. */
 export function ReferencesEditor({ chain }: { chain: ChainInfo }) {
-  const saved = useAppStore((s) => savedReferences(s.settings?.config, chain.serviceId))
+  // The chain's saved object is stable between renders; a list made in the selector would not be.
+  const own = useAppStore((s) => chainConfig(s.settings?.config, chain.serviceId))
+  const saved = useMemo(() => savedReferences(own), [own])
   const remove = useSettingsStore((s) => s.removeReference)
   const add = useSettingsStore((s) => s.addReference)
   const [problems, setProblems] = useState<FieldProblem[]>([])
@@ -188,10 +190,13 @@ function TestResult({ serviceId, what }: { serviceId: number; what: string }) {
   )
 }
 
-function savedReferences(config: Record<string, unknown> | undefined, serviceId: number): SavedReference[] {
-  const chain = (
-    config?.chains as Record<string, { referenceUrl?: string; references?: SavedReference[] }> | undefined
-  )?.[String(serviceId)]
+type SavedChain = { referenceUrl?: string; references?: SavedReference[] } | undefined
+
+function chainConfig(config: Record<string, unknown> | undefined, serviceId: number): SavedChain {
+  return (config?.chains as Record<string, SavedChain> | undefined)?.[String(serviceId)]
+}
+
+function savedReferences(chain: SavedChain): SavedReference[] {
   const list = (chain?.references ?? []).map((r) => ({ name: r.name, url: r.url }))
   if (chain?.referenceUrl && !list.some((r) => r.name === 'reference'))
     list.unshift({ name: 'reference', url: chain.referenceUrl })

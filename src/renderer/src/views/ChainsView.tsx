@@ -203,7 +203,7 @@ export function ChainsView() {
               sources
             </th>
             <th className="col-client">client</th>
-            <th className="col-detail">last error</th>
+            <th className="col-detail">detail</th>
           </tr>
         </thead>
         <tbody>

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import type { Readable } from 'node:stream'
-import { Client } from 'undici'
+import type { Client } from 'undici'
 import type { RpcErrorInfo } from '../../shared/contract/chains'
 
 /** A small JSON-RPC 2.0 client for one endpoint: HTTP keep-alive, a time-out per request, and a
@@ -61,7 +61,12 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   // undici (Node's own HTTP client, as a library): one keep-alive connection per endpoint at
   // about two thirds of node:http's CPU per request, which keeps a poll of several references
   // cheap. Requests on it take turns (no pipelining): a poll is one batch request anyway.
-  const pool = new Client(url.origin, { keepAliveTimeout: 30_000 })
+  // Loaded with the first request: commands that never poll do not load the library.
+  let connection: Promise<Client> | null = null
+  const pool = () =>
+    (connection ??= import('undici').then(
+      ({ Client }) => new Client(url.origin, { keepAliveTimeout: 30_000 }),
+    ))
   const scrub = options.scrub ?? ((t: string) => t)
   const maxBytes = options.maxResponseBytes ?? 1024 * 1024
   const path = `${url.pathname}${url.search}`
@@ -81,7 +86,9 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     }, options.timeoutMs)
     pending.add(controller)
     try {
-      const res = await pool.request({ method: 'POST', path, headers, body, signal: controller.signal })
+      const res = await (
+        await pool()
+      ).request({ method: 'POST', path, headers, body, signal: controller.signal })
       const text = await readBody(res.body, maxBytes)
       return typeof text === 'string' ? { status: res.statusCode, text } : text
     } catch (error) {
@@ -212,7 +219,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     close() {
       for (const controller of pending) controller.abort()
       pending.clear()
-      void pool.destroy().catch(() => {})
+      void connection?.then((c) => c.destroy()).catch(() => {})
     },
   }
 }

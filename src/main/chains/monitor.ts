@@ -13,6 +13,8 @@ import type { CorroboratedView } from './checks/corroborate'
 import { ExtrasCheck, extrasPaceMs, unknownTag } from './checks/extras'
 import type { Extras } from './checks/extras'
 import { HeadAge, headFromBlock } from './checks/head-age'
+import { lagOf } from './checks/lag'
+import type { Lag } from './checks/lag'
 import type { BlockAge } from './checks/head-age'
 import { IdentityCheck } from './checks/identity'
 import { ReferenceSource } from './checks/reference'
@@ -36,13 +38,6 @@ export interface Sample {
   lagMs: number | null
   latencyMs: number | null
   error: RpcErrorInfo | null
-}
-
-interface Lag {
-  blocks: number
-  seconds: number
-  /** The corroborated head, or null when the lag is estimated. */
-  referenceHead: number | null
 }
 
 type PollResult = { status: ChainStatus; sample: Sample | null }
@@ -127,7 +122,7 @@ export class ChainMonitor {
     const view = this.corroborate(mismatch ? null : age.head)
     const counted = this.references.filter((r) => view.verdicts.get(r.name)?.counted)
     await this.reorgs.observe(this.client, fetched.block, counted, t)
-    const lag = this.lag(age, view)
+    const lag = lagOf(age, view, this.headAge.blockTimeMs)
     const answers = this.extras.answers(plan.extras.calls, fetched.extras)
     const extras = this.extras.read(answers, plan.extras.slow, age, this.headAge.getBlockRefused, t)
     const evaluation = this.evaluate(age, lag, extras.syncing)
@@ -142,18 +137,6 @@ export class ChainMonitor {
       quorum,
       disagreeAfterBlocks,
     )
-  }
-
-  /** Blocks and seconds behind the corroborated head; estimated from the block age when no
-   * reference is configured or none passes (or the sources disagree). */
-  private lag(age: BlockAge, view: CorroboratedView): Lag {
-    const blockSeconds = this.headAge.blockTimeMs / 1000
-    if (view.state === 'corroborated' && view.head !== null) {
-      const blocks = Math.max(0, view.head - age.head)
-      return { blocks, seconds: blocks * blockSeconds, referenceHead: view.head }
-    }
-    const seconds = Math.max(0, age.seconds - blockSeconds)
-    return { blocks: Math.round(seconds / blockSeconds), seconds, referenceHead: null }
   }
 
   /** The status and its reason, from the shared health rules. */

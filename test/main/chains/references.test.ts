@@ -267,6 +267,32 @@ describe('corroborated head across references', () => {
     }
   })
 
+  it('excludes a rate-limited reference and one answering malformed heads, each with its reason, and leaves the service node healthy', async () => {
+    const service = await anvil({ chainId: 137 })
+    const limited = await standin(() => ({ status: 429, body: { error: 'too many requests' } }))
+    const garbled = await standin(jsonRpcNode({ eth_blockNumber: 'latest', eth_chainId: hex(137) }))
+    const polygon = await once({
+      '137': {
+        url: service.url,
+        references: [
+          { name: 'limited', url: limited.url },
+          { name: 'garbled', url: garbled.url },
+        ],
+      },
+    })
+    expect(polygon.status).toBe('healthy')
+    expect(polygon.lagEstimated).toBe(true)
+    expect(sourceOf(polygon, 'limited')).toMatchObject({
+      state: 'excluded',
+      reason: 'rate_limited',
+      polls: 1,
+      rateLimited: 1,
+      errors: 0,
+    })
+    expect(sourceOf(polygon, 'garbled')).toMatchObject({ state: 'excluded', reason: 'malformed', errors: 1 })
+    expect(sourceOf(polygon, 'garbled').detail).toBe('eth_blockNumber answered "latest", not a hex quantity.')
+  })
+
   it('suggests chains.<id>.slug when the chain’s path answers 404', async () => {
     const node = await standin(() => ({ status: 404, body: 'no such route' }))
     const polygon = await once({ '137': { url: `${node.url}/matic/uid` } })

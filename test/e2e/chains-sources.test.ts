@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
@@ -125,6 +125,20 @@ describe('chain sources in Chromium and the CLI', () => {
       refs.locator('li[data-reference="bsc-by-mistake"] .reference-test').textContent(),
     ).toContain('wrong chain id')
     expect(await refs.locator('.public-rpcs').textContent()).toContain('https://polygon-rpc.com')
+    // A reference added from BNB Smart Chain's form is tested first, then saved and listed.
+    await panel.locator('summary', { hasText: 'BNB Smart Chain' }).click()
+    const bscRefs = panel.getByLabel('BNB Smart Chain references')
+    const form = bscRefs.getByRole('form', { name: 'Add a reference to chain 56' })
+    await form.getByPlaceholder('name').fill('second')
+    await form.getByPlaceholder(/^https/).fill(bsc.url)
+    await form.getByRole('button', { name: 'Test' }).click()
+    await eventually(() => form.locator('.reference-test').textContent()).toMatch(/^answers\s*chain id 56/)
+    await form.getByRole('button', { name: 'Add' }).click()
+    await eventually(() => bscRefs.locator('li[data-reference]').count()).toBe(1)
+    const saved = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as {
+      chains: Record<string, { references: { name: string; url: string }[] }>
+    }
+    expect(saved.chains['56']!.references).toEqual([{ name: 'second', url: bsc.url }])
     await refs.scrollIntoViewIfNeeded()
     await saveScreenshot(page, 'settings-chain-references-1280x800')
     await page.close()

@@ -68,18 +68,3 @@ export function explainEstimateGasError(error: RpcErrorLike): Explanation {
     text: `The node refused the estimate (code ${error.code}): ${error.message}. Node software differs per network; the message is the node’s own.`,
   }
 }
-
-/** A node-access path answering 404 most often names the chain by another path than the
- * registry's slug: the words name the key that changes it. `composed`: the URL was built as
- * {rpcBaseUrl}/<slug>/<project uid> (not a chain's own chains.<id>.url). */
-export function notFoundHint(
-  error: { kind: string; code?: number | null },
-  serviceId: number,
-  slug: string,
-  composed: boolean,
-): string {
-  if (error.kind !== 'http' || error.code !== 404) return ''
-  return composed
-    ? ` The node access has no path /${slug}/: if it names this chain differently, set chains.${serviceId}.slug (watchdesk config set chains.${serviceId}.slug NAME).`
-    : ` Check chains.${serviceId}.url.`
-}

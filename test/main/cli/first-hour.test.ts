@@ -147,7 +147,7 @@ describe('the first hour at a terminal', () => {
       .find((c) => c.serviceId === 137)
     expect(polygon.status).toBe('down')
     expect(polygon.reason).toContain('HTTP 404')
-    expect(polygon.reason).toContain('watchdesk config set chains.137.slug NAME')
+    expect(polygon.reason).toContain('set chains.137.slug')
   })
 
   it("sources add at a relay's listener port names the sync port and stores nothing; sources list says each state", async () => {

@@ -1,7 +1,7 @@
 import { ok } from '../shared/result'
 import type { Result } from '../shared/result'
 import type { AppContext } from './context'
-import { startWebhooks } from './webhooks'
+import { createBatchedPublisher, startWebhooks } from './webhooks'
 import type { WebhookService } from './webhooks'
 import { startChainsService } from './chains'
 import type { ChainsService } from './chains'
@@ -53,6 +53,8 @@ export interface ServiceOptions {
   clock?: PollClock
   /** `--forward-to URL` targets of this run. */
   forwardTo?: AdhocTarget[]
+  /** Console pages open now (serve mode's server-sent event streams); absent in the desktop app. */
+  consolePages?: () => number | null
   /** Every finished forward attempt (the `listen` command prints them). */
   onForwardAttempt?: (report: AttemptReport) => void
 }
@@ -78,6 +80,10 @@ export async function startListening(
   // GET /metrics: the queue (pending and failing rows of every target) and failed attempts.
   ctx.meters.forward.queueDepth = () => forward.status().targets.reduce((n, t) => n + t.pending, 0)
   ctx.meters.forward.failures = () => failedAttempts
+  // The screen's push is one subscriber of the committed-events channel: batched per 150 ms for
+  // the views (newest kept on overflow, with the count left out); alerts and forward subscribe apart.
+  const screen = createBatchedPublisher((payload) => ctx.push.publish('events.appended', payload))
+  const offScreen = ctx.committed.subscribe((batch) => screen.add(batch.events.map((e) => e.summary)))
   // Never fails the start: a listener that cannot bind is reported in its status.
   const started = await startWebhooks(ctx, {
     port: options.listenerPort,
@@ -91,6 +97,8 @@ export async function startListening(
     forward,
     stop: async () => {
       await started.stop()
+      offScreen.dispose()
+      screen.stop()
       ctx.meters.forward.queueDepth = null
       ctx.meters.forward.failures = null
       return forward.stop()
@@ -123,6 +131,9 @@ export async function startServices(
     clock: options.clock,
     onChainsRound: (listener) => chains.onRound(listener),
     listener: () => webhooks.status(),
+    committed: ctx.committed,
+    eventsAfter: (seq, limit) => webhooks.store.after(seq, limit),
+    consolePages: options.consolePages,
   })
   stops.push(() => alerts.stop())
   // A synced event is forwarded like a local one: the same outbox statement in its transaction

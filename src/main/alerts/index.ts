@@ -11,7 +11,6 @@ import type {
 } from '../../shared/contract/alerts'
 import type { ChainsSnapshot } from '../../shared/contract/chains'
 import type { ListenerStatus, EventSummary } from '../../shared/contract/events'
-import { shouldNotify } from '../../shared/events'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { PollClock } from '../../shared/clock'
@@ -23,6 +22,9 @@ import type { SecretStore } from '../secrets'
 import { describeChannel, readChannelSecret, sendAlert } from './channels'
 import { IncidentEngine } from './engine'
 import type { Meters } from '../meters'
+import type { CommittedEvents } from '../committed'
+import { eventAlerts } from './event-alerts'
+import type { OutboxRow } from './store'
 import { describeConsoleMute, describeWindow, mutedBy } from './mute'
 import { chainConditions, ruleCatalog, severityOf } from './rules'
 import type { Condition } from './rules'
@@ -51,6 +53,13 @@ export interface AlertsDeps {
   onChainsRound(listener: (snapshot: ChainsSnapshot) => void): () => void
   /** The webhook listener's status; null when there is none. */
   listener(): ListenerStatus | null
+  /** The committed-events channel (lossless): wakes the event rule, feeds quiet-endpoint tracking. */
+  committed: CommittedEvents
+  /** Stored events after `seq` (first deliveries only, oldest first, at most `limit`): what the
+   * alerts' durable cursor reads, so an event committed before a crash is still alerted after it. */
+  eventsAfter(seq: number, limit: number): EventSummary[]
+  /** Console pages open now (serve mode); null in the desktop app, where the shell shows alerts. */
+  consolePages?(): number | null
 }
 
 export interface AlertsService {
@@ -118,13 +127,70 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
   })
   engine.restore(writing('alert incidents', () => store.openIncidents(), []))
 
-  function enqueue(alert: Alert, only?: string): void {
-    queue = queue
-      .then(() => dispatch(alert, only))
-      .then(
-        () => undefined,
-        (error: unknown) => log.error('alert dispatch failed', { error }),
-      )
+  /** Channels an alert goes to: enabled ones that take its rule. */
+  const channelsFor = (alert: Alert) =>
+    Object.entries(cfg().channels)
+      .filter(([, c]) => c.enabled && (!c.rules || c.rules.includes(alert.rule)))
+      .map(([name]) => name)
+
+  /** Work on the one alert queue (sends are serial, in order). */
+  function work(task: () => Promise<unknown>): void {
+    queue = queue.then(task).then(
+      () => undefined,
+      (error: unknown) => log.error('alert dispatch failed', { error }),
+    )
+  }
+
+  /** An alert is written to the outbox first (durable), then sent; `cursor` moves the event cursor
+   * in the same transaction. When the database takes no writes it is still sent, from memory. */
+  function enqueueAll(alerts: Alert[], cursor: number | null = null): boolean {
+    const items = alerts.flatMap((alert) => channelsFor(alert).map((channel) => ({ alert, channel })))
+    try {
+      store.queue(items, cursor, clock.now())
+      deps.storage.committed()
+    } catch (error) {
+      deps.storage.failed('alert outbox', error)
+      for (const alert of alerts) work(() => dispatch(alert))
+      return false
+    }
+    if (items.length > 0) work(drainOutbox)
+    return true
+  }
+  const enqueue = (alert: Alert) => void enqueueAll([alert])
+
+  /** Sends what the outbox holds, oldest first; each row is deleted with its log row once the
+   * channel answered (sent, failed or muted). A crash before that sends it again after the start. */
+  // Rows answered whose log write failed (storage fault): not sent again by this process. Drains run
+  // one after the other on the queue, so a row is never in two of them.
+  const answered = new Set<number>()
+  async function drainOutbox(): Promise<void> {
+    for (const row of writing('alert outbox', () => store.pending(), [] as OutboxRow[])) {
+      if (answered.has(row.id) || stopped) continue
+      await deliver(row)
+    }
+    deps.push.publish('alerts.changed', { openIncidents: engine.openCount() })
+  }
+
+  async function deliver(row: OutboxRow): Promise<void> {
+    const { alert, channel: name } = row
+    const channel = cfg().channels[name]
+    const done = (result: AlertRecord['result'], detail: string | null) => {
+      if (!writing('alert log', () => (store.complete(row.id, alert, name, result, detail), true), false))
+        answered.add(row.id)
+    }
+    if (!channel)
+      return done('failed', `Channel "${name}" was removed from alerts.channels before it was sent.`)
+    const muted = mutedBy(
+      cfg().mute,
+      writing('alert mutes', () => store.mutes(alert.t), []),
+      alert,
+      alert.t,
+    )
+    if (muted) return done('muted', muted)
+    const sent = await send(name, channel, alert)
+    const detail = sent.ok ? sent.value : sent.error.message
+    if (!sent.ok) log.warn('alert not delivered', { channel: name, rule: alert.rule, detail })
+    done(sent.ok ? 'sent' : 'failed', detail)
   }
 
   async function dispatch(
@@ -202,36 +268,44 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
     })
   }
 
-  // Events: the committed ones, as the push bus carries them.
+  // Events: a durable cursor over committed events (first deliveries, in commit order). Each round
+  // reads everything after the cursor, turns it into alerts (a burst into one summary) and writes
+  // their outbox rows with the new cursor in one transaction: a crash loses no event's alert and
+  // sends none twice (but for one whose channel answered in the instant before the log write).
   const lastEventAt = new Map<string, number>()
   const startedAt = clock.now()
-  const offPush = deps.push.subscribe((message) => {
-    if (stopped || message.topic !== 'events.appended') return
-    const events = message.payload.events as EventSummary[]
-    for (const e of events) {
+  const pageSize = 10_000
+  let cursor = writing('alert event cursor', () => store.eventCursor(), 0)
+  let reading: NodeJS.Timeout | null = null
+  /** A short pause before reading, so a catch-up's pages (committed back to back) make one round. */
+  const coalesceMs = 200
+  function readEvents(): void {
+    reading = null
+    if (stopped) return
+    for (;;) {
+      const events = writing('alert events', () => deps.eventsAfter(cursor, pageSize), [] as EventSummary[])
+      if (events.length === 0) return
+      const next = events.at(-1)!.seq
+      const alerts = cfg().disabledRules.includes('event.type')
+        ? []
+        : eventAlerts(events, cfg().eventTypes, clock.now())
+      if (!enqueueAll(alerts, next)) return
+      cursor = next
+      if (events.length < pageSize) return
+    }
+  }
+  const wakeEvents = () => (reading ??= setTimeout(readEvents, coalesceMs))
+  const offCommitted = deps.committed.subscribe((batch) => {
+    if (stopped) return
+    for (const { summary: e } of batch.events) {
       lastEventAt.set(e.endpoint ?? '*', clock.now())
       lastEventAt.set('*', clock.now())
     }
-    const alerting = events.filter((e) => shouldNotify(e.type, cfg().eventTypes))
-    if (alerting.length > 3) {
-      const types = [...new Set(alerting.map((e) => e.type))]
-      instant({
-        rule: 'event.type',
-        subject: 'events',
-        serviceId: null,
-        title: `${alerting.length} alerting events`,
-        body: types.join(', '),
-      })
-    } else
-      for (const e of alerting)
-        instant({
-          rule: 'event.type',
-          subject: `event:${e.id}`,
-          serviceId: null,
-          title: e.type,
-          body: [e.fundingLine, e.dataId, e.id].filter(Boolean).join(' · '),
-        })
+    if (batch.events.some((e) => !e.duplicate)) wakeEvents()
   })
+  // Owed from before a restart: outbox rows not answered, then events committed but not alerted.
+  work(drainOutbox)
+  readEvents()
 
   // Listener, storage and quiet endpoints: every few seconds.
   const rejections: { t: number; n: number }[] = []
@@ -382,6 +456,11 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
     },
     condition: (c) => observe([c]),
     idle: async () => {
+      // Events committed but not read yet (the coalescing pause) are read now.
+      if (reading) {
+        clearTimeout(reading)
+        readEvents()
+      }
       for (;;) {
         const current = queue
         await current
@@ -391,8 +470,9 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
     async stop() {
       stopped = true
       cancelCheck?.()
+      if (reading) clearTimeout(reading)
       offChains()
-      offPush.dispose()
+      offCommitted.dispose()
       await queue
     },
   }

@@ -72,6 +72,8 @@ export interface EventStore {
     limit: number,
   ): { rows: EventSummary[]; next: EventCursor | null }
   count(filter: EventFilter, cap: number): { count: number; capped: boolean }
+  /** Stored events after `seq`, in commit order (seq), at most `limit`: a reader's durable cursor. */
+  after(seq: number, limit: number): EventSummary[]
   get(id: string): EventDetail | null
   /** Rows for export, newest first, with data; calls `each` so the caller streams. */
   forEachForExport(
@@ -126,6 +128,13 @@ export function createEventStore(db: Database): EventStore {
         next: rows.length === limit && last ? { receivedAt: last.received_at, seq: last.seq } : null,
       }
     },
+    after: (seq, limit) =>
+      (
+        prepared(`SELECT ${summaryColumns} FROM events WHERE seq > ? ORDER BY seq LIMIT ?`).all(
+          seq,
+          limit,
+        ) as EventRow[]
+      ).map(toSummary),
     count(filter, cap) {
       const where = filterClause(filter)
       const { n } = prepared(

@@ -10,6 +10,10 @@ export type AlertSeverity = z.infer<typeof AlertSeverity>
 export const AlertKind = z.enum(['fired', 'reminder', 'recovered', 'event', 'test'])
 export type AlertKind = z.infer<typeof AlertKind>
 
+/** An event an alert covers: its id and type, and where the console shows it. */
+export const AlertedEvent = z.object({ id: z.string(), type: z.string(), seq: z.number().int() })
+export type AlertedEvent = z.infer<typeof AlertedEvent>
+
 /** One alert as every channel receives it (the webhook channel POSTs exactly this JSON). */
 export const Alert = z.object({
   t: z.number(),
@@ -24,6 +28,8 @@ export const Alert = z.object({
   incidentId: z.number().int().nullable(),
   /** For recovered: how long the incident lasted. */
   durationMs: z.number().nullable(),
+  /** For an event alert: every event it covers (one, or all of a burst), oldest first. */
+  events: z.array(AlertedEvent).optional(),
 })
 export type Alert = z.infer<typeof Alert>
 
@@ -36,9 +42,12 @@ export const AlertRecord = z.object({
   kind: AlertKind,
   title: z.string(),
   channel: z.string(),
-  result: z.enum(['sent', 'failed', 'muted']),
+  /** not_shown: a desktop alert in serve mode that no open console page displayed (yet). */
+  result: z.enum(['sent', 'failed', 'muted', 'not_shown']),
   detail: z.string().nullable(),
   incidentId: z.number().int().nullable(),
+  /** The ids of the events an event alert covers (all of a burst). */
+  events: z.array(z.string()).optional(),
 })
 export type AlertRecord = z.infer<typeof AlertRecord>
 

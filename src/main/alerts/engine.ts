@@ -98,7 +98,7 @@ export class IncidentEngine {
     const confirm = c.confirm ?? { count: 1, ms: 0 }
     if (state.pendingCount < confirm.count || now - state.pendingSince < confirm.ms) return
     state.open = true
-    state.openedAt = state.pendingSince
+    state.openedAt = Math.min(state.pendingSince, c.since ?? state.pendingSince)
     state.lastAlertAt = now
     state.incidentId = this.deps.open({ ...c }, state.openedAt)
     this.emit(state, 'fired', state.title, state.body, null, now)

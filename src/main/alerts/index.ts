@@ -241,7 +241,7 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
   const reorgsSeen = new Map<number, number>()
   const offChains = deps.onChainsRound((snapshot) => {
     if (stopped) return
-    observe(chainConditions(snapshot))
+    observe(chainConditions(snapshot, cfg().minFailures))
     for (const c of snapshot.chains) {
       const before = reorgsSeen.get(c.serviceId)
       reorgsSeen.set(c.serviceId, c.reorgs)

@@ -19,13 +19,24 @@ export class QualityWindow {
     let polls = 0
     let errors = 0
     let rateLimited = 0
+    let slow = 0
+    let firstErrorAt: number | null = null
+    let firstSlowAt: number | null = null
     const latencies: number[] = []
     for (const e of this.entries) {
       if (e.outcome === 'outage') continue
       polls++
-      if (e.outcome === 'error') errors++
-      else if (e.outcome === 'rate_limited') rateLimited++
-      else if (e.latencyMs !== null) latencies.push(e.latencyMs)
+      if (e.outcome === 'error') {
+        errors++
+        firstErrorAt ??= e.t
+      } else if (e.outcome === 'rate_limited') rateLimited++
+      else if (e.latencyMs !== null) {
+        latencies.push(e.latencyMs)
+        if (e.latencyMs > p95AboveMs) {
+          slow++
+          firstSlowAt ??= e.t
+        }
+      }
     }
     latencies.sort((a, b) => a - b)
     const p95 = percentile(latencies, 0.95)
@@ -37,6 +48,9 @@ export class QualityWindow {
       p95Ms: p95 === null ? null : Math.round(p95 * 10) / 10,
       errorRateAbove,
       p95AboveMs,
+      slow,
+      firstErrorAt,
+      firstSlowAt,
     }
   }
 

@@ -32,6 +32,12 @@ export const PollQuality = z.object({
   p95Ms: z.number().nullable(),
   errorRateAbove: z.number(),
   p95AboveMs: z.number(),
+  /** Answers slower than p95AboveMs in the window. */
+  slow: z.number().int(),
+  /** The first failed poll and the first slow answer still in the window (ms since the epoch):
+   * where an error-rate or latency incident starts. */
+  firstErrorAt: z.number().nullable(),
+  firstSlowAt: z.number().nullable(),
 })
 export type PollQuality = z.infer<typeof PollQuality>
 

@@ -109,6 +109,11 @@ export const Uptime = z.object({
   ratio24h: z.number().nullable(),
   ratio7d: z.number().nullable(),
   ratio30d: z.number().nullable(),
+  /** The first poll on record (within 30 days), null without any: a window that starts before it
+   * is not full, and its ratio covers only `at - dataSince` (describeUptime says so). */
+  dataSince: z.number().nullable(),
+  /** When the figures were computed. */
+  at: z.number(),
   /** The last 24 hours, oldest first, one bar per hour (the heartbeat bar). */
   hours: z.array(UptimeBar),
 })

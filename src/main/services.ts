@@ -156,11 +156,11 @@ const sourceCheckMs = 5_000
 /** The alert rule "relay source unreachable" over the sources' status: each source observed every
  * 5 s and confirmed like the other rules (3 observations and 15 s), so a relay that restarts is no
  * outage; a refused token counts too (nothing arrives either way). A source removed from the
- * config closes its incident. */
+ * config closes its incident as "source removed" (not a recovery: nobody saw it answer). */
 function watchSources(sources: SourcesService, alerts: AlertsService, clock: PollClock): () => void {
   let watched = new Set<string>()
   let cancel: (() => void) | null = null
-  const observe = (name: string, active: boolean, title: string, body: string) =>
+  const observe = (name: string, active: boolean, title: string, body: string, gone?: string) =>
     alerts.condition({
       rule: 'relay.source',
       subject: `source:${name}`,
@@ -170,6 +170,7 @@ function watchSources(sources: SourcesService, alerts: AlertsService, clock: Pol
       title,
       body,
       confirm: engineConfirm,
+      gone,
     })
   const check = () => {
     const seen = new Set<string>()
@@ -185,7 +186,8 @@ function watchSources(sources: SourcesService, alerts: AlertsService, clock: Pol
       )
     }
     for (const name of watched)
-      if (!seen.has(name)) observe(name, false, `Relay source ${name} removed`, 'Removed from sources.')
+      if (!seen.has(name))
+        observe(name, false, `Relay source ${name} removed`, 'Removed from sources.', 'source removed')
     watched = seen
     cancel = clock.after(sourceCheckMs, check)
   }

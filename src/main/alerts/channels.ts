@@ -187,6 +187,8 @@ async function sendEmail(
 const icon = (alert: Alert) =>
   alert.kind === 'recovered'
     ? ':large_green_circle:'
-    : alert.severity === 'critical'
-      ? ':red_circle:'
-      : ':large_yellow_circle:'
+    : alert.kind === 'closed'
+      ? ':white_circle:'
+      : alert.severity === 'critical'
+        ? ':red_circle:'
+        : ':large_yellow_circle:'

@@ -120,7 +120,8 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
           }),
         null,
       ),
-    close: (id, at) => writing('alert incident', () => store.closeIncident(id, at), undefined),
+    close: (id, at, reason) =>
+      writing('alert incident', () => store.closeIncident(id, at, reason), undefined),
     emit: (alert) => enqueue(alert),
     repeatMs: () => cfg().repeatMinutes * 60_000,
     disabled: (rule) => cfg().disabledRules.includes(rule),

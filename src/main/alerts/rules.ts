@@ -121,6 +121,9 @@ export interface Condition {
   /** When what led to it began (the first failed poll of an error rate), if before its first
    * observation: the incident starts there, so its duration is the outage's. */
   since?: number | null
+  /** With `active: false`: its subject is gone (a removed source), so an open incident closes
+   * with this reason ("source removed") and a `closed` alert, not a recovery. */
+  gone?: string
 }
 
 /** 3 observations in a row and 15 s: how the rules not confirmed upstream are debounced. */

@@ -13,7 +13,7 @@ export interface AlertStore {
     detail: string
     openedAt: number
   }): number
-  closeIncident(id: number, closedAt: number): void
+  closeIncident(id: number, closedAt: number, reason: string): void
   openIncidents(): Incident[]
   incidents(filter: { serviceId?: number; rule?: string; open?: boolean; limit: number }): Incident[]
   record(alert: Alert, channel: string, result: AlertRecord['result'], detail: string | null): void
@@ -88,6 +88,7 @@ interface IncidentRow {
   detail: string
   opened_at: number
   closed_at: number | null
+  closed_reason: string | null
   alerts: number
 }
 
@@ -102,6 +103,7 @@ const toIncident = (r: IncidentRow): Incident => ({
   openedAt: r.opened_at,
   closedAt: r.closed_at,
   durationMs: r.closed_at === null ? null : r.closed_at - r.opened_at,
+  closedReason: r.closed_at === null ? null : (r.closed_reason ?? 'recovered'),
   alerts: r.alerts,
 })
 
@@ -110,7 +112,9 @@ export function createAlertStore(db: Database): AlertStore {
     `INSERT INTO alert_incidents (rule, subject, service_id, severity, title, detail, opened_at)
      VALUES (@rule, @subject, @serviceId, @severity, @title, @detail, @openedAt)`,
   )
-  const close = db.prepare(`UPDATE alert_incidents SET closed_at = ? WHERE id = ? AND closed_at IS NULL`)
+  const close = db.prepare(
+    `UPDATE alert_incidents SET closed_at = ?, closed_reason = ? WHERE id = ? AND closed_at IS NULL`,
+  )
   const selectOpen = db.prepare(`SELECT * FROM alert_incidents WHERE closed_at IS NULL ORDER BY opened_at`)
   const insertLog = db.prepare(
     `INSERT INTO alert_log (t, incident_id, rule, subject, kind, title, channel, result, detail, events)
@@ -153,7 +157,7 @@ export function createAlertStore(db: Database): AlertStore {
 
   return {
     openIncident: (i) => Number(insertIncident.run(i).lastInsertRowid),
-    closeIncident: (id, closedAt) => void close.run(closedAt, id),
+    closeIncident: (id, closedAt, reason) => void close.run(closedAt, reason, id),
     openIncidents: () => (selectOpen.all() as IncidentRow[]).map(toIncident),
     incidents({ serviceId, rule, open, limit }) {
       const where: string[] = []

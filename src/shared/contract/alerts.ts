@@ -6,8 +6,10 @@ export const AlertSeverity = z.enum(['critical', 'warning', 'info'])
 export type AlertSeverity = z.infer<typeof AlertSeverity>
 
 /** fired: an incident opened; reminder: it still lasts (`alerts.repeatMinutes`); recovered: it
- * closed (with its duration); event: a one-off (an event type, a reorg); test: "send test". */
-export const AlertKind = z.enum(['fired', 'reminder', 'recovered', 'event', 'test'])
+ * closed because its subject works again (with its duration); closed: it ended without recovering
+ * (its subject was removed, e.g. a relay source); event: a one-off (an event type, a reorg);
+ * test: "send test". */
+export const AlertKind = z.enum(['fired', 'reminder', 'recovered', 'closed', 'event', 'test'])
 export type AlertKind = z.infer<typeof AlertKind>
 
 /** An event an alert covers: its id and type, and where the console shows it. */
@@ -62,6 +64,8 @@ export const Incident = z.object({
   openedAt: z.number(),
   closedAt: z.number().nullable(),
   durationMs: z.number().nullable(),
+  /** How it ended: "recovered", or why it closed without recovering ("source removed"); null while open. */
+  closedReason: z.string().nullable(),
   /** Alerts recorded for it (sent, failed or muted) on every channel. */
   alerts: z.number().int(),
 })

@@ -53,8 +53,6 @@ export interface ServiceOptions {
   clock?: PollClock
   /** `--forward-to URL` targets of this run. */
   forwardTo?: AdhocTarget[]
-  /** Console pages open now (serve mode's server-sent event streams); absent in the desktop app. */
-  consolePages?: () => number | null
   /** Every finished forward attempt (the `listen` command prints them). */
   onForwardAttempt?: (report: AttemptReport) => void
 }
@@ -133,7 +131,7 @@ export async function startServices(
     listener: () => webhooks.status(),
     committed: ctx.committed,
     eventsAfter: (seq, limit) => webhooks.store.after(seq, limit),
-    consolePages: options.consolePages,
+    shell: ctx.shell,
   })
   stops.push(() => alerts.stop())
   // A synced event is forwarded like a local one: the same outbox statement in its transaction

@@ -112,7 +112,8 @@ export async function sendAlert(
 ): Promise<Result<string>> {
   if (config.type === 'desktop') {
     deps.push.publish('alerts.alert', alert)
-    return ok('shown on the desktop (app) or in the open console page')
+    // The desktop app's shell raises the notification (serve mode is handled by the alerts service).
+    return ok('passed to the desktop notifications')
   }
   if (config.type === 'email') return sendEmail(config, alert, deps.secret.value)
   if (!deps.secret.value) return err('unavailable', deps.secret.problem ?? `Channel "${name}" has no URL.`)

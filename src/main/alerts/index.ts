@@ -23,6 +23,8 @@ import { describeChannel, readChannelSecret, sendAlert } from './channels'
 import { IncidentEngine } from './engine'
 import type { Meters } from '../meters'
 import type { CommittedEvents } from '../committed'
+import { toDisposable } from '../../shared/disposable'
+import type { Disposable } from '../../shared/disposable'
 import { eventAlerts } from './event-alerts'
 import type { OutboxRow } from './store'
 import { describeConsoleMute, describeWindow, mutedBy } from './mute'
@@ -58,8 +60,8 @@ export interface AlertsDeps {
   /** Stored events after `seq` (first deliveries only, oldest first, at most `limit`): what the
    * alerts' durable cursor reads, so an event committed before a crash is still alerted after it. */
   eventsAfter(seq: number, limit: number): EventSummary[]
-  /** Console pages open now (serve mode); null in the desktop app, where the shell shows alerts. */
-  consolePages?(): number | null
+  /** The shell: in serve mode a desktop alert is shown by a console page, in the app by the shell. */
+  shell: 'electron' | 'serve'
 }
 
 export interface AlertsService {
@@ -74,6 +76,12 @@ export interface AlertsService {
   /** For other capabilities (relay sources, forward targets): report a state a rule watches,
    * observed like the others (`confirm` debounces it; `engineConfirm` is the rules' own). */
   condition(c: Condition): void
+  /** serve mode: how many console pages are open (their push streams), for the desktop channel. */
+  attachConsole(pages: () => number): Disposable
+  /** A console page displayed these desktop alerts (alert log ids). */
+  shown(ids: number[]): Result<{ marked: number }>
+  /** Desktop alerts of the last 24 hours no console page displayed (serve mode). */
+  missed(): Result<AlertRecord[]>
   /** Resolves once every alert queued so far went through its channels (tests, shutdown). */
   idle(): Promise<void>
   stop(): Promise<void>
@@ -89,6 +97,7 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
   const store = createAlertStore(deps.db)
   const cfg = () => deps.config().alerts
   let queue: Promise<void> = Promise.resolve()
+  let consolePages: () => number = () => 0
   let stopped = false
 
   /** A storage fault must never stop an alert (least of all the storage alert): write, or note why not. */
@@ -176,22 +185,47 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
     const { alert, channel: name } = row
     const channel = cfg().channels[name]
     const done = (result: AlertRecord['result'], detail: string | null) => {
-      if (!writing('alert log', () => (store.complete(row.id, alert, name, result, detail), true), false))
-        answered.add(row.id)
+      const logId = writing('alert log', () => store.complete(row.id, alert, name, result, detail), null)
+      if (logId === null) answered.add(row.id)
+      return logId
     }
     if (!channel)
-      return done('failed', `Channel "${name}" was removed from alerts.channels before it was sent.`)
+      return void done('failed', `Channel "${name}" was removed from alerts.channels before it was sent.`)
     const muted = mutedBy(
       cfg().mute,
       writing('alert mutes', () => store.mutes(alert.t), []),
       alert,
       alert.t,
     )
-    if (muted) return done('muted', muted)
+    if (muted) return void done('muted', muted)
+    await sendAndRecord(name, channel, alert, done)
+  }
+
+  /** Sends on one channel and records the outcome (`write` answers the log row id). A desktop alert
+   * in serve mode is shown only by an open console page: it is logged "not shown" and pushed with
+   * its log id; the page that displays it confirms (`shown`), the next page that opens shows what
+   * none did (`missed`). */
+  async function sendAndRecord(
+    name: string,
+    channel: ChannelConfig,
+    alert: Alert,
+    write: (result: AlertRecord['result'], detail: string | null) => number | null,
+  ): Promise<{ ok: boolean; detail: string | null }> {
+    if (channel.type === 'desktop' && deps.shell === 'serve') {
+      const pages = consolePages()
+      const detail =
+        pages === 0
+          ? 'not shown: no console open (the next console page that opens shows it)'
+          : `not shown yet: sent to ${pages} open console page${pages === 1 ? '' : 's'}`
+      const logId = write('not_shown', detail)
+      deps.push.publish('alerts.alert', logId === null ? alert : { ...alert, logId })
+      return { ok: true, detail }
+    }
     const sent = await send(name, channel, alert)
     const detail = sent.ok ? sent.value : sent.error.message
     if (!sent.ok) log.warn('alert not delivered', { channel: name, rule: alert.rule, detail })
-    done(sent.ok ? 'sent' : 'failed', detail)
+    write(sent.ok ? 'sent' : 'failed', detail)
+    return { ok: sent.ok, detail }
   }
 
   async function dispatch(
@@ -217,11 +251,10 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
         results.push({ channel: name, ok: true, detail: muted })
         continue
       }
-      const sent = await send(name, channel, alert)
-      const detail = sent.ok ? sent.value : sent.error.message
-      if (!sent.ok) log.warn('alert not delivered', { channel: name, rule: alert.rule, detail })
-      writing('alert log', () => store.record(alert, name, sent.ok ? 'sent' : 'failed', detail), undefined)
-      results.push({ channel: name, ok: sent.ok, detail })
+      const sent = await sendAndRecord(name, channel, alert, (result, detail) =>
+        writing('alert log', () => store.record(alert, name, result, detail), null),
+      )
+      results.push({ channel: name, ok: sent.ok, detail: sent.detail })
     }
     deps.push.publish('alerts.changed', { openIncidents: engine.openCount() })
     return results
@@ -456,6 +489,30 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
       }
     },
     condition: (c) => observe([c]),
+    attachConsole(pages) {
+      consolePages = pages
+      return toDisposable(() => {
+        if (consolePages === pages) consolePages = () => 0
+      })
+    },
+    shown(ids) {
+      try {
+        const marked = store.markShown(ids, 'shown in a console page')
+        if (marked > 0) deps.push.publish('alerts.changed', { openIncidents: engine.openCount() })
+        return ok({ marked })
+      } catch (error) {
+        deps.storage.failed('alert log', error)
+        return err('unavailable', `The alert log could not be updated: ${(error as Error).message}`)
+      }
+    },
+    missed() {
+      try {
+        return ok(store.notShown(clock.now() - 24 * 3_600_000))
+      } catch (error) {
+        deps.storage.failed('alert log', error)
+        return err('unavailable', `The alert log could not be read: ${(error as Error).message}`)
+      }
+    },
     idle: async () => {
       // Events committed but not read yet (the coalescing pause) are read now.
       if (reading) {

@@ -16,7 +16,8 @@ export interface AlertStore {
   closeIncident(id: number, closedAt: number, reason: string): void
   openIncidents(): Incident[]
   incidents(filter: { serviceId?: number; rule?: string; open?: boolean; limit: number }): Incident[]
-  record(alert: Alert, channel: string, result: AlertRecord['result'], detail: string | null): void
+  /** Answers the log row's id. */
+  record(alert: Alert, channel: string, result: AlertRecord['result'], detail: string | null): number
   /** The last event seq already turned into alerts (the alerts' cursor over committed events). */
   eventCursor(): number
   /** One transaction: an outbox row per (alert, channel), and the event cursor moved to `cursor`
@@ -31,7 +32,7 @@ export interface AlertStore {
     channel: string,
     result: AlertRecord['result'],
     detail: string | null,
-  ): void
+  ): number
   /** Desktop alerts that no console page displayed yet (serve mode), oldest first. */
   notShown(since: number): AlertRecord[]
   /** Marks desktop alert log rows as shown by a console page. */
@@ -145,13 +146,15 @@ export function createAlertStore(db: Database): AlertStore {
   const selectMutes = db.prepare(`SELECT * FROM alert_mutes WHERE to_t >= ? ORDER BY from_t`)
   const recordOne = db.transaction((alert: Alert, channel: string, result: string, detail: string | null) => {
     const events = alert.events ? JSON.stringify(alert.events.map((e) => e.id)) : null
-    insertLog.run({ ...alert, channel, result, detail, events })
+    const id = Number(insertLog.run({ ...alert, channel, result, detail, events }).lastInsertRowid)
     if (alert.incidentId !== null) countAlert.run(alert.t, alert.incidentId)
+    return id
   })
   const completeOne = db.transaction(
     (id: number, alert: Alert, channel: string, result: string, detail: string | null) => {
-      recordOne(alert, channel, result, detail)
+      const logId = recordOne(alert, channel, result, detail)
       deleteOutbox.run(id)
+      return logId
     },
   )
 
@@ -187,7 +190,7 @@ export function createAlertStore(db: Database): AlertStore {
     notShown: (since) =>
       (
         db
-          .prepare(`SELECT * FROM alert_log WHERE result = 'not_shown' AND t >= ? ORDER BY t, id`)
+          .prepare(`SELECT * FROM alert_log WHERE result = 'not_shown' AND t >= ? ORDER BY t, id LIMIT 1000`)
           .all(since) as LogRow[]
       ).map(toRecord),
     markShown: (ids, detail) => {

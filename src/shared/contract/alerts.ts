@@ -32,6 +32,9 @@ export const Alert = z.object({
   durationMs: z.number().nullable(),
   /** For an event alert: every event it covers (one, or all of a burst), oldest first. */
   events: z.array(AlertedEvent).optional(),
+  /** A desktop alert in serve mode: its alert log row, which the page confirms with `alerts.shown`
+   * once it displayed it (until then the log says "not shown"). */
+  logId: z.number().int().optional(),
 })
 export type Alert = z.infer<typeof Alert>
 
@@ -176,6 +179,16 @@ export const alertsMethods = {
     z.object({ id: z.string().max(40) }).strict(),
     z.object({ removed: z.boolean() }),
   ),
+  'alerts.shown': method(
+    'A console page displayed these desktop alerts (alert log ids): the log records them as shown',
+    z.object({ ids: z.array(z.number().int()).min(1).max(1000) }).strict(),
+    z.object({ marked: z.number().int() }),
+  ),
+  'alerts.missed': method(
+    'Desktop alerts of the last 24 hours that no console page displayed (serve mode), oldest first',
+    z.object({}).strict(),
+    z.object({ records: z.array(AlertRecord) }),
+  ),
   'alerts.uptime': method(
     'Uptime of one chain over 24 h, 7 days and 30 days, and the last 24 hours hour by hour',
     z.object({ serviceId: z.number().int().positive() }).strict(),
@@ -185,7 +198,8 @@ export const alertsMethods = {
 
 export const alertsPushes = {
   /** Every alert for the `desktop` channel: the desktop shell shows it as a notification; in serve
-   * mode the page shows it with the browser's Notification API while it is open. */
+   * mode the page shows it with the browser's Notification API and confirms it (`alerts.shown`
+   * with its `logId`); what no page showed, the next page that opens asks for (`alerts.missed`). */
   'alerts.alert': Alert,
   /** Something changed in incidents or the alert log: views reload their lists. */
   'alerts.changed': z.object({ openIncidents: z.number().int() }),

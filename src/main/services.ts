@@ -117,6 +117,7 @@ export async function startServices(
   const payments = startPayments(ctx, env)
   const publicUrl = startPublicUrlWatch(ctx, webhooks, env)
   stops.push(async () => publicUrl.stop())
+  let catchingUp = () => false
   const alerts = startAlerts({
     db: ctx.db,
     config: ctx.config,
@@ -132,11 +133,14 @@ export async function startServices(
     committed: ctx.committed,
     eventsAfter: (seq, limit) => webhooks.store.after(seq, limit),
     shell: ctx.shell,
+    // Sources start below; until then nothing is catching up.
+    burstArriving: () => catchingUp(),
   })
   stops.push(() => alerts.stop())
   // A synced event is forwarded like a local one: the same outbox statement in its transaction
   // (only a first insert queues, so an event also received locally is forwarded once).
   const sources = startSources(ctx, { afterEvent: [enqueueOnCommitSql] })
+  catchingUp = () => sources.list().some((s) => s.state === 'catching-up')
   stops.push(() => sources.stop())
   const stopWatch = watchSources(sources, alerts, options.clock ?? systemPollClock)
   stops.push(async () => stopWatch())

@@ -60,6 +60,9 @@ export interface AlertsDeps {
   /** Stored events after `seq` (first deliveries only, oldest first, at most `limit`): what the
    * alerts' durable cursor reads, so an event committed before a crash is still alerted after it. */
   eventsAfter(seq: number, limit: number): EventSummary[]
+  /** True while a burst is still arriving (a relay source catching up): the event rule waits for
+   * its end (at most `burstHoldMs`) so that the burst gives one summary per rule, not one per page. */
+  burstArriving?(): boolean
   /** The shell: in serve mode a desktop alert is shown by a console page, in the app by the shell. */
   shell: 'electron' | 'serve'
 }
@@ -88,6 +91,8 @@ export interface AlertsService {
 }
 
 const checkEveryMs = 5_000
+/** The longest an event alert waits for a burst (a catch-up) to end before it is sent anyway. */
+const burstHoldMs = 30_000
 
 /** Rules over what the poller, the listener and the storage already measure → incidents →
  * channels, with mutes, reminders and recovery. Every alert on every channel is recorded. */
@@ -311,11 +316,17 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
   const pageSize = 10_000
   let cursor = writing('alert event cursor', () => store.eventCursor(), 0)
   let reading: NodeJS.Timeout | null = null
-  /** A short pause before reading, so a catch-up's pages (committed back to back) make one round. */
+  let heldSince: number | null = null
+  /** A short pause before reading, so commits back to back make one round. */
   const coalesceMs = 200
-  function readEvents(): void {
+  function readEvents(force = false): void {
     reading = null
     if (stopped) return
+    if (!force && deps.burstArriving?.()) {
+      heldSince ??= Date.now()
+      if (Date.now() - heldSince < burstHoldMs) return void (reading = setTimeout(readEvents, coalesceMs))
+    }
+    heldSince = null
     for (;;) {
       const events = writing('alert events', () => deps.eventsAfter(cursor, pageSize), [] as EventSummary[])
       if (events.length === 0) return
@@ -517,7 +528,7 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
       // Events committed but not read yet (the coalescing pause) are read now.
       if (reading) {
         clearTimeout(reading)
-        readEvents()
+        readEvents(true)
       }
       for (;;) {
         const current = queue

@@ -395,7 +395,8 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
       body: [storage.cause, storage.fix].filter(Boolean).join(' '),
     })
     for (const [endpoint, minutes] of Object.entries(cfg().quietMinutes)) {
-      const last = lastEventAt.get(endpoint) ?? startedAt
+      const seen = lastEventAt.get(endpoint)
+      const last = seen ?? startedAt
       conditions.push({
         rule: 'listener.quiet',
         subject: `endpoint:${endpoint}`,
@@ -403,7 +404,8 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
         name: endpoint === '*' ? 'Events' : `Endpoint ${endpoint}`,
         active: now - last > minutes * 60_000,
         title: `No events ${endpoint === '*' ? '' : `on ${endpoint} `}for ${minutes} min`,
-        body: `The last event arrived ${new Date(last).toISOString()}; alerts.quietMinutes.${endpoint} is ${minutes}.`,
+        // Without an event since the start, say so: the start is not an event's arrival.
+        body: `${seen === undefined ? `No event since watchdesk started at ${new Date(startedAt).toISOString()}` : `The last event arrived ${new Date(last).toISOString()}`}; alerts.quietMinutes.${endpoint} is ${minutes}.`,
       })
     }
     observe(conditions)

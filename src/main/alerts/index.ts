@@ -327,17 +327,17 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
       if (Date.now() - heldSince < burstHoldMs) return void (reading = setTimeout(readEvents, coalesceMs))
     }
     heldSince = null
-    for (;;) {
-      const events = writing('alert events', () => deps.eventsAfter(cursor, pageSize), [] as EventSummary[])
-      if (events.length === 0) return
-      const next = events.at(-1)!.seq
-      const alerts = cfg().disabledRules.includes('event.type')
-        ? []
-        : eventAlerts(events, cfg().eventTypes, clock.now())
-      if (!enqueueAll(alerts, next)) return
-      cursor = next
-      if (events.length < pageSize) return
-    }
+    const events = writing('alert events', () => deps.eventsAfter(cursor, pageSize), [] as EventSummary[])
+    if (events.length === 0) return
+    const alerts = cfg().disabledRules.includes('event.type')
+      ? []
+      : eventAlerts(events, cfg().eventTypes, clock.now())
+    // Queued with the cursor, or (the database takes no writes) sent from memory: either way this
+    // process goes on after them; only the durable cursor lags until the next write succeeds.
+    enqueueAll(alerts, events.at(-1)!.seq)
+    cursor = events.at(-1)!.seq
+    // A long backlog (events stored while only `listen` ran) is read page by page, between turns.
+    if (events.length === pageSize) reading = setTimeout(() => readEvents(true), 0)
   }
   const wakeEvents = () => (reading ??= setTimeout(readEvents, coalesceMs))
   const offCommitted = deps.committed.subscribe((batch) => {
@@ -527,15 +527,16 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
       }
     },
     idle: async () => {
-      // Events committed but not read yet (the coalescing pause) are read now.
-      if (reading) {
-        clearTimeout(reading)
-        readEvents(true)
-      }
       for (;;) {
+        // Events committed but not read yet (the coalescing pause, a backlog's next page) are read now.
+        if (reading) {
+          clearTimeout(reading)
+          readEvents(true)
+          continue
+        }
         const current = queue
         await current
-        if (current === queue) return
+        if (current === queue && !reading) return
       }
     },
     async stop() {

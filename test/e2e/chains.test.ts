@@ -71,6 +71,10 @@ describe('Chains view of the demo in Chromium', () => {
     const drawer = page.getByRole('complementary', { name: 'Ethereum Classic details' })
     await eventually(() => drawer.textContent()).toContain('matches the registry')
     await eventually(() => drawer.textContent()).toContain('Fullnode $213')
+    // Seconds after the first start, uptime says the period its data covers, not "24 h 100.00 %".
+    await eventually(() => drawer.locator('.uptime').textContent()).toMatch(
+      /^Uptime\d+\.\d\d % over the last \d+ (s|min) of data$/,
+    )
     await drawer.getByRole('button', { name: 'Send' }).click()
     await eventually(() => drawer.locator('.rpc-raw').textContent()).toMatch(/"result": "0x[0-9a-f]+"/)
     await saveScreenshot(page, 'chains-demo-drawer-1280x800')

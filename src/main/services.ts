@@ -132,6 +132,7 @@ export async function startServices(
     listener: () => webhooks.status(),
     committed: ctx.committed,
     eventsAfter: (seq, limit) => webhooks.store.after(seq, limit),
+    eventSummary: (id) => webhooks.store.get(id),
     shell: ctx.shell,
     // Sources start below; until then nothing is catching up.
     burstArriving: () => catchingUp(),

@@ -26,6 +26,7 @@ import type { CommittedEvents } from '../committed'
 import { toDisposable } from '../../shared/disposable'
 import type { Disposable } from '../../shared/disposable'
 import { eventAlerts } from './event-alerts'
+import type { EventHead } from './event-alerts'
 import type { OutboxRow } from './store'
 import { describeConsoleMute, describeWindow, mutedBy } from './mute'
 import { chainConditions, ruleCatalog, severityOf } from './rules'
@@ -59,7 +60,9 @@ export interface AlertsDeps {
   committed: CommittedEvents
   /** Stored events after `seq` (first deliveries only, oldest first, at most `limit`): what the
    * alerts' durable cursor reads, so an event committed before a crash is still alerted after it. */
-  eventsAfter(seq: number, limit: number): EventSummary[]
+  eventsAfter(seq: number, limit: number): EventHead[]
+  /** One stored event's summary (funding line, data id, source) for an alert about it alone. */
+  eventSummary(id: string): EventSummary | null
   /** True while a burst is still arriving (a relay source catching up): the event rule waits for
    * its end (at most `burstHoldMs`) so that the burst gives one summary per rule, not one per page. */
   burstArriving?(): boolean
@@ -327,11 +330,13 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
       if (Date.now() - heldSince < burstHoldMs) return void (reading = setTimeout(readEvents, coalesceMs))
     }
     heldSince = null
-    const events = writing('alert events', () => deps.eventsAfter(cursor, pageSize), [] as EventSummary[])
+    const events = writing('alert events', () => deps.eventsAfter(cursor, pageSize), [] as EventHead[])
     if (events.length === 0) return
     const alerts = cfg().disabledRules.includes('event.type')
       ? []
-      : eventAlerts(events, cfg().eventTypes, clock.now())
+      : eventAlerts(events, cfg().eventTypes, clock.now(), (e) =>
+          writing('alert event', () => deps.eventSummary(e.id), null),
+        )
     // Queued with the cursor, or (the database takes no writes) sent from memory: either way this
     // process goes on after them; only the durable cursor lags until the next write succeeds.
     enqueueAll(alerts, events.at(-1)!.seq)

@@ -125,6 +125,7 @@ export function useAlertsRig(
       listener: () => null,
       committed,
       eventsAfter: (seq, limit) => events.after(seq, limit),
+      eventSummary: (id) => events.get(id),
       shell: 'electron',
     })
     // Pending callbacks at rest: the alerts' check and the poll loop (one polled chain).

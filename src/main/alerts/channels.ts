@@ -101,6 +101,8 @@ export interface SendDeps {
   push: PushBus
   /** Never leaves this module except masked. */
   secret: ChannelSecret
+  /** Opens the alert's event, chain or incident in the console (never carries the token). */
+  link?: string | null
 }
 
 /** Sends one alert on one channel. The answer is a short, secret-free detail for the alert log. */
@@ -115,7 +117,8 @@ export async function sendAlert(
     // The desktop app's shell raises the notification (serve mode is handled by the alerts service).
     return ok('passed to the desktop notifications')
   }
-  if (config.type === 'email') return sendEmail(config, alert, deps.secret.value)
+  const link = deps.link ?? null
+  if (config.type === 'email') return sendEmail(config, alert, deps.secret.value, link)
   if (!deps.secret.value) return err('unavailable', deps.secret.problem ?? `Channel "${name}" has no URL.`)
   const parts = webhookParts(deps.secret.value)
   if (!parts.ok) return parts
@@ -123,9 +126,9 @@ export async function sendAlert(
   const body =
     config.type === 'slack'
       ? JSON.stringify({
-          text: `${icon(alert)} *${alert.title}*\n${alertText(alert)}`,
+          text: `${icon(alert)} *${alert.title}*\n${alertText(alert)}${link ? `\n<${link}|Open in watchdesk>` : ''}`,
         })
-      : JSON.stringify({ source: 'watchdesk', ...alert })
+      : JSON.stringify({ source: 'watchdesk', ...alert, link })
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'watchdesk' }
   if (config.type === 'webhook' && signingSecret)
     headers['x-watchdesk-signature'] =
@@ -156,6 +159,7 @@ async function sendEmail(
   config: Extract<ChannelConfig, { type: 'email' }>,
   alert: Alert,
   password: string | null,
+  link: string | null,
 ): Promise<Result<string>> {
   const transport = nodemailer.createTransport({
     host: config.host,
@@ -171,7 +175,7 @@ async function sendEmail(
       from: config.from,
       to: config.to,
       subject: `[watchdesk] ${alert.title}`,
-      text: `${alertText(alert)}\n\nrule: ${alert.rule}\nsubject: ${alert.subject}\nat: ${new Date(alert.t).toISOString()}\n`,
+      text: `${alertText(alert)}\n\n${link ? `open: ${link}\n` : ''}rule: ${alert.rule}\nsubject: ${alert.subject}\nat: ${new Date(alert.t).toISOString()}\n`,
     })
     return ok(`accepted by ${config.host}:${config.port} for ${info.accepted.length} recipient(s)`)
   } catch (error) {

@@ -32,6 +32,7 @@ import { describeConsoleMute, describeWindow, mutedBy } from './mute'
 import { chainConditions, ruleCatalog, severityOf } from './rules'
 import type { Condition } from './rules'
 import { createAlertStore } from './store'
+import { alertTarget, consoleLink } from '../../shared/links'
 import { testAlert, testChannelNames } from './test-alert'
 
 export { createMeters } from '../meters'
@@ -40,6 +41,7 @@ export { formatDuration } from './duration'
 export { engineConfirm, ruleCatalog } from './rules'
 export type { Condition } from './rules'
 export { channelAccount, channelEnvName } from './channels'
+export { createAlertStore } from './store'
 export { testAlert, testChannelNames } from './test-alert'
 
 export interface AlertsDeps {
@@ -68,6 +70,9 @@ export interface AlertsDeps {
   burstArriving?(): boolean
   /** The shell: in serve mode a desktop alert is shown by a console page, in the app by the shell. */
   shell: 'electron' | 'serve'
+  /** Where links in alerts point: the console's base URL, or the desktop deep-link base; null
+   * when nothing can open a link (no console listens). The token is never part of it. */
+  linkBase?(): string | null
 }
 
 export interface AlertsService {
@@ -271,7 +276,20 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
   async function send(name: string, channel: ChannelConfig, alert: Alert): Promise<Result<string>> {
     const secret = await readChannelSecret(name, channel, deps.secrets, deps.env)
     if (secret.problem && channel.type !== 'email') return err('unavailable', secret.problem)
-    return sendAlert(name, channel, alert, { push: deps.push, secret })
+    const base = deps.linkBase?.() ?? null
+    const link = base ? consoleLink(base, alertTarget(alert)) : null
+    // Each event an alert covers (all of a burst) links to itself; the base is known only now.
+    const linked =
+      base && alert.events
+        ? {
+            ...alert,
+            events: alert.events.map((e) => ({
+              ...e,
+              link: consoleLink(base, { view: 'events', eventId: e.id }),
+            })),
+          }
+        : alert
+    return sendAlert(name, channel, linked, { push: deps.push, secret, link })
   }
 
   const observe = (conditions: Condition[]) => {

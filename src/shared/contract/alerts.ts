@@ -13,7 +13,13 @@ export const AlertKind = z.enum(['fired', 'reminder', 'recovered', 'closed', 'ev
 export type AlertKind = z.infer<typeof AlertKind>
 
 /** An event an alert covers: its id and type, and where the console shows it. */
-export const AlertedEvent = z.object({ id: z.string(), type: z.string(), seq: z.number().int() })
+export const AlertedEvent = z.object({
+  id: z.string(),
+  type: z.string(),
+  seq: z.number().int(),
+  /** Opens this event in the console (`#/events/<id>`), when a console can open links. */
+  link: z.string().optional(),
+})
 export type AlertedEvent = z.infer<typeof AlertedEvent>
 
 /** One alert as every channel receives it (the webhook channel POSTs exactly this JSON). */

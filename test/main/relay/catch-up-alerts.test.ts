@@ -59,6 +59,7 @@ describe('alerts over a catch-up from a relay', () => {
       config: {
         sources: { office: { url: relay.syncUrl } },
         alerts: { channels: { hook: { type: 'webhook' } } },
+        listener: { publicConsoleUrl: 'https://console.example.com' },
       },
       secrets: { 'source-token:office': token, 'alert-channel:hook': channel.url },
     })
@@ -75,9 +76,13 @@ describe('alerts over a catch-up from a relay', () => {
 
   const expectAllFiveAccountedFor = ({ alerts, log }: Awaited<ReturnType<typeof catchUp>>) => {
     // Every flagged event is covered by exactly one alert, named in it with its type.
-    const covered = alerts.flatMap((a) => a.events as { id: string; type: string }[])
+    const covered = alerts.flatMap((a) => a.events as { id: string; type: string; link: string }[])
     expect(covered.map((e) => e.id).sort()).toEqual(flaggedIds)
     expect(new Set(covered.map((e) => e.type))).toEqual(new Set(['compliance.screening.flagged']))
+    // Each one links to itself in the console (no token in a link).
+    expect(covered.map((e) => e.link)).toEqual(
+      covered.map((e) => `https://console.example.com/#/events/${e.id}`),
+    )
     // The catch-up is one burst: the rule waits for its end and sums it up in one alert.
     expect(alerts.map((a) => [a.subject, a.title])).toEqual([
       ['events', '5 alerting events: 5 compliance.screening.flagged'],

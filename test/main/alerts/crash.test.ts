@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { useServeProcess } from '../../support/serve-process'
+import { spawn } from 'node:child_process'
+import { cliPath, useServeProcess } from '../../support/serve-process'
 import type { ServeProcess } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
@@ -128,5 +129,48 @@ describe('an event alert across kill -9 of serve', () => {
       timeoutMs: 15_000,
     })
     expect(coveredIds(channel.accepted)).toEqual([['evt_crash_1'], ['evt_crash_2'], ['evt_crash_3']])
+  })
+
+  it('alerts an event committed by a process that died before any alert was queued (listen, kill -9), at the next serve', async () => {
+    const channel = await channelServer()
+    channel.holding = false
+    const dataDir = tempDir()
+    const overlay = join(dataDir, 'overlay.json')
+    writeFileSync(overlay, JSON.stringify({ alerts: { channels: { hook: { type: 'webhook' } } } }))
+    const env = {
+      ...process.env,
+      WATCHDESK_WEBHOOK_SECRETS: secret,
+      WATCHDESK_ALERT_CHANNEL_HOOK: channel.url,
+    }
+    // `listen` runs the listener and the store only: nothing alerts while it runs.
+    const listen = spawn(
+      process.execPath,
+      [cliPath, 'listen', '--data-dir', dataDir, '--config', overlay, '--listener-port', '0'],
+      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    let said = ''
+    listen.stderr.on('data', (c: Buffer) => (said += c.toString()))
+    listen.stdout.on('data', (c: Buffer) => (said += c.toString()))
+    try {
+      const listening = await waitFor(
+        () => /listening: (http:\/\/\S+)\/webhooks/.exec(said)?.[1],
+        'listen to start',
+        {
+          timeoutMs: 15_000,
+        },
+      )
+      expect(await deliverFlagged(listening, 'evt_listen_1')).toBe(200)
+    } finally {
+      await new Promise<void>((resolve) => {
+        if (listen.exitCode !== null) return resolve()
+        listen.once('exit', () => resolve())
+        listen.kill('SIGKILL')
+      })
+    }
+    expect(channel.accepted).toEqual([])
+
+    await serve(['--data-dir', dataDir, '--config', overlay], env)
+    await waitFor(() => channel.accepted.length === 1, 'the alert at the next serve', { timeoutMs: 15_000 })
+    expect(channel.accepted[0]).toMatchObject({ rule: 'event.type', subject: 'event:evt_listen_1' })
   })
 })

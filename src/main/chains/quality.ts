@@ -51,6 +51,7 @@ export class QualityWindow {
       slow,
       firstErrorAt,
       firstSlowAt,
+      coveredMs: this.entries.length === 0 ? 0 : Math.min(qualityWindowMs, now - this.entries[0]!.t),
     }
   }
 

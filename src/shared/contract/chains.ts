@@ -38,6 +38,8 @@ export const PollQuality = z.object({
    * where an error-rate or latency incident starts. */
   firstErrorAt: z.number().nullable(),
   firstSlowAt: z.number().nullable(),
+  /** The span the window's polls cover (up to 15 min): shorter after a start. */
+  coveredMs: z.number(),
 })
 export type PollQuality = z.infer<typeof PollQuality>
 

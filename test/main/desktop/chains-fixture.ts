@@ -53,6 +53,7 @@ export function chain(
       slow: 0,
       firstErrorAt: null,
       firstSlowAt: null,
+      coveredMs: 0,
     },
     lastReorg: null,
     reorgs: 0,

@@ -76,6 +76,7 @@ describe('Chains view of the demo in Chromium', () => {
       /^Uptime\d+\.\d\d % over the last \d+ (s|min) of data$/,
     )
     // The 15-minute quality window is not full either: its figures name the span they cover.
+    await eventually(() => drawer.textContent()).toMatch(/Latency p50 \/ p95 \(last \d+ (s|min)\)/)
     await eventually(() => drawer.textContent()).toMatch(
       /Errors \(last \d+ (s|min)\)0 of \d+ polls \(0\.0 %\)/,
     )

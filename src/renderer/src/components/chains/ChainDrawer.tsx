@@ -7,6 +7,8 @@ import { RpcConsole } from './RpcConsole'
 import { ScaledSparkline } from './Sparkline'
 import { ChainAlertsPanel } from '../alerts/ChainAlertsPanel'
 import { ChainHealthFacts } from '../alerts/ChainHealthFacts'
+import { qualityWindowMs } from '../../../../shared/chains/health'
+import { formatSpan } from '../../../../shared/alerts/uptime'
 
 const identityWords: Record<
   ChainStatus['identity'],
@@ -72,7 +74,13 @@ export function ChainDrawer({ chain, onClose }: { chain: ChainStatus; onClose: (
           </div>
         </div>
         <dl className="facts facts-tight">
-          <dt>Latency p50 / p95 (15 min)</dt>
+          <dt>
+            Latency p50 / p95 (
+            {chain.quality.coveredMs >= qualityWindowMs
+              ? '15 min'
+              : `last ${formatSpan(chain.quality.coveredMs)}`}
+            )
+          </dt>
           <dd className="num">
             {fmtMs(history?.latencyP50Ms ?? null)} / {fmtMs(history?.latencyP95Ms ?? null)}
           </dd>

@@ -75,6 +75,8 @@ export function settingsApi(ctx: AppContext, services: Services): SettingsHandle
             code: null,
             missingScopes: [],
             businesses: [],
+            features: [],
+            refused: false,
             message: `apiBaseUrl: ${valid.error.issues[0]?.message ?? 'not a URL'}.`,
           })
       }

@@ -6,8 +6,8 @@ import type { Migration } from './migration'
  * channel, written with the cursor in one transaction, deleted with its alert_log row once the
  * channel answered). `alert_log.events` lists the event ids an alert covers;
  * `alert_incidents.closed_reason` says how an incident ended (recovered, source removed). */
-export const migration008: Migration = {
-  version: 8,
+export const migration009: Migration = {
+  version: 9,
   name: 'alert outbox and event cursor',
   up(db) {
     db.exec(`

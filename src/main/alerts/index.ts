@@ -204,6 +204,8 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
     }
     if (!channel)
       return void done('failed', `Channel "${name}" was removed from alerts.channels before it was sent.`)
+    if (!channel.enabled)
+      return void done('failed', `Channel "${name}" was switched off (enabled: false) before it was sent.`)
     const muted = mutedBy(
       cfg().mute,
       writing('alert mutes', () => store.mutes(alert.t), []),

@@ -116,8 +116,10 @@ describe('an event alert across kill -9 of serve', () => {
         body: JSON.stringify({ limit: 10 }),
       })
       const records = (
-        (await answer.json()) as { value: { records: { result: string; events?: string[] }[] } }
-      ).value.records
+        (await answer.json()) as {
+          value: { records: { channel: string; result: string; events?: string[] }[] }
+        }
+      ).value.records.filter((r) => r.channel === 'hook')
       return records.filter((r) => r.result === 'sent').length === 2 && records
     }
     const records = await waitFor(sentLog, 'both alerts logged as sent')

@@ -70,7 +70,9 @@ describe('alerts over a catch-up from a relay', () => {
     )
     await backend.services.alerts.idle()
     const alerts = channel.received.map((r) => r.json).filter((a) => a.rule === 'event.type')
-    const log = unwrap(backend.services.alerts.log(100)).filter((r) => r.rule === 'event.type')
+    const log = unwrap(backend.services.alerts.log(100)).filter(
+      (r) => r.rule === 'event.type' && r.channel === 'hook',
+    )
     return { alerts, log }
   }
 

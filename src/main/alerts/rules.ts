@@ -57,6 +57,13 @@ export const ruleCatalog = [
       'p95 latency above `p95AboveMs` (1 s) over 15 min, with at least `alerts.minFailures` (3) slower answers and 10 answers; starts at the first slow answer',
   },
   {
+    id: 'chain.sources_disagree',
+    label: 'Sources disagree',
+    severity: 'warning',
+    defaultText:
+      'the service node and the references answer heads further apart than `disagreeAfterBlocks` (a stall’s worth of blocks), no two agreeing, for 3 polls and 15 s',
+  },
+  {
     id: 'chain.reorg',
     label: 'Reorganisation',
     severity: 'info',
@@ -159,6 +166,13 @@ export function chainConditions(snapshot: ChainsSnapshot, minFailures = 3): Cond
       add(`chain.${s}`, c.status === s, `${c.name} ${statusLabel[s]}`, c.reason)
     add('chain.lagging', c.status === 'lagging', `${c.name} lagging`, c.reason, engineConfirm)
     add('chain.syncing', c.status === 'syncing', `${c.name} syncing`, c.reason, engineConfirm)
+    add(
+      'chain.sources_disagree',
+      c.corroboration.state === 'disagree',
+      `${c.name} sources disagree`,
+      c.corroboration.note,
+      engineConfirm,
+    )
     const fin = c.finalized.lagSeconds
     add(
       'chain.finality',

@@ -254,6 +254,9 @@ describe('alert channels and metrics in serve mode', () => {
     expect(polygonValue('watchdesk_chain_safe_lag_blocks')).toBe(5)
     expect(polygonValue('watchdesk_chain_peers')).toBe(25)
     expect(polygonValue('watchdesk_chain_up')).toBe(1)
+    // No reference: the service node is the one source counted, and nothing disagrees.
+    expect(polygonValue('watchdesk_chain_sources_counted')).toBe(1)
+    expect(polygonValue('watchdesk_chain_sources_disagree')).toBe(0)
     expect(polygonValue('watchdesk_chain_polls_total')).toBeGreaterThanOrEqual(1)
     expect(family('watchdesk_chain_poll_errors_total').metrics).toEqual([])
     const polls = family('watchdesk_chain_poll_seconds')

@@ -6,12 +6,20 @@ import type { Committer } from '../webhooks'
 import { workerCommitter } from '../webhooks'
 import { createEventStore } from '../webhooks'
 import type { Logger } from '../log'
-import { toSyncEvent } from './store'
+import { syncColumns, toSyncEvent } from './store'
 import type { RelayStore, SyncRow } from './store'
 
 /** The embedded store: one SQLite file written by one relay (its commit worker). SQLite runs one
  * write transaction at a time and `seq` grows with each, so commit order is `seq` order and the
  * cursor is simply the last `seq` read. */
+
+/** Run in the commit transaction after each event's upsert: a redelivery with a different body (a
+ * conflict) moves the event to the end of the commit order, so a console that already read it
+ * reads it again, with its conflict. (A relay's database has no outbox or alert rows pointing at
+ * `seq`; the console's own database never runs this.) */
+export const resyncOnConflictSql =
+  'UPDATE events SET seq = (SELECT max(seq) FROM events) + 1 WHERE seq = @seq AND @conflicted = 1'
+
 export function openSqliteRelayStore(
   file: string,
   options: { log?: Logger; committer?: Committer } = {},
@@ -24,6 +32,7 @@ export function openSqliteRelayStore(
   const inner =
     options.committer ??
     workerCommitter(db.name, {
+      afterEvent: [resyncOnConflictSql],
       onRestart: (failure) => options.log?.warn('commit worker stopped; starting it again', { ...failure }),
     })
   const committer: Committer = {
@@ -36,8 +45,7 @@ export function openSqliteRelayStore(
     close: () => inner.close(),
   }
   const readPage = db.prepare(
-    `SELECT seq, id, type, created_at, received_at, last_delivery_at, deliveries, endpoint, data_id, data, body
-     FROM events WHERE seq > ? AND source IS NULL ORDER BY seq LIMIT ?`,
+    `SELECT ${syncColumns} FROM events WHERE seq > ? AND source IS NULL ORDER BY seq LIMIT ?`,
   )
   const countAfter = db.prepare('SELECT count(*) AS n FROM events WHERE seq > ? AND source IS NULL')
   const statement = {

@@ -17,9 +17,17 @@ export interface SyncEvent {
   data: string
   /** The raw body, base64. */
   body: string
+  /** Redeliveries to the relay whose body differed from `body` (kept first). A conflict that
+   * happens after a console read the event sends the event again, later in the stream. */
+  conflicts: number
+  /** The latest differing body, base64; null without a conflict. */
+  conflictBody: string | null
 }
 
 /** The columns both stores read for the sync API (each adds what its cursor is made of). */
+export const syncColumns =
+  'seq, id, type, created_at, received_at, last_delivery_at, deliveries, endpoint, data_id, data, body, conflicts, conflict_body'
+
 export interface SyncRow {
   seq: number
   id: string
@@ -32,6 +40,8 @@ export interface SyncRow {
   data_id: string | null
   data: string
   body: Buffer
+  conflicts: number
+  conflict_body: Buffer | null
 }
 
 export function toSyncEvent(row: SyncRow, cursor: string): SyncEvent {
@@ -47,6 +57,8 @@ export function toSyncEvent(row: SyncRow, cursor: string): SyncEvent {
     dataId: row.data_id,
     data: row.data,
     body: row.body.toString('base64'),
+    conflicts: row.conflicts,
+    conflictBody: row.conflict_body?.toString('base64') ?? null,
   }
 }
 

@@ -77,7 +77,13 @@ export function ForwardTargetsPanel() {
                 <td>{t.signing}</td>
                 <td>
                   <StatusBadge
-                    tone={t.health === 'ok' ? 'good' : t.health === 'failing' ? 'bad' : 'muted'}
+                    tone={
+                      t.health === 'ok'
+                        ? 'good'
+                        : t.health === 'failing' || t.health === 'stopped'
+                          ? 'bad'
+                          : 'muted'
+                    }
                     label={t.health}
                   />
                 </td>

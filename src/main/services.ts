@@ -131,6 +131,8 @@ export async function startServices(
   stops.push(() => sources.stop())
   const stopWatch = watchSources(sources, alerts, options.clock ?? systemPollClock)
   stops.push(async () => stopWatch())
+  const stopTargets = watchForwardTargets(forward, alerts, options.clock ?? systemPollClock)
+  stops.push(async () => stopTargets())
   const services: Services = { webhooks, chains, payments, alerts, sources, forward, publicUrl, env }
   return ok({
     services,
@@ -175,6 +177,45 @@ function watchSources(sources: SourcesService, alerts: AlertsService, clock: Pol
     }
     for (const name of watched)
       if (!seen.has(name)) observe(name, false, `Relay source ${name} removed`, 'Removed from sources.')
+    watched = seen
+    cancel = clock.after(sourceCheckMs, check)
+  }
+  check()
+  return () => cancel?.()
+}
+
+/** The alert rule "forward target gone" over the forward status: a target that answered 410 Gone
+ * is stopped by the forwarder (a definite answer, so no confirmation); the incident closes when the
+ * target forwards again (its URL changed, it was enabled again) or is removed. */
+function watchForwardTargets(forward: ForwardService, alerts: AlertsService, clock: PollClock): () => void {
+  let watched = new Set<string>()
+  let cancel: (() => void) | null = null
+  const observe = (name: string, active: boolean, title: string, body: string) =>
+    alerts.condition({
+      rule: 'forward.gone',
+      subject: `forward:${name}`,
+      serviceId: null,
+      name: `Forward target ${name}`,
+      active,
+      title,
+      body,
+    })
+  const check = () => {
+    const seen = new Set<string>()
+    for (const t of forward.status().targets) {
+      if (t.adhoc) continue
+      seen.add(t.name)
+      const stopped = t.health === 'stopped'
+      observe(
+        t.name,
+        stopped,
+        stopped ? `Forward target ${t.name} stopped: 410 Gone` : `Forward target ${t.name} forwarding`,
+        t.lastError ?? `${t.url} answered 410 Gone.`,
+      )
+    }
+    for (const name of watched)
+      if (!seen.has(name))
+        observe(name, false, `Forward target ${name} removed`, 'Removed from forward.targets.')
     watched = seen
     cancel = clock.after(sourceCheckMs, check)
   }

@@ -84,6 +84,8 @@ interface Runtime {
   lastErrorAt: number | null
   lastOkAt: number | null
   recovered: boolean
+  /** When the last attempt to it started (clock ms). */
+  lastStartAt: number
   /** The target answered 410 Gone: nothing more is sent until its URL changes, it is enabled
    * again or the process restarts (its queue is kept). */
   stopped: string | null
@@ -136,6 +138,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       lastErrorAt: null,
       lastOkAt: null,
       recovered: false,
+      lastStartAt: 0,
       stopped: null,
       ...previous,
       ...(restart ? { stopped: null, consecutiveFailures: 0, blockSteps: 0, blockedUntil: 0 } : {}),
@@ -174,8 +177,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const t = rt.target
       if (!t.enabled || rt.stopped !== null || now < rt.blockedUntil) continue
       // A failing target is probed with one request at a time: its earliest-due row, due or not
-      // (a row's own back-off must not keep a target that answers again waiting).
-      const probing = rt.consecutiveFailures >= failingAfter
+      // (a row's own back-off must not keep a target that answers again waiting). So is one whose
+      // last attempt failed and that had no attempt for probeMs (its rows wait on their schedule).
+      const probing =
+        rt.consecutiveFailures >= failingAfter ||
+        (rt.consecutiveFailures > 0 && rt.inFlight === 0 && now - rt.lastStartAt >= settings.probeMs)
       const limit = probing ? 1 : t.concurrency
       if (rt.queue.length === 0 && rt.inFlight < limit) {
         const batch = Math.min(64, t.concurrency * 4)
@@ -223,6 +229,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const body = row.editedBody ?? row.body
     rt.inFlight++
     const at = clock.now()
+    rt.lastStartAt = at
     const attempt = deliver({
       url: t.url,
       body,

@@ -271,9 +271,10 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       if (!ids && !filter) return err('bad_request', 'Say which events to replay: ids, or a filter.')
       const now = Date.now()
       return writing('forward replay', () => ({
-        queued: ids
+        queued: (ids
           ? store.enqueueIds(ids, target.value, now)
-          : store.enqueueFilter(filterClause(filter!), target.value, now, limit),
+          : store.enqueueFilter(filterClause(filter!), target.value, now, limit)
+        ).length,
         target: target.value,
       }))
     },

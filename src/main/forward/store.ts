@@ -61,9 +61,15 @@ export interface ForwardStore {
   seqOf(id: string): number | null
   eventForwarding(seq: number): { forwards: EventForward[]; attempts: ForwardAttempt[] }
   statesOf(ids: string[]): Record<string, ForwardState>
-  enqueueIds(ids: string[], target: string, now: number): number
+  /** The new outbox rows' ids (a replay tells its own attempts from others of the target). */
+  enqueueIds(ids: string[], target: string, now: number): number[]
   /** `where` is the events view's filter as SQL (webhooks' filterClause). */
-  enqueueFilter(where: { sql: string; params: unknown[] }, target: string, now: number, limit: number): number
+  enqueueFilter(
+    where: { sql: string; params: unknown[] },
+    target: string,
+    now: number,
+    limit: number,
+  ): number[]
   enqueueEdited(seq: number, body: Buffer, target: string, now: number): number
   close(): void
 }
@@ -275,18 +281,26 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
       return out
     },
     enqueueIds(ids, target, now) {
-      if (ids.length === 0) return 0
-      return prepared(enqueueSelect(`id IN (${ids.map(() => '?').join(',')})`)).run(target, now, now, ...ids)
-        .changes
+      if (ids.length === 0) return []
+      return (
+        prepared(`${enqueueSelect(`id IN (${ids.map(() => '?').join(',')})`)} RETURNING id`).all(
+          target,
+          now,
+          now,
+          ...ids,
+        ) as { id: number }[]
+      ).map((r) => r.id)
     },
     enqueueFilter(where, target, now, limit) {
-      return prepared(`${enqueueSelect(where.sql)} ORDER BY seq LIMIT ?`).run(
-        target,
-        now,
-        now,
-        ...where.params,
-        limit,
-      ).changes
+      return (
+        prepared(`${enqueueSelect(where.sql)} ORDER BY seq LIMIT ? RETURNING id`).all(
+          target,
+          now,
+          now,
+          ...where.params,
+          limit,
+        ) as { id: number }[]
+      ).map((r) => r.id)
     },
     enqueueEdited: (seq, body, target, now) =>
       prepared(

@@ -112,7 +112,7 @@ describe('card.authorization.request relay', () => {
     )
     expect(detail.attempts[0]!.status).toBe(200)
     expect(detail.attempts[0]!.error).toMatch(
-      /^answered after the 1\d{3} ms authorization budget: the listener sent the fallback answer$/,
+      /^answered after the \d+ ms authorization budget: the listener sent the fallback answer$/,
     )
     expect(detail.attempts[0]!.latencyMs).toBeGreaterThanOrEqual(5000)
     expect(backend.services.webhooks.status().authorizationLatency.count).toBe(1)

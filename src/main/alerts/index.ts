@@ -35,6 +35,7 @@ export { formatDuration } from './duration'
 export { engineConfirm, ruleCatalog } from './rules'
 export type { Condition } from './rules'
 export { channelAccount, channelEnvName } from './channels'
+export { createAlertStore } from './store'
 export { testAlert, testChannelNames } from './test-alert'
 
 export interface AlertsDeps {

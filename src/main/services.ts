@@ -186,7 +186,7 @@ function watchSources(sources: SourcesService, alerts: AlertsService, clock: Pol
 
 /** The alert rule "forward target gone" over the forward status: a target that answered 410 Gone
  * is stopped by the forwarder (a definite answer, so no confirmation); the incident closes when the
- * target forwards again (its URL changed, it was enabled again) or is removed. */
+ * target delivers again (its URL changed, it was enabled again), is disabled or is removed. */
 function watchForwardTargets(forward: ForwardService, alerts: AlertsService, clock: PollClock): () => void {
   let watched = new Set<string>()
   let cancel: (() => void) | null = null
@@ -205,13 +205,19 @@ function watchForwardTargets(forward: ForwardService, alerts: AlertsService, clo
     for (const t of forward.status().targets) {
       if (t.adhoc) continue
       seen.add(t.name)
-      const stopped = t.health === 'stopped'
-      observe(
-        t.name,
-        stopped,
-        stopped ? `Forward target ${t.name} stopped: 410 Gone` : `Forward target ${t.name} forwarding`,
-        t.lastError ?? `${t.url} answered 410 Gone.`,
-      )
+      if (t.health === 'stopped')
+        observe(
+          t.name,
+          true,
+          `Forward target ${t.name} stopped: 410 Gone`,
+          t.lastError ?? `${t.url} answered 410 Gone.`,
+        )
+      // Over only once it delivered again (or was disabled): after a restart, a target not tried
+      // yet has not recovered.
+      else if (t.lastOkAt !== null)
+        observe(t.name, false, `Forward target ${t.name} forwarding again`, `${t.url} took an event.`)
+      else if (!t.enabled)
+        observe(t.name, false, `Forward target ${t.name} disabled`, 'Disabled in forward.targets.')
     }
     for (const name of watched)
       if (!seen.has(name))

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { signBody } from '../../../src/main/webhooks'
 import { unwrap } from '../../../src/shared/result'
@@ -17,16 +19,18 @@ describe('a forward target that answers 410 Gone', () => {
   const consoles = useFollowingConsoles()
   const startTarget = useTestTargets()
 
-  it('is stopped, shown as stopped with the cause and the fix, and alerted once', async () => {
+  it('is stopped, shown as stopped with the cause and the fix, alerted once, and resumes with its queue at a new URL', async () => {
     const channel = await recorder()
     const app = await startTarget(() => ({ status: 410, body: 'this hook was deleted' }))
     const clock = manualClock()
+    const dataDir = tempDir()
+    const config = (url: string) => ({
+      forward: { targets: { app: { url } } },
+      alerts: { channels: { hook: { type: 'webhook' } } },
+    })
     const backend = await consoles({
-      dataDir: tempDir(),
-      config: {
-        forward: { targets: { app: { url: app.url } } },
-        alerts: { channels: { hook: { type: 'webhook' } } },
-      },
+      dataDir,
+      config: config(app.url),
       secrets: { 'webhook-secret:wh_alpha': secretA, 'alert-channel:hook': channel.url },
       clock,
     })
@@ -58,5 +62,23 @@ describe('a forward target that answers 410 Gone', () => {
     ])
     expect(unwrap(alerts.incidents({ rule: 'forward.gone', limit: 10 }))).toHaveLength(1)
     expect(app.received.length).toBe(sent)
+
+    // The operator points the target at the app's new address: it resumes with its queue, and the
+    // incident closes once it delivered.
+    const moved = await startTarget()
+    // The test console's targets come from its --config overlay (read again with the saved file).
+    writeFileSync(join(dataDir, 'overlay.json'), JSON.stringify(config(moved.url)))
+    unwrap(await forward.setTarget('app', { url: moved.url }))
+    await waitFor(
+      () => (moved.acknowledged.has('evt_gone_1') && moved.acknowledged.has('evt_gone_2')) || undefined,
+      'the kept queue delivered to the new URL',
+    )
+    await waitFor(() => forward.status().targets[0]!.lastOkAt ?? undefined, 'the delivery counted')
+    clock.advance(5_000)
+    await alerts.idle()
+    expect(channel.received.filter((r) => r.json?.rule === 'forward.gone').map((r) => r.json.kind)).toEqual([
+      'fired',
+      'recovered',
+    ])
   })
 })

@@ -15,10 +15,16 @@ import type { RelayStore, SyncRow } from './store'
 
 /** Run in the commit transaction after each event's upsert: a redelivery with a different body (a
  * conflict) moves the event to the end of the commit order, so a console that already read it
- * reads it again, with its conflict. (A relay's database has no outbox or alert rows pointing at
- * `seq`; the console's own database never runs this.) */
-export const resyncOnConflictSql =
-  'UPDATE events SET seq = (SELECT max(seq) FROM events) + 1 WHERE seq = @seq AND @conflicted = 1'
+ * reads it again, with its conflict. A relay's own database has nothing pointing at `seq`; the
+ * forward rows are moved along for a data dir that a console used before (`relay` defaults to the
+ * data dir's watchdesk.db). The console's own listener never runs this. */
+export const resyncOnConflictSql = [
+  'UPDATE events SET seq = (SELECT max(seq) FROM events) + 1 WHERE seq = @seq AND @conflicted = 1',
+  ...['forward_outbox', 'forward_attempts'].map(
+    (table) =>
+      `UPDATE ${table} SET event_seq = (SELECT seq FROM events WHERE id = @id) WHERE event_seq = @seq AND @conflicted = 1`,
+  ),
+]
 
 export function openSqliteRelayStore(
   file: string,
@@ -32,7 +38,7 @@ export function openSqliteRelayStore(
   const inner =
     options.committer ??
     workerCommitter(db.name, {
-      afterEvent: [resyncOnConflictSql],
+      afterEvent: resyncOnConflictSql,
       onRestart: (failure) => options.log?.warn('commit worker stopped; starting it again', { ...failure }),
     })
   const committer: Committer = {

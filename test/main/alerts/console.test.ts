@@ -1,14 +1,17 @@
-import { writeFileSync, mkdirSync } from 'node:fs'
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import { SMTPServer } from 'smtp-server'
 import type { AddressInfo } from 'node:net'
 import { createServer } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
+import { hashToken } from '../../../src/main/relay'
 import { createMemoryStore } from '../../../src/main/secrets'
 import { sendTestEvent } from '../../../src/main/webhooks'
 import { callApi, useTestConsole } from '../../support/console'
 import { hex, jsonRpcNode, useRpcStandin } from '../../support/rpc-standin'
+import { promtoolCheckMetrics } from '../../support/promtool'
+import { repoRoot } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
 import { useRecorder } from './harness'
@@ -101,9 +104,11 @@ describe('alert channels and metrics in serve mode', () => {
     )
     const { status, json } = await callApi(c, 'alerts.test', {})
     expect(status).toBe(200)
+    // The desktop channel is there by default beside the two added ones.
     expect(json.value.results.map((r: any) => [r.channel, r.ok])).toEqual([
       ['mail', true],
       ['team', true],
+      ['desktop', true],
     ])
     expect(sink.mails).toHaveLength(1)
     expect(sink.mails[0]).toMatchObject({
@@ -115,9 +120,12 @@ describe('alert channels and metrics in serve mode', () => {
     expect(sink.mails[0]!.data).toContain('If you read this, the channel works.')
     expect(slack.received).toHaveLength(1)
     expect(slack.received[0]!.path).toBe('/services/T000/B000/XXXXsecretpath')
+    // The link opens the console at its Alerts view; it never carries the launch token.
     expect(slack.received[0]!.json).toEqual({
-      text: ':large_yellow_circle: *watchdesk test alert*\nIf you read this, the channel works.',
+      text: `:large_yellow_circle: *watchdesk test alert*\nIf you read this, the channel works.\n<${c.url}/#/alerts|Open in watchdesk>`,
     })
+    expect(sink.mails[0]!.data).toContain(`open: ${c.url}/#/alerts`)
+    expect(slack.received[0]!.body).not.toContain(c.token)
 
     // Channels are listed with their targets masked; the secrets appear in no answer.
     const channels = await callApi(c, 'alerts.channels')
@@ -132,6 +140,7 @@ describe('alert channels and metrics in serve mode', () => {
     })
     const log = await callApi(c, 'alerts.log', {})
     expect(log.json.value.records.map((r: any) => [r.channel, r.kind, r.result])).toEqual([
+      ['desktop', 'test', 'sent'],
       ['team', 'test', 'sent'],
       ['mail', 'test', 'sent'],
     ])
@@ -145,11 +154,29 @@ describe('alert channels and metrics in serve mode', () => {
         channel: 'hook',
         ok: false,
         detail:
-          'No webhook URL for channel "hook": store it in the keychain as "alert-channel:hook" (watchdesk keys) or set WATCHDESK_ALERT_CHANNEL_HOOK.',
+          'No webhook URL for channel "hook": store it with "watchdesk alerts channel set hook" (or in Settings → Alert channels), or set WATCHDESK_ALERT_CHANNEL_HOOK.',
       },
     ])
     const unknown = await callApi(c, 'alerts.test', { channel: 'nope' })
     expect(unknown.status).toBe(404)
+  })
+
+  it('stores a channel URL typed in Settings in the secret store, answers it only masked, and the next test alert reaches it', async () => {
+    const hook = await recorder()
+    const c = await consoleWith({ alerts: { channels: { hook: { type: 'webhook' } } } }, {})
+    const refused = await callApi(c, 'alerts.channels.secret', { name: 'hook', secret: 'hooks.example.com' })
+    expect(refused.json.error.message).toContain("A webhook channel's secret is its http(s) URL")
+    const url = `${hook.url}/in/secret-path-88`
+    const stored = await callApi(c, 'alerts.channels.secret', { name: 'hook', secret: url })
+    expect(stored.json.value).toMatchObject({ name: 'hook', secret: 'keychain', problem: null })
+    expect(JSON.stringify(stored.json)).not.toContain('secret-path-88')
+    expect(await c.backend.context.secrets.get('alert-channel:hook')).toEqual({ ok: true, value: url })
+    const { json } = await callApi(c, 'alerts.test', { channel: 'hook' })
+    expect(json.value.results[0]).toMatchObject({ channel: 'hook', ok: true })
+    expect(hook.received.map((r) => r.path)).toEqual(['/in/secret-path-88'])
+    // Adding the webhook channel kept the desktop one.
+    const channels = (await callApi(c, 'alerts.channels')).json.value.channels
+    expect(channels.map((x: { name: string }) => x.name)).toEqual(['hook', 'desktop'])
   })
 
   it('serves /metrics in the Prometheus text format, behind the console token', async () => {
@@ -215,7 +242,9 @@ describe('alert channels and metrics in serve mode', () => {
     const response = await fetch(`${c.url}/metrics`, { headers: { authorization: `Bearer ${c.token}` } })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0.0.4/)
-    const families = parsePrometheusTextFormat(await response.text())
+    const text = await response.text()
+    expect(promtoolCheckMetrics(text)).toEqual({ code: 0, problems: '' })
+    const families = parsePrometheusTextFormat(text)
     const family = (name: string) => families.find((f) => f.name === name)!
     const polygonValue = (name: string) =>
       Number(family(name).metrics.find((m) => m.labels?.chain === '137')!.value)
@@ -224,7 +253,19 @@ describe('alert channels and metrics in serve mode', () => {
     expect(polygonValue('watchdesk_chain_safe_lag_blocks')).toBe(5)
     expect(polygonValue('watchdesk_chain_peers')).toBe(25)
     expect(polygonValue('watchdesk_chain_up')).toBe(1)
-    expect(polygonValue('watchdesk_chain_poll_errors')).toBe(0)
+    // No reference: the service node is the one source counted, and nothing disagrees.
+    expect(polygonValue('watchdesk_chain_sources_counted')).toBe(1)
+    expect(polygonValue('watchdesk_chain_sources_disagree')).toBe(0)
+    expect(polygonValue('watchdesk_chain_polls_total')).toBeGreaterThanOrEqual(1)
+    expect(family('watchdesk_chain_poll_errors_total').metrics).toEqual([])
+    const polls = family('watchdesk_chain_poll_seconds')
+    expect(polls.type).toBe('HISTOGRAM')
+    // (The parser keeps a labelled histogram's buckets only: +Inf is its count.)
+    expect(Number(polls.metrics[0]!.buckets!['+Inf'])).toBe(polygonValue('watchdesk_chain_polls_total'))
+    expect(family('watchdesk_chain_reorgs_total')).toMatchObject({
+      type: 'COUNTER',
+      metrics: [{ labels: { chain: '137' }, value: '0' }],
+    })
     expect(Number.isFinite(polygonValue('watchdesk_chain_latency_seconds'))).toBe(true)
     expect(
       family('watchdesk_chain_status').metrics.find(
@@ -249,5 +290,31 @@ describe('alert channels and metrics in serve mode', () => {
       metrics: [{ labels: { capability: 'forward' }, value: '1' }],
     })
     expect(family('watchdesk_incidents_open').metrics[0]!.value).toBe('0')
+
+    // The Grafana dashboard asks only for what this scrape has, and every legend names the
+    // instance (two consoles or relays on one graph stay apart).
+    const dashboard = readFileSync(join(repoRoot, 'docs/grafana-dashboard.json'), 'utf8')
+    const targets = [...dashboard.matchAll(/"expr": "([^"]+)",?\s*(?:"legendFormat": "([^"]*)")?/g)]
+    expect(targets.length).toBeGreaterThan(10)
+    for (const [, expr, legend] of targets) {
+      for (const [name] of expr!.matchAll(/watchdesk_\w+/g))
+        expect(
+          families.map((f) => f.name),
+          expr,
+        ).toContain(name.replace(/_bucket$/, ''))
+      expect(legend, expr).toMatch(/\{\{instance\}\}/)
+    }
+
+    // Prometheus may hold a metrics-only token (made in the console's database) instead of the
+    // launch token; it opens /metrics and nothing else, and is refused once revoked.
+    const db = c.backend.context.db
+    db.prepare(
+      "INSERT INTO relay_tokens (name, hash, created_at, scope) VALUES ('prometheus', ?, 1, 'metrics')",
+    ).run(hashToken('wdr_console_metrics_only'))
+    const scrape = { authorization: 'Bearer wdr_console_metrics_only' }
+    expect((await fetch(`${c.url}/metrics`, { headers: scrape })).status).toBe(200)
+    expect((await fetch(`${c.url}/api/health`, { headers: scrape })).status).toBe(401)
+    db.prepare("UPDATE relay_tokens SET revoked_at = 2 WHERE name = 'prometheus'").run()
+    expect((await fetch(`${c.url}/metrics`, { headers: scrape })).status).toBe(401)
   })
 })

@@ -277,9 +277,22 @@ describe('listen and replay say what happened', () => {
     for (let i = 0; i < 40; i++) await send(first.webhookUrl, `evt_queue_${i}`)
     first.process.kill('SIGINT')
     expect(await first.exited).toBe(0)
+    await waitFor(
+      () => first.stderr().includes('stopped;') || undefined,
+      'the last line (stderr may end after exit)',
+    )
     expect(first.stderr()).toContain('stopped; 40 forwards stay queued for the next run.')
     const second = await startListen(['--forward-to', app.url, '--data-dir', dataDir], env())
-    expect(second.stderr()).toContain(`forwarding: ${app.url} (events *; original signature; 40 queued)`)
+    // Its own line, which may come in a chunk after the "listening:" one.
+    const line = await waitFor(
+      () =>
+        second
+          .stderr()
+          .split('\n')
+          .find((l) => l.startsWith(`forwarding: ${app.url}`)),
+      'the forwarding line',
+    )
+    expect(line).toBe(`forwarding: ${app.url} (events *; original signature; 40 queued)`)
   })
 
   it('a replay that also sends other queued events of its target says so, with counts', async () => {

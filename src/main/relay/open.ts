@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { err } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
+import { maskUrlSecrets } from '../../shared/mask'
 import { openPostgresStore } from './pg-store'
 import { openSqliteRelayStore } from './sqlite-store'
 import type { RelayStore } from './store'
@@ -19,7 +20,7 @@ export function parseStoreUrl(text: string): Result<StoreUrl> {
   if (path) return { ok: true, value: { kind: 'sqlite', file: resolve(path) } }
   return err(
     'bad_request',
-    `--store takes sqlite:PATH or postgres://user@host/db, not "${text.replace(/:[^:@/]*@/, ':…@')}".`,
+    `--store takes sqlite:PATH or postgres://user@host/db, not "${maskUrlSecrets(text)}".`,
   )
 }
 

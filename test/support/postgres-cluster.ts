@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -17,6 +17,11 @@ export interface PrivateCluster {
   /** Stops the server (pg_ctl stop -m fast), as an outage would; `startServer` brings it back. */
   stopServer(): void
   startServer(): void
+  /** SIGSTOP to this cluster's processes only (its postmaster and that postmaster's children):
+   * the server keeps its sockets open and answers nothing, as a frozen host would. */
+  freeze(): void
+  /** SIGCONT to the same processes. */
+  thaw(): void
 }
 
 export function postgresBinDir(): string {
@@ -77,6 +82,16 @@ export async function startCluster(): Promise<{ cluster: PrivateCluster; stop():
       'start',
     ])
   const stopServer = () => run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'])
+  /** The postmaster's pid (first line of postmaster.pid) and its children's. */
+  const processes = (): number[] => {
+    const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0])
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => Number(l.trim()))
+      .filter((pid) => pid > 0)
+    return [postmaster, ...children]
+  }
+  let frozen: number[] = []
   startServer()
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`
   const cluster: PrivateCluster = {
@@ -97,10 +112,20 @@ export async function startCluster(): Promise<{ cluster: PrivateCluster; stop():
     },
     stopServer,
     startServer,
+    freeze() {
+      frozen = processes()
+      // Children first, so none of them sees its postmaster stop.
+      for (const pid of [...frozen].reverse()) process.kill(pid, 'SIGSTOP')
+    },
+    thaw() {
+      for (const pid of frozen) process.kill(pid, 'SIGCONT')
+      frozen = []
+    },
   }
   return {
     cluster,
     stop() {
+      cluster.thaw()
       try {
         if (existsSync(join(data, 'postmaster.pid'))) stopServer()
       } finally {

@@ -66,9 +66,15 @@ export async function openPostgresStore(
   const parallel = options.parallelCommits ?? 6
   const deadlineMs = options.commitDeadlineMs ?? defaultCommitDeadlineMs
   const poolOf = (max: number) => {
-    const p = new pg.Pool({ connectionString: url, max, types, connectionTimeoutMillis: 10_000 })
-    p.on('connect', (client) => {
-      client.query(sessionSettings(deadlineMs)).catch(() => {})
+    const p = new pg.Pool({
+      connectionString: url,
+      max,
+      types,
+      connectionTimeoutMillis: 10_000,
+      // Before the connection is handed out (a failure discards it).
+      onConnect: async (client: pg.ClientBase) => {
+        await client.query(sessionSettings(deadlineMs))
+      },
     })
     // An idle connection that dies (server restart) must not take the process down.
     p.on('error', (error) =>

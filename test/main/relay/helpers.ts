@@ -3,6 +3,8 @@ import { Agent } from 'node:http'
 import { afterEach } from 'vitest'
 import { silentLogger } from '../../../src/main/log'
 import { openPostgresStore } from '../../../src/main/relay/pg-store'
+import type { PgStoreOptions } from '../../../src/main/relay/pg-store'
+import type { SyncServerSettings } from '../../../src/main/relay/sync-server'
 import { openSqliteRelayStore, startRelay } from '../../../src/main/relay'
 import type { RelayStore, RunningRelay } from '../../../src/main/relay'
 import { createMemoryStore, observeSecrets } from '../../../src/main/secrets'
@@ -29,7 +31,17 @@ export function envelopeBody(
 }
 
 /** Posts one signed delivery; resolves with the status (0 when the connection failed). */
-export function deliver(webhookUrl: string, id: string, body = envelopeBody(id)): Promise<number> {
+export async function deliver(webhookUrl: string, id: string, body = envelopeBody(id)): Promise<number> {
+  return (await deliverAnswer(webhookUrl, id, body)).status
+}
+
+/** Posts one signed delivery; resolves with the status (0 when the connection failed) and the
+ * answer's body. */
+export function deliverAnswer(
+  webhookUrl: string,
+  id: string,
+  body = envelopeBody(id),
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve) => {
     const req = request(
       webhookUrl,
@@ -39,11 +51,13 @@ export function deliver(webhookUrl: string, id: string, body = envelopeBody(id))
         headers: { 'content-type': 'application/json', 'x-service-signature': signBody(relaySecret, body) },
       },
       (res) => {
-        res.resume()
-        res.on('end', () => resolve(res.statusCode ?? 0))
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => (text += chunk))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
       },
     )
-    req.on('error', () => resolve(0))
+    req.on('error', () => resolve({ status: 0, text: '' }))
     req.end(body)
   })
 }
@@ -63,8 +77,8 @@ export function useRelays() {
     }
   })
   return {
-    async postgresStore(url: string): Promise<RelayStore> {
-      const store = unwrap(await openPostgresStore(url))
+    async postgresStore(url: string, options: PgStoreOptions = {}): Promise<RelayStore> {
+      const store = unwrap(await openPostgresStore(url, options))
       opened.push({ store })
       return store
     },
@@ -76,7 +90,7 @@ export function useRelays() {
     },
     async relay(
       store: RelayStore,
-      sync: { heartbeatMs?: number; port?: number } = {},
+      sync: Partial<SyncServerSettings> = {},
     ): Promise<RunningRelay> {
       const relay = unwrap(
         await startRelay({

@@ -55,6 +55,8 @@ export interface SyncStreamStats {
   cut: number
   /** Reads of the change feed (one per commit notice, however many streams follow). */
   feedReads: number
+  /** Bytes written to streams and not yet sent, all streams together. */
+  buffered: number
 }
 
 export interface SyncServer {
@@ -69,6 +71,7 @@ const streamPageSize = 1_000
 
 interface OpenStream {
   token: string
+  buffered(): number
   authorization: string
   live: boolean
   beat(): void
@@ -277,6 +280,7 @@ export async function startSyncServer(
     }
     const entry: OpenStream = {
       token,
+      buffered: () => res.writableLength,
       authorization,
       live: false,
       beat() {
@@ -368,7 +372,8 @@ export async function startSyncServer(
           port,
           streams: () => {
             const live = [...open].filter((s) => s.live).length
-            return { live, catchingUp: open.size - live, cut, feedReads: feed.reads }
+            const buffered = [...open].reduce((sum, s) => sum + s.buffered(), 0)
+            return { live, catchingUp: open.size - live, cut, feedReads: feed.reads, buffered }
           },
           close: () =>
             new Promise<void>((r) => {

@@ -1,6 +1,7 @@
 import { request } from 'node:http'
 import { Agent } from 'node:http'
-import { afterEach } from 'vitest'
+import { afterEach, expect } from 'vitest'
+import type { EventParams } from '../../../src/main/webhooks/sql'
 import { silentLogger } from '../../../src/main/log'
 import { openPostgresStore } from '../../../src/main/relay/pg-store'
 import type { PgStoreOptions } from '../../../src/main/relay/pg-store'
@@ -28,6 +29,38 @@ export function envelopeBody(
     created_at: '2025-01-01T00:00:00Z',
     data: { id: `fund_${id}`, status: 'completed', amount: 10, currency: 'USD', ...extra },
   })
+}
+
+export function params(id: string, extra: Record<string, unknown> = {}): EventParams {
+  const body = envelopeBody(id, 'funding.completed', extra)
+  return {
+    id,
+    type: 'funding.completed',
+    grp: 'payments',
+    created_at: '2025-01-01T00:00:00Z',
+    created_ms: Date.parse('2025-01-01T00:00:00Z'),
+    at: Date.now(),
+    endpoint: 'wh_relay',
+    data_id: `fund_${id}`,
+    body: Buffer.from(body),
+    data: JSON.stringify(JSON.parse(body).data),
+  }
+}
+
+/** Commits `count` events straight into a relay store, 1,000 per transaction. */
+export async function fill(
+  store: RelayStore,
+  prefix: string,
+  count: number,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  for (let i = 0; i < count; i += 1000) {
+    const batch = Array.from({ length: Math.min(1000, count - i) }, (_, j) =>
+      params(`${prefix}_${String(i + j).padStart(6, '0')}`, extra),
+    )
+    const result = await store.committer.commit(batch, [])
+    expect(result.ok).toBe(true)
+  }
 }
 
 /** Posts one signed delivery; resolves with the status (0 when the connection failed). */
@@ -88,10 +121,7 @@ export function useRelays() {
       opened.push({ store })
       return store
     },
-    async relay(
-      store: RelayStore,
-      sync: Partial<SyncServerSettings> = {},
-    ): Promise<RunningRelay> {
+    async relay(store: RelayStore, sync: Partial<SyncServerSettings> = {}): Promise<RunningRelay> {
       const relay = unwrap(
         await startRelay({
           store,

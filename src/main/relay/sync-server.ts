@@ -151,7 +151,10 @@ export async function startSyncServer(
         } catch {
           continue // the store cannot answer now: checked again next heartbeat
         }
-        for (const s of streams) live ? s.beat() : s.revoke()
+        for (const s of streams) {
+          if (live) s.beat()
+          else s.revoke()
+        }
       }
     } finally {
       beating = false

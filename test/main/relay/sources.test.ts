@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { createRelayToken } from '../../../src/main/relay'
-import type { RelayStore } from '../../../src/main/relay'
 import type { PushMessage } from '../../../src/shared/contract'
 import { unwrap } from '../../../src/shared/result'
 import { usePostgres } from '../../support/postgres'

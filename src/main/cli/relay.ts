@@ -6,10 +6,11 @@ import { openRelayStore, parseStoreUrl, startRelay, createRelayToken } from '../
 import type { RelayStore } from '../relay'
 import { createKeytarStore, observeSecrets, withEnvironmentSecrets } from '../secrets'
 import type { SecretStore } from '../secrets'
+import { SyncConfig } from '../../shared/config'
 import { InvalidArgumentError } from 'commander'
 import type { Command } from 'commander'
 import type { CliContext, CommonOptions } from './common'
-import { dataDirOf, example, positiveInt, withCommon } from './common'
+import { configFor, dataDirOf, example, positiveInt, withCommon } from './common'
 import { exitCodes, failure } from './exit'
 import { eventsTable } from './event-table'
 import { printList } from './io'
@@ -32,6 +33,8 @@ export interface RelayCliOptions {
   tls?: { certFile: string; keyFile: string }
   /** Defaults to the OS keychain with WATCHDESK_WEBHOOK_SECRETS over it. */
   secrets?: SecretStore
+  /** `sync.*` from config.json (limits, commit deadline); the defaults without one. */
+  sync?: SyncConfig
 }
 
 const storeOf = (options: RelayOptions, io: CliIo) =>
@@ -52,6 +55,8 @@ export function registerRelay(program: Command, ctx: CliContext): void {
     .action(async (options: RelayOptions) => {
       if (!!options.tlsCert !== !!options.tlsKey)
         return ctx.exit(failure(ctx.io, 'relay', '--tls-cert and --tls-key go together.', exitCodes.usage))
+      const config = configFor(options, ctx.io)
+      if (!config.ok) return ctx.exit(failure(ctx.io, 'relay', config.error.message, config.error.exit))
       ctx.exit(
         await runRelay(
           {
@@ -63,6 +68,7 @@ export function registerRelay(program: Command, ctx: CliContext): void {
               ? { tls: { certFile: options.tlsCert, keyFile: options.tlsKey } }
               : {}),
             ...(ctx.deps.secrets ? { secrets: ctx.deps.secrets } : {}),
+            sync: config.value.config.sync,
           },
           ctx.io,
         ),
@@ -117,7 +123,8 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
   const log = createLogger((line) => io.err(line))
   const url = parseStoreUrl(options.store)
   if (!url.ok) return fail(io, url.error.message, 2)
-  const store = await openRelayStore(url.value, log)
+  const sync = options.sync ?? SyncConfig.parse({})
+  const store = await openRelayStore(url.value, log, { commitDeadlineMs: sync.commitDeadlineMs })
   if (!store.ok) return fail(io, store.error.message, 3)
   const secrets = observeSecrets(options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env))
   const relay = await startRelay({
@@ -125,7 +132,13 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
     secrets,
     log,
     listener: { host: options.host, port: options.listenerPort, tls: options.tls },
-    sync: { host: options.host, port: options.port, tls: options.tls },
+    sync: {
+      host: options.host,
+      port: options.port,
+      tls: options.tls,
+      maxStreams: sync.maxStreams,
+      maxConnections: sync.maxConnections,
+    },
   })
   if (!relay.ok) {
     await store.value.close()
@@ -134,8 +147,10 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
   const status = await relay.value.status()
   if (status.secretsProblem) io.err(`watchdesk relay: ${status.secretsProblem}`)
   io.out(`watchdesk relay on ${store.value.where}`)
-  io.out(`webhooks: ${relay.value.listenerUrl}/webhooks`)
-  io.out(`sync:     ${relay.value.syncUrl}/sync/`)
+  // The address it is bound to (0.0.0.0 means every interface), not a loopback stand-in.
+  io.out(`webhooks: ${boundUrl(relay.value.listenerUrl, options.host)}/webhooks`)
+  io.out(`sync:     ${boundUrl(relay.value.syncUrl, options.host)}/sync/`)
+  for (const warning of relay.value.warnings) io.out(`warning: ${warning}`)
   await new Promise<void>((resolveStop) => {
     process.once('SIGINT', () => resolveStop())
     process.once('SIGTERM', () => resolveStop())
@@ -144,6 +159,13 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
   await relay.value.stop()
   await store.value.close()
   return 0
+}
+
+/** `url` with the host the server was asked to bind (`0.0.0.0`, `::`, a LAN address). */
+function boundUrl(url: string, host: string): string {
+  const u = new URL(url)
+  u.hostname = host.includes(':') ? `[${host}]` : host
+  return u.toString().replace(/\/$/, '')
 }
 
 export async function relayTokenCommand(

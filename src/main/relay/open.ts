@@ -24,8 +24,12 @@ export function parseStoreUrl(text: string): Result<StoreUrl> {
   )
 }
 
-export async function openRelayStore(url: StoreUrl, log?: Logger): Promise<Result<RelayStore>> {
+export async function openRelayStore(
+  url: StoreUrl,
+  log?: Logger,
+  options: { commitDeadlineMs?: number } = {},
+): Promise<Result<RelayStore>> {
   return url.kind === 'postgres'
-    ? openPostgresStore(url.url, { log })
+    ? openPostgresStore(url.url, { log, ...options })
     : openSqliteRelayStore(url.file, { log })
 }

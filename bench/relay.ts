@@ -39,6 +39,14 @@ const catchUpEvents = Number(process.env.BENCH_CATCHUP_EVENTS ?? 100_000)
 // ── child: a relay or the bare server ────────────────────────────────────────────────────────
 async function serveChild(kind: string, url: string): Promise<void> {
   process.on('SIGTERM', () => process.exit(0))
+  if (kind === 'followers') {
+    // The followers in a process of their own, so reading 100 streams does not delay the sender.
+    const [syncPort, token] = url.split(' ')
+    const streams = follow(Number(syncPort), token!, 100)
+    process.on('message', () => process.send!({ received: streams.received() }))
+    process.send!({ port: 0 })
+    return
+  }
   if (kind === 'bare') {
     const server = createServer((req, res) => {
       req.on('data', () => {})
@@ -255,13 +263,17 @@ async function followers(
     for (let i = 0; i < 2; i++) {
       const quiet = await paced(relay.port, seconds, rate)
       runs.none.push(quiet.p99)
-      const streams = follow(relay.syncPort, token, 100)
+      const streams = await startChild('followers', `${relay.syncPort} ${token}`)
       const loaded = await paced(relay.port, seconds, rate)
       runs.hundred.push(loaded.p99)
       failed += quiet.failed + loaded.failed
       peak = Math.max(peak, await rss())
-      if (streams.received() === 0) throw new Error('the followers received nothing')
-      streams.close()
+      const received = await new Promise<number>((resolve) => {
+        streams.child.once('message', (m: { received: number }) => resolve(m.received))
+        streams.child.send('received')
+      })
+      if (received === 0) throw new Error('the followers received nothing')
+      streams.child.kill('SIGTERM')
     }
     return { none: median(runs.none), hundred: median(runs.hundred), rssMb: peak / 1024 / 1024, failed }
   } finally {

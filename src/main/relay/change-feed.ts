@@ -4,8 +4,8 @@ import type { RelayStore, SyncEvent, SyncPage } from './store'
 /** A page as every live stream sends it, serialised once for all of them. */
 export interface FeedPage {
   page: SyncPage
-  /** The server-sent-event frame of `page`. */
-  frame: string
+  /** The server-sent-event frame of `page`, encoded once (a hundred streams write the same bytes). */
+  frame: Buffer
 }
 
 export interface FeedSettings {
@@ -78,7 +78,7 @@ export function createChangeFeed(store: RelayStore, settings: FeedSettings, log:
       if (!page.ok) throw new Error(page.error.message)
       if (anchor === null || page.value.events.length === 0) return
       keep(page.value.events)
-      const out: FeedPage = { page: page.value, frame: frameOf(page.value) }
+      const out: FeedPage = { page: page.value, frame: Buffer.from(frameOf(page.value)) }
       for (const deliver of [...followers]) deliver(out)
       if (page.value.events.length < settings.pageSize) return
     }
@@ -128,7 +128,7 @@ export function createChangeFeed(store: RelayStore, settings: FeedSettings, log:
       for (let i = from; i < held.length; i += settings.pageSize) {
         const events = held.slice(i, i + settings.pageSize)
         const page: SyncPage = { events, next: events.at(-1)!.cursor }
-        backlog.push({ page, frame: frameOf(page) })
+        backlog.push({ page, frame: Buffer.from(frameOf(page)) })
       }
       followers.add(deliver)
       return {

@@ -32,7 +32,7 @@ export const syncDefaults = {
   pollMs: 1_000,
   maxStreams: { perToken: 16, perRelay: 256 },
   maxConnections: 1_024,
-  maxBufferedBytes: 1024 * 1024,
+  maxBufferedBytes: 256 * 1024,
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,
@@ -266,7 +266,7 @@ export async function startSyncServer(
         wake = done
         if (untilDrain) res.once('drain', done)
       })
-    const write = (frame: string) => {
+    const write = (frame: string | Buffer) => {
       wrote = true
       res.write(frame)
     }

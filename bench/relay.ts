@@ -41,8 +41,8 @@ async function serveChild(kind: string, url: string): Promise<void> {
   process.on('SIGTERM', () => process.exit(0))
   if (kind === 'followers') {
     // The followers in a process of their own, so reading 100 streams does not delay the sender.
-    const [syncPort, token] = url.split(' ')
-    const streams = follow(Number(syncPort), token!, 100)
+    const [syncPort, token, after] = url.split(' ')
+    const streams = follow(Number(syncPort), token!, 100, after!)
     process.on('message', () => process.send!({ received: streams.received() }))
     process.send!({ port: 0 })
     return
@@ -70,7 +70,7 @@ async function serveChild(kind: string, url: string): Promise<void> {
     }),
   )
   // Asked by the followers bench: the relay's resident memory.
-  process.on('message', () => process.send!({ rss: process.memoryUsage().rss }))
+  process.on('message', () => process.send!({ rss: process.memoryUsage().rss, live: relay.streams().live }))
   process.send!({
     port: Number(new URL(kind === 'sync' ? relay.syncUrl : relay.listenerUrl).port),
     syncPort: Number(new URL(relay.syncUrl).port),
@@ -225,13 +225,18 @@ async function paced(port: number, seconds: number, rate: number): Promise<{ p99
 }
 
 /** 100 followers: `/sync/stream` read and discarded, as consoles that are live would. */
-function follow(syncPort: number, token: string, count: number): { received: () => number; close(): void } {
+function follow(
+  syncPort: number,
+  token: string,
+  count: number,
+  after: string,
+): { received: () => number; close(): void } {
   let received = 0
   const requests = Array.from({ length: count }, () => {
     const req = request({
       host: '127.0.0.1',
       port: syncPort,
-      path: '/sync/stream?after=0',
+      path: `/sync/stream?after=${after}`,
       headers: { authorization: `Bearer ${token}` },
     })
     req.on('response', (res) => res.on('data', (d: Buffer) => (received += d.length)))
@@ -250,10 +255,10 @@ async function followers(
   const store = unwrap(await openPostgresStore(url))
   const token = unwrap(await createRelayToken(store, 'followers'))
   const relay = await startChild('relay', url)
-  const rss = () =>
-    new Promise<number>((resolve) => {
-      relay.child.once('message', (m: { rss: number }) => resolve(m.rss))
-      relay.child.send('rss')
+  const ask = () =>
+    new Promise<{ rss: number; live: number }>((resolve) => {
+      relay.child.once('message', resolve)
+      relay.child.send('ask')
     })
   try {
     await paced(relay.port, 2, rate) // warm-up
@@ -263,11 +268,24 @@ async function followers(
     for (let i = 0; i < 2; i++) {
       const quiet = await paced(relay.port, seconds, rate)
       runs.none.push(quiet.p99)
-      const streams = await startChild('followers', `${relay.syncPort} ${token}`)
+      const before = (await ask()).rss
+      // Consoles that were following already: they start at the end of what is stored.
+      let end = '0'
+      for (let page = unwrap(await store.readAfter(end, 5_000)); page.events.length > 0;) {
+        end = page.next
+        page = unwrap(await store.readAfter(end, 5_000))
+      }
+      const streams = await startChild('followers', `${relay.syncPort} ${token} ${end}`)
+      // Measured once they follow live (their catch-up of the history is not what is measured).
+      while ((await ask()).live < 100) await new Promise((r) => setTimeout(r, 100))
+      if (process.env.BENCH_VERBOSE)
+        console.log(
+          `  rss before followers ${(before / 1048576).toFixed(0)} MB, once live ${((await ask()).rss / 1048576).toFixed(0)} MB`,
+        )
       const loaded = await paced(relay.port, seconds, rate)
       runs.hundred.push(loaded.p99)
       failed += quiet.failed + loaded.failed
-      peak = Math.max(peak, await rss())
+      peak = Math.max(peak, (await ask()).rss)
       const received = await new Promise<number>((resolve) => {
         streams.child.once('message', (m: { received: number }) => resolve(m.received))
         streams.child.send('received')

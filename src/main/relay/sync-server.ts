@@ -96,11 +96,19 @@ export async function startSyncServer(
   const maxBuffered = settings.maxBufferedBytes ?? syncDefaults.maxBufferedBytes
   const feed = createChangeFeed(
     store,
-    { pageSize: streamPageSize, keepEvents: 5_000, pollMs: settings.pollMs ?? syncDefaults.pollMs },
+    {
+      pageSize: streamPageSize,
+      keepEvents: 5_000,
+      pollMs: settings.pollMs ?? syncDefaults.pollMs,
+      coalesceMs: 25,
+    },
     log,
   )
   const open = new Set<OpenStream>()
   let cut = 0
+  // Streams catching up read a page at a time, a few at once: a hundred followers reconnecting
+  // together hold a few pages in memory, not a hundred.
+  const catchUpRead = limiter(4)
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       log.error('sync request failed', { path: req.url?.split('?')[0], error: (error as Error).message })
@@ -237,7 +245,7 @@ export async function startSyncServer(
         res,
         `the token "${token}" already has ${perToken} open streams (sync.maxStreams.perToken); close one, use another token, or raise it`,
       )
-    const first = await store.readAfter(after, streamPageSize)
+    const first = await catchUpRead(() => store.readAfter(after, streamPageSize))
     if (!first.ok) return send(res, 400, { error: first.error.message })
     res.writeHead(200, {
       'content-type': 'text/event-stream',
@@ -311,7 +319,7 @@ export async function startSyncServer(
       cursor = page.page.next
     }
     const readPage = async () => {
-      const page = await store.readAfter(cursor, streamPageSize)
+      const page = await catchUpRead(() => store.readAfter(cursor, streamPageSize))
       if (!page.ok) throw new Error(page.error.message)
       return page.value
     }
@@ -390,6 +398,24 @@ export async function startSyncServer(
       )
     })
   })
+}
+
+/** Runs at most `n` of the calls given to it at once, the others in turn. */
+function limiter(n: number): <T>(run: () => Promise<T>) => Promise<T> {
+  let running = 0
+  const waiting: (() => void)[] = []
+  return async (run) => {
+    // A finishing call hands its place to the next waiting one.
+    if (running >= n) await new Promise<void>((r) => waiting.push(r))
+    else running++
+    try {
+      return await run()
+    } finally {
+      const next = waiting.shift()
+      if (next) next()
+      else running--
+    }
+  }
 }
 
 function send(

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest'
 import { unwrap } from '../../../src/shared/result'
 import { usePostgres } from '../../support/postgres'
 import { waitFor } from '../../support/wait'
-import { deliver, deliverAnswer, useRelays } from './helpers'
+import { createRelayToken } from '../../../src/main/relay'
+import { deliver, deliverAnswer, getJson, useRelays } from './helpers'
 
 describe('a relay whose PostgreSQL stalls', () => {
   const postgres = usePostgres()
@@ -91,5 +92,39 @@ describe('a relay whose PostgreSQL stalls', () => {
     const page = unwrap(await store.readAfter('0', 100))
     expect(page.events.find((e) => e.id === 'evt_locked')?.deliveries).toBe(2)
     expect(page.events).toHaveLength(42)
+  })
+
+  it('keeps committing deliveries while every read connection waits (sync reads have a pool of their own)', async () => {
+    const url = postgres().createDatabase('pools')
+    const store = await relays.postgresStore(url, { readConnections: 4 })
+    const relay = await relays.relay(store)
+    const token = unwrap(await createRelayToken(store, 'ops'))
+    const locker = new pg.Client(url)
+    // Another session: pg_stat_activity is a snapshot for the length of the locker's transaction.
+    const observer = new pg.Client(url)
+    await Promise.all([locker.connect(), observer.connect()])
+    const waiting = async () =>
+      (
+        await observer.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+        )
+      ).rows[0]!.n
+    try {
+      // Every token check (a read) now waits for the lock: twelve requests take all four read
+      // connections, and on one shared pool they would take the commits' connections too.
+      await locker.query('BEGIN')
+      await locker.query('LOCK TABLE relay_tokens IN ACCESS EXCLUSIVE MODE')
+      const reads = Array.from({ length: 12 }, () => getJson(`${relay.syncUrl}/sync/events?after=0`, token))
+      await waitFor(async () => (await waiting()) >= 4 || undefined, 'four reads waiting for the lock')
+      const ids = Array.from({ length: 20 }, (_, i) => `evt_pool_${i}`)
+      expect(await Promise.all(ids.map((id) => deliver(`${relay.listenerUrl}/webhooks`, id)))).toEqual(
+        ids.map(() => 200),
+      )
+      await locker.query('ROLLBACK')
+      // The reads waited at most lock_timeout; each answered (200 or 503), none hangs.
+      for (const r of await Promise.all(reads)) expect([200, 503]).toContain(r.status)
+    } finally {
+      await Promise.all([locker.end(), observer.end()])
+    }
   })
 })

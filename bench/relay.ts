@@ -265,7 +265,7 @@ async function followers(
     const runs = { none: [] as number[], hundred: [] as number[] }
     let failed = 0
     let peak = 0
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < 3; i++) {
       const quiet = await paced(relay.port, seconds, rate)
       runs.none.push(quiet.p99)
       const before = (await ask()).rss
@@ -293,6 +293,10 @@ async function followers(
       if (received === 0) throw new Error('the followers received nothing')
       streams.child.kill('SIGTERM')
     }
+    if (process.env.BENCH_VERBOSE)
+      console.log(
+        `  p99 per run (ms): none ${runs.none.map((v) => v.toFixed(0)).join(', ')}; 100 followers ${runs.hundred.map((v) => v.toFixed(0)).join(', ')}`,
+      )
     return { none: median(runs.none), hundred: median(runs.hundred), rssMb: peak / 1024 / 1024, failed }
   } finally {
     relay.child.kill('SIGTERM')

@@ -16,7 +16,7 @@ export interface FeedSettings {
    * database whose notice was lost). */
   pollMs: number
   /** A commit notice is read this long after it arrives, with every notice meanwhile: at 250
-   * deliveries/s one read and one write per stream every 25 ms, not one per commit. */
+   * deliveries/s one read, and one write per stream, every 100 ms rather than per commit. */
   coalesceMs: number
 }
 

@@ -100,7 +100,7 @@ export async function startSyncServer(
       pageSize: streamPageSize,
       keepEvents: 5_000,
       pollMs: settings.pollMs ?? syncDefaults.pollMs,
-      coalesceMs: 25,
+      coalesceMs: 100,
     },
     log,
   )

@@ -65,12 +65,13 @@ export async function openPostgresStore(
   for (const secret of urlSecretValues(url)) redactFromLogs(secret)
   const parallel = options.parallelCommits ?? 6
   const deadlineMs = options.commitDeadlineMs ?? defaultCommitDeadlineMs
-  const poolOf = (max: number) => {
+  const poolOf = (max: number, queryTimeoutMs?: number) => {
     const p = new pg.Pool({
       connectionString: url,
       max,
       types,
       connectionTimeoutMillis: 10_000,
+      ...(queryTimeoutMs ? { query_timeout: queryTimeoutMs } : {}),
       // Before the connection is handed out (a failure discards it).
       onConnect: async (client: pg.ClientBase) => {
         await client.query(sessionSettings(deadlineMs))
@@ -85,7 +86,10 @@ export async function openPostgresStore(
   // Commits (and the probe) on one pool, every read on another: a hundred followers catching up
   // never make a delivery wait for a connection.
   const pool = poolOf(parallel + 1)
-  const reads = poolOf(options.readConnections ?? 4)
+  // A read of a frozen server fails (and its connection is dropped) rather than hang a sync
+  // request; commits keep their deadline instead (a transaction's connection must not be reused
+  // while its statement may still run).
+  const reads = poolOf(options.readConnections ?? 4, deadlineMs * 2)
   try {
     const client = await pool.connect()
     try {

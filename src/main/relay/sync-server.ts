@@ -105,6 +105,8 @@ export async function startSyncServer(
     log,
   )
   const open = new Set<OpenStream>()
+  /** Streams being opened (their first read running), by token name. */
+  const opening = new Map<string, number>()
   let cut = 0
   // Streams catching up read a page at a time, a few at once: a hundred followers reconnecting
   // together hold a few pages in memory, not a hundred.
@@ -235,18 +237,26 @@ export async function startSyncServer(
     token: string,
     authorization: string,
   ): Promise<void> {
-    if (open.size >= perRelay)
+    const ofToken = [...open].filter((s) => s.token === token).length + (opening.get(token) ?? 0)
+    if (open.size + [...opening.values()].reduce((a, b) => a + b, 0) >= perRelay)
       return tooMany(
         res,
         `this relay already serves ${perRelay} streams (sync.maxStreams.perRelay); retry later or raise it`,
       )
-    if ([...open].filter((s) => s.token === token).length >= perToken)
+    if (ofToken >= perToken)
       return tooMany(
         res,
         `the token "${token}" already has ${perToken} open streams (sync.maxStreams.perToken); close one, use another token, or raise it`,
       )
-    const first = await catchUpRead(() => store.readAfter(after, streamPageSize))
+    // The place is taken now: streams opened at the same moment cannot all pass the limit.
+    opening.set(token, (opening.get(token) ?? 0) + 1)
+    const first = await catchUpRead(() => store.readAfter(after, streamPageSize)).finally(() => {
+      const n = (opening.get(token) ?? 1) - 1
+      if (n > 0) opening.set(token, n)
+      else opening.delete(token)
+    })
     if (!first.ok) return send(res, 400, { error: first.error.message })
+    if (req.socket.destroyed) return
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-store',

@@ -3,13 +3,16 @@ import { createServer } from 'node:http'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { createServer as createTlsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
+import { relayOpenApi } from '../../shared/openapi'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
 import type { RelayStore } from './store'
 import { createChangeFeed, frameOf } from './change-feed'
 import type { FeedPage } from './change-feed'
-import { authorize } from './tokens'
+import { scopeAllows } from './store'
+import { authorize, tokenOf } from './tokens'
+import { version } from '../version'
 
 export interface SyncServerSettings {
   host: string
@@ -67,6 +70,7 @@ export interface SyncServer {
 }
 
 export const maxPageSize = 5_000
+let openApi: unknown = null
 const streamPageSize = 1_000
 
 interface OpenStream {
@@ -182,17 +186,23 @@ export async function startSyncServer(
     }
     if (url.pathname === '/healthz') {
       const report = health()
-      return send(res, report.ok ? 200 : 503, report)
+      return send(res, report.ok ? 200 : 503, { ...report, wakeups: store.wakeups() })
     }
+    // No token: the document describes the API and holds no secret.
+    if (url.pathname === '/openapi.json') return send(res, 200, (openApi ??= relayOpenApi(version)))
     const isMetrics = url.pathname === '/metrics' && metrics !== undefined
     if (!url.pathname.startsWith('/sync/') && !isMetrics)
       return send(res, 404, { error: 'not found: the sync API is under /sync/, metrics at /metrics' })
     if (req.method !== 'GET') return send(res, 405, { error: 'the sync API is read with GET' })
-    const token = await authorize(store, req.headers.authorization)
+    const token = await tokenOf(store, req.headers.authorization)
     if (!token)
       return send(res, 401, {
         error:
           'a live relay token is required: Authorization: Bearer <token> (watchdesk relay token create NAME)',
+      })
+    if (!scopeAllows(token.scope, isMetrics ? 'metrics' : 'read'))
+      return send(res, 403, {
+        error: `the relay token "${token.name}" has scope ${token.scope}, which opens only /metrics: consoles need one made with --scope read`,
       })
     if (isMetrics) {
       const text = await metrics()
@@ -212,7 +222,7 @@ export async function startSyncServer(
         return send(res, 200, page.value)
       }
       case '/sync/stream':
-        return stream(req, res, after, token, req.headers.authorization!)
+        return stream(req, res, after, token.name, req.headers.authorization!)
       case '/sync/listener':
         return send(res, 200, await listenerStatus())
       default:

@@ -3,6 +3,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { timingSafeEqual } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { contentSecurityPolicy } from '../../shared/csp'
+import { consoleOpenApi } from '../../shared/openapi'
+import { version } from '../version'
 import { DisposableStore } from '../../shared/disposable'
 import { err, ok } from '../../shared/result'
 import type { ErrorCode, Result } from '../../shared/result'
@@ -23,6 +25,8 @@ export interface ConsoleServerOptions {
   heartbeatMs?: number
   /** GET /metrics (Prometheus text, same token). */
   metrics?: () => Promise<string>
+  /** GET /metrics also opens to these (a metrics-scoped token for Prometheus). */
+  metricsToken?: (authorization: string | undefined) => boolean
 }
 
 export interface ConsoleServer {
@@ -44,6 +48,10 @@ const statusOf: Record<ErrorCode, number> = {
 }
 
 const maxRequestBytes = 1024 * 1024
+
+let openApi: unknown = null
+/** Generated from the contract once, on first request. */
+const openApiDocument = () => (openApi ??= consoleOpenApi(version))
 
 /** serve mode's HTTP face: the built renderer, `POST /api/call/<method>` for every contract method,
  * `GET /api/push` (server-sent events) for live updates. Loopback only: requests whose Host or
@@ -74,6 +82,8 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
     // of them costs neither CPU nor disk.
     if (pathname === null) return sendJson(res, 400, err('bad_request', 'The request target is malformed.'))
     if (pathname === '/metrics' && options.metrics) return sendMetrics(req, res, options.metrics)
+    // The API's description holds no secret: a client generator may read it without the token.
+    if (pathname === '/openapi.json' && req.method === 'GET') return sendJson(res, 200, openApiDocument())
     if (!pathname.startsWith('/api/'))
       return serveStatic(options.rendererDir, pathname, req, res, contentSecurityPolicy)
     if (!hasToken(req, options.token)) {
@@ -100,11 +110,14 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
   }
 
   async function sendMetrics(req: IncomingMessage, res: ServerResponse, read: () => Promise<string>) {
-    if (!hasToken(req, options.token))
+    if (!hasToken(req, options.token) && !options.metricsToken?.(req.headers.authorization))
       return sendJson(
         res,
         401,
-        err('unauthorized', 'GET /metrics needs the console token: Authorization: Bearer <token>.'),
+        err(
+          'unauthorized',
+          'GET /metrics needs the console token or a metrics token (watchdesk relay token create NAME --scope metrics): Authorization: Bearer <token>.',
+        ),
       )
     const text = await read()
     res.writeHead(200, {

@@ -6,7 +6,8 @@ import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { usePostgres } from '../../support/postgres'
 import { waitFor } from '../../support/wait'
-import { deliver, spawnRelay } from './helpers'
+import { spawnRelay } from '../../support/relay-process'
+import { deliver, relaySecret } from './helpers'
 
 const root = join(import.meta.dirname, '../../..')
 const bin = join(root, 'bin/watchdesk')
@@ -21,7 +22,8 @@ describe('relays under kill -9', () => {
   it('keep every delivery that got 200 from either relay when one is killed mid-load', async () => {
     expect(existsSync(join(root, 'out/main/cli.js')), 'the built bundle (npm run build)').toBe(true)
     const url = postgres().createDatabase('crash')
-    const [a, b] = [await spawnRelay(['--store', url]), await spawnRelay(['--store', url])]
+    const env = { WATCHDESK_WEBHOOK_SECRETS: relaySecret }
+    const [a, b] = [await spawnRelay(url, env).ready, await spawnRelay(url, env).ready]
     children.push(a.child, b.child)
     const ids = Array.from({ length: 3000 }, (_, i) => `evt_load_${String(i).padStart(5, '0')}`)
     const acknowledged: string[] = []

@@ -1,7 +1,4 @@
-import { spawn } from 'node:child_process'
-import type { ChildProcess } from 'node:child_process'
 import { request } from 'node:http'
-import { join } from 'node:path'
 import { Agent } from 'node:http'
 import { afterEach, expect } from 'vitest'
 import type { EventParams } from '../../../src/main/webhooks/sql'
@@ -16,7 +13,6 @@ import { signBody } from '../../../src/main/webhooks'
 import { unwrap } from '../../../src/shared/result'
 import type { Backend } from '../../../src/main/backend'
 import { startFollowingConsole } from '../../support/following-console'
-import { waitFor } from '../../support/wait'
 
 export const relaySecret = 'whsec_relay_test_5f1e9c2b7a'
 
@@ -161,39 +157,4 @@ export function useFollowingConsoles() {
     await backend.close()
   }
   return Object.assign(start, { close })
-}
-
-const bin = join(import.meta.dirname, '../../..', 'bin/watchdesk')
-
-export interface SpawnedRelay {
-  child: ChildProcess
-  webhooks: string
-  sync: string
-  /** stdout and stderr so far. */
-  out(): string
-  errors(): string
-}
-
-/** `bin/watchdesk relay ARGS` from the built bundle, as an operator runs it, on free ports unless
- * ARGS name them; resolves once it printed its URLs. The caller kills it (`child`). */
-export async function spawnRelay(args: string[], env: NodeJS.ProcessEnv = {}): Promise<SpawnedRelay> {
-  const child = spawn(process.execPath, [bin, 'relay', '--listener-port', '0', '--port', '0', ...args], {
-    env: { ...process.env, WATCHDESK_WEBHOOK_SECRETS: relaySecret, WATCHDESK_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  let errors = ''
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
-  child.stderr!.on('data', (d: Buffer) => (errors += d.toString()))
-  const urls = await waitFor(
-    () => {
-      if (child.exitCode !== null) throw new Error(`the relay exited (${child.exitCode}): ${errors}`)
-      const webhooks = /^webhooks: (\S+)$/m.exec(out)?.[1]
-      const sync = /^sync: +(\S+)$/m.exec(out)?.[1]
-      return webhooks && sync ? { webhooks, sync } : undefined
-    },
-    'the relay to print its URLs',
-    { timeoutMs: 20_000 },
-  )
-  return { child, ...urls, out: () => out, errors: () => errors }
 }

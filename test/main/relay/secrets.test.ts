@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { maskUrlSecrets, urlSecretValues } from '../../../src/shared/mask'
 import { usePostgres } from '../../support/postgres'
-import { getJson, spawnRelay } from './helpers'
+import { spawnRelay } from '../../support/relay-process'
+import { getJson, relaySecret } from './helpers'
 
 const bin = join(import.meta.dirname, '../../..', 'bin/watchdesk')
 
@@ -55,9 +56,12 @@ describe('a relay started with secrets in its PostgreSQL URL', () => {
     })
     expect(created.status).toBe(0)
     const token = created.stdout.trim()
-    const relay = await spawnRelay(['--store', url], { WATCHDESK_LOG_LEVEL: 'info' })
+    const relay = await spawnRelay(url, {
+      WATCHDESK_WEBHOOK_SECRETS: relaySecret,
+      WATCHDESK_LOG_LEVEL: 'info',
+    }).ready
     children.push(relay.child)
-    const listener = await getJson(`${relay.sync}listener`, token)
+    const listener = await getJson(`${relay.sync}/sync/listener`, token)
     expect(listener.status).toBe(200)
     expect(listener.body.storage.file).toMatch(/password=\*\*\*/)
     // A store that cannot be reached: the error message quotes the URL.
@@ -73,14 +77,13 @@ describe('a relay started with secrets in its PostgreSQL URL', () => {
     const everything = [
       created.stdout,
       created.stderr,
-      relay.out(),
-      relay.errors(),
+      relay.output(),
       JSON.stringify(listener.body),
       unreachable.stdout,
       unreachable.stderr,
     ].join('\n')
     // The JSON log said where the store is (masked), so the check below looked at it.
-    expect(relay.errors()).toMatch(/"store":"postgres:\/\/postgres:\*\*\*@/)
+    expect(relay.output()).toMatch(/"store":"postgres:\/\/postgres:\*\*\*@/)
     for (const secret of secrets) expect(everything).not.toContain(secret)
   })
 })

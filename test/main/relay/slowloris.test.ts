@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
-import { deliver, spawnRelay } from './helpers'
+import { spawnRelay } from '../../support/relay-process'
+import { deliver, relaySecret } from './helpers'
 
 /** Opens `count` sockets to host:port, sends half a request line on each and then a header byte
  * now and then (a slowloris), never reconnecting; prints `opened N closed M` as it goes. Its own
@@ -42,7 +43,9 @@ describe('the sync port under a slowloris', () => {
   })
 
   it('keeps answering webhooks while 20,000 idle and trickling sockets hit the sync port (a cap and time-outs close them)', async () => {
-    const relay = await spawnRelay(['--store', `sqlite:${join(tempDir(), 'relay.db')}`])
+    const relay = await spawnRelay(`sqlite:${join(tempDir(), 'relay.db')}`, {
+      WATCHDESK_WEBHOOK_SECRETS: relaySecret,
+    }).ready
     children.push(relay.child)
     const syncPort = new URL(relay.sync).port
     // Two attackers of 10,000 sockets each: each fits the default limit of open files.
@@ -95,6 +98,6 @@ describe('the sync port under a slowloris', () => {
     )
     expect(relay.child.exitCode).toBeNull()
     // The sync port serves again once the attack is over.
-    expect((await fetch(`${new URL(relay.sync).origin}/healthz`)).status).toBe(200)
+    expect((await fetch(`${relay.sync}/healthz`)).status).toBe(200)
   }, 180_000)
 })

@@ -20,6 +20,8 @@ interface AlertsState {
   mutes: MuteInfo[]
   channels: ResponseOf<'alerts.channels'> | null
   error: ApiError | null
+  /** The incident a link opened (`#/alerts/incident/12`): highlighted in the table. */
+  linkedIncident: number | null
   load(): Promise<void>
   setFilter(filter: IncidentFilter): void
   mute(minutes: number, serviceIds?: number[]): Promise<void>
@@ -36,6 +38,7 @@ export const useAlertsStore = create<AlertsState>((set, get) => ({
   mutes: [],
   channels: null,
   error: null,
+  linkedIncident: null,
   async load() {
     if (!subscribed) {
       subscribed = true

@@ -7,7 +7,8 @@ import { StatusBadge } from '../components/Status'
 
 /** Incidents with filters, the alert log, and mutes (maintenance windows and "mute 1 h"). */
 export function AlertsView() {
-  const { incidents, log, mutes, filter, error, load, setFilter, mute, unmute } = useAlertsStore()
+  const { incidents, log, mutes, filter, error, load, setFilter, mute, unmute, linkedIncident } =
+    useAlertsStore()
   const registry = useChainsStore((s) => s.registry)
   useEffect(() => {
     void load()
@@ -58,7 +59,7 @@ export function AlertsView() {
             </select>
           </label>
         </div>
-        <IncidentTable incidents={incidents} label="Incidents" />
+        <IncidentTable incidents={incidents} label="Incidents" linked={linkedIncident} />
       </section>
       <section className="panel">
         <div className="panel-head">

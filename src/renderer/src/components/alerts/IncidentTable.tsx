@@ -3,7 +3,16 @@ import { StatusBadge } from '../Status'
 import { fmtDuration, fmtTime } from './format'
 
 /** Incidents, newest first: open ones in red or amber, closed ones with how long they lasted. */
-export function IncidentTable({ incidents, label }: { incidents: Incident[]; label: string }) {
+export function IncidentTable({
+  incidents,
+  label,
+  linked = null,
+}: {
+  incidents: Incident[]
+  label: string
+  /** The incident a link pointed at: marked and scrolled into view. */
+  linked?: number | null
+}) {
   if (incidents.length === 0) return <p className="hint">No incidents.</p>
   return (
     <table className="grid" aria-label={label}>
@@ -18,7 +27,13 @@ export function IncidentTable({ incidents, label }: { incidents: Incident[]; lab
       </thead>
       <tbody>
         {incidents.map((i) => (
-          <tr key={i.id}>
+          <tr
+            key={i.id}
+            data-incident-id={i.id}
+            className={i.id === linked ? 'linked' : undefined}
+            aria-current={i.id === linked ? 'true' : undefined}
+            ref={i.id === linked ? (row) => row?.scrollIntoView({ block: 'nearest' }) : undefined}
+          >
             <td>
               {i.closedAt === null ? (
                 <StatusBadge tone={i.severity === 'critical' ? 'bad' : 'warn'} label="open" />

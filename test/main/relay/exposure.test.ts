@@ -37,6 +37,13 @@ describe('a relay or source reachable in clear text', () => {
     expect(relay.warnings).toEqual([])
     const health = await fetch(`${relay.syncUrl}/healthz`)
     expect(health.status).toBe(200)
-    expect(await health.json()).toEqual({ ok: true, storage: 'ok', cause: null, fix: null, warnings: [] })
+    expect(await health.json()).toEqual({
+      ok: true,
+      storage: 'ok',
+      cause: null,
+      fix: null,
+      warnings: [],
+      wakeups: expect.objectContaining({ mode: 'in-process' }),
+    })
   })
 })

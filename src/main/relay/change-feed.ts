@@ -56,6 +56,8 @@ export function createChangeFeed(store: RelayStore, settings: FeedSettings, log:
   const tail = () => held.at(-1)?.cursor ?? anchor!
 
   const reset = () => {
+    off?.()
+    off = null
     anchor = null
     held = []
     position = new Map()
@@ -107,13 +109,16 @@ export function createChangeFeed(store: RelayStore, settings: FeedSettings, log:
   }
 
   let soon: NodeJS.Timeout | null = null
-  const off = store.onCommitted(() => {
+  const noticed = () => {
     if (anchor === null || soon) return
     soon = setTimeout(() => {
       soon = null
       if (anchor !== null) void read()
     }, settings.coalesceMs)
-  })
+  }
+  // Subscribed only while someone follows: a store that polls for commits (PgBouncer) polls only
+  // while it has subscribers.
+  let off: (() => void) | null = null
   const poll = setInterval(() => {
     if (anchor !== null) void read()
   }, settings.pollMs)
@@ -126,6 +131,7 @@ export function createChangeFeed(store: RelayStore, settings: FeedSettings, log:
       if (anchor === null) {
         anchor = cursor
         from = 0
+        off = store.onCommitted(noticed)
       } else if (cursor === anchor) from = 0
       else {
         const at = position.get(cursor)
@@ -167,7 +173,6 @@ export function createChangeFeed(store: RelayStore, settings: FeedSettings, log:
       closed = true
       clearInterval(poll)
       if (soon) clearTimeout(soon)
-      off()
       followers.clear()
       reset()
     },

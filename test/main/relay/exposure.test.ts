@@ -1,9 +1,13 @@
+import { spawnSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleartextWarning } from '../../../src/main/cli/sources'
 import { exposureWarnings } from '../../../src/main/relay'
+import { useRelayProcesses } from '../../support/relay-process'
+import { cliPath } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
-import { useRelays } from './helpers'
+import { relaySecret, useRelays } from './helpers'
 
 describe('a relay or source reachable in clear text', () => {
   const relays = useRelays()
@@ -45,5 +49,36 @@ describe('a relay or source reachable in clear text', () => {
       warnings: [],
       wakeups: expect.objectContaining({ mode: 'in-process' }),
     })
+  })
+})
+
+describe('the relay command reading sync.* from config.json', () => {
+  const tempDir = useTempDir('watchdesk-relay-config-')
+  const spawn = useRelayProcesses()
+
+  it('applies sync.maxStreams.perToken from the data dir: the second stream of a token gets 429', async () => {
+    const dataDir = tempDir()
+    writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ sync: { maxStreams: { perToken: 1 } } }))
+    const store = `sqlite:${join(dataDir, 'relay.db')}`
+    const created = spawnSync(
+      process.execPath,
+      [cliPath, 'relay', 'token', 'create', 'solo', '--store', store],
+      {
+        encoding: 'utf8',
+      },
+    )
+    expect(created.status).toBe(0)
+    const token = created.stdout.trim()
+    const relay = await spawn(store, { WATCHDESK_DATA_DIR: dataDir, WATCHDESK_WEBHOOK_SECRETS: relaySecret })
+      .ready
+    const headers = { authorization: `Bearer ${token}` }
+    const first = new AbortController()
+    const one = await fetch(`${relay.sync}/sync/stream?after=0`, { headers, signal: first.signal })
+    expect(one.status).toBe(200)
+    const two = await fetch(`${relay.sync}/sync/stream?after=0`, { headers })
+    expect(two.status).toBe(429)
+    expect(two.headers.get('retry-after')).toMatch(/^\d+$/)
+    expect(((await two.json()) as { error: string }).error).toMatch(/sync\.maxStreams\.perToken/)
+    first.abort()
   })
 })

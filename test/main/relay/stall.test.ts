@@ -34,7 +34,7 @@ describe('a relay whose PostgreSQL stalls', () => {
       const elapsed = performance.now() - started
       expect(answers.map((a) => a.status)).toEqual(during.map(() => 503))
       // The deadline, not the sender's own time-out, ends the wait (slack for a loaded machine).
-      expect(elapsed).toBeLessThan(deadlineMs + 2_500)
+      expect(elapsed).toBeLessThan(deadlineMs + 4_000)
       expect(answers[0]!.text).toMatch(/PostgreSQL did not commit within 1500 ms/)
       const status = await relay.status()
       expect(status.storage.state).toBe('stalled')

@@ -187,7 +187,7 @@ export async function listSources(options: SourcesCliOptions, io: CliIo): Promis
       const token = await secrets.get(accounts.sourceToken(name))
       return {
         name,
-        url: s.url,
+        url: maskUrlSecrets(s.url),
         enabled: s.enabled !== false,
         tokenStored: token.ok && !!token.value,
         cursor: cursors.get(name) ?? null,

@@ -97,7 +97,8 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
     latency: latency.summary(),
     authorizationLatency: authorizationLatency.summary(),
     storage: storage.status(),
-    recentRejections: await store.recentRejections(50).catch(() => []),
+    // A stalled store must not hold up the status that says it is stalled.
+    recentRejections: await within(store.recentRejections(50), 2_000, []),
     outages: [],
   })
   const warnings = exposureWarnings(options.listener.host, options.listener.tls !== undefined)
@@ -153,6 +154,13 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
       secrets.stop()
     },
   })
+}
+
+/** `promise`, or `fallback` when it fails or has not settled within `ms`. */
+function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)))
+  return Promise.race([promise.catch(() => fallback), late]).finally(() => clearTimeout(timer))
 }
 
 /** A host other than loopback without TLS: relay tokens and every event cross the network in

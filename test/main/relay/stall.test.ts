@@ -36,6 +36,7 @@ describe('a relay whose PostgreSQL stalls', () => {
       // The deadline, not the sender's own time-out, ends the wait (slack for a loaded machine).
       expect(elapsed).toBeLessThan(deadlineMs + 4_000)
       expect(answers[0]!.text).toMatch(/PostgreSQL did not commit within 1500 ms/)
+      // The status answers while the store is frozen (it says so rather than waiting on it).
       const status = await relay.status()
       expect(status.storage.state).toBe('stalled')
       expect(status.storage.cause).toMatch(/^PostgreSQL at postgres:\/\/.* is stalled/)

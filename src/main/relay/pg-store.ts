@@ -17,6 +17,7 @@ import { toDetail, toSummary } from '../webhooks'
 import { migratePostgres } from './pg-migrations'
 import type { MigrationOutcome } from './pg-migrations'
 import { toSyncEvent } from './store'
+import { stalledCode } from './store'
 import type { RelayStore, SyncPage, SyncRow, TokenScope, Wakeups } from './store'
 
 const notifyChannel = 'watchdesk_events'
@@ -101,8 +102,6 @@ export function postgresFix(error: unknown): string {
 export const safePostgresUrl = (url: string): string => maskUrlSecrets(url)
 
 export const defaultCommitDeadlineMs = 5_000
-/** The code a commit past its deadline fails with (the storage status says "stalled"). */
-export const stalledCode = 'STALLED'
 
 /** Session settings every connection gets when it opens. A `SET` rather than startup parameters:
  * PgBouncer refuses unknown startup parameters. Behind PgBouncer's transaction pooling they land

@@ -14,7 +14,7 @@ import { loadSecretsCache } from '../webhooks'
 import { LatencyWindow } from '../webhooks'
 import { createMeters, registerListenerTotals, registerStorageOk } from '../meters'
 import type { RelayStore } from './store'
-import { stalledCode } from './pg-store'
+import { stalledCode } from './store'
 import { startSyncServer } from './sync-server'
 import type { SyncServerSettings, SyncStreamStats } from './sync-server'
 

@@ -146,8 +146,6 @@ export async function startSyncServer(
     }
   } else server = createServer(timeouts, handler)
   server.maxConnections = settings.maxConnections ?? syncDefaults.maxConnections
-  // A TLS handshake that never completes holds a socket too.
-  server.on('tlsClientError', () => {})
 
   // One token check per token (not per stream) each heartbeat; a revoked token's streams end.
   let beating = false

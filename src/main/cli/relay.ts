@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import type { EventFilter } from '../../shared/contract/events'
+import { eventJson } from '../../shared/events/json'
 import { databaseFileName } from '../db'
 import { createLogger } from '../log'
 import { openRelayStore, parseStoreUrl, startRelay, createRelayToken, migratePostgresUrl } from '../relay'
@@ -277,19 +278,7 @@ export async function eventsFromStore(
     if (options.json) {
       for (const row of rows) {
         const detail = await store.get(row.id)
-        io.out(
-          JSON.stringify({
-            id: row.id,
-            type: row.type,
-            created_at: row.createdAt,
-            received_at: new Date(row.receivedAt).toISOString(),
-            deliveries: row.deliveries,
-            endpoint: row.endpoint,
-            conflict: row.conflict,
-            source: row.source ?? null,
-            data: detail?.data ?? null,
-          }),
-        )
+        if (detail) io.out(JSON.stringify(eventJson(detail)))
       }
       return 0
     }

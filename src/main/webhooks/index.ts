@@ -14,7 +14,7 @@ import { answeredByListener, explainElsewhere, explainFailure, probe } from './p
 import { sampleEnvelope, sendTestEvent } from './send'
 import { signBody } from './verify'
 import type { SentTestEvent } from './send'
-import { LatencyWindow } from './stats'
+import { ActivityWindow, LatencyWindow, recordNew } from './stats'
 import { createEventStore } from './store'
 import type { EventStore } from './store'
 
@@ -30,7 +30,7 @@ export { createIngest, createBatchedPublisher } from './ingest'
 export { startListener } from './listener'
 export type { ListenerCounters, ListenerSettings } from './listener'
 export { loadSecretsCache } from './secrets-cache'
-export { LatencyWindow } from './stats'
+export { ActivityWindow, LatencyWindow, recordNew } from './stats'
 export { resultOf, workerCommitter } from './committer'
 export type { CommitResult, Committer } from './committer'
 export type { CommitReply, ItemResult, StorageFailure } from './commit-protocol'
@@ -84,15 +84,28 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
   const counters: ListenerCounters = { accepted: 0, duplicates: 0, rejected: 0, conflicts: 0, unavailable: 0 }
   const latency = new LatencyWindow()
   const authorizationLatency = new LatencyWindow()
+  const activity = new ActivityWindow(Date.now())
+  // Seeded before the listener starts, so no event is counted twice; a restart keeps the hour's counts.
+  try {
+    const seedFrom = Date.now() - 3_600_000
+    activity.seed(store.receivedPerSecond(seedFrom), seedFrom)
+  } catch (error) {
+    ctx.storage.failed('listener activity', error)
+  }
   const publisher = createBatchedPublisher((payload) => ctx.push.publish('events.appended', payload))
   const committer = workerCommitter(ctx.db.name, {
     afterEvent: options.afterEvent,
     onRestart: (failure) => log.warn('commit worker stopped; starting it again', { ...failure }),
   })
-  const ingest = createIngest(committer, log, (summaries) => publisher.add(summaries), {
-    committed: () => ctx.storage.committed(),
-    failed: (failure) => ctx.storage.failed('webhook commit', failure),
-  })
+  const ingest = createIngest(
+    committer,
+    log,
+    (summaries) => (recordNew(activity, summaries), publisher.add(summaries)),
+    {
+      committed: () => ctx.storage.committed(),
+      failed: (failure) => ctx.storage.failed('webhook commit', failure),
+    },
+  )
   let changed = false
   const identity = randomBytes(12).toString('hex')
   const config = ctx.config().listener
@@ -160,6 +173,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
     ...counters,
     latency: latency.summary(),
     authorizationLatency: authorizationLatency.summary(),
+    activity: activity.summary(Date.now()),
     storage: ctx.storage.status(),
     recentRejections: reading('listener rejections', () => store.recentRejections(50), []),
     outages: reading('listener outages', () => store.outages(10, 2_000), []),

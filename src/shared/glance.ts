@@ -40,6 +40,14 @@ const plural = (n: number, one: string, many = `${one}s`) =>
 const toneRank: Record<Glance['tone'], number> = { bad: 3, warn: 2, good: 1, muted: 0 }
 const worse = (a: Glance['tone'], b: Glance['tone']) => (toneRank[b] > toneRank[a] ? b : a)
 
+/** Relay source states that mean "not syncing now" (disabled is a choice, connecting a moment). */
+export const troubledSourceStates: ReadonlySet<string> = new Set([
+  'no-token',
+  'unreachable',
+  'refused',
+  'storage',
+])
+
 export const isConfiguredChain = (c: GlanceChain) => c.status !== 'not_configured' && c.enabled !== false
 
 export function glance(input: GlanceInput): Glance {

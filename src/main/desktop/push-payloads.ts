@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { chainStatuses } from '../../shared/chains/health'
 import type { ChainStatusKind } from '../../shared/chains/health'
 import { Alert } from '../../shared/contract/alerts'
+import { troubledSourceStates } from '../../shared/glance'
 
 /** The desktop shell's reading of the push topics it follows (`chains.status`, `events.appended`,
  * `alerts.alert`).
@@ -76,14 +77,6 @@ const factReaders: Record<string, (payload: unknown) => Partial<TrayFactsLike> |
       : null
   },
 }
-
-/** Source states that mean "not syncing now" (disabled is a choice, connecting a moment). */
-export const troubledSourceStates: ReadonlySet<string> = new Set([
-  'no-token',
-  'unreachable',
-  'refused',
-  'storage',
-])
 
 interface TrayFactsLike {
   openIncidents: number | null

@@ -236,6 +236,11 @@ export const paymentsMethods = {
       .strict(),
     CreatedEndpoint.extend({ test: TestDelivery }),
   ),
+  'payments.publicUrl.state': method(
+    'Whether listener.publicUrl reached this console’s listener at its last check (no new check)',
+    z.object({}).strict(),
+    PublicUrlState,
+  ),
   'payments.publicUrl.check': method(
     'Check now whether listener.publicUrl reaches this console’s listener',
     z.object({}).strict(),

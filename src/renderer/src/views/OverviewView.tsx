@@ -57,7 +57,6 @@ export function OverviewView() {
         <StaleNote />
       </header>
       {error && <p className="banner banner-bad">{error.message}</p>}
-      <FirstRun />
       <div className="tiles">
         <IncidentsTile open={open} now={now} />
         <ListenerTile status={listener} now={now} />
@@ -67,6 +66,8 @@ export function OverviewView() {
         <ConsoleTile />
       </div>
       <ChainStrip />
+      {/* Below the glance: what is wrong now comes first; the checklist hides once complete. */}
+      <FirstRun />
     </div>
   )
 }

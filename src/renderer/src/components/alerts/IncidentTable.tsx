@@ -1,12 +1,27 @@
+import { useEffect } from 'react'
 import type { Incident } from '../../../../shared/contract/alerts'
+import { formatDateTime, formatDuration } from '../../../../shared/time'
 import { StatusBadge } from '../Status'
-import { fmtDuration, fmtTime } from './format'
 
-/** Incidents, newest first: open ones in red or amber, closed ones with how long they lasted. */
-export function IncidentTable({ incidents, label }: { incidents: Incident[]; label: string }) {
+/** Incidents, newest first: open ones in red or amber, closed ones with how long they lasted. What
+ * fired wraps (its rule on a line of its own) rather than being cut, so the table fits the chain
+ * drawer at 1024 px. `highlight`: the incident a link pointed at (`#/alerts?incident=ID`). */
+export function IncidentTable({
+  incidents,
+  label,
+  highlight,
+}: {
+  incidents: Incident[]
+  label: string
+  highlight?: number | null
+}) {
+  useEffect(() => {
+    if (highlight == null) return
+    document.querySelector(`tr[data-incident-id="${highlight}"]`)?.scrollIntoView({ block: 'center' })
+  }, [highlight, incidents.length])
   if (incidents.length === 0) return <p className="hint">No incidents.</p>
   return (
-    <table className="grid" aria-label={label}>
+    <table className="grid incident-table" aria-label={label}>
       <thead>
         <tr>
           <th>State</th>
@@ -18,7 +33,12 @@ export function IncidentTable({ incidents, label }: { incidents: Incident[]; lab
       </thead>
       <tbody>
         {incidents.map((i) => (
-          <tr key={i.id}>
+          <tr
+            key={i.id}
+            data-incident-id={i.id}
+            aria-current={i.id === highlight ? 'true' : undefined}
+            className={i.id === highlight ? 'selected' : undefined}
+          >
             <td>
               {i.closedAt === null ? (
                 <StatusBadge tone={i.severity === 'critical' ? 'bad' : 'warn'} label="open" />
@@ -26,11 +46,13 @@ export function IncidentTable({ incidents, label }: { incidents: Incident[]; lab
                 <StatusBadge tone="good" label="closed" />
               )}
             </td>
-            <td title={i.detail}>
-              {i.title} <span className="dim">{i.rule}</span>
+            <td className="incident-what" title={i.detail}>
+              {i.title} <span className="dim incident-rule">{i.rule}</span>
             </td>
-            <td className="num-left">{fmtTime(i.openedAt)}</td>
-            <td className="num">{i.closedAt === null ? 'ongoing' : fmtDuration(i.durationMs)}</td>
+            <td className="num-left incident-time">{formatDateTime(i.openedAt)}</td>
+            <td className="num">
+              {i.closedAt === null || i.durationMs === null ? 'ongoing' : formatDuration(i.durationMs)}
+            </td>
             <td className="num">{i.alerts}</td>
           </tr>
         ))}

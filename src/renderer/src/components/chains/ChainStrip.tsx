@@ -47,10 +47,8 @@ export function ChainStrip() {
                 title={chain ? `${info.name}: ${badge.label}. ${chain.reason}` : info.name}
               >
                 <span className="chain-strip-name">{info.name}</span>
-                <span className="chain-strip-line">
-                  <StatusBadge tone={badge.tone} label={badge.label} />
-                  {chain && <ChainLag chain={chain} />}
-                </span>
+                <StatusBadge tone={badge.tone} label={badge.label} />
+                {chain ? <ChainLag chain={chain} /> : <span className="chain-lag">{dash}</span>}
               </a>
             </li>
           )
@@ -61,7 +59,8 @@ export function ChainStrip() {
 }
 
 function ChainLag({ chain }: { chain: ChainStatus }) {
-  if (chain.status === 'not_configured' || chain.enabled === false) return null
+  if (chain.status === 'not_configured' || chain.enabled === false)
+    return <span className="chain-lag status-muted">{dash}</span>
   const tone = lagTone(chain.lagSeconds, chain)
   return (
     <span

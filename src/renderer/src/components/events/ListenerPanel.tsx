@@ -6,6 +6,7 @@ import { StorageStatus } from '../StorageStatus'
 import { StaleNote } from '../Liveness'
 import { useStaleSince } from '../../stores/link'
 import { formatCount, formatDateTime } from './format'
+import { formatDateTime as formatPoint } from '../../../../shared/time'
 
 const ms = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} ms`)
 
@@ -142,7 +143,7 @@ function Outages({ status }: { status: ListenerStatus }) {
         return (
           <section key={outage.from} aria-label="Expected redeliveries">
             <h2>
-              Down {formatDateTime(outage.from)} → {formatDateTime(outage.to)} (
+              Down {formatPoint(outage.from)} → {formatPoint(outage.to)} (
               {formatDuration(outage.to - outage.from)})
             </h2>
             <table className="grid">
@@ -157,11 +158,11 @@ function Outages({ status }: { status: ListenerStatus }) {
                 {expectation.redeliveries.map((r) => (
                   <tr key={r.retry}>
                     <td className="mono">
-                      {formatDateTime(r.sentFrom)} – {formatDateTime(r.sentTo)}
+                      {formatPoint(r.sentFrom)} – {formatPoint(r.sentTo)}
                     </td>
                     <td>retry {r.retry}</td>
                     <td className="mono">
-                      {formatDateTime(r.arriveFrom)} – {formatDateTime(r.arriveTo)}
+                      {formatPoint(r.arriveFrom)} – {formatPoint(r.arriveTo)}
                     </td>
                   </tr>
                 ))}
@@ -169,9 +170,9 @@ function Outages({ status }: { status: ListenerStatus }) {
             </table>
             <p className="hint">
               {expectation.allArriveBy !== null &&
-                `Everything sent during the outage should be back by ${formatDateTime(expectation.allArriveBy)}. `}
+                `Everything sent during the outage should be back by ${formatPoint(expectation.allArriveBy)}. `}
               {expectation.failedIfSentBefore !== null &&
-                `Events first sent before ${formatDateTime(expectation.failedIfSentBefore)} used all 5 retries while the listener was down: the service marked them failed; retry them from its dashboard.`}
+                `Events first sent before ${formatPoint(expectation.failedIfSentBefore)} used all 5 retries while the listener was down: the service marked them failed; retry them from its dashboard.`}
             </p>
           </section>
         )

@@ -18,6 +18,7 @@ import { focusLater, onGridKeyDown } from '../components/grid'
 import { StaleNote } from '../components/Liveness'
 import { useChainsStore } from '../stores/chains'
 import { useStaleSince } from '../stores/link'
+import { formatClock } from '../../../shared/time'
 
 function Summary({ chains }: { chains: ChainStatus[] }) {
   const counts = chainStatuses
@@ -139,7 +140,7 @@ export function ChainsView() {
         <span className="spacer" />
         <StaleNote />
         {snapshot && !stale && (
-          <span className="hint num">updated {new Date(snapshot.at).toLocaleTimeString('en-GB')}</span>
+          <span className="hint num">updated {formatClock(Date.parse(snapshot.at))}</span>
         )}
       </header>
       {error && <p className="banner banner-bad">{error.message}</p>}

@@ -72,22 +72,35 @@ export function EventsView() {
           <EventCount />
         </span>
         <span className="spacer" />
-        <select aria-label="Test event type" value={testType} onChange={(e) => setTestType(e.target.value)}>
-          {eventTypes.map((t) => (
-            <option key={t.type}>{t.type}</option>
-          ))}
-        </select>
-        <button
-          onClick={() => void sendTest(testType)}
-          disabled={s.listening === false}
-          title={
-            s.listening === false
-              ? 'The webhook listener is not running'
-              : 'Sign a sample envelope with a configured secret and post it to the listener'
-          }
-        >
-          Send test event
-        </button>
+        {/* One framed control, labelled, so the type picker reads as part of "send a test event"
+            and never as a filter of the table below. */}
+        <div className="send-test" role="group" aria-label="Send a test event">
+          <label htmlFor="test-event-type" className="send-test-label">
+            Test event
+          </label>
+          <select
+            id="test-event-type"
+            aria-label="Test event type"
+            value={testType}
+            onChange={(e) => setTestType(e.target.value)}
+          >
+            {eventTypes.map((t) => (
+              <option key={t.type}>{t.type}</option>
+            ))}
+          </select>
+          <button
+            aria-label="Send test event"
+            onClick={() => void sendTest(testType)}
+            disabled={s.listening === false}
+            title={
+              s.listening === false
+                ? 'The webhook listener is not running'
+                : 'Sign a sample envelope with a configured secret and post it to the listener'
+            }
+          >
+            Send
+          </button>
+        </div>
         <button onClick={() => void exportAs('jsonl')}>Export JSON lines</button>
         <button onClick={() => void exportAs('csv')}>Export CSV</button>
       </header>

@@ -3,8 +3,9 @@ import { useEffect, useState } from 'react'
 import { EmptyState } from '../components/EmptyState'
 import { StatusBadge } from '../components/Status'
 import { usePaymentsStore } from '../stores/payments'
+import { formatClock } from '../../../shared/time'
 
-const clock = (ms: number) => new Date(ms).toLocaleTimeString('en-GB', { hour12: false })
+const clock = (ms: number) => formatClock(ms)
 
 /** GET /v1/wallets for the selected business: on demand and on an interval. The spec shows no
  * shape, so the columns are the fields present and the raw answer is one click away. */

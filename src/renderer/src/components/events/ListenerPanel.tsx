@@ -6,7 +6,9 @@ import { StorageStatus } from '../StorageStatus'
 import { StaleNote } from '../Liveness'
 import { useStaleSince } from '../../stores/link'
 import { formatCount, formatDateTime } from './format'
-import { formatDateTime as formatPoint } from '../../../../shared/time'
+import { formatDateTime as formatPoint, formatMoment } from '../../../../shared/time'
+import { useSourcesStore } from '../../stores/sources'
+import { useNow } from '../../hooks/useNow'
 
 const ms = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} ms`)
 
@@ -14,6 +16,11 @@ const ms = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} ms`)
 export function ListenerPanel({ status }: { status: ListenerStatus | null }) {
   const [open, setOpen] = useState<'rejections' | 'outages' | null>(null)
   const stale = useStaleSince() !== null
+  // The day of an outage is left out when it is today (the page's day is close enough for that).
+  const now = useNow(false)
+  const synced = useSourcesStore((s) =>
+    s.sources && s.sources.length > 0 ? s.sources.reduce((sum, source) => sum + source.synced, 0) : null,
+  )
   if (!status) return <section className="panel events-listener">Listener: loading…</section>
   const authMax = status.authorizationLatency.maxMs
   const lastOutage = status.outages[0]
@@ -36,9 +43,14 @@ export function ListenerPanel({ status }: { status: ListenerStatus | null }) {
         </span>
         <span className="spacer" />
         <StaleNote />
-        <span className="stat">
-          accepted <b className="num">{formatCount(status.accepted)}</b>
+        <span className="stat" title="New events this listener stored since the console started">
+          received here <b className="num">{formatCount(status.accepted)}</b>
         </span>
+        {synced !== null && (
+          <span className="stat" title="Events stored from the relay sources since the console started">
+            synced from relays <b className="num">{formatCount(synced)}</b>
+          </span>
+        )}
         <span className="stat">
           duplicates <b className="num">{formatCount(status.duplicates)}</b>
         </span>
@@ -61,28 +73,32 @@ export function ListenerPanel({ status }: { status: ListenerStatus | null }) {
           rejected <b className="num">{formatCount(status.rejected)}</b>
         </button>
         <span className="stat" title="Answer latency over the last 1,000 deliveries">
-          p50 <b className="num">{ms(status.latency.p50Ms)}</b> p99{' '}
+          answered in p50 <b className="num">{ms(status.latency.p50Ms)}</b> p99{' '}
           <b className="num">{ms(status.latency.p99Ms)}</b>
         </span>
         <span className="stat" title="card.authorization.request must be answered within 2 s">
-          auth max{' '}
           {authMax === null ? (
-            <b>—</b>
+            'no card authorization yet'
           ) : (
-            <StatusBadge
-              tone={
-                authMax < authorizationDeadlineMs / 4
-                  ? 'good'
-                  : authMax < authorizationDeadlineMs
-                    ? 'warn'
-                    : 'bad'
-              }
-              label={ms(authMax)}
-            />
+            <>
+              slowest card authorization{' '}
+              <StatusBadge
+                tone={
+                  authMax < authorizationDeadlineMs / 4
+                    ? 'good'
+                    : authMax < authorizationDeadlineMs
+                      ? 'warn'
+                      : 'bad'
+                }
+                label={ms(authMax)}
+              />
+            </>
           )}
         </span>
         <button className="stat-button" onClick={() => setOpen(open === 'outages' ? null : 'outages')}>
-          {lastOutage ? `last down ${formatDuration(lastOutage.to - lastOutage.from)}` : 'no outage'}
+          {lastOutage
+            ? `listener was down ${formatDuration(lastOutage.to - lastOutage.from)} at ${formatMoment(lastOutage.from, now)}`
+            : 'no outage recorded'}
         </button>
       </div>
       {!status.listening && (

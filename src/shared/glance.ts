@@ -56,7 +56,8 @@ export function glance(input: GlanceInput): Glance {
 
   if (input.openIncidents !== null) {
     parts.push(input.openIncidents === 0 ? 'no incidents' : plural(input.openIncidents, 'incident'))
-    tone = worse(tone, input.openIncidents > 0 ? 'bad' : 'good')
+    // None open is no verdict by itself: with nothing watched the tray stays idle, not green.
+    if (input.openIncidents > 0) tone = worse(tone, 'bad')
   }
 
   const configured = (input.chains ?? []).filter(isConfiguredChain)

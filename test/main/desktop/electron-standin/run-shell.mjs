@@ -247,6 +247,10 @@ frame.url = pageUrl
 
 // Tray, menu and About.
 const tray = record.trays[0]
+// The tray's facts come from four answers and their pushes: wait for the whole line.
+await until('the tray summary', () =>
+  /no incidents · no chains configured · \d+ events\/min/.test(tray.tooltip),
+)
 report.trayTooltip = tray.tooltip
 report.trayMenu = tray.menu.map((i) => i.label ?? i.type)
 report.applicationMenu = record.applicationMenu.map((m) => m.label ?? m.role)
@@ -298,6 +302,7 @@ report.notificationClick = [...record.calls]
 tray.menu.find((i) => i.label === 'Open watchdesk').click()
 report.trayAfterOpen = { tooltip: tray.tooltip, badge: record.badge, visible: win.visible }
 report.trayUpdates = { ...tray.updates }
+report.trayTooltips = [...tray.tooltips]
 
 // "Mute 1 h" from the console: an alerting event is recorded as muted and shows nothing.
 await record.ipc.get('watchdesk:call:alerts.mute')(mainFrame(), { minutes: 60 })

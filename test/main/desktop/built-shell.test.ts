@@ -194,8 +194,8 @@ describe('the built desktop shell under a stand-in for Electron', () => {
   })
 
   it('counts alerting events in the tray until the window is opened, rebuilding it only when it changes', () => {
-    // Events per minute counts the test events the listener stored (2 or 3 by the time it is read).
-    const line = /^no incidents · no chains configured · [23] events\/min$/
+    // Events per minute counts the test events the listener stored (1 to 3 by the time it is read).
+    const line = /^no incidents · no chains configured · [1-3] events\/min$/
     expect(report.trayWithUnseen.badge).toBe(2)
     expect(report.trayWithUnseen.tooltip.split('\n')).toEqual([
       'watchdesk',

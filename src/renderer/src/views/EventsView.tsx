@@ -14,6 +14,8 @@ import { useStaleSince } from '../stores/link'
 import { SourcesStrip } from '../components/sources/SourceProgress'
 import { ForwardStrip } from '../components/forward/ForwardStrip'
 import { ReplayFilteredButton } from '../components/forward/ReplayFilteredButton'
+import { useForwardStore } from '../components/forward/store'
+import { useSourcesStore } from '../stores/sources'
 
 const ranges = [
   { id: 'any', label: 'Any time', ms: null },
@@ -223,6 +225,10 @@ function EventsBody({
     return () => window.removeEventListener('keydown', onKey)
   }, [selectedId, closeDetail])
   const selected = rows.find((r) => r.id === selectedId) ?? detail
+  // Columns that would say the same word on every row give their room to type and id.
+  const hasTargets = useForwardStore((s) => (s.status?.targets.length ?? 0) > 0)
+  const hasSources = useSourcesStore((s) => (s.sources?.length ?? 0) > 0)
+  const showSource = hasSources || rows.some((r) => r.source)
   return (
     <div className={selected ? 'events-body with-detail' : 'events-body'}>
       {rows.length === 0 && !loading ? (
@@ -238,7 +244,7 @@ function EventsBody({
               <p>
                 Signed webhooks arrive at <code>{listenerUrl ?? 'http://127.0.0.1:7421'}/webhooks</code>.
                 Register that URL (through a tunnel or reverse proxy) as a webhook endpoint, or press “Send
-                test event” to post a signed sample here.
+                Send” beside Test event to post a signed sample here.
               </p>
             )}
           </EmptyState>
@@ -251,6 +257,8 @@ function EventsBody({
           onSelect={onSelect}
           onNearEnd={onNearEnd}
           onScrolledTop={setFollowing}
+          showForward={hasTargets}
+          showSource={showSource}
         />
       )}
       {selected && <EventDetailPane summary={selected} detail={detail} onClose={closeDetail} />}

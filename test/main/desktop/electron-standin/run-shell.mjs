@@ -110,7 +110,7 @@ if (scenario === 'full') {
     done(report)
   }
 }
-await until('the tray', () => record.trays[0]?.tooltip?.includes('chains:'))
+await until('the tray', () => record.trays[0]?.tooltip?.startsWith('watchdesk\n'))
 report.titleOnceStarted = win.title
 report.pageUrl = win.webContents.mainFrame.url
 report.indexFileUrl = pathToFileURL(join(mainBundle, '..', '..', 'renderer', 'index.html')).href
@@ -290,6 +290,8 @@ report.notificationHandlers = record.shownNotifications.map((n) =>
 // One fails to show (Windows without the shortcut, macOS unsigned): the log says so.
 record.shownNotifications[1].emit('failed', {}, 'stand-in: the notification server refused it')
 await until('the failure logged', () => readFileSync(logFile, 'utf8').includes('could not be shown'))
+// The listener's status (pushed each second while it changes) brings the events per minute.
+await until('the events per minute in the tray', () => /· [1-9]\d* events\/min/.test(tray.tooltip))
 report.trayWithUnseen = {
   tooltip: tray.tooltip,
   badge: record.badge,

@@ -21,6 +21,10 @@ export function EventTable(props: {
   onSelect(id: string): void
   onNearEnd(): void
   onScrolledTop(atTop: boolean): void
+  /** Without forward targets the forward column has nothing to say: its track shrinks to nothing. */
+  showForward?: boolean
+  /** Without relay sources every row is local: the source column shrinks to nothing. */
+  showSource?: boolean
 }) {
   const { rows, hasMore, selectedId, onSelect, onNearEnd, onScrolledTop } = props
   const scrollRef = useRef<HTMLDivElement>(null)
@@ -51,6 +55,8 @@ export function EventTable(props: {
   return (
     <div
       className="events-table"
+      data-forward={props.showForward === false ? 'off' : undefined}
+      data-source={props.showSource === false ? 'off' : undefined}
       role="grid"
       aria-label="Events"
       aria-rowcount={rows.length + 1}

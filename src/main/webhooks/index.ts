@@ -200,9 +200,15 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
   }, probeEveryMs / 2)
   alive.unref()
   const offStorage = ctx.storage.onChange(() => (changed = true))
+  // Counts of the last minute and hour fall as time passes, with no delivery to mark a change:
+  // they are compared each second too, so a quiet listener never shows an old rate as current.
+  let pushedCounts = ''
   const pushStatus = setInterval(() => {
-    if (!changed) return
+    const a = activity.summary(Date.now())
+    const counts = `${a.lastMinute}/${a.lastHour}`
+    if (!changed && counts === pushedCounts) return
     changed = false
+    pushedCounts = counts
     try {
       ctx.push.publish('events.listener', status())
     } catch (error) {

@@ -3,7 +3,7 @@ import type { ListenerStatus } from '../../../../shared/contract/events'
 import type { ForwardStatus } from '../../../../shared/contract/forward'
 import type { SourceStatus } from '../../../../shared/contract/sources'
 import type { PublicUrlState } from '../../../../shared/contract/payments'
-import { formatAge, formatMoment } from '../../../../shared/time'
+import { formatAge, formatDuration, formatMoment } from '../../../../shared/time'
 import { StatusBadge } from '../Status'
 import type { Tone } from '../Status'
 import { sourceStateLabels } from '../sources/SourceProgress'
@@ -33,7 +33,7 @@ export function IncidentsTile({ open, now }: { open: Incident[] | null; now: num
             <a href={`#/alerts?incident=${i.id}`} title={i.detail}>
               {i.title}
             </a>{' '}
-            <span className="dim num">since {formatAge(i.openedAt, now).replace(/ ago$/, '')}</span>
+            <span className="dim num">since {when(i.openedAt, now)}</span>
           </li>
         ))}
       </ul>
@@ -69,9 +69,7 @@ export function ListenerTile({ status, now }: { status: ListenerStatus | null; n
       <Fact label="events">
         <span className="num">{n(activity.lastMinute)}</span> in the last minute ·{' '}
         <span className="num">{n(activity.lastHour)}</span>{' '}
-        {partialHour
-          ? `in the ${formatAge(activity.since, now).replace(/ ago$/, '')} since start`
-          : 'in the last hour'}
+        {partialHour ? `in the ${formatDuration(now - activity.since)} since start` : 'in the last hour'}
       </Fact>
       <Fact label="last event">
         {activity.lastEventAt === null ? (

@@ -11,12 +11,14 @@ import { bindIpc, forwardPushes } from './transport/ipc'
 import { build, version } from './version'
 import { electronPaths } from './desktop/app-paths'
 import { createAttention } from './desktop/attention'
+import { deepLinkInArgv, deepLinkRoute } from './desktop/deep-link'
 import { aboutText, applicationMenu, closeAction, views } from './desktop/menus'
 import { createNotificationKeeper } from './desktop/notification-keeper'
 import type { DesktopNotification } from './desktop/notifications'
 import { allowPermission } from './desktop/permissions'
 import { closeWithin } from './desktop/quit'
 import { DisposableStore, toDisposable } from '../shared/disposable'
+import { deepLinkScheme } from '../shared/links'
 import { createStartingGate } from './desktop/starting-gate'
 import { trayHostAvailable } from './desktop/tray-host'
 import { isAppMainFrame } from './desktop/trusted-frame'
@@ -97,7 +99,19 @@ if (!app.requestSingleInstanceLock()) {
   }
   process.on('uncaughtException', (error) => onUnexpected(error))
   process.on('unhandledRejection', (reason) => onUnexpected(reason))
-  app.on('second-instance', () => showWindow())
+  // Deep links (`watchdesk://open/#/events/evt_…`, from an alert): registered for this app; a second
+  // launch carrying one hands it to this window (Windows, Linux); macOS sends open-url.
+  app.setAsDefaultProtocolClient(deepLinkScheme)
+  app.on('second-instance', (_event, argv) => {
+    const route = deepLinkInArgv(argv)
+    if (route) showLink(route)
+    else showWindow()
+  })
+  app.on('open-url', (event, url) => {
+    event.preventDefault()
+    const route = deepLinkRoute(url)
+    if (route) showLink(route)
+  })
   // A window hidden to the tray is not closed, so this fires only when closing really closed it.
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit()
@@ -251,6 +265,9 @@ async function start(): Promise<void> {
     mainWindow.setTitle('watchdesk')
     // A page that was told "starting" reloads now, rather than showing that until it is reopened.
     if (gate.answeredStarting() > 0) mainWindow.webContents.reload()
+    // Started by a deep link: open the place it points at.
+    const launchRoute = deepLinkInArgv(process.argv)
+    if (launchRoute) showLink(launchRoute)
   }
   log.info('watchdesk desktop started', { dataDir, logFile: log.file })
 }
@@ -307,8 +324,14 @@ function showWindow(): void {
 
 const routes = new Set<string>(views.map(([route]) => route))
 function showView(route: string): void {
+  if (routes.has(route)) showLink(`#/${route}`)
+  else showWindow()
+}
+
+/** `route` is rebuilt from a parsed target (src/shared/links.ts), so only known shapes get here. */
+function showLink(route: string): void {
   showWindow()
-  if (routes.has(route)) void mainWindow?.webContents.executeJavaScript(`location.hash = '#/${route}'`)
+  void mainWindow?.webContents.executeJavaScript(`location.hash = ${JSON.stringify(route)}`)
 }
 
 function notify(n: DesktopNotification): void {
@@ -323,7 +346,7 @@ function notify(n: DesktopNotification): void {
       // Only what must stay on screen stays (Windows and Linux); the rest times out as usual.
       timeoutType: critical ? 'never' : 'default',
     }),
-    () => showView(n.route),
+    () => showLink(n.link),
   )
 }
 

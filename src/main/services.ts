@@ -1,3 +1,4 @@
+import { deepLinkBase } from '../shared/links'
 import { ok } from '../shared/result'
 import type { Result } from '../shared/result'
 import type { AppContext } from './context'
@@ -55,6 +56,15 @@ export interface ServiceOptions {
   forwardTo?: AdhocTarget[]
   /** Every finished forward attempt (the `listen` command prints them). */
   onForwardAttempt?: (report: AttemptReport) => void
+}
+
+/** Links in alerts: the public console address when one is configured (a proxy in front of
+ * serve), else serve's own address; the desktop app's deep links otherwise. */
+function alertLinkBase(ctx: AppContext): string | null {
+  const configured = ctx.config().listener.publicConsoleUrl
+  if (configured) return configured
+  if (ctx.shell === 'electron') return deepLinkBase
+  return ctx.urls.console
 }
 
 /** The listener, the store and the forwarder: what `listen` runs, and the first part of every
@@ -123,6 +133,7 @@ export async function startServices(
     clock: options.clock,
     onChainsRound: (listener) => chains.onRound(listener),
     listener: () => webhooks.status(),
+    linkBase: () => alertLinkBase(ctx),
   })
   stops.push(() => alerts.stop())
   // A synced event is forwarded like a local one: the same outbox statement in its transaction

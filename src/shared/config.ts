@@ -57,6 +57,9 @@ export const ListenerConfig = z
     /** The public HTTPS address (tunnel or reverse proxy) that forwards to this listener, as
      * registered by "Connect this console"; its reachability is re-checked periodically. */
     publicUrl: httpUrl.optional(),
+    /** The console's address as people reach it (a reverse proxy in front of serve): the base of
+     * the links in alerts. Without it, serve's own address, and `watchdesk://` in the app. */
+    publicConsoleUrl: httpUrl.optional(),
     /** The 200 answer body for card.authorization.request (the service does not define one). */
     authorizationAnswer: z.record(z.string(), z.unknown()).default({}),
   })

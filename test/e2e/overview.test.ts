@@ -107,7 +107,7 @@ describe('Overview, the glance page, in Chromium', () => {
       const incidents = page.getByRole('region', { name: 'Incidents' })
       await eventually(() => incidents.locator('.tile-head .status').textContent()).toMatch(/^\d+ open$/)
       const firstIncident = incidents.locator('.tile-list a').first()
-      expect(await firstIncident.getAttribute('href')).toMatch(/^#\/alerts\?incident=\d+$/)
+      expect(await firstIncident.getAttribute('href')).toMatch(/^#\/alerts\/incident\/\d+$/)
 
       const listener = page.getByRole('region', { name: 'Webhook listener' })
       await eventually(() => listener.textContent()).toMatch(/2 in the last minute/)

@@ -101,6 +101,8 @@ export interface SendDeps {
   push: PushBus
   /** Never leaves this module except masked. */
   secret: ChannelSecret
+  /** Opens the alert's event, chain or incident in the console (never carries the token). */
+  link?: string | null
 }
 
 /** Sends one alert on one channel. The answer is a short, secret-free detail for the alert log. */
@@ -114,7 +116,8 @@ export async function sendAlert(
     deps.push.publish('alerts.alert', alert)
     return ok('shown on the desktop (app) or in the open console page')
   }
-  if (config.type === 'email') return sendEmail(config, alert, deps.secret.value)
+  const link = deps.link ?? null
+  if (config.type === 'email') return sendEmail(config, alert, deps.secret.value, link)
   if (!deps.secret.value) return err('unavailable', deps.secret.problem ?? `Channel "${name}" has no URL.`)
   const parts = webhookParts(deps.secret.value)
   if (!parts.ok) return parts
@@ -122,9 +125,9 @@ export async function sendAlert(
   const body =
     config.type === 'slack'
       ? JSON.stringify({
-          text: `${icon(alert)} *${alert.title}*\n${alertText(alert)}`,
+          text: `${icon(alert)} *${alert.title}*\n${alertText(alert)}${link ? `\n<${link}|Open in watchdesk>` : ''}`,
         })
-      : JSON.stringify({ source: 'watchdesk', ...alert })
+      : JSON.stringify({ source: 'watchdesk', ...alert, link })
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'watchdesk' }
   if (config.type === 'webhook' && signingSecret)
     headers['x-watchdesk-signature'] =
@@ -155,6 +158,7 @@ async function sendEmail(
   config: Extract<ChannelConfig, { type: 'email' }>,
   alert: Alert,
   password: string | null,
+  link: string | null,
 ): Promise<Result<string>> {
   const transport = nodemailer.createTransport({
     host: config.host,
@@ -170,7 +174,7 @@ async function sendEmail(
       from: config.from,
       to: config.to,
       subject: `[watchdesk] ${alert.title}`,
-      text: `${alertText(alert)}\n\nrule: ${alert.rule}\nsubject: ${alert.subject}\nat: ${new Date(alert.t).toISOString()}\n`,
+      text: `${alertText(alert)}\n\n${link ? `open: ${link}\n` : ''}rule: ${alert.rule}\nsubject: ${alert.subject}\nat: ${new Date(alert.t).toISOString()}\n`,
     })
     return ok(`accepted by ${config.host}:${config.port} for ${info.accepted.length} recipient(s)`)
   } catch (error) {

@@ -27,6 +27,7 @@ import { describeConsoleMute, describeWindow, mutedBy } from './mute'
 import { chainConditions, ruleCatalog, severityOf } from './rules'
 import type { Condition } from './rules'
 import { createAlertStore } from './store'
+import { alertTarget, consoleLink } from '../../shared/links'
 import { testAlert, testChannelNames } from './test-alert'
 
 export { createMeters } from '../meters'
@@ -35,6 +36,7 @@ export { formatDuration } from './duration'
 export { engineConfirm, ruleCatalog } from './rules'
 export type { Condition } from './rules'
 export { channelAccount, channelEnvName } from './channels'
+export { createAlertStore } from './store'
 export { testAlert, testChannelNames } from './test-alert'
 
 export interface AlertsDeps {
@@ -51,6 +53,9 @@ export interface AlertsDeps {
   onChainsRound(listener: (snapshot: ChainsSnapshot) => void): () => void
   /** The webhook listener's status; null when there is none. */
   listener(): ListenerStatus | null
+  /** Where links in alerts point: the console's base URL, or the desktop deep-link base; null
+   * when nothing can open a link (no console listens). The token is never part of it. */
+  linkBase?(): string | null
 }
 
 export interface AlertsService {
@@ -163,7 +168,9 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
   async function send(name: string, channel: ChannelConfig, alert: Alert): Promise<Result<string>> {
     const secret = await readChannelSecret(name, channel, deps.secrets, deps.env)
     if (secret.problem && channel.type !== 'email') return err('unavailable', secret.problem)
-    return sendAlert(name, channel, alert, { push: deps.push, secret })
+    const base = deps.linkBase?.() ?? null
+    const link = base ? consoleLink(base, alertTarget(alert)) : null
+    return sendAlert(name, channel, alert, { push: deps.push, secret, link })
   }
 
   const observe = (conditions: Condition[]) => {

@@ -6,6 +6,8 @@ import { configExit, dataDirOf, example, withCommon } from './common'
 import { exitCodes, failure } from './exit'
 import type { ExitCode } from './exit'
 import type { CliIo } from './io'
+import { formatTable } from './io'
+import { configKeys, configKeysMarkdown } from '../../shared/config-keys'
 
 interface GetOptions extends CommonOptions {
   effective?: boolean
@@ -19,6 +21,25 @@ export function registerConfig(program: Command, ctx: CliContext): void {
       'Read and change config.json in the data dir through the same writer and schema as the console (a running console applies the change at once). Keys are dotted: listener.port, chains.1.slug.',
     )
   example(config, 'watchdesk config set rpcBaseUrl https://rpc.example.com', 'watchdesk config get listener')
+
+  withCommon(config.command('keys'))
+    .description(
+      'Every key config.json may hold, with its type and default, read off the schema (docs/configuration.md has the same table).',
+    )
+    .option('--markdown', 'as the Markdown table of docs/configuration.md')
+    .action((options: CommonOptions & { markdown?: boolean }) => {
+      const keys = configKeys()
+      if (options.json) for (const k of keys) ctx.io.out(JSON.stringify(k))
+      else if (options.markdown) ctx.io.out(configKeysMarkdown(keys))
+      else
+        ctx.io.out(
+          formatTable(
+            ['key', 'type', 'default'],
+            keys.map((k) => [k.key, k.type, k.default]),
+          ),
+        )
+      ctx.exit(exitCodes.ok)
+    })
 
   const get = withCommon(config.command('get'))
     .description('Print a saved value (JSON), or the whole saved file without KEY.')

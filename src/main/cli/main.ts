@@ -17,6 +17,9 @@ import { registerAlerts } from './alerts'
 import { registerRelay } from './relay'
 import { registerSources } from './sources'
 import { registerListen } from './listen'
+import { registerOpenApi } from './openapi'
+import { registerCompletion } from './completion'
+import { registerMcp } from './mcp'
 
 export type { CliDeps } from './common'
 
@@ -57,6 +60,9 @@ Example:
     registerRelay,
     registerSources,
     registerListen,
+    registerOpenApi,
+    registerCompletion,
+    registerMcp,
   ]) {
     register(program, ctx)
   }

@@ -1,5 +1,6 @@
 import { shouldNotify } from '../../shared/events'
 import type { Alert } from '../../shared/contract/alerts'
+import { alertTarget, linkHash } from '../../shared/links'
 import type { EventLike } from './push-payloads'
 
 /** A desktop notification, decided here and shown by the shell (Electron's Notification).
@@ -14,6 +15,9 @@ export interface DesktopNotification {
   urgency: 'normal' | 'critical'
   /** Where a click takes the operator (a view id of src/shared/views.ts). */
   route: 'events' | 'chains' | 'alerts'
+  /** The item itself (`#/events/evt_…`, `#/chains/137`, `#/alerts/incident/12`): the same place the
+   * alert's link opens on the other channels. */
+  link: string
 }
 
 /** The desktop notification for one alert of the `desktop` channel (push `alerts.alert`). The
@@ -25,6 +29,7 @@ export function alertNotification(alert: Alert): DesktopNotification {
     body: alert.body,
     urgency: alert.severity === 'critical' && alert.kind === 'fired' ? 'critical' : 'normal',
     route: alert.serviceId !== null ? 'chains' : alert.rule === 'event.type' ? 'events' : 'alerts',
+    link: linkHash(alertTarget(alert)),
   }
 }
 

@@ -1,23 +1,8 @@
 import type { Result } from '../../shared/result'
 import type { Committer, EventStore } from '../webhooks'
+import type { SyncEvent, SyncPage } from '../../shared/contract/sync'
 
-/** One event as the sync API carries it: everything a console needs to store it as its own
- * listener would (the body exactly as received, base64), and the cursor just after it. */
-export interface SyncEvent {
-  cursor: string
-  id: string
-  type: string
-  createdAt: string
-  receivedAt: number
-  lastDeliveryAt: number
-  deliveries: number
-  endpoint: string | null
-  dataId: string | null
-  /** `JSON.stringify(envelope.data)` as the relay stored it. */
-  data: string
-  /** The raw body, base64. */
-  body: string
-}
+export type { SyncEvent, SyncPage } from '../../shared/contract/sync'
 
 /** The columns both stores read for the sync API (each adds what its cursor is made of). */
 export interface SyncRow {
@@ -56,14 +41,6 @@ type Promised<T> = {
   [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : never
 }
 type EventReads = Promised<Pick<EventStore, 'list' | 'get' | 'recentRejections'>>
-
-export interface SyncPage {
-  events: SyncEvent[]
-  /** Where the next read starts: the last event's cursor, or `after` when nothing was new. */
-  next: string
-  /** Events after `next` already readable (only when asked: it costs a count). */
-  remaining?: number
-}
 
 export interface RelayToken {
   name: string

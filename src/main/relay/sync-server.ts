@@ -3,11 +3,13 @@ import { createServer } from 'node:http'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { createServer as createTlsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
+import { relayOpenApi } from '../../shared/openapi'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
 import type { RelayStore } from './store'
 import { authorize } from './tokens'
+import { version } from '../version'
 
 export interface SyncServerSettings {
   host: string
@@ -26,6 +28,7 @@ export interface SyncServer {
 }
 
 export const maxPageSize = 5_000
+let openApi: unknown = null
 const streamPageSize = 1_000
 
 /** The sync API consoles read a relay through. Every request needs a live relay token. */
@@ -70,6 +73,8 @@ export async function startSyncServer(
       return send(res, 400, { error: 'malformed request target' })
     }
     if (url.pathname === '/healthz') return send(res, 200, { ok: true })
+    // No token: the document describes the API and holds no secret.
+    if (url.pathname === '/openapi.json') return send(res, 200, (openApi ??= relayOpenApi(version)))
     const isMetrics = url.pathname === '/metrics' && metrics !== undefined
     if (!url.pathname.startsWith('/sync/') && !isMetrics)
       return send(res, 404, { error: 'not found: the sync API is under /sync/, metrics at /metrics' })

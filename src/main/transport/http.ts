@@ -3,6 +3,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { timingSafeEqual } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { contentSecurityPolicy } from '../../shared/csp'
+import { consoleOpenApi } from '../../shared/openapi'
+import { version } from '../version'
 import { DisposableStore } from '../../shared/disposable'
 import { err, ok } from '../../shared/result'
 import type { ErrorCode, Result } from '../../shared/result'
@@ -45,6 +47,10 @@ const statusOf: Record<ErrorCode, number> = {
 
 const maxRequestBytes = 1024 * 1024
 
+let openApi: unknown = null
+/** Generated from the contract once, on first request. */
+const openApiDocument = () => (openApi ??= consoleOpenApi(version))
+
 /** serve mode's HTTP face: the built renderer, `POST /api/call/<method>` for every contract method,
  * `GET /api/push` (server-sent events) for live updates. Loopback only: requests whose Host or
  * Origin is not this console get 403 (DNS rebinding, cross-site), API requests without the
@@ -74,6 +80,8 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
     // of them costs neither CPU nor disk.
     if (pathname === null) return sendJson(res, 400, err('bad_request', 'The request target is malformed.'))
     if (pathname === '/metrics' && options.metrics) return sendMetrics(req, res, options.metrics)
+    // The API's description holds no secret: a client generator may read it without the token.
+    if (pathname === '/openapi.json' && req.method === 'GET') return sendJson(res, 200, openApiDocument())
     if (!pathname.startsWith('/api/'))
       return serveStatic(options.rendererDir, pathname, req, res, contentSecurityPolicy)
     if (!hasToken(req, options.token)) {

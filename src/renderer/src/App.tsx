@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react'
 import { backend } from './api'
+import { followLink } from './deep-link'
 import { routeFromHash, routes } from './routes'
 import { useAppStore } from './stores/app'
 import { usePreferences } from './stores/preferences'
@@ -15,7 +16,12 @@ import { zoneLabel } from '../../shared/time'
 function useHashRoute() {
   const [route, setRoute] = useState(() => routeFromHash(window.location.hash))
   useEffect(() => {
-    const onHash = () => setRoute(routeFromHash(window.location.hash))
+    const onHash = () => {
+      setRoute(routeFromHash(window.location.hash))
+      followLink(window.location.hash)
+    }
+    // A link that opened the console (an alert's) points at an item: open it once at start too.
+    followLink(window.location.hash)
     window.addEventListener('hashchange', onHash)
     return () => window.removeEventListener('hashchange', onHash)
   }, [])

@@ -1,4 +1,5 @@
 import type { ComponentType } from 'react'
+import { parseLinkHash } from '../../shared/links'
 import { views } from '../../shared/views'
 import type { ViewId } from '../../shared/views'
 import { ChainsView } from './views/ChainsView'
@@ -28,5 +29,7 @@ const components: Record<ViewId, ComponentType> = {
 /** The views of src/shared/views.ts with their components. */
 export const routes: Route[] = views.map((v) => ({ ...v, View: components[v.id] }))
 
-export const routeFromHash = (hash: string): Route =>
-  routes.find((r) => `#/${r.id}` === hash.split('?')[0]) ?? routes[0]!
+export const routeFromHash = (hash: string): Route => {
+  const { view } = parseLinkHash(hash)
+  return routes.find((r) => r.id === view) ?? routes[0]!
+}

@@ -115,9 +115,12 @@ describe('alert channels and metrics in serve mode', () => {
     expect(sink.mails[0]!.data).toContain('If you read this, the channel works.')
     expect(slack.received).toHaveLength(1)
     expect(slack.received[0]!.path).toBe('/services/T000/B000/XXXXsecretpath')
+    // The link opens the console at its Alerts view; it never carries the launch token.
     expect(slack.received[0]!.json).toEqual({
-      text: ':large_yellow_circle: *watchdesk test alert*\nIf you read this, the channel works.',
+      text: `:large_yellow_circle: *watchdesk test alert*\nIf you read this, the channel works.\n<${c.url}/#/alerts|Open in watchdesk>`,
     })
+    expect(sink.mails[0]!.data).toContain(`open: ${c.url}/#/alerts`)
+    expect(slack.received[0]!.body).not.toContain(c.token)
 
     // Channels are listed with their targets masked; the secrets appear in no answer.
     const channels = await callApi(c, 'alerts.channels')

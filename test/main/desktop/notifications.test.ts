@@ -66,6 +66,7 @@ describe('desktop notification of an alert', () => {
       body: 'no answer for 30 s',
       urgency: 'critical',
       route: 'chains',
+      link: '#/alerts/incident/1',
     })
     const kinds = (['reminder', 'recovered'] as const).map(
       (kind) => alertNotification(alert({ kind })).urgency,
@@ -200,7 +201,13 @@ describe('desktop notifications from the alerts capability', () => {
     await poll()
     await poll()
     expect(desktop.notes).toEqual([
-      { title: 'Polygon down', body: expect.any(String), urgency: 'critical', route: 'chains' },
+      {
+        title: 'Polygon down',
+        body: expect.any(String),
+        urgency: 'critical',
+        route: 'chains',
+        link: expect.stringMatching(/^#\/alerts\/incident\/\d+$/),
+      },
     ])
     await setBehaviour(node, 'ok')
     await poll()
@@ -235,6 +242,7 @@ describe('desktop notifications from the alerts capability', () => {
         body: 'funding.failed, payout.failed',
         urgency: 'normal',
         route: 'events',
+        link: '#/events',
       },
     ])
     expect(desktop.trays.at(-1)).toMatchObject({ unseenAlerts: 40 })

@@ -296,12 +296,17 @@ export function createClient(transport: Transport, clock: Clock = realClock): Cl
 
 const tokenKey = 'watchdesk.token'
 
+/** The token given by hand (a tab opened from a link, which never carries it), kept for this tab. */
+export function rememberLaunchToken(storage: Storage, token: string): void {
+  storage.setItem(tokenKey, token)
+}
+
 /** serve mode: the token arrives once in the URL; keep it for this tab and take it out of the address bar. */
 export function takeLaunchToken(location: Location, storage: Storage, history: History): string | null {
   const params = new URLSearchParams(location.search)
   const fromUrl = params.get('token')
   if (fromUrl) {
-    storage.setItem(tokenKey, fromUrl)
+    rememberLaunchToken(storage, fromUrl)
     params.delete('token')
     const query = params.toString()
     history.replaceState(null, '', `${location.pathname}${query ? `?${query}` : ''}${location.hash}`)

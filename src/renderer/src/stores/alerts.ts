@@ -23,6 +23,8 @@ interface AlertsState {
    * null until the first answer. */
   open: Incident[] | null
   error: ApiError | null
+  /** The incident a link opened (`#/alerts/incident/12`): highlighted in the table. */
+  linkedIncident: number | null
   load(): Promise<void>
   /** Loads the open incidents and follows `alerts.changed` from then on. */
   loadOpen(): Promise<void>
@@ -43,6 +45,7 @@ export const useAlertsStore = create<AlertsState>((set, get) => ({
   channels: null,
   open: null,
   error: null,
+  linkedIncident: null,
   async load() {
     if (!subscribed) {
       subscribed = true

@@ -5,15 +5,10 @@ import { useAlertsStore } from '../stores/alerts'
 import { useChainsStore } from '../stores/chains'
 import { StatusBadge } from '../components/Status'
 
-/** The incident an Overview link points at: `#/alerts?incident=12`. */
-function linkedIncident(): number | null {
-  const id = new URLSearchParams(window.location.hash.split('?')[1] ?? '').get('incident')
-  return id && /^\d+$/.test(id) ? Number(id) : null
-}
-
 /** Incidents with filters, the alert log, and mutes (maintenance windows and "mute 1 h"). */
 export function AlertsView() {
-  const { incidents, log, mutes, filter, error, load, setFilter, mute, unmute } = useAlertsStore()
+  const { incidents, log, mutes, filter, error, load, setFilter, mute, unmute, linkedIncident } =
+    useAlertsStore()
   const registry = useChainsStore((s) => s.registry)
   useEffect(() => {
     void load()
@@ -64,7 +59,7 @@ export function AlertsView() {
             </select>
           </label>
         </div>
-        <IncidentTable incidents={incidents} label="Incidents" highlight={linkedIncident()} />
+        <IncidentTable incidents={incidents} label="Incidents" linked={linkedIncident} />
       </section>
       <section className="panel">
         <div className="panel-head">

@@ -20,6 +20,7 @@ class App extends EventEmitter {
   isPackaged = true
   #ready = Promise.withResolvers()
   requestSingleInstanceLock = () => true
+  setAsDefaultProtocolClient = (scheme) => call(`app.setAsDefaultProtocolClient ${scheme}`)
   whenReady = () => this.#ready.promise
   ready = () => this.#ready.resolve()
   quit = () => call('app.quit')

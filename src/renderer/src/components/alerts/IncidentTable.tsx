@@ -1,24 +1,20 @@
-import { useEffect } from 'react'
 import type { Incident } from '../../../../shared/contract/alerts'
 import { formatDateTime, formatDuration } from '../../../../shared/time'
 import { StatusBadge } from '../Status'
 
 /** Incidents, newest first: open ones in red or amber, closed ones with how long they lasted. What
  * fired wraps (its rule on a line of its own) rather than being cut, so the table fits the chain
- * drawer at 1024 px. `highlight`: the incident a link pointed at (`#/alerts?incident=ID`). */
+ * drawer at 1024 px. */
 export function IncidentTable({
   incidents,
   label,
-  highlight,
+  linked = null,
 }: {
   incidents: Incident[]
   label: string
-  highlight?: number | null
+  /** The incident a link pointed at: marked and scrolled into view. */
+  linked?: number | null
 }) {
-  useEffect(() => {
-    if (highlight == null) return
-    document.querySelector(`tr[data-incident-id="${highlight}"]`)?.scrollIntoView({ block: 'center' })
-  }, [highlight, incidents.length])
   if (incidents.length === 0) return <p className="hint">No incidents.</p>
   return (
     <table className="grid incident-table" aria-label={label}>
@@ -36,8 +32,9 @@ export function IncidentTable({
           <tr
             key={i.id}
             data-incident-id={i.id}
-            aria-current={i.id === highlight ? 'true' : undefined}
-            className={i.id === highlight ? 'selected' : undefined}
+            className={i.id === linked ? 'linked' : undefined}
+            aria-current={i.id === linked ? 'true' : undefined}
+            ref={i.id === linked ? (row) => row?.scrollIntoView({ block: 'nearest' }) : undefined}
           >
             <td>
               {i.closedAt === null ? (

@@ -1,6 +1,7 @@
 import { useEffect } from 'react'
 import type { ChainStatus } from '../../../../shared/contract/chains'
 import { glance, lagTone } from '../../../../shared/glance'
+import { linkHash } from '../../../../shared/links'
 import { useChainsStore } from '../../stores/chains'
 import { StatusBadge } from '../Status'
 import { StaleNote } from '../Liveness'
@@ -13,7 +14,6 @@ import { badgeOf, dash, fmtLagBlocks, fmtSeconds } from './format'
 export function ChainStrip() {
   const snapshot = useChainsStore((s) => s.snapshot)
   const load = useChainsStore((s) => s.load)
-  const select = useChainsStore((s) => s.select)
   const registry = useChainsStore((s) => s.registry)
   const stale = useStaleSince() !== null
   useEffect(() => {
@@ -42,8 +42,7 @@ export function ChainStrip() {
           return (
             <li key={info.serviceId} className="chain-strip-cell" data-status={chain?.status ?? 'loading'}>
               <a
-                href="#/chains"
-                onClick={() => chain && select(chain.serviceId)}
+                href={linkHash({ view: 'chains', serviceId: info.serviceId })}
                 title={chain ? `${info.name}: ${badge.label}. ${chain.reason}` : info.name}
               >
                 <span className="chain-strip-name">{info.name}</span>

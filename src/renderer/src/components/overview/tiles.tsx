@@ -3,6 +3,7 @@ import type { ListenerStatus } from '../../../../shared/contract/events'
 import type { ForwardStatus } from '../../../../shared/contract/forward'
 import type { SourceStatus } from '../../../../shared/contract/sources'
 import type { PublicUrlState } from '../../../../shared/contract/payments'
+import { linkHash } from '../../../../shared/links'
 import { formatAge, formatDuration, formatMoment } from '../../../../shared/time'
 import { StatusBadge } from '../Status'
 import type { Tone } from '../Status'
@@ -30,7 +31,7 @@ export function IncidentsTile({ open, now }: { open: Incident[] | null; now: num
       <ul className="tile-list">
         {shown.map((i) => (
           <li key={i.id}>
-            <a href={`#/alerts?incident=${i.id}`} title={i.detail}>
+            <a href={linkHash({ view: 'alerts', incidentId: i.id })} title={i.detail}>
               {i.title}
             </a>{' '}
             <span className="dim num">since {when(i.openedAt, now)}</span>

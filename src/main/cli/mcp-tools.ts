@@ -1,0 +1,306 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { z } from 'zod'
+import { chainRegistry } from '../../shared/chains/registry'
+import { EventCursor, EventFilter } from '../../shared/contract/events'
+import { maskUrl } from '../../shared/mask'
+import { createAlertStore } from '../alerts'
+import { loadConfig, readRuntimeInfo } from '../config'
+import { databaseFileName, openDatabase } from '../db'
+import type { Database } from '../db'
+import { openForwardStore } from '../forward'
+import { createEventStore } from '../webhooks'
+
+/** What `watchdesk mcp` answers from: the data dir that a console (desktop app or serve) writes.
+ * The MCP server reads it as a second process, read-only and lock-free (WAL lets readers in), so
+ * it answers the same whether the app runs or not, and says how old each figure is; the only
+ * writes (with --allow-write) go through the same SQL the console's own actions use. */
+export interface ReadModel {
+  dataDir: string
+  db: Database
+  close(): void
+}
+
+export function openReadModel(
+  dataDir: string,
+): { ok: true; value: ReadModel } | { ok: false; message: string } {
+  const file = join(dataDir, databaseFileName)
+  if (!existsSync(file))
+    return {
+      ok: false,
+      message: `${dataDir} holds no database yet: start watchdesk (serve or the app) there first, or pass --data-dir.`,
+    }
+  const db = openDatabase(file, { readonly: true })
+  if (!db.ok) return { ok: false, message: db.error.message }
+  return { ok: true, value: { dataDir, db: db.value, close: () => db.value.close() } }
+}
+
+/** A tool: its input schema (zod, from the contract where the console has the same method), what
+ * it says it does, and its answer as plain JSON. */
+export interface McpTool<S extends z.ZodRawShape = z.ZodRawShape> {
+  description: string
+  input: S
+  write?: true
+  run(model: ReadModel, args: z.infer<z.ZodObject<S>>, now: number): unknown
+}
+
+const tool = <S extends z.ZodRawShape>(t: McpTool<S>): McpTool<S> => t
+
+/** Whether a console runs on this data dir now: figures it writes are live only then. */
+function consoleState(dataDir: string) {
+  const runtime = readRuntimeInfo(dataDir)
+  return runtime
+    ? {
+        running: true,
+        shell: runtime.shell,
+        since: runtime.startedAt,
+        listening: runtime.listenerUrl !== null,
+      }
+    : { running: false, shell: null, since: null, listening: false }
+}
+
+const origin = (url: string) => maskUrl(url).replace(/\/….*$/, '')
+
+export const readTools = {
+  search_events: tool({
+    description:
+      'Search stored webhook events, newest first, with the Events view’s filters (types, groups, received-at range in ms, id or data-id prefix). Answers summaries; read one in full with get_event.',
+    input: {
+      filter: EventFilter.optional(),
+      after: EventCursor.optional().describe('the `next` of the previous answer, for the next page'),
+      limit: z.number().int().min(1).max(200).optional().describe('default 50'),
+    },
+    run: ({ db }, { filter, after, limit }) => createEventStore(db).list(filter ?? {}, after, limit ?? 50),
+  }),
+  get_event: tool({
+    description:
+      'One stored event: its data, deliveries, conflicts; the raw body only when includeBody is true.',
+    input: { id: z.string().min(1).max(255), includeBody: z.boolean().optional() },
+    run: ({ db }, { id, includeBody }) => {
+      const event = createEventStore(db).get(id)
+      if (!event) return { found: false, id }
+      if (includeBody) return { found: true, event }
+      const { body: _body, ...rest } = event as typeof event & { body?: string }
+      return { found: true, event: rest, body: 'omitted: ask with includeBody: true' }
+    },
+  }),
+  chain_status: tool({
+    description:
+      'Each chain’s last recorded health (status, head, lag in blocks and seconds, latency, error) with the time it was sampled; live only while a console runs (samples are written every 30 s).',
+    input: { serviceId: z.number().int().positive().optional() },
+    run: ({ db, dataDir }, { serviceId }, now) => {
+      const rows = db
+        .prepare(
+          `SELECT s.* FROM chain_samples s
+           JOIN (SELECT service_id, max(t) AS t FROM chain_samples GROUP BY service_id) last
+             ON last.service_id = s.service_id AND last.t = s.t`,
+        )
+        .all() as Record<string, number | string | null>[]
+      const bySample = new Map(rows.map((r) => [r.service_id as number, r]))
+      const chains = chainRegistry
+        .filter((c) => serviceId === undefined || c.serviceId === serviceId)
+        .map((c) => {
+          const s = bySample.get(c.serviceId)
+          if (!s) return { serviceId: c.serviceId, name: c.name, status: 'no data recorded yet' }
+          return {
+            serviceId: c.serviceId,
+            name: c.name,
+            status: s.status,
+            head: s.head,
+            lagBlocks: s.lag_blocks,
+            lagSeconds: s.lag_ms === null ? null : Number(s.lag_ms) / 1000,
+            latencyMs: s.latency_ms,
+            error: s.error,
+            sampledAt: new Date(Number(s.t)).toISOString(),
+            ageSeconds: Math.round((now - Number(s.t)) / 1000),
+          }
+        })
+      return { console: consoleState(dataDir), chains }
+    },
+  }),
+  incidents: tool({
+    description: 'Alert incidents, newest first: open ones only with open: true.',
+    input: {
+      open: z.boolean().optional(),
+      serviceId: z.number().int().positive().optional(),
+      limit: z.number().int().min(1).max(200).optional(),
+    },
+    run: ({ db }, { open, serviceId, limit }) => ({
+      incidents: createAlertStore(db).incidents({ open, serviceId, limit: limit ?? 50 }),
+    }),
+  }),
+  alert_log: tool({
+    description: 'Every alert sent, failed or muted (and every MCP write), newest first.',
+    input: {
+      limit: z.number().int().min(1).max(500).optional(),
+      incidentId: z.number().int().optional(),
+    },
+    run: ({ db }, { limit, incidentId }) => ({ log: createAlertStore(db).log(limit ?? 50, incidentId) }),
+  }),
+  listener_status: tool({
+    description:
+      'The webhook listener: whether a console runs and listens, events received in the last minute and hour, the last event and its age, recent rejections.',
+    input: {},
+    run: ({ db, dataDir }, _args, now) => {
+      const count = (since: number) =>
+        (db.prepare('SELECT count(*) AS n FROM events WHERE received_at >= ?').get(since) as { n: number }).n
+      const last = db
+        .prepare('SELECT id, type, received_at FROM events ORDER BY received_at DESC LIMIT 1')
+        .get() as { id: string; type: string; received_at: number } | undefined
+      return {
+        console: consoleState(dataDir),
+        eventsLastMinute: count(now - 60_000),
+        eventsLastHour: count(now - 3_600_000),
+        lastEvent: last
+          ? {
+              id: last.id,
+              type: last.type,
+              receivedAt: new Date(last.received_at).toISOString(),
+              ageSeconds: Math.round((now - last.received_at) / 1000),
+            }
+          : null,
+        recentRejections: createEventStore(db).recentRejections(20),
+      }
+    },
+  }),
+  forward_status: tool({
+    description: 'Forward targets (name and origin only) with what is queued and failing for each.',
+    input: {},
+    run: ({ dataDir }) => {
+      const config = loadConfig(dataDir)
+      const targets = config.ok ? config.value.config.forward.targets : {}
+      const store = openForwardStore(join(dataDir, databaseFileName))
+      try {
+        const counts = store.openCounts()
+        return {
+          console: consoleState(dataDir),
+          targets: Object.entries(targets).map(([name, t]) => ({
+            name,
+            origin: origin(t.url),
+            enabled: t.enabled !== false,
+            pending: counts.get(name)?.pending ?? 0,
+            failing: counts.get(name)?.failing ?? 0,
+          })),
+        }
+      } finally {
+        store.close()
+      }
+    },
+  }),
+  relay_sources: tool({
+    description: 'The relays this console follows: name, origin, and the cursor it has synced to and when.',
+    input: {},
+    run: ({ db, dataDir }) => {
+      const config = loadConfig(dataDir)
+      const sources = config.ok ? config.value.config.sources : {}
+      const cursors = new Map(
+        (
+          db.prepare('SELECT name, cursor, at FROM source_cursors').all() as {
+            name: string
+            cursor: string
+            at: number
+          }[]
+        ).map((r) => [r.name, r]),
+      )
+      return {
+        sources: Object.entries(sources).map(([name, s]) => ({
+          name,
+          origin: origin(s.url),
+          enabled: s.enabled !== false,
+          syncedTo: cursors.get(name)?.cursor ?? null,
+          syncedAt: cursors.has(name) ? new Date(cursors.get(name)!.at).toISOString() : null,
+        })),
+      }
+    },
+  }),
+}
+
+/** Opened only with `watchdesk mcp --allow-write`; each call is written to the alert log with its
+ * arguments before its answer. */
+export const writeTools = {
+  replay_events: tool({
+    description:
+      'Queue stored events for a configured forward target again (the forward outbox): a running console or `watchdesk listen` delivers them.',
+    write: true,
+    input: { ids: z.array(z.string().min(1).max(255)).min(1).max(1000), target: z.string().min(1).max(100) },
+    run: ({ dataDir }, { ids, target }, now) => {
+      const config = loadConfig(dataDir)
+      const targets = config.ok ? config.value.config.forward.targets : {}
+      if (!Object.hasOwn(targets, target))
+        return {
+          queued: 0,
+          error: `No forward target "${target}": configured targets are ${Object.keys(targets).join(', ') || 'none'}.`,
+        }
+      const store = openForwardStore(join(dataDir, databaseFileName))
+      try {
+        return { queued: store.enqueueIds(ids, target, now), target }
+      } finally {
+        store.close()
+      }
+    },
+  }),
+  mute_alerts: tool({
+    description: 'Mute alerts for some minutes (all chains, or the ones given): they are recorded, not sent.',
+    write: true,
+    input: {
+      minutes: z.number().int().min(1).max(10_080),
+      serviceIds: z.array(z.number().int().positive()).max(12).optional(),
+      reason: z.string().max(200).optional(),
+    },
+    run: ({ dataDir }, { minutes, serviceIds, reason }, now) =>
+      withWritableDb(dataDir, (db) => {
+        const mute = createAlertStore(db).addMute(
+          {
+            from: now,
+            to: now + minutes * 60_000,
+            chains: serviceIds ?? null,
+            reason: reason ?? 'muted over MCP',
+          },
+          now,
+        )
+        return { muted: true, until: new Date(mute.to).toISOString(), chains: mute.chains }
+      }),
+  }),
+}
+
+export type ToolName = keyof typeof readTools | keyof typeof writeTools
+
+/** A short-lived writable connection for one write: the read model stays read-only. */
+export function withWritableDb<T>(dataDir: string, write: (db: Database) => T): T {
+  const db = openDatabase(join(dataDir, databaseFileName))
+  if (!db.ok) throw new Error(db.error.message)
+  try {
+    return write(db.value)
+  } finally {
+    db.value.close()
+  }
+}
+
+/** The audit line of a write call: who (mcp), what (the tool), with which arguments. */
+export function recordWrite(
+  dataDir: string,
+  name: string,
+  args: unknown,
+  outcome: 'sent' | 'failed',
+  now: number,
+) {
+  withWritableDb(dataDir, (db) =>
+    createAlertStore(db).record(
+      {
+        t: now,
+        rule: 'mcp.write',
+        subject: `mcp:${name}`,
+        serviceId: null,
+        kind: 'event',
+        severity: 'info',
+        title: `MCP ${name}`,
+        body: JSON.stringify(args),
+        incidentId: null,
+        durationMs: null,
+      },
+      'mcp',
+      outcome,
+      JSON.stringify(args),
+    ),
+  )
+}

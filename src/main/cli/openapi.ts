@@ -1,0 +1,29 @@
+import { Argument } from 'commander'
+import type { Command } from 'commander'
+import { consoleOpenApi, relayOpenApi } from '../../shared/openapi'
+import { version } from '../version'
+import type { CliContext } from './common'
+import { example } from './common'
+import { exitCodes } from './exit'
+
+const documents = { console: consoleOpenApi, relay: relayOpenApi }
+
+/** `watchdesk openapi console|relay`: the OpenAPI 3.1 document a running console or relay serves
+ * at /openapi.json, printed without starting anything (docs/openapi/ is written with it). */
+export function registerOpenApi(program: Command, ctx: CliContext): void {
+  const command = program
+    .command('openapi')
+    .summary('print the OpenAPI 3.1 document of the console API or the relay sync API')
+    .description(
+      'The same document `GET /openapi.json` serves on the console port (console) and on the relay’s sync port (relay), generated from the contract. Feed it to a client generator.',
+    )
+    .addArgument(new Argument('<api>', 'console or relay').choices(Object.keys(documents)))
+    .action((api: keyof typeof documents) => {
+      ctx.io.out(JSON.stringify(documents[api](version), null, 2))
+      ctx.exit(exitCodes.ok)
+    })
+  example(
+    command,
+    'watchdesk openapi console > console.json && npx openapi-typescript console.json -o api.d.ts',
+  )
+}

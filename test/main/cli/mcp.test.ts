@@ -1,0 +1,154 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { cliPath, runCli, useServeProcess } from '../../support/serve-process'
+import { useTempDir } from '../../support/temp'
+
+const webhookSecret = 'whsec_mcp_test_7c1d9e0b4a55'
+const apiKey = 'sk_sandbox_mcp_secret_4b1e8f'
+const targetPassword = 'hunter2-target-pw'
+
+/** `bin/watchdesk mcp` driven by the MCP SDK's own client over stdio, against the data dir of a
+ * running `serve` that stored real signed deliveries. */
+describe('watchdesk mcp', () => {
+  const serve = useServeProcess()
+  const tempDir = useTempDir('watchdesk-mcp-')
+  const clients: Client[] = []
+  afterEach(async () => {
+    for (const c of clients.splice(0)) await c.close()
+  })
+
+  const env = {
+    ...process.env,
+    WATCHDESK_WEBHOOK_SECRETS: webhookSecret,
+    WATCHDESK_API_KEY: apiKey,
+  } as Record<string, string>
+
+  async function consoleWithEvents(): Promise<string> {
+    const dir = tempDir()
+    const target = `http://ops:${targetPassword}@127.0.0.1:9/hook?key=${targetPassword}`
+    expect(
+      (await runCli(['config', 'set', 'forward.targets.app.url', target, '--data-dir', dir], env)).code,
+    ).toBe(0)
+    await serve(['--data-dir', dir], env)
+    for (const type of ['funding.completed', 'funding.completed', 'payout.failed']) {
+      const sent = await runCli(['send-test-event', type, '--endpoint', 'env-1', '--data-dir', dir], env)
+      expect(sent.code, sent.stderr).toBe(0)
+    }
+    return dir
+  }
+
+  async function connect(dir: string, ...flags: string[]): Promise<Client> {
+    const client = new Client({ name: 'watchdesk-test', version: '1.0.0' })
+    clients.push(client)
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cliPath, 'mcp', '--data-dir', dir, ...flags],
+        env,
+        stderr: 'pipe',
+      }),
+    )
+    return client
+  }
+
+  const answers: string[] = []
+  async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
+    const result = (await client.callTool({ name, arguments: args })) as {
+      isError?: boolean
+      content: { type: string; text: string }[]
+    }
+    const text = result.content.map((c) => c.text).join('\n')
+    answers.push(text)
+    return { isError: result.isError === true, text, json: result.isError ? null : JSON.parse(text) }
+  }
+
+  it('is read-only by default: lists read tools only, searches events, reads a chain, refuses a write', async () => {
+    const dir = await consoleWithEvents()
+    const client = await connect(dir)
+    const { tools } = await client.listTools()
+    const names = tools.map((t) => t.name).sort()
+    expect(names).toEqual([
+      'alert_log',
+      'chain_status',
+      'forward_status',
+      'get_event',
+      'incidents',
+      'listener_status',
+      'relay_sources',
+      'search_events',
+    ])
+    expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true)
+
+    const funding = await call(client, 'search_events', { filter: { types: ['funding.completed'] } })
+    expect(funding.json.rows).toHaveLength(2)
+    expect(funding.json.rows.every((r: { type: string }) => r.type === 'funding.completed')).toBe(true)
+
+    const one = await call(client, 'get_event', { id: funding.json.rows[0].id })
+    expect(one.json).toMatchObject({ found: true, event: { id: funding.json.rows[0].id } })
+    expect(one.json.event.body).toBeUndefined()
+    const withBody = await call(client, 'get_event', { id: funding.json.rows[0].id, includeBody: true })
+    expect(JSON.parse(withBody.json.event.body).type).toBe('funding.completed')
+
+    const polygon = await call(client, 'chain_status', { serviceId: 137 })
+    expect(polygon.json.console.running).toBe(true)
+    expect(polygon.json.chains).toHaveLength(1)
+    expect(polygon.json.chains[0]).toMatchObject({ serviceId: 137 })
+
+    const listener = await call(client, 'listener_status')
+    expect(listener.json).toMatchObject({ console: { running: true, listening: true }, eventsLastHour: 3 })
+
+    const forward = await call(client, 'forward_status')
+    expect(forward.json.targets).toEqual([
+      expect.objectContaining({ name: 'app', origin: 'http://127.0.0.1:9' }),
+    ])
+
+    const write = await client
+      .callTool({ name: 'mute_alerts', arguments: { minutes: 5 } })
+      .then((r) => r as { isError?: boolean; content: { text: string }[] })
+      .catch((error: Error) => ({ isError: true, content: [{ text: error.message }] }))
+    expect(write.isError).toBe(true)
+    expect(write.content[0]!.text).toMatch(/not found|mute_alerts/)
+
+    const resources = await client.listResources()
+    expect(resources.resources.map((r) => r.uri)).toEqual(
+      expect.arrayContaining(['watchdesk://openapi/console.json', 'watchdesk://openapi/relay.json']),
+    )
+
+    for (const text of answers) {
+      for (const secret of [webhookSecret, apiKey, targetPassword]) expect(text).not.toContain(secret)
+    }
+  })
+
+  it('with --allow-write: mute and replay are offered, and each call is in the alert log with its arguments', async () => {
+    const dir = await consoleWithEvents()
+    const client = await connect(dir, '--allow-write')
+    const names = (await client.listTools()).tools.map((t) => t.name)
+    expect(names).toEqual(expect.arrayContaining(['replay_events', 'mute_alerts']))
+
+    const mute = await call(client, 'mute_alerts', { minutes: 30, reason: 'deploy' })
+    expect(mute.json.muted).toBe(true)
+    const rows = (await call(client, 'search_events', {})).json.rows as { id: string }[]
+    const replay = await call(client, 'replay_events', { ids: [rows[0]!.id], target: 'app' })
+    expect(replay.json).toEqual({ queued: 1, target: 'app' })
+    const unknown = await call(client, 'replay_events', { ids: [rows[0]!.id], target: 'nope' })
+    expect(unknown.json.error).toContain('No forward target "nope"')
+
+    const log = (await call(client, 'alert_log', {})).json.log as {
+      rule: string
+      subject: string
+      detail: string
+    }[]
+    const writes = log.filter((l) => l.rule === 'mcp.write')
+    expect(writes.map((w) => w.subject).sort()).toEqual([
+      'mcp:mute_alerts',
+      'mcp:replay_events',
+      'mcp:replay_events',
+    ])
+    expect(writes.find((w) => w.subject === 'mcp:mute_alerts')!.detail).toContain('"reason":"deploy"')
+
+    for (const text of answers) {
+      for (const secret of [webhookSecret, apiKey, targetPassword]) expect(text).not.toContain(secret)
+    }
+  })
+})

@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import Ajv2020 from 'ajv/dist/2020.js'
+import createClient from 'openapi-fetch'
+import openapiTS, { astToString } from 'openapi-typescript'
+import { describe, expect, it } from 'vitest'
+import { methodNames } from '../../../src/shared/contract'
+import { syncRoutes } from '../../../src/shared/contract/sync'
+import { consoleOpenApi, operationIdOf, relayOpenApi } from '../../../src/shared/openapi'
+import { version } from '../../../src/main/version'
+import { createRelayToken } from '../../../src/main/relay'
+import { unwrap } from '../../../src/shared/result'
+import { useTestConsole } from '../../support/console'
+import { useTempDir } from '../../support/temp'
+import { deliver, useRelays } from '../relay/helpers'
+
+const repoRoot = join(import.meta.dirname, '..', '..', '..')
+const committed = (name: string) =>
+  JSON.parse(readFileSync(join(repoRoot, 'docs', 'openapi', `${name}.json`), 'utf8')) as any
+
+async function expectValidOpenApi(document: unknown): Promise<void> {
+  const validator = new Validator()
+  const result = await validator.validate(document as Parameters<Validator['validate']>[0])
+  expect(result.errors ?? []).toEqual([])
+  expect(result.valid).toBe(true)
+  expect(validator.version).toBe('3.1')
+}
+
+/** The answer schema of one operation, compiled with a JSON Schema 2020-12 validator: the document
+ * must describe what the server really answers, not only be well-formed. */
+function answerValidator(document: any, path: string, method: 'get' | 'post') {
+  const content = document.paths[path][method].responses['200'].content['application/json']
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  ajv.addSchema({ $id: 'doc', components: document.components }, 'doc')
+  const schema = JSON.parse(
+    JSON.stringify(content.schema).replaceAll('"#/components/', '"doc#/components/'),
+  ) as object
+  return ajv.compile(schema)
+}
+
+describe('the console serves its OpenAPI 3.1 document', () => {
+  const startConsole = useTestConsole()
+  const tempDir = useTempDir('watchdesk-openapi-')
+
+  it('at /openapi.json without a token, valid, with every contract method, equal to docs/openapi/console.json', async () => {
+    const c = await startConsole({ dataDir: tempDir() })
+    const response = await fetch(`${c.url}/openapi.json`)
+    expect(response.status).toBe(200)
+    const served = (await response.json()) as any
+    await expectValidOpenApi(served)
+    for (const name of methodNames) {
+      expect(served.paths[`/api/call/${name}`]?.post?.operationId).toBe(operationIdOf(name))
+    }
+    expect(Object.keys(served.paths)).toEqual(
+      expect.arrayContaining(['/api/push', '/metrics', '/openapi.json']),
+    )
+    expect(served.components.securitySchemes.consoleToken).toMatchObject({ type: 'http', scheme: 'bearer' })
+    // The committed copy is the one a reader or a generator finds; it is regenerated, never edited:
+    // bin/watchdesk openapi console > docs/openapi/console.json
+    expect(served).toEqual(consoleOpenApi(version))
+    expect(committed('console')).toEqual(served)
+    expect(JSON.stringify(served)).not.toContain(c.token)
+  })
+
+  it('describes what the console really answers: app.health and settings.get validate against it', async () => {
+    const c = await startConsole({ dataDir: tempDir() })
+    const document = consoleOpenApi(version)
+    for (const method of ['app.health', 'settings.get', 'chains.list']) {
+      const answer = await fetch(`${c.url}/api/call/${method}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' },
+        body: '{}',
+      })
+      const validate = answerValidator(document, `/api/call/${method}`, 'post')
+      const body = await answer.json()
+      expect(validate(body), `${method}: ${JSON.stringify(validate.errors)}`).toBe(true)
+    }
+  })
+
+  it('gives a generated client that calls app.health (openapi-typescript types, openapi-fetch)', async () => {
+    const c = await startConsole({ dataDir: tempDir() })
+    const served = (await (await fetch(`${c.url}/openapi.json`)).json()) as any
+    const types = astToString(await openapiTS(served))
+    expect(types).toContain('"/api/call/app.health"')
+    expect(types).toContain('app_health')
+
+    const client = createClient<any>({
+      baseUrl: c.url,
+      headers: { authorization: `Bearer ${c.token}` },
+    })
+    const { data, response } = await client.POST('/api/call/app.health', { body: {} })
+    expect(response.status).toBe(200)
+    expect(data).toMatchObject({ ok: true, value: { status: 'ok', shell: 'serve', version } })
+
+    const refused = await createClient<any>({ baseUrl: c.url }).POST('/api/call/app.health', { body: {} })
+    expect(refused.response.status).toBe(401)
+    expect(refused.error).toMatchObject({ ok: false, error: { code: 'unauthorized' } })
+  })
+})
+
+describe('the relay serves the sync API’s OpenAPI 3.1 document', () => {
+  const relays = useRelays()
+  const tempDir = useTempDir('watchdesk-openapi-relay-')
+
+  it('at /openapi.json without a token, valid, with every sync route, equal to docs/openapi/relay.json', async () => {
+    const store = relays.sqliteStore(join(tempDir(), 'relay.db'))
+    const relay = await relays.relay(store)
+    const response = await fetch(`${relay.syncUrl}/openapi.json`)
+    expect(response.status).toBe(200)
+    const served = (await response.json()) as any
+    await expectValidOpenApi(served)
+    for (const route of syncRoutes) expect(served.paths[route], route).toBeDefined()
+    expect(served.components.securitySchemes.relayToken).toMatchObject({ type: 'http', scheme: 'bearer' })
+    expect(served).toEqual(relayOpenApi(version))
+    expect(committed('relay')).toEqual(served)
+  })
+
+  it('describes the pages the relay really serves', async () => {
+    const store = relays.sqliteStore(join(tempDir(), 'relay.db'))
+    const relay = await relays.relay(store)
+    const token = unwrap(await createRelayToken(store, 'openapi-reader'))
+    expect(await deliver(`${relay.listenerUrl}/webhooks`, 'evt_openapi_1')).toBe(200)
+    const page = await fetch(`${relay.syncUrl}/sync/events?after=0&count=1`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+    const body = (await page.json()) as any
+    expect(body.events).toHaveLength(1)
+    const validate = answerValidator(relayOpenApi(version), '/sync/events', 'get')
+    expect(validate(body), JSON.stringify(validate.errors)).toBe(true)
+  })
+})

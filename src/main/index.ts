@@ -258,6 +258,9 @@ async function start(): Promise<void> {
   void handlers['sources.list']({}).then(
     (r) => r.ok && attention?.handle({ topic: 'sources.status', payload: r.value }),
   )
+  void handlers['payments.publicUrl.state']({}).then(
+    (r) => r.ok && attention?.handle({ topic: 'payments.publicUrl', payload: r.value }),
+  )
   gate.open(backend.handlers)
   started = true
   if (mainWindow && !mainWindow.isDestroyed()) {

@@ -21,6 +21,10 @@ export interface GlanceInput {
   failingTargets?: number
   /** Relay sources that cannot be followed now (unreachable, refused, no token, storage). */
   troubledSources?: number
+  /** The webhook listener is not running (port taken, TLS files missing). */
+  listenerDown?: boolean
+  /** listener.publicUrl was checked and does not reach this listener. */
+  publicUrlUnreachable?: boolean
 }
 
 export interface Glance {
@@ -66,6 +70,14 @@ export function glance(input: GlanceInput): Glance {
   parts.push(chainPart(input.chains, configured.length, unhealthy))
   if (worst) tone = worse(tone, chainTone(worst))
 
+  if (input.listenerDown) {
+    parts.push('listener not running')
+    tone = worse(tone, 'bad')
+  }
+  if (input.publicUrlUnreachable) {
+    parts.push('public URL unreachable')
+    tone = worse(tone, 'bad')
+  }
   if (input.failingTargets) {
     parts.push(`${plural(input.failingTargets, 'forward target')} failing`)
     tone = worse(tone, 'bad')

@@ -32,6 +32,20 @@ describe('the one-line glance', () => {
     expect(mixed.tone).toBe('bad')
   })
 
+  it('names a listener that is not running and a public URL that reaches nothing', () => {
+    const g = glance({
+      chains: [chain('a', 'healthy')],
+      openIncidents: 0,
+      eventsPerMinute: 0,
+      listenerDown: true,
+      publicUrlUnreachable: true,
+    })
+    expect(g.line).toBe(
+      'no incidents · 1 chain healthy · listener not running · public URL unreachable · 0 events/min',
+    )
+    expect(g.tone).toBe('bad')
+  })
+
   it('says what it does not know instead of a figure', () => {
     expect(glance({ chains: null, openIncidents: null, eventsPerMinute: null })).toMatchObject({
       line: 'chains: waiting for the first poll',

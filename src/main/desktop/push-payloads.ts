@@ -63,8 +63,14 @@ const factReaders: Record<string, (payload: unknown) => Partial<TrayFactsLike> |
     return p.success ? { openIncidents: p.data.openIncidents } : null
   },
   'events.listener': (payload) => {
-    const p = z.object({ activity: z.object({ lastMinute: z.number() }) }).safeParse(payload)
-    return p.success ? { eventsPerMinute: p.data.activity.lastMinute } : null
+    const p = z
+      .object({ listening: z.boolean(), activity: z.object({ lastMinute: z.number() }) })
+      .safeParse(payload)
+    return p.success ? { eventsPerMinute: p.data.activity.lastMinute, listenerDown: !p.data.listening } : null
+  },
+  'payments.publicUrl': (payload) => {
+    const p = z.object({ state: z.string() }).safeParse(payload)
+    return p.success ? { publicUrlUnreachable: p.data.state === 'unreachable' } : null
   },
   'forward.status': (payload) => {
     const p = z.object({ targets: z.array(z.object({ health: z.string() })) }).safeParse(payload)
@@ -83,6 +89,8 @@ interface TrayFactsLike {
   eventsPerMinute: number | null
   failingTargets: number
   troubledSources: number
+  listenerDown: boolean
+  publicUrlUnreachable: boolean
 }
 
 /** The topics the tray follows besides chains.status. */

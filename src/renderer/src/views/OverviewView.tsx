@@ -42,6 +42,8 @@ export function OverviewView() {
     eventsPerMinute: listener?.activity.lastMinute ?? null,
     failingTargets: forward?.targets.filter((t) => t.enabled && t.health === 'failing').length,
     troubledSources: sources?.filter((s) => troubledSourceStates.has(s.state)).length,
+    listenerDown: listener ? !listener.listening : undefined,
+    publicUrlUnreachable: publicUrl?.state === 'unreachable',
   })
   return (
     <div className="view overview" data-stale={stale || undefined}>

@@ -167,7 +167,7 @@ describe('desktop attention over the push bus', () => {
       targets: [{ health: 'ok' }],
       authorizationBudgetMs: 2000,
       problem: null,
-    })
+    } as never)
     expect(trays.at(-1)!.summary).toBe(
       'no incidents · 2 chains, 1 lagging · 1 relay source not syncing · 38 events/min',
     )

@@ -8,6 +8,7 @@ import type { Result } from '../shared/result'
 import { startBackend } from './backend'
 import type { Backend, BackendOptions } from './backend'
 import { createConsoleServer } from './transport/http'
+import { metricsTokenChecker } from './relay'
 import type { Logger } from './log'
 
 export interface ServeOptions extends Omit<BackendOptions, 'shell'> {
@@ -61,6 +62,7 @@ export async function startConsole(options: ServeOptions): Promise<Result<Runnin
     rendererDir,
     log: backend.context.log,
     metrics: backend.metrics,
+    metricsToken: metricsTokenChecker(backend.context.db),
   })
   const listening = await server.listen(options.port ?? defaultConsolePort, options.host ?? '127.0.0.1')
   if (!listening.ok) {

@@ -7,3 +7,12 @@ export async function occupyPort(): Promise<{ port: number; close(): void }> {
   await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve))
   return { port: (squatter.address() as AddressInfo).port, close: () => squatter.close() }
 }
+
+/** A loopback port free right now, for a program that takes its port as an argument. */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as AddressInfo).port
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}

@@ -1,9 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
-import type { AddressInfo } from 'node:net'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from './ports'
+import { selfSignedCert } from './tunnel'
 
 /** A private PostgreSQL cluster for one test file: initdb in a temp dir, started with pg_ctl on a
  * free loopback port (trust auth, its own socket dir), stopped and removed in afterAll. As root
@@ -17,6 +17,10 @@ export interface PrivateCluster {
   /** Stops the server (pg_ctl stop -m fast), as an outage would; `startServer` brings it back. */
   stopServer(): void
   startServer(): void
+  /** Runs SQL as the superuser in `database` (psql over the cluster's socket). */
+  psql(database: string, sql: string): void
+  /** With `ssl: true`: the server's self-signed certificate (its own CA, CN and SAN 127.0.0.1). */
+  certFile: string | null
 }
 
 export function postgresBinDir(): string {
@@ -37,14 +41,6 @@ export function postgresBinDir(): string {
   return join(root, versions[0]!, 'bin')
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as AddressInfo).port
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
-
 const asRoot = process.getuid?.() === 0
 
 function run(bin: string, args: string[]): void {
@@ -54,13 +50,28 @@ function run(bin: string, args: string[]): void {
     throw new Error(`${bin} ${args.join(' ')} failed (${result.status}): ${result.stderr || result.stdout}`)
 }
 
-export async function startCluster(): Promise<{ cluster: PrivateCluster; stop(): void }> {
+/** `ssl: true` turns TLS on (ssl=on) with a self-signed certificate made by openssl for 127.0.0.1. */
+export async function startCluster(
+  options: { ssl?: boolean } = {},
+): Promise<{ cluster: PrivateCluster; stop(): void }> {
   const bin = postgresBinDir()
   const dir = mkdtempSync(join(tmpdir(), 'watchdesk-pg-'))
-  if (asRoot) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim())
-    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim())
-    chownSync(dir, uid, gid)
+  const owner = asRoot
+    ? {
+        uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()),
+        gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()),
+      }
+    : null
+  if (owner) chownSync(dir, owner.uid, owner.gid)
+  let ssl = ''
+  let certFile: string | null = null
+  if (options.ssl) {
+    const files = selfSignedCert(dir)
+    // PostgreSQL refuses a key others can read, and reads it as the server's user.
+    chmodSync(files.keyFile, 0o600)
+    if (owner) for (const f of [files.certFile, files.keyFile]) chownSync(f, owner.uid, owner.gid)
+    certFile = files.certFile
+    ssl = ` -c ssl=on -c ssl_cert_file=${files.certFile} -c ssl_key_file=${files.keyFile}`
   }
   const data = join(dir, 'data')
   run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'])
@@ -73,7 +84,7 @@ export async function startCluster(): Promise<{ cluster: PrivateCluster; stop():
       join(dir, 'log'),
       '-w',
       '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=on`,
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=on${ssl}`,
       'start',
     ])
   const stopServer = () => run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'])
@@ -97,6 +108,23 @@ export async function startCluster(): Promise<{ cluster: PrivateCluster; stop():
     },
     stopServer,
     startServer,
+    psql(database, sql) {
+      run(join(bin, 'psql'), [
+        '-h',
+        dir,
+        '-p',
+        String(port),
+        '-U',
+        'postgres',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-d',
+        database,
+        '-c',
+        sql,
+      ])
+    },
+    certFile,
   }
   return {
     cluster,

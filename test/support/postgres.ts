@@ -6,10 +6,10 @@ export { startCluster, postgresBinDir } from './postgres-cluster'
 export type { PrivateCluster } from './postgres-cluster'
 
 /** One cluster per test file: started in beforeAll, stopped (exactly it) in afterAll. */
-export function usePostgres(): () => PrivateCluster {
+export function usePostgres(options: { ssl?: boolean } = {}): () => PrivateCluster {
   let started: Awaited<ReturnType<typeof startCluster>> | null = null
   beforeAll(async () => {
-    started = await startCluster()
+    started = await startCluster(options)
   }, 60_000)
   afterAll(() => {
     started?.stop()

@@ -1,4 +1,6 @@
-import { Counter, Gauge } from 'prom-client'
+import { Counter, Gauge, Histogram } from 'prom-client'
+import type { Registry } from 'prom-client'
+import type { ChainsSnapshot } from '../../shared/contract/chains'
 import { chainStatuses } from '../../shared/chains/health'
 import type { AppContext } from '../context'
 import type { Services } from '../services'
@@ -52,25 +54,21 @@ export function metricsFor(ctx: AppContext, services: Services): () => Promise<s
   perChain('watchdesk_chain_latency_seconds', 'Round trip of the last poll', (c) =>
     c.latencyMs === null ? null : c.latencyMs / 1000,
   )
-  perChain('watchdesk_chain_latency_p95_seconds', 'p95 poll latency over 15 minutes', (c) =>
-    c.quality.p95Ms === null ? null : c.quality.p95Ms / 1000,
-  )
   perChain('watchdesk_chain_up', '1 unless down, stalled or on the wrong network (confirmed)', (c) =>
     c.status === 'down' || c.status === 'stalled' || c.status === 'wrong_network' ? 0 : 1,
   )
-  perChain(
-    'watchdesk_chain_poll_errors',
-    'Failed polls over the last 15 minutes (HTTP 429 apart)',
-    (c) => c.quality.errors,
-  )
-  perChain(
-    'watchdesk_chain_rate_limited',
-    'Polls answered HTTP 429 over the last 15 minutes',
-    (c) => c.quality.rateLimited,
-  )
-  perChain('watchdesk_chain_polls', 'Polls over the last 15 minutes', (c) => c.quality.polls)
   perChain('watchdesk_chain_peers', 'net_peerCount, where the node allows it', (c) => c.peers)
-  perChain('watchdesk_chain_reorgs', 'Reorganisations seen since start', (c) => c.reorgs)
+  new Counter({
+    name: 'watchdesk_chain_reorgs_total',
+    help: 'Reorganisations seen since start',
+    labelNames: ['chain', 'name'],
+    registers,
+    collect() {
+      this.reset()
+      for (const c of chains()) this.inc({ chain: String(c.serviceId), name: c.name }, c.reorgs)
+    },
+  })
+  registerPollMeters(registers, (listener) => services.chains.onRound(listener))
   new Gauge({
     name: 'watchdesk_chain_status',
     help: 'The status of each chain: 1 for its current status, 0 for the others',
@@ -119,4 +117,52 @@ export function metricsFor(ctx: AppContext, services: Services): () => Promise<s
     },
   })
   return () => ctx.meters.registry.metrics()
+}
+
+/** Polls as Prometheus expects them: counters of polls, errors (by kind) and HTTP 429s since
+ * start, and a latency histogram in seconds, so rates and quantiles come from PromQL over any
+ * window and across instances. Fed by each poll round: a chain counts once per new `checkedAt`. */
+function registerPollMeters(
+  registers: Registry[],
+  onRound: (listener: (snapshot: ChainsSnapshot) => void) => () => void,
+): void {
+  const labelNames = ['chain', 'name'] as const
+  const polls = new Counter({
+    name: 'watchdesk_chain_polls_total',
+    help: 'Polls of the service node since start',
+    labelNames,
+    registers,
+  })
+  const errors = new Counter({
+    name: 'watchdesk_chain_poll_errors_total',
+    help: 'Failed polls since start, by kind (rpc, http, timeout, network, malformed); HTTP 429 apart',
+    labelNames: [...labelNames, 'kind'],
+    registers,
+  })
+  const rateLimited = new Counter({
+    name: 'watchdesk_chain_rate_limited_total',
+    help: 'Polls answered HTTP 429 since start',
+    labelNames,
+    registers,
+  })
+  const latency = new Histogram({
+    name: 'watchdesk_chain_poll_seconds',
+    help: 'Round trip of answered polls',
+    labelNames,
+    buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  })
+  const seen = new Map<number, string>()
+  onRound((snapshot) => {
+    for (const c of snapshot.chains) {
+      if (c.status === 'not_configured' || c.checkedAt === null || seen.get(c.serviceId) === c.checkedAt)
+        continue
+      seen.set(c.serviceId, c.checkedAt)
+      const labels = { chain: String(c.serviceId), name: c.name }
+      polls.inc(labels)
+      if (c.error?.kind === 'http' && c.error.code === 429) rateLimited.inc(labels)
+      else if (c.error) errors.inc({ ...labels, kind: c.error.kind })
+      else if (c.latencyMs !== null) latency.observe(labels, c.latencyMs / 1000)
+    }
+  })
 }

@@ -2,8 +2,9 @@ import { join } from 'node:path'
 import type { EventFilter } from '../../shared/contract/events'
 import { databaseFileName } from '../db'
 import { createLogger } from '../log'
-import { openRelayStore, parseStoreUrl, startRelay, createRelayToken } from '../relay'
-import type { RelayStore } from '../relay'
+import { openRelayStore, parseStoreUrl, startRelay, createRelayToken, migratePostgresUrl } from '../relay'
+import type { RelayStore, TokenScope } from '../relay'
+import { tokenScopes } from '../relay'
 import { createKeytarStore, observeSecrets, withEnvironmentSecrets } from '../secrets'
 import type { SecretStore } from '../secrets'
 import { InvalidArgumentError } from 'commander'
@@ -73,6 +74,16 @@ export function registerRelay(program: Command, ctx: CliContext): void {
     'watchdesk relay --store postgres://relay@db.internal/watchdesk --host 0.0.0.0',
     'watchdesk relay token create laptop --store sqlite:/var/lib/watchdesk/watchdesk.db',
   )
+  relay
+    .command('migrate')
+    .summary("apply the store's schema steps alone (e.g. as the PostgreSQL owner role), then exit")
+    .description(
+      'Brings the store up to the schema this watchdesk needs and exits. With PostgreSQL, run it with a role that may create tables (the owner); the relays can then run with a role that only has SELECT, INSERT, UPDATE, DELETE on the tables and USAGE on the sequences.',
+    )
+    .action(async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals() as RelayOptions
+      ctx.exit(await relayMigrateCommand(storeOf(options, ctx.io), ctx.io))
+    })
   const token = relay
     .command('token')
     .summary('relay tokens: create (printed once; only its hash is kept), list, revoke')
@@ -81,11 +92,17 @@ export function registerRelay(program: Command, ctx: CliContext): void {
     (action: 'create' | 'list' | 'revoke') =>
     async (...args: unknown[]) => {
       const command = args.at(-1) as Command
-      const options = command.optsWithGlobals() as RelayOptions
+      const options = command.optsWithGlobals() as RelayOptions & { scope?: TokenScope }
       const name = action === 'list' ? undefined : (args[0] as string)
       ctx.exit(
         await relayTokenCommand(
-          { action, name, store: storeOf(options, ctx.io), json: options.json === true },
+          {
+            action,
+            name,
+            store: storeOf(options, ctx.io),
+            json: options.json === true,
+            scope: options.scope ?? 'read',
+          },
           ctx.io,
         ),
       )
@@ -94,6 +111,12 @@ export function registerRelay(program: Command, ctx: CliContext): void {
     .command('create')
     .summary('create a token and print it once')
     .argument('<name>')
+    .option(
+      '--scope <scope>',
+      'read: the sync API and /metrics (consoles); metrics: only /metrics (Prometheus); admin: everything',
+      scopeOption,
+      'read',
+    )
     .action(tokenAction('create'))
   token.command('list').summary('the tokens, live or revoked').action(tokenAction('list'))
   token
@@ -101,6 +124,11 @@ export function registerRelay(program: Command, ctx: CliContext): void {
     .summary('refuse a token from now on')
     .argument('<name>')
     .action(tokenAction('revoke'))
+}
+
+function scopeOption(value: string): TokenScope {
+  if ((tokenScopes as readonly string[]).includes(value)) return value as TokenScope
+  throw new InvalidArgumentError(`--scope takes ${tokenScopes.join(', ')}, not "${value}".`)
 }
 
 function portNumber(name: string) {
@@ -134,6 +162,7 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
   const status = await relay.value.status()
   if (status.secretsProblem) io.err(`watchdesk relay: ${status.secretsProblem}`)
   io.out(`watchdesk relay on ${store.value.where}`)
+  io.out(`wake-ups: ${store.value.wakeups().detail}`)
   io.out(`webhooks: ${relay.value.listenerUrl}/webhooks`)
   io.out(`sync:     ${relay.value.syncUrl}/sync/`)
   await new Promise<void>((resolveStop) => {
@@ -146,8 +175,35 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
   return 0
 }
 
+/** `relay migrate`: exit 0 with the schema version, 3 when the store cannot be migrated. */
+export async function relayMigrateCommand(storeText: string, io: CliIo): Promise<number> {
+  const url = parseStoreUrl(storeText)
+  if (!url.ok) return fail(io, url.error.message, 2)
+  if (url.value.kind === 'sqlite') {
+    // Opening a SQLite store applies its steps (one relay per file, nothing to separate).
+    return withStore(storeText, io, async (store) => {
+      io.out(`${store.where} is at the current schema`)
+      return 0
+    })
+  }
+  const outcome = await migratePostgresUrl(url.value.url)
+  if (!outcome.ok) return fail(io, outcome.error.message, 3)
+  io.out(
+    outcome.value.applied > 0
+      ? `applied ${outcome.value.applied} schema step(s); the database is at version ${outcome.value.version}`
+      : `the database is already at version ${outcome.value.version}; nothing to apply`,
+  )
+  return 0
+}
+
 export async function relayTokenCommand(
-  options: { action: string | undefined; name: string | undefined; store: string; json: boolean },
+  options: {
+    action: string | undefined
+    name: string | undefined
+    store: string
+    json: boolean
+    scope?: TokenScope
+  },
   io: CliIo,
 ): Promise<number> {
   const { action, name } = options
@@ -156,9 +212,12 @@ export async function relayTokenCommand(
   if (action !== 'list' && !name) return fail(io, `relay token ${action} needs a NAME.`, 2)
   return withStore(options.store, io, async (store) => {
     if (action === 'create') {
-      const token = await createRelayToken(store, name!)
+      const scope = options.scope ?? 'read'
+      const token = await createRelayToken(store, name!, scope)
       if (!token.ok) return fail(io, token.error.message, token.error.code === 'bad_request' ? 2 : 1)
-      io.err(`Relay token "${name}" created. It is shown once; the store keeps only its hash:`)
+      io.err(
+        `Relay token "${name}" (scope ${scope}) created. It is shown once; the store keeps only its hash:`,
+      )
       // Alone on stdout (the message above is on stderr), so `… | tee` or `$(…)` takes just the token.
       io.out(token.value)
       return 0
@@ -173,9 +232,10 @@ export async function relayTokenCommand(
     const tokens = await store.tokens.list()
     printList(io, options.json, tokens, {
       empty: 'No relay tokens yet. Create one with: watchdesk relay token create NAME',
-      headers: ['name', 'created', 'state'],
+      headers: ['name', 'scope', 'created', 'state'],
       row: (t) => [
         t.name,
+        t.scope,
         new Date(t.createdAt).toISOString().replace('T', ' ').slice(0, 19),
         t.revokedAt === null ? 'live' : `revoked ${new Date(t.revokedAt).toISOString().slice(0, 10)}`,
       ],

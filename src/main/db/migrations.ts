@@ -5,6 +5,7 @@ import { migration004 } from './migrations/004-event-conflicts'
 import { migration005 } from './migrations/005-alerts'
 import { migration006 } from './migrations/006-relay-and-sources'
 import { migration007 } from './migrations/007-forward-outbox'
+import { migration008 } from './migrations/008-relay-token-scopes'
 import type { Migration } from './migrations/migration'
 
 export type { Migration } from './migrations/migration'
@@ -19,4 +20,5 @@ export const migrations: Migration[] = [
   migration005,
   migration006,
   migration007,
+  migration008,
 ]

@@ -57,43 +57,72 @@ export const pgMigrations: PgMigration[] = [
       CREATE TABLE relay_meta (key text PRIMARY KEY, value text NOT NULL);
     `,
   },
+  {
+    version: 2,
+    name: 'relay token scopes',
+    // Tokens made before scopes existed could read the sync API and /metrics: 'read' keeps exactly that.
+    sql: `ALTER TABLE relay_tokens ADD COLUMN scope text NOT NULL DEFAULT 'read'
+            CHECK (scope IN ('read', 'metrics', 'admin'));`,
+  },
 ]
 
 /** One key for "a watchdesk relay migrates this database" (any 64-bit number, fixed forever). */
 const migrationLockKey = 74_217_422
 
-/** Applies the pending steps under a session advisory lock, each in its own transaction. Refuses a
- * database migrated by a newer watchdesk. */
-export async function migratePostgres(client: PoolClient, migrations = pgMigrations): Promise<number> {
-  await client.query('SELECT pg_advisory_lock($1)', [migrationLockKey])
+/** The schema version recorded in the database (0 when it was never migrated). Reads only, so a
+ * role without CREATE can ask. */
+export async function schemaVersion(client: PoolClient): Promise<number> {
+  const { rows: exists } = await client.query<{ t: string | null }>(
+    "SELECT to_regclass('schema_migrations')::text AS t",
+  )
+  if (!exists[0]?.t) return 0
+  const { rows } = await client.query<{ version: number | null }>(
+    'SELECT max(version) AS version FROM schema_migrations',
+  )
+  return rows[0]?.version ?? 0
+}
+
+export interface MigrationOutcome {
+  version: number
+  /** Steps this call applied (0 when another relay or `relay migrate` had done it). */
+  applied: number
+}
+
+/** Brings the schema up to date. A schema already current is only read (no DDL, no lock), so a
+ * role with just the rights the running relay needs starts on it. Pending steps run in ONE
+ * transaction under a transaction-level advisory lock: it is released by COMMIT or ROLLBACK on
+ * whichever server connection ran it, so PgBouncer in transaction mode (which hands each
+ * transaction any server connection) never leaves it held, and relays starting together wait for
+ * the first and then find nothing to do. Refuses a database migrated by a newer watchdesk. */
+export async function migratePostgres(
+  client: PoolClient,
+  migrations = pgMigrations,
+): Promise<MigrationOutcome> {
+  const latest = migrations.at(-1)?.version ?? 0
+  const before = await schemaVersion(client)
+  if (before > latest) throw newerSchema(before, latest)
+  if (before === latest) return { version: latest, applied: 0 }
+  await client.query('BEGIN')
   try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKey])
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`)
-    const { rows } = await client.query<{ version: number | null }>(
-      'SELECT max(version) AS version FROM schema_migrations',
-    )
-    const current = rows[0]?.version ?? 0
-    const latest = migrations.at(-1)?.version ?? 0
-    if (current > latest)
-      throw new Error(
-        `the database has schema version ${current}, but this watchdesk only knows versions up to ${latest}: upgrade watchdesk`,
-      )
-    for (const m of migrations.filter((m) => m.version > current)) {
-      await client.query('BEGIN')
-      try {
-        await client.query(m.sql)
-        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
-          m.version,
-          m.name,
-        ])
-        await client.query('COMMIT')
-      } catch (error) {
-        await client.query('ROLLBACK')
-        throw error
-      }
+    const current = await schemaVersion(client)
+    if (current > latest) throw newerSchema(current, latest)
+    const pending = migrations.filter((m) => m.version > current)
+    for (const m of pending) {
+      await client.query(m.sql)
+      await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name])
     }
-    return latest
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [migrationLockKey])
+    await client.query('COMMIT')
+    return { version: latest, applied: pending.length }
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {})
+    throw error
   }
 }
+
+const newerSchema = (current: number, latest: number) =>
+  new Error(
+    `the database has schema version ${current}, but this watchdesk only knows versions up to ${latest}: upgrade watchdesk`,
+  )

@@ -1,7 +1,9 @@
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import pg from 'pg'
 import type { PoolClient } from 'pg'
+import { parse as parseConnectionString } from 'pg-connection-string'
 import type { EventFilter, Rejection } from '../../shared/contract/events'
+import { filterSql, postgresDialect } from '../../shared/events/filter'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
@@ -11,8 +13,9 @@ import type { CommitResult, Committer } from '../webhooks'
 import type { CommittedRow, DetailRow, EventParams, EventRow } from '../webhooks'
 import { toDetail, toSummary } from '../webhooks'
 import { migratePostgres } from './pg-migrations'
+import type { MigrationOutcome } from './pg-migrations'
 import { toSyncEvent } from './store'
-import type { RelayStore, SyncPage, SyncRow } from './store'
+import type { RelayStore, SyncPage, SyncRow, TokenScope, Wakeups } from './store'
 
 const notifyChannel = 'watchdesk_events'
 
@@ -28,6 +31,62 @@ export interface PgStoreOptions {
   /** Read connections beside the committing ones. */
   readConnections?: number
   log?: Logger
+  /** How often streams' wake-up poll asks whether anything committed when LISTEN/NOTIFY does not
+   * arrive (PgBouncer in transaction mode). */
+  wakePollMs?: number
+}
+
+/** node-postgres reads `sslmode=require` as verify-full; teams write URLs with libpq's meanings
+ * (`require` encrypts without verifying, `verify-ca`/`verify-full` verify against `sslrootcert=`).
+ * pg-connection-string's libpq mode gives exactly those. */
+export function pgConfigOf(url: string, env: NodeJS.ProcessEnv = process.env): Result<pg.ClientConfig> {
+  try {
+    const u = new URL(url)
+    u.searchParams.delete('uselibpqcompat')
+    // libpq's environment variables, read with libpq's meanings too (node-postgres would read
+    // PGSSLMODE=require as verify-full). The URL wins, as with libpq.
+    for (const [name, param] of [
+      ['PGSSLMODE', 'sslmode'],
+      ['PGSSLROOTCERT', 'sslrootcert'],
+    ] as const)
+      if (env[name] && !u.searchParams.has(param)) u.searchParams.set(param, env[name])
+    const config = parseConnectionString(u.toString(), { useLibpqCompat: true })
+    return ok({ ...(config as pg.ClientConfig), types })
+  } catch (error) {
+    return err('bad_request', `The PostgreSQL URL cannot be used: ${(error as Error).message}`)
+  }
+}
+
+const tlsTrustCodes = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+])
+
+/** The fix for why PostgreSQL could not be opened, in the operator's terms. */
+export function postgresFix(error: unknown): string {
+  const e = error as { code?: string; message?: string }
+  const message = e.message ?? ''
+  if (e.code && tlsTrustCodes.has(e.code))
+    return "The server's certificate is not signed by a CA this relay trusts: give that CA with sslrootcert=/path/to/root.crt (sslmode=verify-full or verify-ca), or use sslmode=require to encrypt without verifying the server."
+  if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+    return 'The certificate does not name the host in the URL: connect by a name it carries, or use sslmode=verify-ca with sslrootcert= to check the CA but not the name.'
+  if (e.code === 'CERT_HAS_EXPIRED') return "The server's certificate has expired: renew it on the server."
+  if (/does not support SSL/i.test(message))
+    return 'The server does not accept TLS (ssl = off): turn ssl on in postgresql.conf, or remove sslmode= from the URL on a trusted network.'
+  if (/no pg_hba\.conf entry/i.test(message) && /no encryption/i.test(message))
+    return 'The server accepts this user only over TLS: add sslmode=require (or verify-full with sslrootcert=) to the URL.'
+  if (e.code === '42501')
+    return 'This role may not change the schema. Apply it once with the owner: watchdesk relay migrate --store postgres://OWNER@host/db, then start the relay with this role (it needs SELECT, INSERT, UPDATE, DELETE on the tables and USAGE on the sequences).'
+  if (e.code === '28P01' || e.code === '28000')
+    return 'PostgreSQL refused the user: check the user and password (or the passfile) in the URL and pg_hba.conf.'
+  if (e.code === '3D000')
+    return 'The database does not exist: create it (createdb) or fix its name in the URL.'
+  if (e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === 'ETIMEDOUT')
+    return 'Nothing answers at that host and port: check that PostgreSQL (or PgBouncer) runs and the URL.'
+  return 'Check the URL, that the server runs and that the user may use the database.'
 }
 
 /** `postgres://user:secret@host/db` → `postgres://user@host/db`, for output and logs. */
@@ -49,36 +108,41 @@ export async function openPostgresStore(
   options: PgStoreOptions = {},
 ): Promise<Result<RelayStore>> {
   const parallel = options.parallelCommits ?? 6
+  const config = pgConfigOf(url)
+  if (!config.ok) return config
   const pool = new pg.Pool({
-    connectionString: url,
+    ...config.value,
     max: parallel + (options.readConnections ?? 4),
-    types,
     connectionTimeoutMillis: 10_000,
   })
   // An idle connection that dies (server restart) must not take the process down.
   pool.on('error', (error) => options.log?.warn('a PostgreSQL connection failed', { error: error.message }))
-  try {
-    const client = await pool.connect()
-    try {
-      await migratePostgres(client)
-    } finally {
-      client.release()
-    }
-  } catch (error) {
+  const schema = await preparedSchema(pool)
+  if (!schema.ok) {
     await pool.end().catch(() => {})
     return err(
       'unavailable',
-      `PostgreSQL at ${safePostgresUrl(url)} cannot be used (${(error as Error).message}). Check the URL, that the server runs and that the user may create tables.`,
+      `PostgreSQL at ${safePostgresUrl(url)} cannot be used (${schema.error.message}). ${schema.error.fix}`,
     )
   }
   const wakers = new Set<() => void>()
   const wake = () => wakers.forEach((w) => w())
-  const listen = await listenForCommits(url, wake, options.log)
+  const listen = await listenForCommits(config.value, pool, wake, options.log)
+  const poll = pollForCommits(pool, wake, () => wakers.size > 0 && listen.mode() !== 'notify', {
+    everyMs: options.wakePollMs ?? 250,
+  })
   const committer = postgresCommitter(pool, parallel, wake)
 
   return ok({
     kind: 'postgres',
     where: safePostgresUrl(url),
+    wakeups: (): Wakeups =>
+      listen.mode() === 'notify'
+        ? { mode: 'notify', detail: 'LISTEN/NOTIFY' }
+        : {
+            mode: 'poll',
+            detail: `polling every ${options.wakePollMs ?? 250} ms (LISTEN/NOTIFY does not arrive here, e.g. PgBouncer in transaction mode)`,
+          },
     committer,
     readAfter: (after, limit, withRemaining) => readAfter(pool, after, limit, withRemaining),
     onCommitted(listener) {
@@ -86,22 +150,31 @@ export async function openPostgresStore(
       return () => wakers.delete(listener)
     },
     tokens: {
-      async create(name, hash, at) {
+      async create(name, hash, at, scope) {
         const { rowCount } = await pool.query(
-          `INSERT INTO relay_tokens (name, hash, created_at) VALUES ($1, $2, $3)
-           ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at, revoked_at = NULL
+          `INSERT INTO relay_tokens (name, hash, created_at, scope) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at,
+             scope = excluded.scope, revoked_at = NULL
            WHERE relay_tokens.revoked_at IS NOT NULL`,
-          [name, hash, at],
+          [name, hash, at, scope],
         )
         return rowCount === 1
           ? ok(undefined)
           : err('conflict', `A token named ${name} exists. Revoke it first, or pick another name.`)
       },
       async list() {
-        const { rows } = await pool.query<{ name: string; created_at: number; revoked_at: number | null }>(
-          'SELECT name, created_at, revoked_at FROM relay_tokens ORDER BY name',
-        )
-        return rows.map((r) => ({ name: r.name, createdAt: r.created_at, revokedAt: r.revoked_at }))
+        const { rows } = await pool.query<{
+          name: string
+          created_at: number
+          revoked_at: number | null
+          scope: TokenScope
+        }>('SELECT name, created_at, revoked_at, scope FROM relay_tokens ORDER BY name')
+        return rows.map((r) => ({
+          name: r.name,
+          createdAt: r.created_at,
+          revokedAt: r.revoked_at,
+          scope: r.scope,
+        }))
       },
       async revoke(name, at) {
         const { rowCount } = await pool.query(
@@ -110,12 +183,12 @@ export async function openPostgresStore(
         )
         return rowCount === 1
       },
-      async nameOf(hash) {
-        const { rows } = await pool.query<{ name: string }>(
-          'SELECT name FROM relay_tokens WHERE hash = $1 AND revoked_at IS NULL',
+      async lookup(hash) {
+        const { rows } = await pool.query<{ name: string; scope: TokenScope }>(
+          'SELECT name, scope FROM relay_tokens WHERE hash = $1 AND revoked_at IS NULL',
           [hash],
         )
-        return rows[0]?.name ?? null
+        return rows[0] ?? null
       },
     },
     async recentRejections(limit) {
@@ -155,6 +228,7 @@ export async function openPostgresStore(
     },
     async close() {
       await committer.close()
+      poll.close()
       await listen.close()
       await pool.end()
     },
@@ -166,22 +240,7 @@ const pgBaseColumns =
 const pgSummaryColumns = `${pgBaseColumns}, CASE WHEN type LIKE 'funding.%' THEN data END AS data`
 
 function pgFilter(filter: EventFilter): { sql: string; params: unknown[] } {
-  const parts: string[] = []
-  const params: unknown[] = []
-  const p = (value: unknown) => {
-    params.push(value)
-    return `$${params.length}`
-  }
-  if (filter.groups?.length) parts.push(`grp = ANY(${p(filter.groups)}::text[])`)
-  if (filter.types?.length) parts.push(`type = ANY(${p(filter.types)}::text[])`)
-  if (filter.from !== undefined) parts.push(`received_at >= ${p(filter.from)}`)
-  if (filter.to !== undefined) parts.push(`received_at <= ${p(filter.to)}`)
-  const search = filter.search?.trim()
-  if (search) {
-    const [lo, hi] = [p(search), p(search + '\uffff')]
-    parts.push(`((id >= ${lo} AND id < ${hi}) OR (data_id >= ${lo} AND data_id < ${hi}))`)
-  }
-  return { sql: parts.length ? parts.join(' AND ') : 'true', params }
+  return filterSql(filter, postgresDialect)
 }
 
 /** `txid.seq`; `0` (or empty) is the start. */
@@ -230,13 +289,49 @@ async function readAfter(
   return ok(page)
 }
 
+/** `watchdesk relay migrate`: the schema steps alone, typically with the owner role, so the
+ * relays can run with a role that only reads and writes rows. */
+export async function migratePostgresUrl(url: string): Promise<Result<MigrationOutcome>> {
+  const config = pgConfigOf(url)
+  if (!config.ok) return config
+  const pool = new pg.Pool({ ...config.value, max: 1, connectionTimeoutMillis: 10_000 })
+  pool.on('error', () => {})
+  const schema = await preparedSchema(pool)
+  await pool.end().catch(() => {})
+  return schema.ok
+    ? schema
+    : err(
+        'unavailable',
+        `PostgreSQL at ${safePostgresUrl(url)} cannot be migrated (${schema.error.message}). ${schema.error.fix}`,
+      )
+}
+
+/** Brings the schema up to date on one connection (only reads it when it is current). */
+async function preparedSchema(
+  pool: pg.Pool,
+): Promise<{ ok: true; value: MigrationOutcome } | { ok: false; error: { message: string; fix: string } }> {
+  try {
+    const client = await pool.connect()
+    try {
+      return { ok: true, value: await migratePostgres(client) }
+    } finally {
+      client.release()
+    }
+  } catch (error) {
+    return { ok: false, error: { message: (error as Error).message, fix: postgresFix(error) } }
+  }
+}
+
 /** A dedicated connection LISTENing for commits of any relay on this database; reconnects with
- * back-off. Streams also re-read on a timer, so a lost notification only delays, never loses. */
+ * back-off. After LISTEN it sends itself a probe through the pool: behind PgBouncer in
+ * transaction mode the LISTEN lands on a server connection that is handed to others at once and
+ * the probe never arrives, so the relay says so and its streams are woken by polling instead. */
 async function listenForCommits(
-  url: string,
+  config: pg.ClientConfig,
+  pool: pg.Pool,
   wake: () => void,
   log?: Logger,
-): Promise<{ close(): Promise<void> }> {
+): Promise<{ mode(): 'notify' | 'poll'; close(): Promise<void> }> {
   let client: pg.Client | null = null
   let closed = false
   let delay = 250
@@ -244,16 +339,35 @@ async function listenForCommits(
   const connect = async () => {
     timer = null
     if (closed) return
-    const c = new pg.Client({ connectionString: url, types })
-    c.on('notification', () => wake())
+    const c = new pg.Client(config)
+    const probe = `probe:${randomUUID()}`
+    let probed = () => {}
+    // Set when the probe did not arrive: this connection is closed on purpose, not retried.
+    let abandoned = false
+    c.on('notification', (n) => {
+      if (n.payload === probe) probed()
+      else if (!n.payload?.startsWith('probe:')) wake()
+    })
     c.on('error', (error) => {
+      if (abandoned) return
       log?.warn('the commit notification connection failed; reconnecting', { error: error.message })
       retry(c)
     })
-    c.on('end', () => retry(c))
+    c.on('end', () => abandoned || retry(c))
     try {
       await c.connect()
       await c.query(`LISTEN ${notifyChannel}`)
+      const arrived = new Promise<boolean>((resolve) => {
+        probed = () => resolve(true)
+        setTimeout(() => resolve(false), probeWaitMs).unref()
+      })
+      await pool.query('SELECT pg_notify($1, $2)', [notifyChannel, probe])
+      if (!(await arrived)) {
+        abandoned = true
+        log?.info('LISTEN/NOTIFY does not arrive here (PgBouncer in transaction mode?); streams poll instead')
+        await c.end().catch(() => {})
+        return
+      }
       client = c
       delay = 250
       wake()
@@ -271,12 +385,49 @@ async function listenForCommits(
   }
   await connect()
   return {
+    mode: () => (client ? 'notify' : 'poll'),
     async close() {
       closed = true
       if (timer) clearTimeout(timer)
       await client?.end().catch(() => {})
     },
   }
+}
+
+const probeWaitMs = 2_000
+
+/** While `needed()` (streams are open and notifications do not arrive), asks every `everyMs`
+ * whether anything committed (the newest seq, and the snapshot bound the cursor reads below) and
+ * wakes the streams when it changed: one small query per relay, whatever the number of streams. */
+function pollForCommits(
+  pool: pg.Pool,
+  wake: () => void,
+  needed: () => boolean,
+  { everyMs }: { everyMs: number },
+): { close(): void } {
+  let last = ''
+  let busy = false
+  const timer = setInterval(() => {
+    if (busy || !needed()) return
+    busy = true
+    pool
+      .query<{ seq: number | null; xmin: string }>(
+        'SELECT (SELECT max(seq) FROM events) AS seq, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin',
+      )
+      .then(({ rows }) => {
+        const now = `${rows[0]?.seq}/${rows[0]?.xmin}`
+        if (now !== last) {
+          last = now
+          wake()
+        }
+      })
+      // A failing store is reported by the commit path and its probe; the streams' own timer
+      // still re-reads meanwhile.
+      .catch(() => {})
+      .finally(() => (busy = false))
+  }, everyMs)
+  timer.unref()
+  return { close: () => clearInterval(timer) }
 }
 
 // ── the write side ──────────────────────────────────────────────────────────────────────────

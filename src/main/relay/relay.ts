@@ -120,6 +120,7 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
     webhooks: `${listener.value.url}/webhooks`,
     sync: sync.value.url,
     store: store.where,
+    wakeups: store.wakeups().mode,
     endpoints: secrets.endpoints().length,
   })
   return ok({

@@ -7,7 +7,7 @@ import { workerCommitter } from '../webhooks'
 import { createEventStore } from '../webhooks'
 import type { Logger } from '../log'
 import { toSyncEvent } from './store'
-import type { RelayStore, SyncRow } from './store'
+import type { RelayStore, SyncRow, TokenScope } from './store'
 
 /** The embedded store: one SQLite file written by one relay (its commit worker). SQLite runs one
  * write transaction at a time and `seq` grows with each, so commit order is `seq` order and the
@@ -42,19 +42,22 @@ export function openSqliteRelayStore(
   const countAfter = db.prepare('SELECT count(*) AS n FROM events WHERE seq > ? AND source IS NULL')
   const statement = {
     create: db.prepare(
-      `INSERT INTO relay_tokens (name, hash, created_at) VALUES (?, ?, ?)
-       ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at, revoked_at = NULL
+      `INSERT INTO relay_tokens (name, hash, created_at, scope) VALUES (?, ?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at,
+         scope = excluded.scope, revoked_at = NULL
        WHERE relay_tokens.revoked_at IS NOT NULL`,
     ),
     list: db.prepare(
-      'SELECT name, created_at AS createdAt, revoked_at AS revokedAt FROM relay_tokens ORDER BY name',
+      'SELECT name, created_at AS createdAt, revoked_at AS revokedAt, scope FROM relay_tokens ORDER BY name',
     ),
     revoke: db.prepare('UPDATE relay_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL'),
-    nameOf: db.prepare('SELECT name FROM relay_tokens WHERE hash = ? AND revoked_at IS NULL'),
+    lookup: db.prepare('SELECT name, scope FROM relay_tokens WHERE hash = ? AND revoked_at IS NULL'),
   }
   return ok({
     kind: 'sqlite',
     where: `sqlite:${file}`,
+    // One relay writes a SQLite file: its own commits wake its streams directly.
+    wakeups: () => ({ mode: 'in-process', detail: 'in-process (one relay per SQLite file)' }),
     committer,
     async readAfter(after, limit, withRemaining) {
       const from = after === '' ? 0 : /^\d{1,18}$/.test(after) ? Number(after) : null
@@ -77,15 +80,21 @@ export function openSqliteRelayStore(
       return () => wakers.delete(listener)
     },
     tokens: {
-      async create(name, hash, at) {
-        return statement.create.run(name, hash, at).changes === 1
+      async create(name, hash, at, scope) {
+        return statement.create.run(name, hash, at, scope).changes === 1
           ? ok(undefined)
           : err('conflict', `A token named ${name} exists. Revoke it first, or pick another name.`)
       },
       list: async () =>
-        statement.list.all() as { name: string; createdAt: number; revokedAt: number | null }[],
+        statement.list.all() as {
+          name: string
+          createdAt: number
+          revokedAt: number | null
+          scope: TokenScope
+        }[],
       revoke: async (name, at) => statement.revoke.run(at, name).changes === 1,
-      nameOf: async (hash) => (statement.nameOf.get(hash) as { name: string } | undefined)?.name ?? null,
+      lookup: async (hash) =>
+        (statement.lookup.get(hash) as { name: string; scope: TokenScope } | undefined) ?? null,
     },
     recentRejections: async (limit) => events.recentRejections(limit),
     list: async (filter, after, limit) => events.list(filter, after, limit),

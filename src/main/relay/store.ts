@@ -42,22 +42,42 @@ type Promised<T> = {
 }
 type EventReads = Promised<Pick<EventStore, 'list' | 'get' | 'recentRejections'>>
 
+/** What a relay token opens: `metrics` only GET /metrics (for Prometheus), `read` the sync API and
+ * /metrics (consoles; what every token made before scopes existed keeps), `admin` all of it and
+ * whatever administration the relay gains. */
+export const tokenScopes = ['read', 'metrics', 'admin'] as const
+export type TokenScope = (typeof tokenScopes)[number]
+
+/** Whether a token of scope `has` may do what needs `need`. */
+export function scopeAllows(has: TokenScope, need: TokenScope): boolean {
+  if (has === 'admin') return true
+  if (has === 'read') return need === 'read' || need === 'metrics'
+  return need === 'metrics'
+}
+
 export interface RelayToken {
   name: string
   createdAt: number
   revokedAt: number | null
+  scope: TokenScope
+}
+
+/** How a relay's streams learn that something committed (said at start and on /healthz). */
+export interface Wakeups {
+  mode: 'in-process' | 'notify' | 'poll'
+  detail: string
 }
 
 /** Tokens the sync API accepts. Only a SHA-256 of each token is stored; a revoked token fails the
  * very next check (every request checks the store, open streams at every heartbeat). */
 export interface RelayTokens {
   /** Stores the hash of a new token under `name` (replacing a revoked one). */
-  create(name: string, hash: string, at: number): Promise<Result<void>>
+  create(name: string, hash: string, at: number, scope: TokenScope): Promise<Result<void>>
   list(): Promise<RelayToken[]>
   /** False when no live token has that name. */
   revoke(name: string, at: number): Promise<boolean>
-  /** The name of the live token with this hash, or null. */
-  nameOf(hash: string): Promise<string | null>
+  /** The live token with this hash, or null. */
+  lookup(hash: string): Promise<{ name: string; scope: TokenScope } | null>
 }
 
 /** A relay's store: the listener writes through `committer`, consoles read through `readAfter`.
@@ -66,6 +86,8 @@ export interface RelayStore extends EventReads {
   kind: 'sqlite' | 'postgres'
   /** Where it is, safe to print (no password). */
   where: string
+  /** How streams are woken after commits of this relay and of others on the same store. */
+  wakeups(): Wakeups
   committer: Committer
   /** Events after `after` in commit order; never skips one that commits later (see each store). */
   readAfter(after: string, limit: number, withRemaining?: boolean): Promise<Result<SyncPage>>

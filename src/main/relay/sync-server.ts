@@ -8,7 +8,8 @@ import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
 import type { RelayStore } from './store'
-import { authorize } from './tokens'
+import { scopeAllows } from './store'
+import { authorize, tokenOf } from './tokens'
 import { version } from '../version'
 
 export interface SyncServerSettings {
@@ -72,18 +73,22 @@ export async function startSyncServer(
     } catch {
       return send(res, 400, { error: 'malformed request target' })
     }
-    if (url.pathname === '/healthz') return send(res, 200, { ok: true })
+    if (url.pathname === '/healthz') return send(res, 200, { ok: true, wakeups: store.wakeups() })
     // No token: the document describes the API and holds no secret.
     if (url.pathname === '/openapi.json') return send(res, 200, (openApi ??= relayOpenApi(version)))
     const isMetrics = url.pathname === '/metrics' && metrics !== undefined
     if (!url.pathname.startsWith('/sync/') && !isMetrics)
       return send(res, 404, { error: 'not found: the sync API is under /sync/, metrics at /metrics' })
     if (req.method !== 'GET') return send(res, 405, { error: 'the sync API is read with GET' })
-    const token = await authorize(store, req.headers.authorization)
+    const token = await tokenOf(store, req.headers.authorization)
     if (!token)
       return send(res, 401, {
         error:
           'a live relay token is required: Authorization: Bearer <token> (watchdesk relay token create NAME)',
+      })
+    if (!scopeAllows(token.scope, isMetrics ? 'metrics' : 'read'))
+      return send(res, 403, {
+        error: `the relay token "${token.name}" has scope ${token.scope}, which opens only /metrics: consoles need one made with --scope read`,
       })
     if (isMetrics) {
       const text = await metrics()

@@ -25,6 +25,8 @@ export interface ConsoleServerOptions {
   heartbeatMs?: number
   /** GET /metrics (Prometheus text, same token). */
   metrics?: () => Promise<string>
+  /** GET /metrics also opens to these (a metrics-scoped token for Prometheus). */
+  metricsToken?: (authorization: string | undefined) => boolean
 }
 
 export interface ConsoleServer {
@@ -108,11 +110,14 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
   }
 
   async function sendMetrics(req: IncomingMessage, res: ServerResponse, read: () => Promise<string>) {
-    if (!hasToken(req, options.token))
+    if (!hasToken(req, options.token) && !options.metricsToken?.(req.headers.authorization))
       return sendJson(
         res,
         401,
-        err('unauthorized', 'GET /metrics needs the console token: Authorization: Bearer <token>.'),
+        err(
+          'unauthorized',
+          'GET /metrics needs the console token or a metrics token (watchdesk relay token create NAME --scope metrics): Authorization: Bearer <token>.',
+        ),
       )
     const text = await read()
     res.writeHead(200, {

@@ -1,14 +1,17 @@
-import { writeFileSync, mkdirSync } from 'node:fs'
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import { SMTPServer } from 'smtp-server'
 import type { AddressInfo } from 'node:net'
 import { createServer } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
+import { hashToken } from '../../../src/main/relay'
 import { createMemoryStore } from '../../../src/main/secrets'
 import { sendTestEvent } from '../../../src/main/webhooks'
 import { callApi, useTestConsole } from '../../support/console'
 import { hex, jsonRpcNode, useRpcStandin } from '../../support/rpc-standin'
+import { promtoolCheckMetrics } from '../../support/promtool'
+import { repoRoot } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
 import { useRecorder } from './harness'
@@ -218,7 +221,9 @@ describe('alert channels and metrics in serve mode', () => {
     const response = await fetch(`${c.url}/metrics`, { headers: { authorization: `Bearer ${c.token}` } })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0.0.4/)
-    const families = parsePrometheusTextFormat(await response.text())
+    const text = await response.text()
+    expect(promtoolCheckMetrics(text)).toEqual({ code: 0, problems: '' })
+    const families = parsePrometheusTextFormat(text)
     const family = (name: string) => families.find((f) => f.name === name)!
     const polygonValue = (name: string) =>
       Number(family(name).metrics.find((m) => m.labels?.chain === '137')!.value)
@@ -227,7 +232,16 @@ describe('alert channels and metrics in serve mode', () => {
     expect(polygonValue('watchdesk_chain_safe_lag_blocks')).toBe(5)
     expect(polygonValue('watchdesk_chain_peers')).toBe(25)
     expect(polygonValue('watchdesk_chain_up')).toBe(1)
-    expect(polygonValue('watchdesk_chain_poll_errors')).toBe(0)
+    expect(polygonValue('watchdesk_chain_polls_total')).toBeGreaterThanOrEqual(1)
+    expect(family('watchdesk_chain_poll_errors_total').metrics).toEqual([])
+    const polls = family('watchdesk_chain_poll_seconds')
+    expect(polls.type).toBe('HISTOGRAM')
+    // (The parser keeps a labelled histogram's buckets only: +Inf is its count.)
+    expect(Number(polls.metrics[0]!.buckets!['+Inf'])).toBe(polygonValue('watchdesk_chain_polls_total'))
+    expect(family('watchdesk_chain_reorgs_total')).toMatchObject({
+      type: 'COUNTER',
+      metrics: [{ labels: { chain: '137' }, value: '0' }],
+    })
     expect(Number.isFinite(polygonValue('watchdesk_chain_latency_seconds'))).toBe(true)
     expect(
       family('watchdesk_chain_status').metrics.find(
@@ -252,5 +266,31 @@ describe('alert channels and metrics in serve mode', () => {
       metrics: [{ labels: { capability: 'forward' }, value: '1' }],
     })
     expect(family('watchdesk_incidents_open').metrics[0]!.value).toBe('0')
+
+    // The Grafana dashboard asks only for what this scrape has, and every legend names the
+    // instance (two consoles or relays on one graph stay apart).
+    const dashboard = readFileSync(join(repoRoot, 'docs/grafana-dashboard.json'), 'utf8')
+    const targets = [...dashboard.matchAll(/"expr": "([^"]+)",?\s*(?:"legendFormat": "([^"]*)")?/g)]
+    expect(targets.length).toBeGreaterThan(10)
+    for (const [, expr, legend] of targets) {
+      for (const [name] of expr!.matchAll(/watchdesk_\w+/g))
+        expect(
+          families.map((f) => f.name),
+          expr,
+        ).toContain(name.replace(/_bucket$/, ''))
+      expect(legend, expr).toMatch(/\{\{instance\}\}/)
+    }
+
+    // Prometheus may hold a metrics-only token (made in the console's database) instead of the
+    // launch token; it opens /metrics and nothing else, and is refused once revoked.
+    const db = c.backend.context.db
+    db.prepare(
+      "INSERT INTO relay_tokens (name, hash, created_at, scope) VALUES ('prometheus', ?, 1, 'metrics')",
+    ).run(hashToken('wdr_console_metrics_only'))
+    const scrape = { authorization: 'Bearer wdr_console_metrics_only' }
+    expect((await fetch(`${c.url}/metrics`, { headers: scrape })).status).toBe(200)
+    expect((await fetch(`${c.url}/api/health`, { headers: scrape })).status).toBe(401)
+    db.prepare("UPDATE relay_tokens SET revoked_at = 2 WHERE name = 'prometheus'").run()
+    expect((await fetch(`${c.url}/metrics`, { headers: scrape })).status).toBe(401)
   })
 })

@@ -43,6 +43,27 @@ describe('the relay and sources command line', () => {
     expect(JSON.parse(after.lines[0]!).revokedAt).toEqual(expect.any(Number))
     expect(await main(['relay', 'token', 'revoke', 'laptop', '--store', store], captureIo())).toBe(1)
     expect(await main(['relay', '--store', 'mysql://nope'], captureIo())).toBe(2)
+
+    const migrated = captureIo()
+    expect(await main(['relay', 'migrate', '--store', store], migrated)).toBe(0)
+    expect(migrated.lines).toEqual([`${store} is at the current schema`])
+
+    const scoped = captureIo()
+    expect(
+      await main(['relay', 'token', 'create', 'prometheus', '--scope', 'metrics', '--store', store], scoped),
+    ).toBe(0)
+    expect(scoped.errors.join('\n')).toMatch(/scope metrics/)
+    const bogus = captureIo()
+    expect(
+      await main(['relay', 'token', 'create', 'x', '--scope', 'everything', '--store', store], bogus),
+    ).toBe(2)
+    expect(bogus.errors.join('\n')).toMatch(/--scope takes read, metrics, admin/)
+    const withScopes = captureIo()
+    await main(['relay', 'token', 'list', '--json', '--store', store], withScopes)
+    expect(withScopes.lines.map((l) => JSON.parse(l)).map((t) => [t.name, t.scope])).toEqual([
+      ['laptop', 'read'],
+      ['prometheus', 'metrics'],
+    ])
   })
 
   it('adds, lists and removes a source with the token from stdin, never from the arguments', async () => {

@@ -3,6 +3,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import { describe, expect, it } from 'vitest'
 import { createRelayToken } from '../../../src/main/relay'
 import { unwrap } from '../../../src/shared/result'
+import { promtoolCheckMetrics } from '../../support/promtool'
 import { useTempDir } from '../../support/temp'
 import { deliver, envelopeBody, useRelays } from './helpers'
 
@@ -40,7 +41,9 @@ describe('the relay /metrics', () => {
     })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0.0.4/)
-    const families = parsePrometheusTextFormat(await response.text())
+    const text = await response.text()
+    expect(promtoolCheckMetrics(text)).toEqual({ code: 0, problems: '' })
+    const families = parsePrometheusTextFormat(text)
     const family = (name: string) => families.find((f) => f.name === name)!
     expect(family('watchdesk_listener_accepted_total')).toMatchObject({
       type: 'COUNTER',
@@ -70,5 +73,35 @@ describe('the relay /metrics', () => {
       headers: { authorization: `Bearer ${token}` },
     })
     expect(revoked.status).toBe(401)
+  })
+
+  it('lets each token scope open only its part: metrics → /metrics, read → the sync API too, admin → all', async () => {
+    const store = relays.sqliteStore(join(tempDir(), 'relay.db'))
+    const relay = await relays.relay(store)
+    const tokens = {
+      metrics: unwrap(await createRelayToken(store, 'prometheus', 'metrics')),
+      read: unwrap(await createRelayToken(store, 'console', 'read')),
+      admin: unwrap(await createRelayToken(store, 'ops', 'admin')),
+    }
+    const status = async (path: string, token: string) =>
+      (await fetch(`${relay.syncUrl}${path}`, { headers: { authorization: `Bearer ${token}` } })).status
+    expect(await status('/metrics', tokens.metrics)).toBe(200)
+    const refused = await fetch(`${relay.syncUrl}/sync/events?after=0`, {
+      headers: { authorization: `Bearer ${tokens.metrics}` },
+    })
+    expect(refused.status).toBe(403)
+    expect((await refused.json()).error).toMatch(/scope metrics.*--scope read/)
+    expect(await status('/sync/stream?after=0', tokens.metrics)).toBe(403)
+    expect(await status('/sync/listener', tokens.metrics)).toBe(403)
+    for (const token of [tokens.read, tokens.admin]) {
+      expect(await status('/metrics', token)).toBe(200)
+      expect(await status('/sync/events?after=0', token)).toBe(200)
+      expect(await status('/sync/listener', token)).toBe(200)
+    }
+    expect((await store.tokens.list()).map((t) => [t.name, t.scope])).toEqual([
+      ['console', 'read'],
+      ['ops', 'admin'],
+      ['prometheus', 'metrics'],
+    ])
   })
 })

@@ -1,4 +1,5 @@
 import { create } from 'zustand'
+import { matchesFilter } from '../../../shared/events/filter'
 import type {
   EventCursor,
   EventDetail,
@@ -61,17 +62,9 @@ interface EventsState {
   attach(): Disposable
 }
 
-/** Client-side twin of the back end's filter, for live events arriving by push (each rule is pinned
- * by test/renderer/events-store.test.ts). */
-export function matchesFilter(event: EventSummary, filter: EventFilter): boolean {
-  if (filter.groups?.length && !filter.groups.includes(event.group)) return false
-  if (filter.types?.length && !filter.types.includes(event.type)) return false
-  if (filter.from !== undefined && event.receivedAt < filter.from) return false
-  if (filter.to !== undefined && event.receivedAt > filter.to) return false
-  const search = filter.search?.trim()
-  if (search && !event.id.startsWith(search) && !(event.dataId ?? '').startsWith(search)) return false
-  return true
-}
+/** Live events arriving by push are filtered with the same definition as the stores' SQL
+ * (src/shared/events/filter.ts); each rule is pinned by test/renderer/events-store.test.ts. */
+export { matchesFilter }
 
 /** The count line above the table, derived in one place: "1,234+ of 5,000 stored". */
 export function countLine(count: EventCount | null, filtered: boolean): string {

@@ -56,6 +56,13 @@ export const ruleCatalog = [
     defaultText: 'p95 latency above `p95AboveMs` (1 s) over 15 min (at least 10 answers)',
   },
   {
+    id: 'chain.sources_disagree',
+    label: 'Sources disagree',
+    severity: 'warning',
+    defaultText:
+      'the service node and the references answer heads further apart than `disagreeAfterBlocks` (a stall’s worth of blocks), no two agreeing, for 3 polls and 15 s',
+  },
+  {
     id: 'chain.reorg',
     label: 'Reorganisation',
     severity: 'info',
@@ -150,6 +157,13 @@ export function chainConditions(snapshot: ChainsSnapshot): Condition[] {
       add(`chain.${s}`, c.status === s, `${c.name} ${statusLabel[s]}`, c.reason)
     add('chain.lagging', c.status === 'lagging', `${c.name} lagging`, c.reason, engineConfirm)
     add('chain.syncing', c.status === 'syncing', `${c.name} syncing`, c.reason, engineConfirm)
+    add(
+      'chain.sources_disagree',
+      c.corroboration.state === 'disagree',
+      `${c.name} sources disagree`,
+      c.corroboration.note,
+      engineConfirm,
+    )
     const fin = c.finalized.lagSeconds
     add(
       'chain.finality',

@@ -10,7 +10,7 @@ import type { ListenerCounters, ListenerHooks } from './listener'
 import { loadSecretsCache } from './secrets-cache'
 import { randomBytes } from 'node:crypto'
 import type { PublicUrlState, TestDelivery } from '../../shared/contract/payments'
-import { answeredByListener, explainElsewhere, explainFailure, probe } from './public-url'
+import { answeredByListener, explainElsewhere, explainFailure, explainPath, probe } from './public-url'
 import { sampleEnvelope, sendTestEvent } from './send'
 import { signBody } from './verify'
 import type { SentTestEvent } from './send'
@@ -19,7 +19,7 @@ import { createEventStore } from './store'
 import type { EventStore } from './store'
 
 export { sendTestEvent, sampleEnvelope } from './send'
-export { listenerIdentityHeader } from './public-url'
+export { listenerIdentityHeader, probe, explainFailure } from './public-url'
 export type { SendTestEventOptions, SentTestEvent } from './send'
 export { signBody, verifySignature, parseEnvelope } from './verify'
 export type { Envelope } from './verify'
@@ -296,7 +296,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
         ...sent,
         arrivedAt: null,
         status: answer.status,
-        outcome: ours ? 'refused' : 'elsewhere',
+        outcome: ours ? (answer.status === 404 ? 'path' : 'refused') : 'elsewhere',
         ...explainElsewhere(target, answer, url, ours),
       }
     },
@@ -304,23 +304,27 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
       const target = new URL(publicUrl)
       const checkedAt = Date.now()
       const answer = await probe(target, { method: 'HEAD', env, timeoutMs: 5_000 })
-      if (answer.kind === 'failed')
-        return { url: publicUrl, state: 'unreachable', checkedAt, ...explainFailure(target, answer, url) }
-      if (answeredByListener(answer.headers, identity))
+      const unreachable = (
+        cause: NonNullable<PublicUrlState['cause']>,
+        why: { message: string; fix: string },
+      ) => ({ url: publicUrl, state: 'unreachable', cause, checkedAt, ...why }) as const
+      if (answer.kind === 'failed') return unreachable(answer.category, explainFailure(target, answer, url))
+      const ours = answeredByListener(answer.headers, identity)
+      // The listener answers a HEAD on a webhook path with 204 and any other path with 404.
+      if (ours && answer.status === 404) return unreachable('path', explainPath(target, url))
+      if (ours)
         return {
           url: publicUrl,
           state: 'reachable',
+          cause: null,
           checkedAt,
           message: `${target.host} forwards to this console's listener.`,
           fix: null,
         }
-      return {
-        url: publicUrl,
-        state: 'unreachable',
-        checkedAt,
-        message: `${target.host} answered ${answer.status}, but not from this console's listener: another receiver is behind that address.`,
+      return unreachable('elsewhere', {
+        message: `${target.host} answered ${answer.status}, but not from this console's listener: another receiver answered, so the tunnel or proxy forwards somewhere else.`,
         fix: `Point the tunnel or proxy at ${url ? `${url}/webhooks` : "this console's listener"}.`,
-      }
+      })
     },
     async stop() {
       clearInterval(alive)

@@ -130,6 +130,11 @@ export const alertsMethods = {
     z.object({}).strict(),
     z.object({ channels: z.array(ChannelInfo), rules: z.array(RuleInfo) }),
   ),
+  'alerts.channels.secret': method(
+    'Store a channel’s URL (webhook, Slack) or SMTP password (email) in the OS keychain as alert-channel:<name>',
+    z.object({ name: z.string().min(1).max(40), secret: z.string().min(1).max(4096) }).strict(),
+    ChannelInfo,
+  ),
   'alerts.test': method(
     'Sends a test alert to one channel, or to every enabled channel',
     z.object({ channel: z.string().max(40).optional() }).strict(),

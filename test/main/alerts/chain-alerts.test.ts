@@ -26,7 +26,8 @@ describe('chain alerts', () => {
             laggingAfterSeconds: 86_400,
           },
         },
-        alerts: { channels: { ops: { type: 'webhook' } }, ...extra },
+        // Only the webhook channel: the desktop one, there by default, removed explicitly.
+        alerts: { channels: { ops: { type: 'webhook' }, desktop: null }, ...extra },
       },
       secrets,
     )

@@ -45,9 +45,16 @@ export function ChainHealthFacts({ chain }: { chain: ChainStatus }) {
         <dd className="num">
           {chain.reorgs === 0 || !chain.lastReorg
             ? 'none seen'
-            : `${chain.reorgs}; last ${chain.lastReorg.depth} deep at ${chain.lastReorg.height.toLocaleString('en-US')}`}
+            : `${chain.reorgs}; last ${chain.lastReorg.depth} deep at ${chain.lastReorg.height.toLocaleString('en-US')}${reorgSeen[String(chain.lastReorg.seenByReferences)]}`}
         </dd>
       </dl>
     </section>
   )
+}
+
+/** Whether the references hold the service node's new block (null: none could be asked). */
+const reorgSeen: Record<string, string> = {
+  true: ', seen by the references',
+  false: ', not seen by the references: the service node’s own fork',
+  null: '',
 }

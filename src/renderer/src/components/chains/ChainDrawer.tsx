@@ -4,6 +4,7 @@ import { useChainsStore } from '../../stores/chains'
 import { StatusBadge } from '../Status'
 import { badgeOf, dash, fmtInt, fmtLagBlocks, fmtMs, fmtSeconds } from './format'
 import { RpcConsole } from './RpcConsole'
+import { SourcesPanel } from './SourcesPanel'
 import { ScaledSparkline } from './Sparkline'
 import { ChainAlertsPanel } from '../alerts/ChainAlertsPanel'
 import { ChainHealthFacts } from '../alerts/ChainHealthFacts'
@@ -81,6 +82,7 @@ export function ChainDrawer({ chain, onClose }: { chain: ChainStatus; onClose: (
         </dl>
       </section>
 
+      <SourcesPanel chain={chain} />
       <ChainHealthFacts chain={chain} />
       <ChainAlertsPanel serviceId={chain.serviceId} name={chain.name} />
 
@@ -98,8 +100,8 @@ export function ChainDrawer({ chain, onClose }: { chain: ChainStatus; onClose: (
           <dd className="num">
             {fmtLagBlocks(chain)} blocks, {fmtSeconds(chain.lagSeconds)}
             {chain.lagEstimated
-              ? ' (estimated: no reference node)'
-              : ` (reference at ${fmtInt(chain.referenceHead)})`}
+              ? ` (estimated: ${chain.corroboration.state === 'disagree' ? 'the sources disagree' : 'no reference passes'})`
+              : ` (corroborated head ${fmtInt(chain.referenceHead)})`}
           </dd>
           <dt>Block time</dt>
           <dd className="num">

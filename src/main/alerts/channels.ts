@@ -145,7 +145,8 @@ export async function sendAlert(
 ): Promise<Result<string>> {
   if (config.type === 'desktop') {
     deps.push.publish('alerts.alert', alert)
-    return ok('shown on the desktop (app) or in the open console page')
+    // The desktop app's shell raises the notification (serve mode is handled by the alerts service).
+    return ok('passed to the desktop notifications')
   }
   const link = deps.link ?? null
   if (config.type === 'email') return sendEmail(config, alert, deps.secret.value, link)
@@ -224,6 +225,8 @@ async function sendEmail(
 const icon = (alert: Alert) =>
   alert.kind === 'recovered'
     ? ':large_green_circle:'
-    : alert.severity === 'critical'
-      ? ':red_circle:'
-      : ':large_yellow_circle:'
+    : alert.kind === 'closed'
+      ? ':white_circle:'
+      : alert.severity === 'critical'
+        ? ':red_circle:'
+        : ':large_yellow_circle:'

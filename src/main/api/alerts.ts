@@ -40,6 +40,11 @@ export function alertsApi(
     'alerts.mutes': async () => ok({ mutes: alerts.mutes() }),
     'alerts.mute': async ({ minutes, serviceIds, reason }) => alerts.mute(minutes, serviceIds, reason),
     'alerts.unmute': async ({ id }) => alerts.unmute(id),
+    'alerts.shown': async ({ ids }) => alerts.shown(ids),
+    'alerts.missed': async () => {
+      const r = alerts.missed()
+      return r.ok ? ok({ records: r.value }) : r
+    },
     'alerts.uptime': async ({ serviceId }) => chains.uptime(serviceId),
   }
 }

@@ -1,4 +1,4 @@
-import { qualityWindowMs } from '../../shared/chains/health'
+import { defaultP95AboveMs, qualityWindowMs } from '../../shared/chains/health'
 import type { PollQuality } from '../../shared/contract/chains'
 
 export type Outcome = 'ok' | 'error' | 'rate_limited' | 'outage'
@@ -27,6 +27,14 @@ export class QualityWindow {
   private readonly counts = new Uint32Array(slots * 3)
   /** Empty for a window that only counts (a reference's score needs no p95). */
   private readonly latencies: Uint32Array
+  /** Per slot, for the alert rules' evidence: its first poll, first failed poll and first slow
+   * answer (NaN: none), and its slow answers. */
+  private readonly firstPollAt = new Float64Array(slots).fill(NaN)
+  private readonly firstErrorAt = new Float64Array(slots).fill(NaN)
+  private readonly firstSlowAt = new Float64Array(slots).fill(NaN)
+  private readonly slow = new Uint32Array(slots)
+  /** Slower than this is a slow answer: the latency limit as of the last summary. */
+  private slowAboveMs = defaultP95AboveMs
 
   constructor(options: { latency: boolean } = { latency: true }) {
     this.latencies = new Uint32Array(options.latency ? slots * buckets : 0)
@@ -36,10 +44,18 @@ export class QualityWindow {
     if (outcome === 'outage') return
     const i = this.slot(t)
     this.counts[i * 3]! += 1
-    if (outcome === 'error') this.counts[i * 3 + 1]! += 1
-    else if (outcome === 'rate_limited') this.counts[i * 3 + 2]! += 1
-    else if (latencyMs !== null && this.latencies.length > 0)
-      this.latencies[i * buckets + bucketOf(latencyMs)]! += 1
+    if (Number.isNaN(this.firstPollAt[i]!)) this.firstPollAt[i] = t
+    if (outcome === 'error') {
+      this.counts[i * 3 + 1]! += 1
+      if (Number.isNaN(this.firstErrorAt[i]!)) this.firstErrorAt[i] = t
+    } else if (outcome === 'rate_limited') this.counts[i * 3 + 2]! += 1
+    else if (latencyMs !== null) {
+      if (this.latencies.length > 0) this.latencies[i * buckets + bucketOf(latencyMs)]! += 1
+      if (latencyMs > this.slowAboveMs) {
+        this.slow[i]! += 1
+        if (Number.isNaN(this.firstSlowAt[i]!)) this.firstSlowAt[i] = t
+      }
+    }
   }
 
   summary(now: number, errorRateAbove: number, p95AboveMs: number): PollQuality {
@@ -48,11 +64,21 @@ export class QualityWindow {
     let rateLimited = 0
     const merged = scratch.fill(0)
     let answered = 0
+    let slow = 0
+    let firstPollAt = Infinity
+    let firstErrorAt = Infinity
+    let firstSlowAt = Infinity
+    this.slowAboveMs = p95AboveMs
     for (let i = 0; i < slots; i++) {
       if (this.counts[i * 3] === 0 || !this.live(i, now)) continue
       polls += this.counts[i * 3]!
       errors += this.counts[i * 3 + 1]!
       rateLimited += this.counts[i * 3 + 2]!
+      slow += this.slow[i]!
+      // NaN never wins a comparison: slots without one are skipped.
+      if (this.firstPollAt[i]! < firstPollAt) firstPollAt = this.firstPollAt[i]!
+      if (this.firstErrorAt[i]! < firstErrorAt) firstErrorAt = this.firstErrorAt[i]!
+      if (this.firstSlowAt[i]! < firstSlowAt) firstSlowAt = this.firstSlowAt[i]!
       for (let b = 0; b < buckets && this.latencies.length > 0; b++) {
         const n = this.latencies[i * buckets + b]!
         merged[b]! += n
@@ -68,6 +94,10 @@ export class QualityWindow {
       p95Ms: p95 === null ? null : Math.round(p95 * 10) / 10,
       errorRateAbove,
       p95AboveMs,
+      slow,
+      firstErrorAt: Number.isFinite(firstErrorAt) ? firstErrorAt : null,
+      firstSlowAt: Number.isFinite(firstSlowAt) ? firstSlowAt : null,
+      coveredMs: Number.isFinite(firstPollAt) ? Math.min(qualityWindowMs, Math.max(0, now - firstPollAt)) : 0,
     }
   }
 
@@ -93,6 +123,10 @@ export class QualityWindow {
     if (this.starts[i] !== start) {
       this.starts[i] = start
       this.counts.fill(0, i * 3, i * 3 + 3)
+      this.firstPollAt[i] = NaN
+      this.firstErrorAt[i] = NaN
+      this.firstSlowAt[i] = NaN
+      this.slow[i] = 0
       if (this.latencies.length > 0) this.latencies.fill(0, i * buckets, (i + 1) * buckets)
     }
     return i

@@ -4,7 +4,7 @@ import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { AppContext } from '../context'
 import { workerCommitter } from './committer'
-import { createBatchedPublisher, createIngest } from './ingest'
+import { createIngest } from './ingest'
 import { startListener } from './listener'
 import type { ListenerCounters, ListenerHooks } from './listener'
 import { loadSecretsCache } from './secrets-cache'
@@ -24,7 +24,7 @@ export type { SendTestEventOptions, SentTestEvent } from './send'
 export { signBody, verifySignature, parseEnvelope } from './verify'
 export type { Envelope } from './verify'
 export { createEventStore, filterClause } from './store'
-export type { EventStore } from './store'
+export type { EventHead, EventStore } from './store'
 // Parts a receiver is built from (the relay: the same listener, ingest and commit path over another store).
 export { createIngest, createBatchedPublisher } from './ingest'
 export { startListener } from './listener'
@@ -72,6 +72,7 @@ export interface WebhookOptions {
 }
 
 const aliveEveryMs = 15_000
+const origin = { kind: 'listener' } as const
 const probeEveryMs = 2_000
 
 /** Listener → verify → deduplicate → group commit → push, for the app and serve mode. The store
@@ -92,15 +93,15 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
   } catch (error) {
     ctx.storage.failed('listener activity', error)
   }
-  const publisher = createBatchedPublisher((payload) => ctx.push.publish('events.appended', payload))
   const committer = workerCommitter(ctx.db.name, {
     afterEvent: options.afterEvent,
     onRestart: (failure) => log.warn('commit worker stopped; starting it again', { ...failure }),
   })
+  // Committed batches go to the committed-events channel (lossless); the screen's push is one of its subscribers.
   const ingest = createIngest(
     committer,
     log,
-    (summaries) => (recordNew(activity, summaries), publisher.add(summaries)),
+    (events) => (recordNew(activity, events), ctx.committed.publish({ origin, events })),
     {
       committed: () => ctx.storage.committed(),
       failed: (failure) => ctx.storage.failed('webhook commit', failure),
@@ -333,7 +334,6 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
       await running?.close()
       await ingest.drain()
       await committer.close()
-      publisher.stop()
       secrets.stop()
       try {
         if (run !== null) store.stopRun(run, Date.now())

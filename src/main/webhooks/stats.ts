@@ -1,5 +1,3 @@
-import type { EventSummary } from '../../shared/contract/events'
-
 /** Answer latencies of the last `size` deliveries, for p50/p99/max without unbounded memory. */
 export class LatencyWindow {
   private readonly samples: Float64Array
@@ -76,7 +74,10 @@ export class ActivityWindow {
   }
 }
 
-/** Counts the new events of a committed batch (a redelivery comes back with deliveries > 1). */
-export function recordNew(window: ActivityWindow, summaries: readonly EventSummary[]): void {
-  for (const s of summaries) if (s.deliveries === 1) window.record(s.receivedAt)
+/** Counts the new events of a committed batch (a redelivery of a stored id adds no event). */
+export function recordNew(
+  window: ActivityWindow,
+  events: readonly { summary: { receivedAt: number }; duplicate: boolean }[],
+): void {
+  for (const e of events) if (!e.duplicate) window.record(e.summary.receivedAt)
 }

@@ -32,6 +32,14 @@ export const PollQuality = z.object({
   p95Ms: z.number().nullable(),
   errorRateAbove: z.number(),
   p95AboveMs: z.number(),
+  /** Answers slower than p95AboveMs in the window. */
+  slow: z.number().int(),
+  /** The first failed poll and the first slow answer still in the window (ms since the epoch):
+   * where an error-rate or latency incident starts. */
+  firstErrorAt: z.number().nullable(),
+  firstSlowAt: z.number().nullable(),
+  /** The span the window's polls cover (up to 15 min): shorter after a start. */
+  coveredMs: z.number(),
 })
 export type PollQuality = z.infer<typeof PollQuality>
 

@@ -8,6 +8,8 @@ import { SourcesPanel } from './SourcesPanel'
 import { ScaledSparkline } from './Sparkline'
 import { ChainAlertsPanel } from '../alerts/ChainAlertsPanel'
 import { ChainHealthFacts } from '../alerts/ChainHealthFacts'
+import { qualityWindowMs } from '../../../../shared/chains/health'
+import { formatSpan } from '../../../../shared/alerts/uptime'
 
 const identityWords: Record<
   ChainStatus['identity'],
@@ -73,7 +75,13 @@ export function ChainDrawer({ chain, onClose }: { chain: ChainStatus; onClose: (
           </div>
         </div>
         <dl className="facts facts-tight">
-          <dt>Latency p50 / p95 (15 min)</dt>
+          <dt>
+            Latency p50 / p95 (
+            {chain.quality.coveredMs >= qualityWindowMs
+              ? '15 min'
+              : `last ${formatSpan(chain.quality.coveredMs)}`}
+            )
+          </dt>
           <dd className="num">
             {fmtMs(history?.latencyP50Ms ?? null)} / {fmtMs(history?.latencyP95Ms ?? null)}
           </dd>

@@ -11,7 +11,7 @@ import { createIngest } from '../webhooks'
 import { startListener } from '../webhooks'
 import type { ListenerCounters, ListenerSettings } from '../webhooks'
 import { loadSecretsCache } from '../webhooks'
-import { LatencyWindow } from '../webhooks'
+import { ActivityWindow, LatencyWindow, recordNew } from '../webhooks'
 import { createMeters, registerListenerTotals, registerStorageOk } from '../meters'
 import type { RelayStore } from './store'
 import { stalledCode } from './store'
@@ -56,7 +56,8 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
   registerStorageOk(meters, () => storage.status().state === 'ok')
   const latency = new LatencyWindow()
   const authorizationLatency = new LatencyWindow()
-  const ingest = createIngest(store.committer, log, () => {}, {
+  const activity = new ActivityWindow(Date.now())
+  const ingest = createIngest(store.committer, log, (summaries) => recordNew(activity, summaries), {
     committed: () => storage.committed(),
     failed: (failure) => storage.failed('relay commit', failure),
   })
@@ -96,6 +97,7 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
     ...counters,
     latency: latency.summary(),
     authorizationLatency: authorizationLatency.summary(),
+    activity: activity.summary(Date.now()),
     storage: storage.status(),
     // A stalled store must not hold up the status that says it is stalled.
     recentRejections: await within(store.recentRejections(50), 2_000, []),

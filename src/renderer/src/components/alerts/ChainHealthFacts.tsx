@@ -10,11 +10,19 @@ const tag = (t: TagLag) =>
       ? dash
       : `${t.lagBlocks.toLocaleString('en-US')} blocks · ${fmtSeconds(t.lagSeconds)}`
 
+/** What the 15-minute quality figures cover: the window once full; until then the polls so far
+ * (a single poll covers no span yet: never "last 0 s"). */
+export function qualityPeriod(q: { coveredMs: number; polls: number }): string {
+  if (q.coveredMs >= qualityWindowMs) return '15 min'
+  if (q.coveredMs > 0) return `last ${formatSpan(q.coveredMs)}`
+  return q.polls > 0 ? `${q.polls} ${q.polls === 1 ? 'poll' : 'polls'} so far` : 'no polls yet'
+}
+
 /** Health beyond the head: finality, sync, peers, 15-minute quality, reorganisations. */
 export function ChainHealthFacts({ chain }: { chain: ChainStatus }) {
   const q = chain.quality
   // The window is 15 minutes once full; until then the figures cover only the polls so far.
-  const period = q.coveredMs >= qualityWindowMs ? '15 min' : `last ${formatSpan(q.coveredMs)}`
+  const period = qualityPeriod(q)
   return (
     <section className="panel">
       <h2>Beyond the head</h2>

@@ -7,9 +7,7 @@ import { RpcConsole } from './RpcConsole'
 import { SourcesPanel } from './SourcesPanel'
 import { ScaledSparkline } from './Sparkline'
 import { ChainAlertsPanel } from '../alerts/ChainAlertsPanel'
-import { ChainHealthFacts } from '../alerts/ChainHealthFacts'
-import { qualityWindowMs } from '../../../../shared/chains/health'
-import { formatSpan } from '../../../../shared/alerts/uptime'
+import { ChainHealthFacts, qualityPeriod } from '../alerts/ChainHealthFacts'
 
 const identityWords: Record<
   ChainStatus['identity'],
@@ -75,13 +73,7 @@ export function ChainDrawer({ chain, onClose }: { chain: ChainStatus; onClose: (
           </div>
         </div>
         <dl className="facts facts-tight">
-          <dt>
-            Latency p50 / p95 (
-            {chain.quality.coveredMs >= qualityWindowMs
-              ? '15 min'
-              : `last ${formatSpan(chain.quality.coveredMs)}`}
-            )
-          </dt>
+          <dt>Latency p50 / p95 ({qualityPeriod(chain.quality)})</dt>
           <dd className="num">
             {fmtMs(history?.latencyP50Ms ?? null)} / {fmtMs(history?.latencyP95Ms ?? null)}
           </dd>

@@ -20,6 +20,7 @@ import { registerListen } from './listen'
 import { registerOpenApi } from './openapi'
 import { registerCompletion } from './completion'
 import { registerMcp } from './mcp'
+import { registerBackup } from './backup'
 
 export type { CliDeps } from './common'
 
@@ -63,6 +64,7 @@ Example:
     registerOpenApi,
     registerCompletion,
     registerMcp,
+    registerBackup,
   ]) {
     register(program, ctx)
   }

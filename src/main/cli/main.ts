@@ -21,6 +21,7 @@ import { registerOpenApi } from './openapi'
 import { registerCompletion } from './completion'
 import { registerMcp } from './mcp'
 import { registerBackup } from './backup'
+import { registerStorage } from './storage'
 
 export type { CliDeps } from './common'
 
@@ -65,6 +66,7 @@ Example:
     registerCompletion,
     registerMcp,
     registerBackup,
+    registerStorage,
   ]) {
     register(program, ctx)
   }

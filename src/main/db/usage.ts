@@ -1,0 +1,91 @@
+import { readdirSync, statSync, statfsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Database } from 'better-sqlite3'
+import { formatBytes } from './health'
+
+/** Disk use as the operator needs it before the disk is full (docs/storage.md). */
+export interface StorageUsage {
+  dataDir: string
+  database: string
+  /** Every file under the data dir. */
+  dataDirBytes: number
+  /** The database with its WAL and shared-memory files. */
+  databaseBytes: number
+  events: number
+  /** When the oldest stored event arrived (ms since the epoch), null when none is stored. */
+  oldestEventAt: number | null
+  /** Free space for this user on the data dir's disk; null when it cannot be read. */
+  freeBytes: number | null
+  warnFreeMb: number
+  /** The sentence with the fix when free space is below `storage.warnFreeMb`, else null. */
+  warning: string | null
+}
+
+export function measureStorage(
+  db: Database,
+  dataDir: string,
+  databaseFile: string,
+  warnFreeMb: number,
+): StorageUsage {
+  const events = db.prepare('SELECT count(*) AS n, min(received_at) AS oldest FROM events').get() as {
+    n: number
+    oldest: number | null
+  }
+  const freeBytes = freeBytesAt(dataDir)
+  return {
+    dataDir,
+    database: databaseFile,
+    dataDirBytes: bytesUnder(dataDir),
+    databaseBytes: ['', '-wal', '-shm'].reduce((sum, suffix) => sum + sizeOf(databaseFile + suffix), 0),
+    events: events.n,
+    oldestEventAt: events.oldest,
+    freeBytes,
+    warnFreeMb,
+    warning: lowSpaceWarning(dataDir, freeBytes, warnFreeMb),
+  }
+}
+
+export function lowSpaceWarning(
+  dataDir: string,
+  freeBytes: number | null,
+  warnFreeMb: number,
+): string | null {
+  if (freeBytes === null || warnFreeMb === 0 || freeBytes >= warnFreeMb * 1024 * 1024) return null
+  return (
+    `Only ${formatBytes(freeBytes)} free on the disk of ${dataDir} (warning below ${warnFreeMb} MB, storage.warnFreeMb): ` +
+    'free space, shorten retention (retention.<kind>.days), or move the data dir, before writes fail.'
+  )
+}
+
+export function freeBytesAt(dir: string): number | null {
+  try {
+    const stats = statfsSync(dir)
+    return stats.bavail * stats.bsize
+  } catch {
+    return null
+  }
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size
+  } catch {
+    return 0
+  }
+}
+
+function bytesUnder(dir: string): number {
+  let total = 0
+  let entries: import('node:fs').Dirent[]
+  try {
+    entries = readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return 0
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) total += bytesUnder(path)
+    else if (entry.isFile()) total += sizeOf(path)
+  }
+  return total
+}

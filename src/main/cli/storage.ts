@@ -3,6 +3,8 @@ import { join } from 'node:path'
 import type { Command } from 'commander'
 import { databaseFileName, openDatabase } from '../db'
 import { formatBytes } from '../db/health'
+import { readRetentionState, retentionKinds } from '../db/retention'
+import type { RetentionState } from '../db/retention'
 import { measureStorage } from '../db/usage'
 import type { StorageUsage } from '../db/usage'
 import type { CliContext, CommonOptions } from './common'
@@ -37,9 +39,12 @@ function runStorage(options: CommonOptions, io: CliIo): number {
     )
   const db = openDatabase(file, { readonly: true })
   if (!db.ok) return failure(io, 'storage', db.error.message, exitCodes.cannotRun)
-  let usage: StorageUsage
+  let usage: StorageUsage & { retention: RetentionState }
   try {
-    usage = measureStorage(db.value, dataDir, file, loaded.value.config.storage.warnFreeMb)
+    usage = {
+      ...measureStorage(db.value, dataDir, file, loaded.value.config.storage.warnFreeMb),
+      retention: readRetentionState(db.value),
+    }
   } finally {
     db.value.close()
   }
@@ -52,7 +57,9 @@ function runStorage(options: CommonOptions, io: CliIo): number {
   return exitCodes.ok
 }
 
-function storageLines(usage: StorageUsage): string[] {
+function storageLines(usage: StorageUsage & { retention: RetentionState }): string[] {
+  const r = usage.retention
+  const when = (t: number | null) => (t === null ? 'not yet' : new Date(t).toISOString())
   const rows: [string, string][] = [
     ['data dir', `${usage.dataDir}  ${formatBytes(usage.dataDirBytes)}`],
     ['database', `${usage.database}  ${formatBytes(usage.databaseBytes)}`],
@@ -64,7 +71,11 @@ function storageLines(usage: StorageUsage): string[] {
         ? 'unknown'
         : `${formatBytes(usage.freeBytes)}${usage.warning ? '  LOW' : ''} (warning below ${usage.warnFreeMb} MB)`,
     ],
+    ['retention last run', `${when(r.lastRunAt)}${r.lastRunMs === null ? '' : ` (${r.lastRunMs} ms)`}`],
+    ['removed (last run)', retentionKinds.map((k) => `${k} ${r.removed[k]}`).join(', ')],
+    ['retention next run', r.nextRunAt === null ? 'when watchdesk runs' : when(r.nextRunAt)],
   ]
+  if (r.error) rows.push(['retention error', r.error])
   const width = Math.max(...rows.map(([label]) => label.length))
   const lines = rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`)
   if (usage.warning) lines.push('', `warning: ${usage.warning}`)

@@ -1,7 +1,7 @@
-import { readdirSync, statSync, statfsSync } from 'node:fs'
+import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Database } from 'better-sqlite3'
-import { formatBytes } from './health'
+import { freeBytesAt, lowSpaceWarning } from './health'
 
 /** Disk use as the operator needs it before the disk is full (docs/storage.md). */
 export interface StorageUsage {
@@ -42,27 +42,6 @@ export function measureStorage(
     freeBytes,
     warnFreeMb,
     warning: lowSpaceWarning(dataDir, freeBytes, warnFreeMb),
-  }
-}
-
-export function lowSpaceWarning(
-  dataDir: string,
-  freeBytes: number | null,
-  warnFreeMb: number,
-): string | null {
-  if (freeBytes === null || warnFreeMb === 0 || freeBytes >= warnFreeMb * 1024 * 1024) return null
-  return (
-    `Only ${formatBytes(freeBytes)} free on the disk of ${dataDir} (warning below ${warnFreeMb} MB, storage.warnFreeMb): ` +
-    'free space, shorten retention (retention.<kind>.days), or move the data dir, before writes fail.'
-  )
-}
-
-export function freeBytesAt(dir: string): number | null {
-  try {
-    const stats = statfsSync(dir)
-    return stats.bavail * stats.bsize
-  } catch {
-    return null
   }
 }
 

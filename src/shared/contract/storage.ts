@@ -20,6 +20,9 @@ export const StorageStatus = z.object({
   lastOkAt: z.number().nullable(),
   /** Writes that failed since start (deliveries answered 503, samples not stored, …). */
   failures: z.number().int(),
+  /** Free space on the database's disk below `storage.warnFreeMb`: the sentence with the fix,
+   * shown (amber) before a write fails; null or absent while there is room. */
+  lowSpace: z.string().nullable().optional(),
 })
 export type StorageStatus = z.infer<typeof StorageStatus>
 

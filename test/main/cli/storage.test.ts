@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
 import { upsertEventSql } from '../../../src/main/webhooks/sql'
-import { runCli } from '../../support/serve-process'
+import { runCli, useServeProcess } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { mountTmpfs } from '../db/tmpfs'
 
@@ -32,6 +32,7 @@ function dataDirWithEvents(dataDir: string, times: number[]): void {
 
 describe('watchdesk storage (the built CLI)', () => {
   const tempDir = useTempDir('watchdesk-storage-')
+  const serve = useServeProcess()
   const tmpfs = mountTmpfs(8192)
   afterAll(() => {
     if (tmpfs.dir !== null) tmpfs.unmount()
@@ -87,6 +88,38 @@ describe('watchdesk storage (the built CLI)', () => {
       const fine = await runCli(['storage', '--data-dir', dataDir, '--json'])
       expect(fine.code).toBe(0)
       expect(JSON.parse(fine.stdout).warning).toBeNull()
+    },
+  )
+
+  it.skipIf(tmpfs.dir === null)(
+    "the console's storage status carries the low-space warning while writes still go through",
+    async () => {
+      const dataDir = join(tmpfs.dir!, 'console')
+      dataDirWithEvents(dataDir, [Date.now()])
+      writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ storage: { warnFreeMb: 100 } }))
+      const running = await serve(['--data-dir', dataDir])
+      const status = await (
+        await fetch(`${running.consoleUrl}/api/call/storage.status`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${running.token}` },
+        })
+      ).json()
+      expect(status).toMatchObject({ ok: true, value: { state: 'ok' } })
+      expect(status.value.lowSpace).toMatch(
+        /^Only .* free on the disk of .*storage\.warnFreeMb\): free space/,
+      )
+
+      const roomy = tempDir()
+      dataDirWithEvents(roomy, [Date.now()])
+      writeFileSync(join(roomy, 'config.json'), JSON.stringify({ storage: { warnFreeMb: 1 } }))
+      const fine = await serve(['--data-dir', roomy])
+      const fineStatus = await (
+        await fetch(`${fine.consoleUrl}/api/call/storage.status`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${fine.token}` },
+        })
+      ).json()
+      expect(fineStatus.value.lowSpace ?? null).toBeNull()
     },
   )
 })

@@ -3,7 +3,12 @@ import { ok } from '../shared/result'
 import type { Result } from '../shared/result'
 import type { AppContext } from './context'
 import { startWebhooks } from './webhooks'
-import { readRetentionState, registerRetentionMetrics, startRetention } from './db/retention'
+import {
+  readRetentionState,
+  registerRetentionMetrics,
+  sqliteRetentionTarget,
+  startRetention,
+} from './db/retention'
 import type { Retention } from './db/retention'
 import type { WebhookService } from './webhooks'
 import { startChainsService } from './chains'
@@ -117,10 +122,10 @@ function startConsoleRetention(ctx: AppContext, webhooks: WebhookService): Reten
   const log = ctx.log.child({ part: 'retention' })
   const retention = startRetention({
     config: () => ctx.config().retention,
-    run: async (statements) => {
+    target: sqliteRetentionTarget(async (statements) => {
       const done = await webhooks.prune(statements)
       return done.ok ? done : { ok: false, message: done.failure.message }
-    },
+    }),
     initial: readRetentionState(ctx.db),
     onRun: (state) => {
       if (state.error) log.warn('retention could not finish', { error: state.error })

@@ -139,10 +139,34 @@ export type PruneRunner = (
   statements: PruneStatement[],
 ) => Promise<{ ok: true; changes: number } | { ok: false; message: string }>
 
+/** Where retention writes: a SQLite database through its one writer, or a relay's PostgreSQL. */
+export interface RetentionTarget {
+  /** The kinds this store holds (a relay has no forward attempts or alerts). */
+  kinds: readonly RetentionKind[]
+  /** Removes at most `batch` rows of `kind` older than `cutoff`, in one short transaction. */
+  prune(
+    kind: RetentionKind,
+    cutoff: number,
+    batch: number,
+  ): Promise<{ ok: true; changes: number } | { ok: false; message: string }>
+  save(state: RetentionState): Promise<{ ok: true } | { ok: false; message: string }>
+}
+
+/** A SQLite database's target: batches run by `run` (the commit worker). */
+export function sqliteRetentionTarget(run: PruneRunner): RetentionTarget {
+  return {
+    kinds: retentionKinds,
+    prune: (kind, cutoff, batch) => run(pruneBatch(kind, cutoff, batch)),
+    save: async (state) => {
+      const done = await run(saveRetentionStatement(state))
+      return done.ok ? { ok: true } : done
+    },
+  }
+}
+
 export interface RetentionOptions {
   config: () => RetentionConfig
-  /** Runs one batch in its own transaction through the database's one writer. */
-  run: PruneRunner
+  target: RetentionTarget
   /** The state as stored (read once at start, to carry the totals on). */
   initial: RetentionState
   now?: () => number
@@ -172,12 +196,12 @@ export function startRetention(options: RetentionOptions): Retention {
     const removed = zero()
     const days = zero()
     let error: string | null = null
-    for (const kind of retentionKinds) {
+    for (const kind of options.target.kinds) {
       days[kind] = config[kind].days
       if (config[kind].days === 0 || stopped) continue
       const cutoff = started - config[kind].days * dayMs
       for (;;) {
-        const done = await options.run(pruneBatch(kind, cutoff, batch))
+        const done = await options.target.prune(kind, cutoff, batch)
         if (!done.ok) {
           error = `${kind}: ${done.message}`
           break
@@ -199,7 +223,7 @@ export function startRetention(options: RetentionOptions): Retention {
       days,
       error,
     }
-    const saved = await options.run(saveRetentionStatement(state))
+    const saved = await options.target.save(state)
     if (!saved.ok && state.error === null) state = { ...state, error: `saving the state: ${saved.message}` }
     options.onRun?.(state)
     return state

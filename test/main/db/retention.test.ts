@@ -2,7 +2,12 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
 import { RetentionConfig } from '../../../src/shared/config'
-import { emptyRetentionState, readRetentionState, startRetention } from '../../../src/main/db/retention'
+import {
+  emptyRetentionState,
+  readRetentionState,
+  sqliteRetentionTarget,
+  startRetention,
+} from '../../../src/main/db/retention'
 import { workerCommitter } from '../../../src/main/webhooks'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
@@ -36,11 +41,11 @@ describe('retention on SQLite, through the commit worker', () => {
     const batches: number[] = []
     const retention = startRetention({
       config: () => RetentionConfig.parse({}),
-      run: async (statements) => {
+      target: sqliteRetentionTarget(async (statements) => {
         const done = await committer.prune!(statements)
         if (done.ok && statements.length > 2) batches.push(done.changes)
         return done.ok ? done : { ok: false, message: done.failure.message }
-      },
+      }),
       initial: emptyRetentionState(),
       now: () => now,
       batchRows: 1_000,
@@ -101,7 +106,7 @@ describe('retention on SQLite, through the commit worker', () => {
     const keepEvents = RetentionConfig.parse({ events: { days: 0 } })
     const first = startRetention({
       config: () => keepEvents,
-      run,
+      target: sqliteRetentionTarget(run),
       initial: emptyRetentionState(),
       now: () => now,
     })
@@ -112,7 +117,7 @@ describe('retention on SQLite, through the commit worker', () => {
     expect(one.removed.rejections).toBe(300)
     const second = startRetention({
       config: () => RetentionConfig.parse({}),
-      run,
+      target: sqliteRetentionTarget(run),
       initial: readRetentionState(db),
       now: () => now,
     })

@@ -1,3 +1,4 @@
+import type { RetentionConfig } from '../../shared/config'
 import { join } from 'node:path'
 import type { EventFilter } from '../../shared/contract/events'
 import { databaseFileName } from '../db'
@@ -10,7 +11,7 @@ import type { SecretStore } from '../secrets'
 import { InvalidArgumentError } from 'commander'
 import type { Command } from 'commander'
 import type { CliContext, CommonOptions } from './common'
-import { dataDirOf, example, positiveInt, withCommon } from './common'
+import { configFor, dataDirOf, example, positiveInt, withCommon } from './common'
 import { exitCodes, failure } from './exit'
 import { eventsTable } from './event-table'
 import { printList } from './io'
@@ -33,6 +34,7 @@ export interface RelayCliOptions {
   tls?: { certFile: string; keyFile: string }
   /** Defaults to the OS keychain with WATCHDESK_WEBHOOK_SECRETS over it. */
   secrets?: SecretStore
+  retention?: () => RetentionConfig
 }
 
 const storeOf = (options: RelayOptions, io: CliIo) =>
@@ -53,10 +55,14 @@ export function registerRelay(program: Command, ctx: CliContext): void {
     .action(async (options: RelayOptions) => {
       if (!!options.tlsCert !== !!options.tlsKey)
         return ctx.exit(failure(ctx.io, 'relay', '--tls-cert and --tls-key go together.', exitCodes.usage))
+      // retention.* from the data dir's config.json (and --config); defaults without one.
+      const loaded = configFor(options, ctx.io)
+      if (!loaded.ok) return ctx.exit(failure(ctx.io, 'relay', loaded.error.message, loaded.error.exit))
       ctx.exit(
         await runRelay(
           {
             store: storeOf(options, ctx.io),
+            retention: () => loaded.value.config.retention,
             host: options.host,
             listenerPort: options.listenerPort,
             port: options.port,
@@ -154,6 +160,7 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
     log,
     listener: { host: options.host, port: options.listenerPort, tls: options.tls },
     sync: { host: options.host, port: options.port, tls: options.tls },
+    ...(options.retention ? { retention: options.retention } : {}),
   })
   if (!relay.ok) {
     await store.value.close()

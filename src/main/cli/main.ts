@@ -22,6 +22,7 @@ import { registerCompletion } from './completion'
 import { registerMcp } from './mcp'
 import { registerBackup } from './backup'
 import { registerStorage } from './storage'
+import { registerStore } from './store'
 
 export type { CliDeps } from './common'
 
@@ -67,6 +68,7 @@ Example:
     registerMcp,
     registerBackup,
     registerStorage,
+    registerStore,
   ]) {
     register(program, ctx)
   }

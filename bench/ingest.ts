@@ -98,7 +98,9 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
     }
     // As in the app: committed events are pushed in ~150 ms batches, serialised as SSE would.
     const publisher = createBatchedPublisher((payload) => void JSON.stringify(payload))
-    const ingest = createIngest(committer, silentLogger, (summaries) => publisher.add(summaries))
+    const ingest = createIngest(committer, silentLogger, (events) =>
+      publisher.add(events.map((e) => e.summary)),
+    )
     const secrets = new Map([['wh_bench', Buffer.from(secret)]])
     const cache: SecretsCache = {
       all: () => secrets,

@@ -16,6 +16,7 @@ import {
 import { createLogger } from './log'
 import type { Logger } from './log'
 import { createPushBus } from './push'
+import { createCommittedEvents } from './committed'
 import { createKeytarStore, observeSecrets, withEnvironmentSecrets } from './secrets'
 import type { ObservedSecretStore, SecretStore } from './secrets'
 import type { ApiHandlers } from './transport/dispatch'
@@ -151,6 +152,7 @@ export function createContext(
     storage,
     secrets,
     push,
+    committed: createCommittedEvents({ log: log.child({ part: 'committed' }) }),
     meters: createMeters(),
     log,
     config: () => store.current().config,

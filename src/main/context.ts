@@ -2,6 +2,7 @@ import type { Config } from '../shared/config'
 import type { Database, StorageHealth } from './db'
 import type { Logger } from './log'
 import type { PushBus } from './push'
+import type { CommittedEvents } from './committed'
 import type { ObservedSecretStore } from './secrets'
 import type { ConfigMutation, ConfigStore, LoadedConfig } from './config'
 import type { Result } from '../shared/result'
@@ -32,6 +33,8 @@ export interface AppContext {
   storage: StorageHealth
   secrets: ObservedSecretStore
   push: PushBus
+  /** Every committed event, lossless (committed.ts): what capabilities derive from events subscribe here. */
+  committed: CommittedEvents
   /** Figures capabilities feed for GET /metrics as they happen (meters.ts). */
   meters: Meters
   log: Logger

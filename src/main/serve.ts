@@ -71,6 +71,8 @@ export async function startConsole(options: ServeOptions): Promise<Result<Runnin
   }
   const { port, url } = listening.value
   backend.context.urls.console = url
+  // A desktop alert in serve mode is shown only by an open page: the alerts ask how many are open.
+  const detach = backend.services.alerts.attachConsole(() => server.streams())
   return ok({
     url,
     launchUrl: `${url}/?token=${encodeURIComponent(token)}`,
@@ -78,6 +80,7 @@ export async function startConsole(options: ServeOptions): Promise<Result<Runnin
     port,
     backend,
     close: async () => {
+      detach.dispose()
       await server.close()
       await backend.close()
     },

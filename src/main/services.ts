@@ -2,7 +2,7 @@ import { deepLinkBase } from '../shared/links'
 import { ok } from '../shared/result'
 import type { Result } from '../shared/result'
 import type { AppContext } from './context'
-import { startWebhooks } from './webhooks'
+import { createBatchedPublisher, startWebhooks } from './webhooks'
 import {
   readRetentionState,
   registerRetentionMetrics,
@@ -95,6 +95,10 @@ export async function startListening(
   // GET /metrics: the queue (pending and failing rows of every target) and failed attempts.
   ctx.meters.forward.queueDepth = () => forward.status().targets.reduce((n, t) => n + t.pending, 0)
   ctx.meters.forward.failures = () => failedAttempts
+  // The screen's push is one subscriber of the committed-events channel: batched per 150 ms for
+  // the views (newest kept on overflow, with the count left out); alerts and forward subscribe apart.
+  const screen = createBatchedPublisher((payload) => ctx.push.publish('events.appended', payload))
+  const offScreen = ctx.committed.subscribe((batch) => screen.add(batch.events.map((e) => e.summary)))
   // Never fails the start: a listener that cannot bind is reported in its status.
   const started = await startWebhooks(ctx, {
     port: options.listenerPort,
@@ -110,6 +114,8 @@ export async function startListening(
     stop: async () => {
       retention.stop()
       await started.stop()
+      offScreen.dispose()
+      screen.stop()
       ctx.meters.forward.queueDepth = null
       ctx.meters.forward.failures = null
       return forward.stop()
@@ -150,6 +156,7 @@ export async function startServices(
   const payments = startPayments(ctx, env)
   const publicUrl = startPublicUrlWatch(ctx, webhooks, env)
   stops.push(async () => publicUrl.stop())
+  let catchingUp = () => false
   const alerts = startAlerts({
     db: ctx.db,
     config: ctx.config,
@@ -162,12 +169,19 @@ export async function startServices(
     clock: options.clock,
     onChainsRound: (listener) => chains.onRound(listener),
     listener: () => webhooks.status(),
+    committed: ctx.committed,
+    eventsAfter: (seq, limit) => webhooks.store.after(seq, limit),
+    eventSummary: (id) => webhooks.store.get(id),
+    shell: ctx.shell,
+    // Sources start below; until then nothing is catching up.
+    burstArriving: () => catchingUp(),
     linkBase: () => alertLinkBase(ctx),
   })
   stops.push(() => alerts.stop())
   // A synced event is forwarded like a local one: the same outbox statement in its transaction
   // (only a first insert queues, so an event also received locally is forwarded once).
   const sources = startSources(ctx, { afterEvent: [enqueueOnCommitSql] })
+  catchingUp = () => sources.list().some((s) => s.state === 'catching-up')
   stops.push(() => sources.stop())
   const stopWatch = watchSources(sources, alerts, options.clock ?? systemPollClock)
   stops.push(async () => stopWatch())
@@ -185,11 +199,11 @@ const sourceCheckMs = 5_000
 /** The alert rule "relay source unreachable" over the sources' status: each source observed every
  * 5 s and confirmed like the other rules (3 observations and 15 s), so a relay that restarts is no
  * outage; a refused token counts too (nothing arrives either way). A source removed from the
- * config closes its incident. */
+ * config closes its incident as "source removed" (not a recovery: nobody saw it answer). */
 function watchSources(sources: SourcesService, alerts: AlertsService, clock: PollClock): () => void {
   let watched = new Set<string>()
   let cancel: (() => void) | null = null
-  const observe = (name: string, active: boolean, title: string, body: string) =>
+  const observe = (name: string, active: boolean, title: string, body: string, gone?: string) =>
     alerts.condition({
       rule: 'relay.source',
       subject: `source:${name}`,
@@ -199,6 +213,7 @@ function watchSources(sources: SourcesService, alerts: AlertsService, clock: Pol
       title,
       body,
       confirm: engineConfirm,
+      gone,
     })
   const check = () => {
     const seen = new Set<string>()
@@ -214,7 +229,8 @@ function watchSources(sources: SourcesService, alerts: AlertsService, clock: Pol
       )
     }
     for (const name of watched)
-      if (!seen.has(name)) observe(name, false, `Relay source ${name} removed`, 'Removed from sources.')
+      if (!seen.has(name))
+        observe(name, false, `Relay source ${name} removed`, 'Removed from sources.', 'source removed')
     watched = seen
     cancel = clock.after(sourceCheckMs, check)
   }

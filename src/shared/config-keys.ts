@@ -62,8 +62,17 @@ function mergeAlternatives(s: Schema): Schema {
   return { type: 'object', properties }
 }
 
+/** A value that may also be null (`"desktop": null` removes the default alert channel) is
+ * documented as the value. */
+function withoutNull(s: Schema): Schema {
+  const alternatives = s.anyOf ?? s.oneOf
+  const values = alternatives?.filter((a) => a.type !== 'null')
+  if (!alternatives || !values || values.length !== 1 || values.length === alternatives.length) return s
+  return { ...values[0]!, ...(s.description ? { description: s.description } : {}) }
+}
+
 function walk(s: Schema, path: string, into: ConfigKey[], inherited: string | null): void {
-  const node = mergeAlternatives(s)
+  const node = mergeAlternatives(withoutNull(s))
   const description = s.description ?? node.description ?? inherited
   if (node.properties) {
     for (const [name, child] of Object.entries(node.properties))
@@ -73,7 +82,7 @@ function walk(s: Schema, path: string, into: ConfigKey[], inherited: string | nu
     return
   }
   if (typeof node.additionalProperties === 'object' && node.type === 'object') {
-    const child = node.additionalProperties
+    const child = withoutNull(node.additionalProperties)
     if (child.properties || (child.anyOf ?? child.oneOf)?.some((a) => a.properties)) {
       walk(child, `${path}.${placeholderOf(path)}`, into, description)
       return

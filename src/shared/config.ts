@@ -10,6 +10,16 @@ const httpUrl = z
   .url()
   .refine((u) => /^https?:\/\//.test(u), 'must be an http:// or https:// URL')
 
+export const referenceNamePattern = /^[A-Za-z0-9_.-]{1,64}$/
+export const ReferenceConfig = z
+  .object({
+    name: z.string().regex(referenceNamePattern, 'a name is 1-64 letters, digits, dots, dashes, underscores'),
+    url: httpUrl,
+    headers: z.record(z.string().min(1).max(200), z.string().max(4096)).optional(),
+  })
+  .strict()
+export type ReferenceConfig = z.infer<typeof ReferenceConfig>
+
 export const ChainConfig = z
   .object({
     slug: z
@@ -17,7 +27,21 @@ export const ChainConfig = z
       .regex(/^[a-z0-9][a-z0-9-]*$/, 'a slug is lowercase letters, digits and dashes')
       .optional(),
     url: httpUrl.optional(),
+    /** Read as one reference named "reference" (before `references`). */
     referenceUrl: httpUrl.optional(),
+    /** Other nodes of the same network: the chain's head is corroborated across them and the
+     * service node (docs/chains.md). Headers are sent as given (an API key, for instance). */
+    references: z
+      .array(ReferenceConfig)
+      .max(8)
+      .refine((list) => new Set(list.map((r) => r.name)).size === list.length, 'reference names must differ')
+      .optional(),
+    /** Sources that must have reached a height for it to be the chain's head (default 2, or all
+     * of them when fewer answer). */
+    quorum: z.number().int().min(1).max(9).optional(),
+    /** Blocks apart beyond which a source is ahead, behind, or the sources disagree (default:
+     * the blocks in stalledAfterSeconds, at least 10). */
+    disagreeAfterBlocks: z.number().int().min(1).max(10_000_000).optional(),
     enabled: z.boolean().optional(),
     pollIntervalMs: z.number().int().min(250).max(600_000).optional(),
     /** Health thresholds; the defaults derive from the chain's block time. */

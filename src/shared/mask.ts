@@ -23,11 +23,19 @@ export function maskUrl(raw: string): string {
 }
 
 interface WithChainUrls {
-  chains: Record<string, { url?: string; referenceUrl?: string }>
+  chains: Record<
+    string,
+    {
+      url?: string
+      referenceUrl?: string
+      references?: { name: string; url: string; headers?: Record<string, string> }[]
+    }
+  >
 }
 
-/** The config as the API returns it: every node URL (`chains.<id>.url`, `.referenceUrl`) masked
- * as the Chains view masks it. */
+/** The config as the API returns it: every node URL (`chains.<id>.url`, `.referenceUrl`, each
+ * reference's url) masked as the Chains view masks it, and reference header values masked (they
+ * are often API keys). */
 export function maskNodeUrls<C extends WithChainUrls>(config: C): C {
   const chains = Object.fromEntries(
     Object.entries(config.chains).map(([id, chain]) => [
@@ -36,6 +44,21 @@ export function maskNodeUrls<C extends WithChainUrls>(config: C): C {
         ...chain,
         ...(chain.url ? { url: maskUrl(chain.url) } : {}),
         ...(chain.referenceUrl ? { referenceUrl: maskUrl(chain.referenceUrl) } : {}),
+        ...(chain.references
+          ? {
+              references: chain.references.map((r) => ({
+                ...r,
+                url: maskUrl(r.url),
+                ...(r.headers
+                  ? {
+                      headers: Object.fromEntries(
+                        Object.entries(r.headers).map(([k, v]) => [k, maskSecret(v)]),
+                      ),
+                    }
+                  : {}),
+              })),
+            }
+          : {}),
       },
     ]),
   )

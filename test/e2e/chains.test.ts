@@ -71,9 +71,20 @@ describe('Chains view of the demo in Chromium', () => {
     const drawer = page.getByRole('complementary', { name: 'Ethereum Classic details' })
     await eventually(() => drawer.textContent()).toContain('matches the registry')
     await eventually(() => drawer.textContent()).toContain('Fullnode $213')
+    // Seconds after the first start, uptime says the period its data covers, not "24 h 100.00 %".
+    await eventually(() => drawer.locator('.uptime').textContent()).toMatch(
+      /^Uptime\d+\.\d\d % over the last \d+ (s|min) of data$/,
+    )
+    // The 15-minute quality window is not full either: its figures name the span they cover.
+    await eventually(() => drawer.textContent()).toMatch(/Latency p50 \/ p95 \(last \d+ (s|min)\)/)
+    await eventually(() => drawer.textContent()).toMatch(
+      /Errors \(last \d+ (s|min)\)0 of \d+ polls \(0\.0 %\)/,
+    )
     await drawer.getByRole('button', { name: 'Send' }).click()
     await eventually(() => drawer.locator('.rpc-raw').textContent()).toMatch(/"result": "0x[0-9a-f]+"/)
     await saveScreenshot(page, 'chains-demo-drawer-1280x800')
+    await drawer.getByRole('heading', { name: 'Beyond the head' }).scrollIntoViewIfNeeded()
+    await saveScreenshot(page, 'chains-demo-drawer-health-1280x800')
 
     // The demo's signed sample events were accepted and stored by the listener.
     const stored = await fetch(`${running.consoleUrl}/api/call/events.count`, {

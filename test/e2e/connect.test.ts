@@ -98,6 +98,15 @@ describe('connecting an account in Chromium', () => {
     await eventually(() => result.getAttribute('data-outcome')).toBe('dns')
     expect(await result.textContent()).toContain('watchdesk-test.invalid does not resolve')
 
+    // Through the proxy but on a path the listener does not serve: named as such, nothing registered.
+    await connect.getByLabel('Public URL').fill(`${proxy.url}/hooks`)
+    await connect.getByRole('button', { name: 'Connect' }).click()
+    await eventually(() => result.getAttribute('data-outcome')).toBe('path')
+    expect(await result.textContent()).toContain('The path /hooks does not reach /webhooks')
+    await result.scrollIntoViewIfNeeded()
+    await saveScreenshot(page, 'connect-wrong-path')
+    expect(s.endpoints.size).toBe(0)
+
     // Through the reverse proxy: success only once the event arrived.
     await connect.getByLabel('Public URL').fill(proxy.url)
     await connect.getByRole('button', { name: 'Connect' }).click()
@@ -109,6 +118,30 @@ describe('connecting an account in Chromium', () => {
       'reaches the listener',
     )
     await saveScreenshot(page, 'connect-settings')
+    expect(s.endpoints.size).toBe(1)
+
+    // Clean up endpoints: an endpoint at an address nothing answers is proposed, and deleted when chosen.
+    const gone = await c.backend.services.payments.createEndpoint({
+      url: 'https://watchdesk-gone.invalid/webhooks',
+      events: ['funding.completed'],
+    })
+    expect(gone.ok).toBe(true)
+    const goneId = gone.ok ? gone.value.endpoint.id : ''
+    const cleanup = page.getByRole('region', { name: 'Clean up endpoints' })
+    await cleanup.getByRole('button', { name: 'Clean up endpoints' }).click()
+    const proposed = cleanup.getByRole('table', { name: 'Endpoints to clean up' })
+    await eventually(() => proposed.locator('tbody tr').count()).toBe(1)
+    expect(await proposed.textContent()).toContain('watchdesk-gone.invalid does not resolve')
+    await cleanup.getByLabel(`Delete ${goneId}`).check()
+    await saveScreenshot(page, 'connect-cleanup')
+    const questions: string[] = []
+    page.once('dialog', (d) => (questions.push(d.message()), void d.accept()))
+    await cleanup.getByRole('button', { name: 'Delete 1 chosen' }).click()
+    await eventually(() => cleanup.getByRole('status').textContent()).toContain('Deleted 1 endpoint(s)')
+    expect(questions).toEqual([
+      'Delete 1 webhook endpoint(s) at the service and remove their secrets from the keychain?',
+    ])
+    expect([...s.endpoints.values()].map((e) => e.url)).toEqual([`${proxy.url}/webhooks`])
     await page.close()
   })
 })

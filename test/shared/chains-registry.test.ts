@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { chainInfo, chainRegistry, serviceIds } from '../../src/shared/chains/registry'
+import * as viem from 'viem/chains'
+import { chainInfo, chainRegistry, serviceIds, viemChains } from '../../src/shared/chains/registry'
 
 describe('chain registry', () => {
   it('holds the twelve service ids of spec 2.6, Ethereum as the twelfth', () => {
@@ -43,5 +44,18 @@ describe('chain registry', () => {
     }
     expect(chainInfo(56)!.currency.symbol).toBe('BNB')
     expect(chainInfo(137)!.currency.symbol).toBe('POL')
+  })
+
+  it('copies each chain exactly as viem defines it (no bundle carries viem itself)', () => {
+    for (const [exportName, copy] of Object.entries(viemChains)) {
+      const defined = viem[exportName as keyof typeof viemChains]
+      expect({ exportName, ...copy }).toEqual({
+        exportName,
+        id: defined.id,
+        name: defined.name,
+        nativeCurrency: { ...defined.nativeCurrency },
+        explorerUrl: defined.blockExplorers?.default.url,
+      })
+    }
   })
 })

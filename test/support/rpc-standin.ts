@@ -118,7 +118,8 @@ export function jsonRpcNode(
 export const hex = (n: number) => `0x${n.toString(16)}`
 
 /** How a controlled chain behaves: answering, down (HTTP 503), rate limited (429), or syncing. */
-export type Behaviour = 'ok' | 'down' | 'rate_limited' | 'syncing'
+/** slow: answers like ok, each after 1.2 s (a latency blip). */
+export type Behaviour = 'ok' | 'down' | 'rate_limited' | 'syncing' | 'slow'
 export const controlPath = '/__control'
 
 /** A node whose behaviour a test changes live through the stand-in's control endpoint
@@ -140,6 +141,8 @@ export function controlledNode(
     }
     if (behaviour === 'down') return { status: 503, body: 'upstream unavailable' }
     if (behaviour === 'rate_limited') return { status: 429, body: { error: 'too many requests' } }
+    if (behaviour === 'slow')
+      return Promise.resolve(healthy(body, path)).then((reply) => ({ ...reply, delayMs: 1_200 }))
     return behaviour === 'syncing' ? syncing(body, path) : healthy(body, path)
   }
   return Object.assign(handler, { behaviour: () => behaviour })

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { request } from 'node:http'
+import type { IncomingHttpHeaders } from 'node:http'
 import { createServer } from 'node:https'
 import type { Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
@@ -49,21 +50,26 @@ export function selfSignedCert(dir: string): { certFile: string; keyFile: string
   return { certFile, keyFile }
 }
 
-export function useTunnel(): (dir: string, target: string) => Promise<Tunnel> {
+export interface TunnelOptions {
+  /** Request headers the proxy does not pass on (some proxies drop headers they do not know). */
+  dropHeaders?: string[]
+}
+
+export function useTunnel(): (dir: string, target: string, options?: TunnelOptions) => Promise<Tunnel> {
   const servers: Server[] = []
   afterEach(async () => {
     await Promise.all(
       servers.splice(0).map((s) => new Promise<void>((r) => (s.closeAllConnections(), s.close(() => r())))),
     )
   })
-  return async (dir, target) => {
+  return async (dir, target, options = {}) => {
     const { certFile, keyFile } = selfSignedCert(dir)
     const forwarded: string[] = []
     const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (req, res) => {
       forwarded.push(`${req.method} ${req.url}`)
       const upstream = request(
         new URL(req.url ?? '/', target),
-        { method: req.method, headers: { ...req.headers, host: new URL(target).host } },
+        { method: req.method, headers: passed(req.headers, options.dropHeaders ?? [], new URL(target).host) },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers)
           answer.pipe(res)
@@ -85,4 +91,10 @@ export function useTunnel(): (dir: string, target: string) => Promise<Tunnel> {
       close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
     }
   }
+}
+
+function passed(headers: IncomingHttpHeaders, drop: string[], host: string): IncomingHttpHeaders {
+  const out: IncomingHttpHeaders = { ...headers, host }
+  for (const name of drop) delete out[name.toLowerCase()]
+  return out
 }

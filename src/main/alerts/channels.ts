@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto'
-import nodemailer from 'nodemailer'
 import type { ChannelConfig } from '../../shared/alerts/config'
 import type { Alert, ChannelInfo } from '../../shared/contract/alerts'
 import { maskSecret, maskUrl } from '../../shared/mask'
@@ -7,6 +6,7 @@ import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import { redactFromLogs } from '../log'
 import type { PushBus } from '../push'
+import { accounts } from '../secrets'
 import type { SecretStore } from '../secrets'
 import { formatDuration } from './duration'
 
@@ -14,7 +14,7 @@ import { formatDuration } from './duration'
  * variable `WATCHDESK_ALERT_CHANNEL_<NAME>` (servers without a keychain), which wins. For webhook
  * and slack the secret is the URL (a webhook may add its signing secret after a space); for email
  * it is the SMTP password. */
-export const channelAccount = (name: string) => `alert-channel:${name}`
+export const channelAccount = accounts.alertChannel
 export const channelEnvName = (name: string) =>
   `WATCHDESK_ALERT_CHANNEL_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`
 
@@ -49,8 +49,39 @@ export async function readChannelSecret(
   return {
     value: null,
     source: 'missing',
-    problem: `No ${what} for channel "${name}": store it in the keychain as "${channelAccount(name)}" (watchdesk keys) or set ${channelEnvName(name)}.`,
+    problem: `No ${what} for channel "${name}": store it with "watchdesk alerts channel set ${name}" (or in Settings → Alert channels), or set ${channelEnvName(name)}.`,
   }
+}
+
+/** What `alerts channel set` and Settings store: for webhook and Slack an http(s) URL (a webhook
+ * may add its signing secret after a space), for email the SMTP password. The trimmed value. */
+export function checkChannelSecret(name: string, type: ChannelConfig['type'], value: string): Result<string> {
+  const text = value.trim()
+  if (type === 'desktop')
+    return err('bad_request', `The channel "${name}" is a desktop channel: it has no secret to store.`)
+  if (!text) return err('bad_request', `Nothing to store for channel "${name}": the value is empty.`)
+  if (type === 'email') return ok(text)
+  const parts = webhookParts(text)
+  if (!parts.ok)
+    return err(
+      'bad_request',
+      `A ${type} channel's secret is its http(s) URL${type === 'webhook' ? ' (optionally followed by a space and a signing secret)' : ''}; what arrived is not one. Nothing was stored.`,
+    )
+  return ok(text)
+}
+
+/** Stores a channel's secret in the keychain (alert-channel:<name>); the value is never logged. */
+export async function storeChannelSecret(
+  name: string,
+  config: ChannelConfig,
+  value: string,
+  secrets: SecretStore,
+): Promise<Result<void>> {
+  const checked = checkChannelSecret(name, config.type, value)
+  if (!checked.ok) return checked
+  redactFromLogs(checked.value)
+  for (const part of checked.value.split(/\s+/)) redactFromLogs(part)
+  return secrets.set(channelAccount(name), checked.value)
 }
 
 function webhookParts(secret: string): Result<{ url: string; signingSecret: string | null }> {
@@ -114,7 +145,8 @@ export async function sendAlert(
 ): Promise<Result<string>> {
   if (config.type === 'desktop') {
     deps.push.publish('alerts.alert', alert)
-    return ok('shown on the desktop (app) or in the open console page')
+    // The desktop app's shell raises the notification (serve mode is handled by the alerts service).
+    return ok('passed to the desktop notifications')
   }
   const link = deps.link ?? null
   if (config.type === 'email') return sendEmail(config, alert, deps.secret.value, link)
@@ -160,6 +192,8 @@ async function sendEmail(
   password: string | null,
   link: string | null,
 ): Promise<Result<string>> {
+  // Loaded for the first email only: the SMTP client is no weight for the app's start.
+  const { default: nodemailer } = await import('nodemailer')
   const transport = nodemailer.createTransport({
     host: config.host,
     port: config.port,
@@ -191,6 +225,8 @@ async function sendEmail(
 const icon = (alert: Alert) =>
   alert.kind === 'recovered'
     ? ':large_green_circle:'
-    : alert.severity === 'critical'
-      ? ':red_circle:'
-      : ':large_yellow_circle:'
+    : alert.kind === 'closed'
+      ? ':white_circle:'
+      : alert.severity === 'critical'
+        ? ':red_circle:'
+        : ':large_yellow_circle:'

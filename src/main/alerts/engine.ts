@@ -22,7 +22,7 @@ export interface EngineDeps {
   now(): number
   /** Returns the incident id, or null when it could not be stored (the alert still goes out). */
   open(c: Condition, at: number): number | null
-  close(incidentId: number, at: number): void
+  close(incidentId: number, at: number, reason: string): void
   emit(alert: Alert): void
   repeatMs(): number
   disabled(rule: string): boolean
@@ -68,7 +68,7 @@ export class IncidentEngine {
     if (!c.active || this.deps.disabled(c.rule)) {
       if (!state) return
       state.name = c.name
-      if (state.open) this.recover(state, now)
+      if (state.open) this.recover(state, now, c.gone)
       this.states.delete(k)
       return
     }
@@ -98,7 +98,7 @@ export class IncidentEngine {
     const confirm = c.confirm ?? { count: 1, ms: 0 }
     if (state.pendingCount < confirm.count || now - state.pendingSince < confirm.ms) return
     state.open = true
-    state.openedAt = state.pendingSince
+    state.openedAt = Math.min(state.pendingSince, c.since ?? state.pendingSince)
     state.lastAlertAt = now
     state.incidentId = this.deps.open({ ...c }, state.openedAt)
     this.emit(state, 'fired', state.title, state.body, null, now)
@@ -116,9 +116,19 @@ export class IncidentEngine {
     }
   }
 
-  private recover(s: State, now: number): void {
+  /** Closes an open incident: recovered, or (`gone`) ended because its subject was removed. */
+  private recover(s: State, now: number, gone?: string): void {
     const lasted = now - s.openedAt
-    if (s.incidentId !== null) this.deps.close(s.incidentId, now)
+    if (s.incidentId !== null) this.deps.close(s.incidentId, now, gone ?? 'recovered')
+    if (gone)
+      return this.emit(
+        s,
+        'closed',
+        `${s.name}: incident closed after ${formatDuration(lasted)} (${gone})`,
+        `Closed without recovering: ${gone}. Was: ${s.title}. ${s.body}`,
+        lasted,
+        now,
+      )
     this.emit(
       s,
       'recovered',
@@ -136,7 +146,7 @@ export class IncidentEngine {
       subject: s.subject,
       serviceId: s.serviceId,
       kind,
-      severity: kind === 'recovered' ? 'info' : severityOf(s.rule),
+      severity: kind === 'recovered' || kind === 'closed' ? 'info' : severityOf(s.rule),
       title,
       body,
       incidentId: s.incidentId,

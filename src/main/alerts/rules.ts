@@ -47,13 +47,21 @@ export const ruleCatalog = [
     label: 'Error rate',
     severity: 'warning',
     defaultText:
-      'failed polls above `errorRateAbove` (5 %) over 15 min (at least 10 polls; HTTP 429 counted apart)',
+      'failed polls above `errorRateAbove` (5 %) over 15 min, with at least `alerts.minFailures` (3) failed polls and 10 polls; HTTP 429 counted apart; starts at the first failed poll',
   },
   {
     id: 'chain.latency',
     label: 'Slow node',
     severity: 'warning',
-    defaultText: 'p95 latency above `p95AboveMs` (1 s) over 15 min (at least 10 answers)',
+    defaultText:
+      'p95 latency above `p95AboveMs` (1 s) over 15 min, with at least `alerts.minFailures` (3) slower answers and 10 answers; starts at the first slow answer',
+  },
+  {
+    id: 'chain.sources_disagree',
+    label: 'Sources disagree',
+    severity: 'warning',
+    defaultText:
+      'the service node and the references answer heads further apart than `disagreeAfterBlocks` (a stall’s worth of blocks), no two agreeing, for 3 polls and 15 s',
   },
   {
     id: 'chain.reorg',
@@ -117,6 +125,12 @@ export interface Condition {
   name: string
   /** Observations in a row and time before opening; none for statuses confirmed upstream. */
   confirm?: { count: number; ms: number }
+  /** When what led to it began (the first failed poll of an error rate), if before its first
+   * observation: the incident starts there, so its duration is the outage's. */
+  since?: number | null
+  /** With `active: false`: its subject is gone (a removed source), so an open incident closes
+   * with this reason ("source removed") and a `closed` alert, not a recovery. */
+  gone?: string
 }
 
 /** 3 observations in a row and 15 s: how the rules not confirmed upstream are debounced. */
@@ -125,7 +139,7 @@ const minQualityPolls = 10
 
 /** The chain rules over one round of statuses. Down, stalled and wrong network arrive confirmed
  * by the poller (failing n/N before); the others are confirmed here. */
-export function chainConditions(snapshot: ChainsSnapshot): Condition[] {
+export function chainConditions(snapshot: ChainsSnapshot, minFailures = 3): Condition[] {
   const out: Condition[] = []
   for (const c of snapshot.chains) {
     const live = c.status !== 'not_configured' && c.status !== 'checking'
@@ -135,6 +149,7 @@ export function chainConditions(snapshot: ChainsSnapshot): Condition[] {
       title: string,
       body: string,
       confirm?: Condition['confirm'],
+      since?: number | null,
     ) =>
       out.push({
         rule,
@@ -145,11 +160,19 @@ export function chainConditions(snapshot: ChainsSnapshot): Condition[] {
         body,
         name: c.name,
         confirm,
+        since,
       })
     for (const s of ['down', 'stalled', 'wrong_network'] as const)
       add(`chain.${s}`, c.status === s, `${c.name} ${statusLabel[s]}`, c.reason)
     add('chain.lagging', c.status === 'lagging', `${c.name} lagging`, c.reason, engineConfirm)
     add('chain.syncing', c.status === 'syncing', `${c.name} syncing`, c.reason, engineConfirm)
+    add(
+      'chain.sources_disagree',
+      c.corroboration.state === 'disagree',
+      `${c.name} sources disagree`,
+      c.corroboration.note,
+      engineConfirm,
+    )
     const fin = c.finalized.lagSeconds
     add(
       'chain.finality',
@@ -158,21 +181,30 @@ export function chainConditions(snapshot: ChainsSnapshot): Condition[] {
       `The finalized block is ${fin ?? '?'} s (${c.finalized.lagBlocks ?? '?'} blocks) behind the head; the limit is ${c.finalizedLagAfterSeconds} s (chains.${c.serviceId}.finalizedLagAfterSeconds).`,
       engineConfirm,
     )
+    // Both need evidence: enough polls, at least minFailures failures (slow answers), and the rate
+    // (p95) above the limit; one failed poll among the first ten is 10 % but no incident.
+    const q = c.quality
     add(
       'chain.error_rate',
-      c.quality.polls >= minQualityPolls &&
-        c.quality.errorRate !== null &&
-        c.quality.errorRate > c.quality.errorRateAbove,
+      q.polls >= minQualityPolls &&
+        q.errors >= minFailures &&
+        q.errorRate !== null &&
+        q.errorRate > q.errorRateAbove,
       `${c.name} error rate`,
-      `${pct(c.quality.errorRate)} of ${c.quality.polls} polls failed over 15 min (limit ${pct(c.quality.errorRateAbove)})${rateLimitedNote(c)}.`,
+      `${q.errors} of ${q.polls} polls failed over 15 min (${pct(q.errorRate)}; limit ${pct(q.errorRateAbove)} and ${minFailures} failures)${rateLimitedNote(c)}.`,
+      undefined,
+      q.firstErrorAt,
     )
     add(
       'chain.latency',
-      c.quality.polls - c.quality.errors - c.quality.rateLimited >= minQualityPolls &&
-        c.quality.p95Ms !== null &&
-        c.quality.p95Ms > c.quality.p95AboveMs,
+      q.polls - q.errors - q.rateLimited >= minQualityPolls &&
+        q.slow >= minFailures &&
+        q.p95Ms !== null &&
+        q.p95Ms > q.p95AboveMs,
       `${c.name} slow`,
-      `p95 latency ${Math.round(c.quality.p95Ms ?? 0)} ms over 15 min (limit ${c.quality.p95AboveMs} ms).`,
+      `p95 latency ${Math.round(q.p95Ms ?? 0)} ms over 15 min (limit ${q.p95AboveMs} ms); ${q.slow} answers slower than the limit (at least ${minFailures} needed).`,
+      undefined,
+      q.firstSlowAt,
     )
   }
   return out

@@ -13,15 +13,71 @@ export interface AlertStore {
     detail: string
     openedAt: number
   }): number
-  closeIncident(id: number, closedAt: number): void
+  closeIncident(id: number, closedAt: number, reason: string): void
   openIncidents(): Incident[]
   incidents(filter: { serviceId?: number; rule?: string; open?: boolean; limit: number }): Incident[]
-  record(alert: Alert, channel: string, result: AlertRecord['result'], detail: string | null): void
+  /** Answers the log row's id. */
+  record(alert: Alert, channel: string, result: AlertRecord['result'], detail: string | null): number
+  /** The last event seq already turned into alerts (the alerts' cursor over committed events). */
+  eventCursor(): number
+  /** One transaction: an outbox row per (alert, channel), and the event cursor moved to `cursor`
+   * (when given), so a crash after it loses no alert and repeats none. */
+  queue(items: { alert: Alert; channel: string }[], cursor: number | null, at: number): void
+  /** Outbox rows not yet answered (oldest first): owed from before a crash, or in flight. */
+  pending(): OutboxRow[]
+  /** One transaction: the alert log row written, the outbox row gone. */
+  complete(
+    id: number,
+    alert: Alert,
+    channel: string,
+    result: AlertRecord['result'],
+    detail: string | null,
+  ): number
+  /** Desktop alerts that no console page displayed yet (serve mode), oldest first. */
+  notShown(since: number): AlertRecord[]
+  /** Marks desktop alert log rows as shown by a console page. */
+  markShown(ids: number[], detail: string): number
   log(limit: number, incidentId?: number): AlertRecord[]
   addMute(m: Omit<ConsoleMute, 'id'>, now: number): ConsoleMute
   removeMute(id: number): boolean
   mutes(now: number): ConsoleMute[]
 }
+
+export interface OutboxRow {
+  id: number
+  channel: string
+  alert: Alert
+}
+
+interface LogRow {
+  id: number
+  t: number
+  incident_id: number | null
+  rule: string
+  subject: string
+  kind: AlertRecord['kind']
+  title: string
+  channel: string
+  result: AlertRecord['result']
+  detail: string | null
+  events: string | null
+}
+
+const toRecord = (r: LogRow): AlertRecord => ({
+  id: r.id,
+  t: r.t,
+  rule: r.rule,
+  subject: r.subject,
+  kind: r.kind,
+  title: r.title,
+  channel: r.channel,
+  result: r.result,
+  detail: r.detail,
+  incidentId: r.incident_id,
+  ...(r.events ? { events: JSON.parse(r.events) as string[] } : {}),
+})
+
+const cursorKey = 'alerts.event_cursor'
 
 interface IncidentRow {
   id: number
@@ -33,6 +89,7 @@ interface IncidentRow {
   detail: string
   opened_at: number
   closed_at: number | null
+  closed_reason: string | null
   alerts: number
 }
 
@@ -47,6 +104,7 @@ const toIncident = (r: IncidentRow): Incident => ({
   openedAt: r.opened_at,
   closedAt: r.closed_at,
   durationMs: r.closed_at === null ? null : r.closed_at - r.opened_at,
+  closedReason: r.closed_at === null ? null : (r.closed_reason ?? 'recovered'),
   alerts: r.alerts,
 })
 
@@ -55,11 +113,27 @@ export function createAlertStore(db: Database): AlertStore {
     `INSERT INTO alert_incidents (rule, subject, service_id, severity, title, detail, opened_at)
      VALUES (@rule, @subject, @serviceId, @severity, @title, @detail, @openedAt)`,
   )
-  const close = db.prepare(`UPDATE alert_incidents SET closed_at = ? WHERE id = ? AND closed_at IS NULL`)
+  const close = db.prepare(
+    `UPDATE alert_incidents SET closed_at = ?, closed_reason = ? WHERE id = ? AND closed_at IS NULL`,
+  )
   const selectOpen = db.prepare(`SELECT * FROM alert_incidents WHERE closed_at IS NULL ORDER BY opened_at`)
   const insertLog = db.prepare(
-    `INSERT INTO alert_log (t, incident_id, rule, subject, kind, title, channel, result, detail)
-     VALUES (@t, @incidentId, @rule, @subject, @kind, @title, @channel, @result, @detail)`,
+    `INSERT INTO alert_log (t, incident_id, rule, subject, kind, title, channel, result, detail, events)
+     VALUES (@t, @incidentId, @rule, @subject, @kind, @title, @channel, @result, @detail, @events)`,
+  )
+  const readCursor = db.prepare(`SELECT value FROM meta WHERE key = '${cursorKey}'`)
+  const writeCursor = db.prepare(
+    `INSERT INTO meta (key, value) VALUES ('${cursorKey}', CAST(? AS TEXT))
+     ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+  )
+  const insertOutbox = db.prepare(`INSERT INTO alert_outbox (channel, alert, created_at) VALUES (?, ?, ?)`)
+  const deleteOutbox = db.prepare(`DELETE FROM alert_outbox WHERE id = ?`)
+  const selectOutbox = db.prepare(`SELECT id, channel, alert FROM alert_outbox ORDER BY id`)
+  const queueAll = db.transaction(
+    (items: { alert: Alert; channel: string }[], cursor: number | null, at: number) => {
+      for (const i of items) insertOutbox.run(i.channel, JSON.stringify(i.alert), at)
+      if (cursor !== null) writeCursor.run(cursor)
+    },
   )
   const countAlert = db.prepare(
     `UPDATE alert_incidents SET alerts = alerts + 1, last_alert_at = ? WHERE id = ?`,
@@ -71,13 +145,22 @@ export function createAlertStore(db: Database): AlertStore {
   const dropEnded = db.prepare(`DELETE FROM alert_mutes WHERE to_t < ?`)
   const selectMutes = db.prepare(`SELECT * FROM alert_mutes WHERE to_t >= ? ORDER BY from_t`)
   const recordOne = db.transaction((alert: Alert, channel: string, result: string, detail: string | null) => {
-    insertLog.run({ ...alert, channel, result, detail })
+    const events = alert.events ? JSON.stringify(alert.events.map((e) => e.id)) : null
+    const id = Number(insertLog.run({ ...alert, channel, result, detail, events }).lastInsertRowid)
     if (alert.incidentId !== null) countAlert.run(alert.t, alert.incidentId)
+    return id
   })
+  const completeOne = db.transaction(
+    (id: number, alert: Alert, channel: string, result: string, detail: string | null) => {
+      const logId = recordOne(alert, channel, result, detail)
+      deleteOutbox.run(id)
+      return logId
+    },
+  )
 
   return {
     openIncident: (i) => Number(insertIncident.run(i).lastInsertRowid),
-    closeIncident: (id, closedAt) => void close.run(closedAt, id),
+    closeIncident: (id, closedAt, reason) => void close.run(closedAt, reason, id),
     openIncidents: () => (selectOpen.all() as IncidentRow[]).map(toIncident),
     incidents({ serviceId, rule, open, limit }) {
       const where: string[] = []
@@ -95,6 +178,27 @@ export function createAlertStore(db: Database): AlertStore {
       return (db.prepare(sql).all(...params, limit) as IncidentRow[]).map(toIncident)
     },
     record: (alert, channel, result, detail) => recordOne(alert, channel, result, detail),
+    eventCursor: () => Number((readCursor.get() as { value: string } | undefined)?.value ?? 0),
+    queue: (items, cursor, at) => queueAll(items, cursor, at),
+    pending: () =>
+      (selectOutbox.all() as { id: number; channel: string; alert: string }[]).map((r) => ({
+        id: r.id,
+        channel: r.channel,
+        alert: JSON.parse(r.alert) as Alert,
+      })),
+    complete: (id, alert, channel, result, detail) => completeOne(id, alert, channel, result, detail),
+    notShown: (since) =>
+      (
+        db
+          .prepare(`SELECT * FROM alert_log WHERE result = 'not_shown' AND t >= ? ORDER BY t, id LIMIT 1000`)
+          .all(since) as LogRow[]
+      ).map(toRecord),
+    markShown: (ids, detail) => {
+      const mark = db.prepare(
+        `UPDATE alert_log SET result = 'sent', detail = ? WHERE id = ? AND result = 'not_shown'`,
+      )
+      return db.transaction(() => ids.reduce((n, id) => n + mark.run(detail, id).changes, 0))()
+    },
     log(limit, incidentId) {
       const rows = (
         incidentId === undefined
@@ -102,30 +206,8 @@ export function createAlertStore(db: Database): AlertStore {
           : db
               .prepare(`SELECT * FROM alert_log WHERE incident_id = ? ORDER BY t DESC, id DESC LIMIT ?`)
               .all(incidentId, limit)
-      ) as {
-        id: number
-        t: number
-        incident_id: number | null
-        rule: string
-        subject: string
-        kind: AlertRecord['kind']
-        title: string
-        channel: string
-        result: AlertRecord['result']
-        detail: string | null
-      }[]
-      return rows.map((r) => ({
-        id: r.id,
-        t: r.t,
-        rule: r.rule,
-        subject: r.subject,
-        kind: r.kind,
-        title: r.title,
-        channel: r.channel,
-        result: r.result,
-        detail: r.detail,
-        incidentId: r.incident_id,
-      }))
+      ) as LogRow[]
+      return rows.map(toRecord)
     },
     addMute(m, now) {
       dropEnded.run(now)

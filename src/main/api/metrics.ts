@@ -58,6 +58,14 @@ export function metricsFor(ctx: AppContext, services: Services): () => Promise<s
     c.status === 'down' || c.status === 'stalled' || c.status === 'wrong_network' ? 0 : 1,
   )
   perChain('watchdesk_chain_peers', 'net_peerCount, where the node allows it', (c) => c.peers)
+  perChain(
+    'watchdesk_chain_sources_counted',
+    'Sources (the service node and its references) whose head counts in the corroborated head',
+    (c) => (c.status === 'not_configured' ? null : c.sources.filter((s) => s.state === 'counted').length),
+  )
+  perChain('watchdesk_chain_sources_disagree', '1 while the sources of the chain disagree', (c) =>
+    c.status === 'not_configured' ? null : c.corroboration.state === 'disagree' ? 1 : 0,
+  )
   new Counter({
     name: 'watchdesk_chain_reorgs_total',
     help: 'Reorganisations seen since start',

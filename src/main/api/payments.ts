@@ -1,14 +1,17 @@
-import type { CreatedEndpoint, TestDelivery, paymentsMethods } from '../../shared/contract/payments'
-import { checkHttpsUrl } from '../../shared/payments'
+import type { paymentsMethods } from '../../shared/contract/payments'
 import { ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { AppContext } from '../context'
 import type { Services } from '../services'
 import type { ApiHandlers } from '../transport/dispatch'
+import { connectConsole } from './connect'
+import { deleteEndpoints, listStaleEndpoints } from './stale-endpoints'
+import type { Reach } from './stale-endpoints'
 
 type PaymentsHandlers = Pick<ApiHandlers, keyof typeof paymentsMethods>
 
-/** Payments over its service; "connect this console" is where payments meets the listener. */
+/** Payments over its service; "connect this console" and "clean up endpoints" are where payments
+ * meets the listener (./connect.ts, ./stale-endpoints.ts). */
 export function paymentsApi(ctx: AppContext, services: Services): PaymentsHandlers {
   const { payments } = services
   const changed = () => ctx.push.publish('payments.changed', { at: Date.now() })
@@ -19,9 +22,9 @@ export function paymentsApi(ctx: AppContext, services: Services): PaymentsHandle
   }
   return {
     'payments.status': () => payments.status(),
-    'payments.keys.set': async ({ name, key, activate }) =>
-      thenStatus(await payments.setKey(name, key, activate)),
-    'payments.keys.test': ({ name }) => payments.testKey(name ? { keyName: name } : {}),
+    'payments.keys.set': async ({ name, key, activate, keep }) =>
+      thenStatus(await payments.setKey(name, key, activate, keep)),
+    'payments.keys.test': ({ name }) => payments.testKey(name ? { keyName: name } : {}, true),
     'payments.publicUrl.check': async () => ok(await services.publicUrl.checkNow()),
     'payments.keys.remove': async ({ name }) => thenStatus(await payments.removeKey(name)),
     'payments.keys.select': async ({ name }) => thenStatus(await payments.selectKey(name)),
@@ -33,56 +36,19 @@ export function paymentsApi(ctx: AppContext, services: Services): PaymentsHandle
     'payments.webhooks.list': () => payments.listEndpoints(),
     'payments.webhooks.create': ({ confirmLive, ...input }) => payments.createEndpoint(input, confirmLive),
     'payments.webhooks.delete': ({ id, confirmLive }) => payments.deleteEndpoint(id, confirmLive),
-    'payments.webhooks.connect': async ({ publicUrl, events, description, confirmLive }) => {
-      const url = checkHttpsUrl(publicUrl)
-      if (!url.ok) return url
-      // A bare tunnel address forwards to the listener's root; its webhooks are under /webhooks.
-      const target = new URL(url.value)
-      if (target.pathname === '/') target.pathname = '/webhooks'
-      const created = await payments.createEndpoint(
-        { url: target.toString(), events, description: description ?? 'watchdesk console listener' },
-        confirmLive,
-      )
-      if (!created.ok) return created
-      const test = await deliverThroughPublicUrl(services, created.value, target.toString(), events[0]!)
-      if (created.value.secretStored) {
-        // Kept as listener.publicUrl (one writer) so its reachability is re-checked from now on.
-        const saved = await ctx.updateConfig((config) => {
-          const listener = (config.listener ?? {}) as Record<string, unknown>
-          config.listener = { ...listener, publicUrl: target.toString() }
-        })
-        if (!saved.ok) ctx.log.warn('the public URL was not saved', { problem: saved.error.message })
-        void services.publicUrl.checkNow()
-      }
-      return ok({ ...created.value, test })
-    },
+    'payments.webhooks.connect': (input) => connectConsole(ctx, services, input),
+    'payments.webhooks.stale': () =>
+      listStaleEndpoints(payments, ctx.config().listener.publicUrl ?? null, reachThroughListener(services)),
+    'payments.webhooks.cleanup': ({ ids, confirmLive }) => deleteEndpoints(payments, ids, confirmLive),
   }
 }
 
-/** Waits for the listener to pick up the new secret (it refreshes on the keychain's change
- * event), then sends a signed test event to the public URL, as the service will, and reports
- * success only when that event arrived at this listener. */
-async function deliverThroughPublicUrl(
-  services: Services,
-  created: CreatedEndpoint,
-  publicUrl: string,
-  type: string,
-): Promise<TestDelivery> {
-  const endpointId = created.endpoint.id
-  if (!created.secretStored)
-    return {
-      eventId: null,
-      url: publicUrl,
-      sentAt: null,
-      arrivedAt: null,
-      status: null,
-      outcome: 'not_sent',
-      message: 'No test event was sent: the secret is not in the keychain, so the listener cannot verify it.',
-      fix: created.secretProblem,
-    }
-  const { webhooks } = services
-  for (let waited = 0; !webhooks.status().endpoints.includes(endpointId) && waited < 3000; waited += 50) {
-    await new Promise((resolve) => setTimeout(resolve, 50))
+/** In the console the listener's own check is used: an answer from this listener on a path that
+ * is not /webhooks counts as nothing answering there. */
+function reachThroughListener(services: Services): Reach {
+  return async (url) => {
+    const state = await services.webhooks.checkPublicUrl(url, services.env)
+    const answers = state.state === 'reachable' || state.cause === 'elsewhere'
+    return { answers, message: state.message }
   }
-  return webhooks.sendThrough(publicUrl, type, endpointId, services.env)
 }

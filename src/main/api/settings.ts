@@ -1,9 +1,9 @@
 import { Config, ConfigObject } from '../../shared/config'
-import type { FieldProblem, ProjectUidState } from '../../shared/contract/settings'
+import type { FieldProblem, ProjectUidState, SettingsUpdate } from '../../shared/contract/settings'
 import type { settingsMethods } from '../../shared/contract/settings'
 import { maskSecret } from '../../shared/mask'
 import { ok } from '../../shared/result'
-import { readProjectUid } from '../chains'
+import { readProjectUid, testReference, uidScrubber } from '../chains'
 import { testRpcBase } from '../chains/probe'
 import { splitKey } from '../config'
 import { setPath, unsetPath } from '../config/dotted'
@@ -25,6 +25,28 @@ export function settingsApi(ctx: AppContext, services: Services): SettingsHandle
       ? { stored: true, masked: maskSecret(entry.secret), source: entry.source, problem: null }
       : { stored: false, masked: null, source: null, problem: null }
   }
+  /** Checks the change against the file's schema first (each message names its field), then
+   * writes it through the one writer. */
+  const save = async (apply: (saved: Record<string, unknown>) => void): Promise<SettingsUpdate> => {
+    const draft = structuredClone(ctx.loadedConfig().saved)
+    apply(draft)
+    const parsed = Config.safeParse(draft)
+    if (!parsed.success)
+      return {
+        saved: false,
+        problems: parsed.error.issues.map((issue) => ({
+          key: issue.path.map(String).join('.'),
+          message: issue.message,
+        })),
+        configStatus: ctx.configStore.status(),
+      }
+    const written = await ctx.updateConfig(apply)
+    return {
+      saved: written.ok,
+      problems: written.ok ? [] : [{ key: '', message: written.error.message }],
+      configStatus: ctx.configStore.status(),
+    }
+  }
   return {
     'settings.update': async ({ set, unset }) => {
       const problems: FieldProblem[] = []
@@ -44,22 +66,30 @@ export function settingsApi(ctx: AppContext, services: Services): SettingsHandle
           if (c.unset) unsetPath(saved, c.parts)
           else setPath(saved, c.parts, structuredClone(c.value))
       }
-      if (problems.length === 0) {
-        // The same schema as the file, checked here first so each message names its field.
-        const draft = structuredClone(ctx.loadedConfig().saved)
-        apply(draft)
-        const parsed = Config.safeParse(draft)
-        if (!parsed.success)
-          for (const issue of parsed.error.issues)
-            problems.push({ key: issue.path.map(String).join('.'), message: issue.message })
-      }
       if (problems.length > 0) return ok({ saved: false, problems, configStatus: ctx.configStore.status() })
-      const written = await ctx.updateConfig(apply)
-      return ok({
-        saved: written.ok,
-        problems: written.ok ? [] : [{ key: '', message: written.error.message }],
-        configStatus: ctx.configStore.status(),
-      })
+      return ok(await save(apply))
+    },
+    'settings.references.add': async ({ serviceId, name, url, headers }) =>
+      ok(
+        await save((saved) => {
+          const chain = chainEntry(saved, serviceId)
+          const list = adoptReferenceUrl(chain)
+          list.push({ name: name.trim(), url: url.trim(), ...(headers ? { headers } : {}) })
+          chain.references = list
+        }),
+      ),
+    'settings.references.remove': async ({ serviceId, name }) =>
+      ok(
+        await save((saved) => {
+          const chain = chainEntry(saved, serviceId)
+          const list = adoptReferenceUrl(chain).filter((r) => r.name !== name)
+          if (list.length > 0) chain.references = list
+          else delete chain.references
+        }),
+      ),
+    'settings.test.reference': async (input) => {
+      const { uid } = await readProjectUid(ctx.secrets)
+      return ok(await testReference(ctx.config(), input, uidScrubber(uid)))
     },
     'settings.test.api': async ({ apiBaseUrl }) => {
       const candidate = apiBaseUrl?.trim()
@@ -75,6 +105,8 @@ export function settingsApi(ctx: AppContext, services: Services): SettingsHandle
             code: null,
             missingScopes: [],
             businesses: [],
+            features: [],
+            refused: false,
             message: `apiBaseUrl: ${valid.error.issues[0]?.message ?? 'not a URL'}.`,
           })
       }
@@ -107,4 +139,24 @@ export function settingsApi(ctx: AppContext, services: Services): SettingsHandle
       return ok(await projectUid())
     },
   }
+}
+
+type SavedReference = { name: string; url: string; headers?: Record<string, string> }
+
+/** The saved `chains.<id>` object, created when missing. */
+function chainEntry(saved: Record<string, unknown>, serviceId: number): Record<string, unknown> {
+  const chains = (saved.chains ??= {}) as Record<string, Record<string, unknown>>
+  return (chains[String(serviceId)] ??= {})
+}
+
+/** The saved references, with the older `referenceUrl` moved in as the one named "reference"
+ * (the list is the one place references live once the operator edits them). */
+function adoptReferenceUrl(chain: Record<string, unknown>): SavedReference[] {
+  const list = Array.isArray(chain.references) ? [...(chain.references as SavedReference[])] : []
+  if (typeof chain.referenceUrl === 'string') {
+    if (!list.some((r) => r.name === 'reference'))
+      list.unshift({ name: 'reference', url: chain.referenceUrl })
+    delete chain.referenceUrl
+  }
+  return list
 }

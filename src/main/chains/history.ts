@@ -77,6 +77,17 @@ export function createChainHistory(db: Database, options: ChainHistoryOptions = 
     `SELECT hour, polls, up FROM chain_uptime WHERE service_id = ? AND hour >= ? ORDER BY hour`,
   )
   const dropUptime = db.prepare(`DELETE FROM chain_uptime WHERE hour < ?`)
+  const selectFirstSample = db.prepare(
+    `SELECT min(t) AS t FROM chain_samples WHERE service_id = ? AND t >= ?`,
+  )
+  /** The first poll on record since `from`: its sample's time when the sample is still kept (to the
+   * millisecond), else the start of the first hour with polls. */
+  const firstPoll = (serviceId: number, rows: { hour: number; polls: number }[], from: number) => {
+    const firstHour = rows.find((r) => r.polls > 0)?.hour ?? null
+    if (firstHour === null) return null
+    const sample = (selectFirstSample.get(serviceId, from) as { t: number | null }).t
+    return sample !== null && sample >= firstHour && sample < firstHour + hourMs ? sample : firstHour
+  }
   const recordAll = db.transaction((rows: Row[]) => {
     for (const row of rows) {
       insert.run(row)
@@ -161,7 +172,15 @@ export function createChainHistory(db: Database, options: ChainHistoryOptions = 
         const r = byHour.get(t)
         return { t, polls: r?.polls ?? 0, up: r?.up ?? 0 }
       })
-      return { serviceId, ratio24h: ratio(24), ratio7d: ratio(7 * 24), ratio30d: ratio(30 * 24), hours }
+      return {
+        serviceId,
+        ratio24h: ratio(24),
+        ratio7d: ratio(7 * 24),
+        ratio30d: ratio(30 * 24),
+        hours,
+        dataSince: firstPoll(serviceId, rows, thisHour - 30 * 24 * hourMs),
+        at,
+      }
     },
     flush: () => void flush(),
     compact(at = now()) {

@@ -24,6 +24,7 @@ export { createRpcClient } from './rpc'
 export { systemPollClock } from '../../shared/clock'
 export type { PollClock } from '../../shared/clock'
 export { createChainHistory } from './history'
+export { testReference } from './reference-test'
 
 export interface ChainsService {
   snapshot(): ChainsSnapshot

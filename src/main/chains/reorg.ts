@@ -25,6 +25,11 @@ export class ReorgWatch {
     return this.seen
   }
 
+  /** Records whether the references hold the service node's new block (see Reorg). */
+  corroborate(seenByReferences: boolean | null): void {
+    if (this.lastReorg) this.lastReorg = { ...this.lastReorg, seenByReferences }
+  }
+
   async observe(
     block: BlockRef,
     t: number,
@@ -46,7 +51,7 @@ export class ReorgWatch {
         lowest = h
       }
       const depth = Math.min(highestKnown, Math.max(block.number, lowest)) - lowest + 1
-      found = { depth, height: lowest, at: new Date(t).toISOString() }
+      found = { depth, height: lowest, at: new Date(t).toISOString(), seenByReferences: null }
       this.lastReorg = found
       this.seen += 1
       for (const h of [...this.hashes.keys()]) if (h >= lowest) this.hashes.delete(h)

@@ -21,7 +21,13 @@ export interface ChainTarget {
   url: string | null
   /** The URL with the uid masked: the only form that leaves the poller. */
   endpoint: string | null
-  referenceUrl: string | null
+  /** Other nodes of the network the head is corroborated against (`referenceUrl` is the first,
+   * named "reference"). Full URLs and headers: never shown; `endpoint` is the masked form. */
+  references: ReferenceTarget[]
+  /** Sources that must reach a height for it to be the chain's head. */
+  quorum: number
+  /** Blocks apart beyond which a source is ahead or behind, or the sources disagree. */
+  disagreeAfterBlocks: number
   intervalMs: number
   timeoutMs: number
   thresholds: Thresholds
@@ -34,7 +40,38 @@ export interface ChainTarget {
   notConfigured: string | null
 }
 
+export interface ReferenceTarget {
+  name: string
+  url: string
+  endpoint: string
+  headers: Record<string, string>
+}
+
 export const defaultTimeoutMs = 4000
+export const defaultQuorum = 2
+
+/** A stall's worth of blocks (at least 10): two honest nodes a few slots apart never reach it. */
+export function defaultDisagreeAfterBlocks(stalledAfterSeconds: number, blockTimeMs: number): number {
+  return Math.max(10, Math.ceil((stalledAfterSeconds * 1000) / blockTimeMs))
+}
+
+/** `references`, with the older `referenceUrl` read as one more reference named "reference". */
+export function referencesOf(own: Config['chains'][string]): ReferenceTarget[] {
+  const listed = (own.references ?? []).map((r) => ({
+    name: r.name,
+    url: r.url,
+    endpoint: maskUrl(r.url),
+    headers: r.headers ?? {},
+  }))
+  if (own.referenceUrl && !listed.some((r) => r.name === 'reference'))
+    listed.unshift({
+      name: 'reference',
+      url: own.referenceUrl,
+      endpoint: maskUrl(own.referenceUrl),
+      headers: {},
+    })
+  return listed
+}
 
 /** `uidProblem`: why the project uid could not be read (the keychain's own sentence), if it could not. */
 export function resolveTargets(
@@ -54,16 +91,20 @@ function resolveTarget(
   const own = config.chains[String(info.serviceId)] ?? {}
   const slug = own.slug ?? info.defaultSlug
   const defaults = defaultThresholds(info.blockTimeMs)
+  const stalledAfterSeconds = own.stalledAfterSeconds ?? defaults.stalledAfterSeconds
   const base = {
     info,
     slug,
     enabled: own.enabled ?? true,
-    referenceUrl: own.referenceUrl ?? null,
+    references: referencesOf(own),
+    quorum: own.quorum ?? defaultQuorum,
+    disagreeAfterBlocks:
+      own.disagreeAfterBlocks ?? defaultDisagreeAfterBlocks(stalledAfterSeconds, info.blockTimeMs),
     intervalMs: own.pollIntervalMs ?? config.pollIntervalMs,
     timeoutMs: own.timeoutMs ?? defaultTimeoutMs,
     thresholds: {
       laggingAfterSeconds: own.laggingAfterSeconds ?? defaults.laggingAfterSeconds,
-      stalledAfterSeconds: own.stalledAfterSeconds ?? defaults.stalledAfterSeconds,
+      stalledAfterSeconds,
     },
     confirmFailures: own.confirmFailures ?? defaultConfirmFailures,
     finalizedLagAfterSeconds:

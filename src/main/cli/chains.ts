@@ -13,6 +13,7 @@ import type { CliIo } from './io'
 
 interface ChainsOptions extends CommonOptions {
   watch?: boolean
+  sources?: boolean
   interval?: number
 }
 
@@ -24,6 +25,10 @@ export function registerChains(program: Command, ctx: CliContext): void {
     )
     .option('--watch', 'keep polling and redraw every poll interval (until Ctrl-C)')
     .option(
+      '--sources',
+      'one row per source of each polled chain: the service node and its references, counted or excluded and why',
+    )
+    .option(
       '--interval <ms>',
       'poll interval for --watch (default: pollIntervalMs)',
       positiveInt('interval', 250),
@@ -34,6 +39,8 @@ export function registerChains(program: Command, ctx: CliContext): void {
     'watchdesk chains',
     'watchdesk chains --json | head -1',
     'watchdesk chains --watch --interval 2000',
+    'watchdesk chains --sources',
+    'watchdesk chains --sources --json',
   )
 }
 
@@ -78,11 +85,14 @@ function report(
   const why = monitored.length === 0 ? nothingMonitored(chains, config, uid, uidProblem) : null
   if (options.json) {
     // One write: a reader that stops after the first line (head -1) ends us between rounds.
-    io.out(chains.map((chain) => JSON.stringify(chain)).join('\n'))
+    const rows = options.sources ? monitored.map(sourcesRow) : chains
+    io.out(rows.map((row) => JSON.stringify(row)).join('\n'))
   } else if (!why) {
-    const lines = [table(chains)]
-    if (chains.some((c) => c.lagEstimated && c.lagBlocks !== null))
-      lines.push('~ lag estimated from block age and block time (no referenceUrl configured)')
+    const lines = options.sources ? sourcesLines(monitored) : [table(chains)]
+    if (!options.sources && chains.some((c) => c.lagEstimated && c.lagBlocks !== null))
+      lines.push(
+        '~ lag estimated from block age and block time (no reference configured, or none passes its checks: watchdesk chains --sources)',
+      )
     if (options.watch) {
       lines.unshift(`watchdesk chains · ${new Date().toISOString().slice(11, 19)} · Ctrl-C ends`)
       // Redraw in place on a terminal; a plain stream (a file, a pipe) gets one block per round.
@@ -155,4 +165,50 @@ function table(chains: ChainStatus[]): string {
       c.status === 'healthy' ? (c.endpoint ?? '') : c.reason,
     ]),
   )
+}
+
+/** `--sources --json`: one line per polled chain, its corroborated head and every source. */
+function sourcesRow(c: ChainStatus) {
+  const { serviceId, name, status, head, lagBlocks, lagSeconds, lagEstimated, corroboration, sources } = c
+  return { serviceId, name, status, head, lagBlocks, lagSeconds, lagEstimated, corroboration, sources }
+}
+
+/** `--sources`: every source of every polled chain; an excluded reference is a line of
+ * information (the chain's own status is not changed by it), the disagreement a note. */
+function sourcesLines(chains: ChainStatus[]): string[] {
+  const rows = chains.flatMap((c) =>
+    c.sources.map((s) => [
+      c.name,
+      s.name,
+      s.state === 'excluded' ? `excluded: ${s.reason?.replace('_', ' ')}` : s.state,
+      s.head,
+      s.distance === null ? null : s.distance > 0 ? `+${s.distance}` : s.distance,
+      s.latencyMs === null ? null : Math.round(s.latencyMs),
+      `${s.errors + s.rateLimited}/${s.polls}`,
+      s.since && s.state !== 'checking' ? s.since.slice(11, 19) : null,
+      s.endpoint,
+      s.detail,
+    ]),
+  )
+  const lines = [
+    formatTable(
+      [
+        'chain',
+        'source',
+        'state',
+        'head',
+        'distance',
+        'latency ms',
+        'errors/polls 15m',
+        'since (UTC)',
+        'endpoint',
+        'why',
+      ],
+      rows,
+      [false, false, false, true, true, true, true, false, false, false],
+    ),
+  ]
+  for (const c of chains)
+    if (c.corroboration.state !== 'corroborated') lines.push(`${c.name}: ${c.corroboration.note}`)
+  return lines
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { validPrefixesSentence } from '../../shared/payments'
+import type { KeyTest } from '../../shared/contract/payments'
 import type { PaymentsService } from '../payments'
 import type { CliContext } from './common'
 import { configExit, example, withCommon } from './common'
@@ -34,8 +35,13 @@ export function registerKeys(program: Command, ctx: CliContext): void {
     .argument('<name>', 'a name for the key, e.g. main')
     .argument('[key]', 'refused: pipe the key instead')
     .option('--activate', 'make it the active key')
+    .option('--keep', 'store it even when the service refuses it (remove it later with "keys remove NAME")')
     .action(
-      async (name: string, key: string | undefined, options: CommonOptions & { activate?: boolean }) => {
+      async (
+        name: string,
+        key: string | undefined,
+        options: CommonOptions & { activate?: boolean; keep?: boolean },
+      ) => {
         if (key !== undefined)
           return ctx.exit(
             failure(
@@ -45,7 +51,8 @@ export function registerKeys(program: Command, ctx: CliContext): void {
               exitCodes.usage,
             ),
           )
-        ctx.exit(await withService((p, io) => setKey(p, io, name, options.activate === true, ctx))(options))
+        const flags = { activate: options.activate === true, keep: options.keep === true }
+        ctx.exit(await withService((p, io) => setKey(p, io, name, flags, ctx))(options))
       },
     )
   example(
@@ -96,7 +103,7 @@ async function setKey(
   payments: PaymentsService,
   io: CliIo,
   name: string,
-  activate: boolean,
+  flags: { activate: boolean; keep: boolean },
   ctx: CliContext,
 ): Promise<ExitCode> {
   let secret: string
@@ -113,39 +120,39 @@ async function setKey(
       'No key arrived on stdin; nothing was stored. Pipe the key or type it at the prompt.',
       exitCodes.usage,
     )
-  const stored = await payments.setKey(name, secret, activate)
+  // Tested before it is stored: a key the service refuses is not kept unless --keep.
+  const stored = await payments.setKey(name, secret, flags.activate, flags.keep)
   if (!stored.ok) return failWith(io, 'keys', stored.error)
-  const k = stored.value
+  const { key: k, test } = stored.value
   const mark = k.kind === 'live' ? 'LIVE  ' : ''
   io.out(
     `${mark}stored ${k.kind} key "${k.name}" (${k.masked}) in the OS keychain as api-key:${k.name}${k.active ? '; it is the active key' : ''}`,
   )
   if (k.kind === 'live') io.out(`${mark}This is a LIVE key: writes move real funds and ask for confirmation.`)
-  return reportKeyTest(payments, io, k.name, mark)
+  if (test === null) {
+    io.out(
+      `${mark}not tested yet: apiBaseUrl is not set (watchdesk config set apiBaseUrl URL), then: watchdesk keys set ${name}`,
+    )
+    return exitCodes.ok
+  }
+  return reportKeyTest(io, test, mark)
 }
 
-/** A key is tested when stored: one GET /v1/wallets says whether it works, which scopes the service
- * says are missing, and which businesses it reaches. Stored either way; exit 1 when it does not work. */
-async function reportKeyTest(
-  payments: PaymentsService,
-  io: CliIo,
-  name: string,
-  mark: string,
-): Promise<ExitCode> {
-  const tested = await payments.testKey({ keyName: name })
-  if (!tested.ok) {
-    io.out(`${mark}not tested: ${tested.error.message}`)
-    return exitCodes.ok
-  }
-  const t = tested.value
-  if (!t.works && t.baseUrl === null) {
-    io.out(`${mark}not tested yet: ${t.message}`)
-    return exitCodes.ok
-  }
+/** What the test said: whether the key works, the businesses it reaches, and for each feature the
+ * scope it lacks. Exit 1 when it does not work or lacks a scope. */
+function reportKeyTest(io: CliIo, t: KeyTest, mark: string): ExitCode {
   if (t.baseUrlNote) io.out(`${mark}${t.baseUrlNote}`)
+  if (t.refused)
+    io.out(
+      `${mark}kept although the service refused it (--keep); remove it with: watchdesk keys remove ${t.keyName ?? 'NAME'}`,
+    )
   io.out(`${mark}${t.works ? 'tested' : 'test failed'}: ${t.message}`)
-  if (t.missingScopes.length > 0) io.out(`${mark}missing scopes: ${t.missingScopes.join(', ')}`)
-  return t.works ? exitCodes.ok : exitCodes.problem
+  const lacking = t.features.filter((f) => f.state === 'missing')
+  if (lacking.length > 0) {
+    io.out(`${mark}missing scopes: ${t.missingScopes.join(', ')}`)
+    for (const f of lacking) io.out(`${mark}  ${f.label}: needs ${f.scope}`)
+  } else if (t.missingScopes.length > 0) io.out(`${mark}missing scopes: ${t.missingScopes.join(', ')}`)
+  return t.works && t.missingScopes.length === 0 ? exitCodes.ok : exitCodes.problem
 }
 
 async function listKeys(payments: PaymentsService, io: CliIo, json: boolean): Promise<ExitCode> {

@@ -1,8 +1,9 @@
 import type { Command } from 'commander'
 import { knownEventTypes } from '../../shared/payments'
 import type { PaymentsService } from '../payments'
+import { deleteEndpoints, listStaleEndpoints, reachByProbe } from '../api/stale-endpoints'
 import type { CliContext, CliDeps } from './common'
-import { configExit, example, withCommon } from './common'
+import { configExit, configFor, example, withCommon } from './common'
 import { exitCodes, failWith, failure } from './exit'
 import type { ExitCode } from './exit'
 import { formatTable } from './io'
@@ -58,6 +59,80 @@ export function registerWebhooks(program: Command, ctx: CliContext): void {
       ctx.exit(await run(options, ctx, 'delete', (p, io) => deleteEndpoint(p, io, id, options, ctx.deps))),
     )
   example(remove, 'watchdesk webhooks delete wh_123 --yes')
+
+  const cleanup = withBusiness(withCommon(webhooks.command('cleanup')))
+    .description(
+      'List the endpoints this console no longer needs: a second endpoint for listener.publicUrl, one that "Connect this console" registered for an earlier public URL, one whose URL nothing answers at. With ids (or --all) delete those, with their secrets.',
+    )
+    .argument('[ids...]', 'endpoint ids from the list to delete')
+    .option('--all', 'delete every endpoint the list proposes')
+    .option('--yes', 'do not ask, even with a live key')
+    .action(async (ids: string[], options: WriteOptions & { all?: boolean }) =>
+      ctx.exit(
+        await run(options, ctx, 'cleanup', (p, io, json) => cleanupEndpoints(p, io, json, ids, options, ctx)),
+      ),
+    )
+  example(
+    cleanup,
+    'watchdesk webhooks cleanup',
+    'watchdesk webhooks cleanup --all --yes',
+    'watchdesk webhooks cleanup wh_1 wh_2',
+  )
+}
+
+async function cleanupEndpoints(
+  payments: PaymentsService,
+  io: CliIo,
+  json: boolean,
+  ids: string[],
+  options: WriteOptions & { all?: boolean },
+  ctx: CliContext,
+): Promise<ExitCode> {
+  const loaded = configFor(options, io)
+  if (!loaded.ok) return failure(io, 'webhooks', loaded.error.message, loaded.error.exit)
+  const publicUrl = loaded.value.config.listener.publicUrl ?? null
+  const found = await listStaleEndpoints(payments, publicUrl, reachByProbe(io.env))
+  if (!found.ok) return failWith(io, 'webhooks', found.error)
+  const { stale, total } = found.value
+  const proposed = new Set(stale.map((s) => s.endpoint.id))
+  const chosen = options.all === true ? [...proposed] : ids
+  const unknown = chosen.filter((id) => !proposed.has(id))
+  if (unknown.length > 0)
+    return failure(
+      io,
+      'webhooks',
+      `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not among the endpoints to clean up; "watchdesk webhooks delete ID" deletes any endpoint.`,
+      exitCodes.usage,
+    )
+  if (chosen.length === 0) {
+    if (json) io.out(JSON.stringify({ stale, total }, null, 2))
+    else if (stale.length === 0)
+      io.out(
+        `Nothing to clean up: none of the ${total} endpoint(s) is a duplicate, an earlier URL of this console or unreachable.`,
+      )
+    else {
+      io.out(
+        formatTable(
+          ['id', 'reason', 'url', 'why'],
+          stale.map((s) => [s.endpoint.id, s.reason, s.endpoint.url ?? '—', s.message]),
+        ),
+      )
+      io.out('Delete them with: watchdesk webhooks cleanup ID… (or --all)')
+    }
+    return exitCodes.ok
+  }
+  const asked = await confirmLive(payments, options, ctx.deps, `Delete ${chosen.length} webhook endpoint(s)`)
+  if (!asked.go) return cancelled(io, asked.message)
+  const done = await deleteEndpoints(payments, chosen, asked.confirmed)
+  if (!done.ok) return failWith(io, 'webhooks', done.error)
+  const result = done.value
+  if (json) io.out(JSON.stringify(result, null, 2))
+  else {
+    for (const d of result.deleted)
+      io.out(`deleted ${d.id}${d.secretRemoved ? ' and removed its secret from the keychain' : ''}`)
+    for (const f of result.failed) io.err(`watchdesk webhooks: ${f.id} not deleted: ${f.message}`)
+  }
+  return result.failed.length > 0 ? exitCodes.problem : exitCodes.ok
 }
 
 type Action = (payments: PaymentsService, io: CliIo, json: boolean) => Promise<ExitCode>

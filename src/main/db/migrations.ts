@@ -6,6 +6,7 @@ import { migration005 } from './migrations/005-alerts'
 import { migration006 } from './migrations/006-relay-and-sources'
 import { migration007 } from './migrations/007-forward-outbox'
 import { migration008 } from './migrations/008-relay-token-scopes'
+import { migration009 } from './migrations/009-alert-outbox'
 import type { Migration } from './migrations/migration'
 
 export type { Migration } from './migrations/migration'
@@ -21,4 +22,5 @@ export const migrations: Migration[] = [
   migration006,
   migration007,
   migration008,
+  migration009,
 ]

@@ -77,7 +77,16 @@ export interface ForwardOptions {
 
 type ForwardContext = Pick<
   AppContext,
-  'db' | 'config' | 'onConfigChange' | 'secrets' | 'log' | 'push' | 'storage' | 'saveConfig' | 'loadedConfig'
+  | 'db'
+  | 'config'
+  | 'onConfigChange'
+  | 'secrets'
+  | 'log'
+  | 'push'
+  | 'committed'
+  | 'storage'
+  | 'saveConfig'
+  | 'loadedConfig'
 >
 
 /** Reads `forward-secret:<name>` of each configured target (null where none is stored). */
@@ -186,8 +195,8 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
   const offSecrets = ctx.secrets.onChange((account) => {
     if (account.startsWith(accounts.forwardSecret(''))) void applyConfig(ctx.config())
   })
-  const offPush = ctx.push.subscribe((message) => {
-    if (message.topic !== 'events.appended') return
+  // Woken by every committed batch (the lossless channel, not the screen's batched push).
+  const offCommitted = ctx.committed.subscribe(() => {
     syncSecrets()
     dispatcher.kick()
   })
@@ -305,7 +314,7 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
     async stop() {
       offConfig()
       offSecrets()
-      offPush.dispose()
+      offCommitted.dispose()
       clearInterval(pushTimer)
       clearInterval(secretsTimer)
       let queued = 0

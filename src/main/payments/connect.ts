@@ -30,7 +30,7 @@ export interface ConnectDeps {
  * this key when it was following another. */
 export async function connectActiveKey(
   deps: ConnectDeps,
-  override: { keyName?: string; baseUrl?: string } = {},
+  override: ConnectOverride = {},
 ): Promise<Result<Connection>> {
   const config = deps.settings.config()
   const baseUrl = override.baseUrl ?? config.apiBaseUrl
@@ -40,6 +40,9 @@ export async function connectActiveKey(
       'apiBaseUrl is not set: enter the payments API address in Settings → Connection (or `watchdesk config set apiBaseUrl URL`).',
     )
   }
+  // A key not stored yet (tested before it is kept): nothing to look up in the keychain.
+  if (override.keyName && override.secret !== undefined)
+    return connectKey(deps, baseUrl, override.keyName, override.secret, false)
   const keys = await deps.keys.stored()
   if (!keys.ok) return keys
   const name = override.keyName ?? deps.keys.activeName(keys.value.map((k) => k.name))
@@ -54,16 +57,35 @@ export async function connectActiveKey(
     )
   }
   const stored = keys.value.find((k) => k.name === name)!
-  const kind = keyKindOf(stored.secret)
+  return connectKey(deps, baseUrl, name, stored.secret, true)
+}
+
+export interface ConnectOverride {
+  keyName?: string
+  baseUrl?: string
+  /** The key itself, for a key tested before it is stored (with keyName). */
+  secret?: string
+}
+
+function connectKey(
+  deps: ConnectDeps,
+  baseUrl: string,
+  name: string,
+  secret: string,
+  stored: boolean,
+): Result<Connection> {
+  const config = deps.settings.config()
+  const kind = keyKindOf(secret)
   if (!kind.ok)
     return err(
       'bad_request',
-      `The stored key "${name}" (${maskSecret(stored.secret)}) is not usable. ${validPrefixesSentence}`,
+      `The ${stored ? 'stored ' : ''}key "${name}" (${maskSecret(secret)}) is not usable. ${validPrefixesSentence}`,
     )
-  const key: ApiKey = { name, secret: stored.secret, kind: kind.value }
+  const key: ApiKey = { name, secret, kind: kind.value }
   const { limits } = limitsOf(kind.value, config.apiKeyPlans[name])
   const limiter = deps.rateLimits.limiterFor(name, limits)
-  deps.rateLimits.follow(name, maskSecret(stored.secret))
+  // The published rate-limit state follows the keys in use, not one merely being tried.
+  if (stored) deps.rateLimits.follow(name, maskSecret(secret))
   const businessId = deps.settings.businessId().id
   const client = createPaymentsClient({
     baseUrl,

@@ -68,19 +68,31 @@ export function createKeyRing(
     }
   }
 
+  /** The name and the key checked before anything is sent or stored: the trimmed key. */
+  function check(name: string, key: string): Result<string> {
+    const checked = checkKeyName(name)
+    if (!checked.ok) return checked
+    const secret = key.trim()
+    const kind = keyKindOf(secret)
+    if (!kind.ok) return kind
+    redactFromLogs(secret)
+    return ok(secret)
+  }
+
   return {
     stored,
     activeName,
     describe,
 
+    check,
+
     /** Stores the key; selects it when asked to, or when it is the only one. */
     async set(name: string, key: string, activate = false): Promise<Result<KeyInfo>> {
-      const checked = checkKeyName(name)
+      const checked = check(name, key)
       if (!checked.ok) return checked
-      const secret = key.trim()
+      const secret = checked.value
       const kind = keyKindOf(secret)
       if (!kind.ok) return kind
-      redactFromLogs(secret)
       const written = await secrets.set(accounts.apiKey(name), secret)
       if (!written.ok) return written
       const all = await stored()

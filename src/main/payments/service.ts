@@ -1,12 +1,14 @@
 import type { Config } from '../../shared/config'
-import type { PaymentsStatus, RateLimitState } from '../../shared/contract/payments'
-import { ok } from '../../shared/result'
+import type { KeyInfo, KeyTest, PaymentsStatus, RateLimitState } from '../../shared/contract/payments'
+import { maskSecret } from '../../shared/mask'
+import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
 import type { SecretStore } from '../secrets'
 import { systemClock } from './clock'
 import type { Clock } from './clock'
 import { connectActiveKey } from './connect'
+import type { ConnectOverride } from './connect'
 import { createWebhookEndpoints } from './endpoints'
 import { createKeyRing } from './keys'
 import { createRateLimits } from './rate-limits'
@@ -39,10 +41,43 @@ export function createPaymentsService(deps: PaymentsDeps) {
   const settings = createPaymentsSettings(deps, deps.env)
   const rateLimits = createRateLimits(clock, deps.onRateLimit)
   const keys = createKeyRing(deps.secrets, settings, rateLimits, log)
-  const connectWith = (override: { keyName?: string; baseUrl?: string } = {}) =>
+  const connectWith = (override: ConnectOverride = {}) =>
     connectActiveKey({ settings, keys, rateLimits, clock, log, fetch: deps.fetch }, override)
   const connect = () => connectWith()
   const endpoints = createWebhookEndpoints({ connect, config: settings.config, secrets: deps.secrets, log })
+
+  const endpointPaths = () => ({ listPath: settings.config().webhookEndpoints.listPath })
+
+  /** Tests the key before it is stored (when apiBaseUrl is set): a key the service refuses is not
+   * stored unless `keep`. The answer carries the test, null when there was nothing to test with. */
+  async function setKey(
+    name: string,
+    key: string,
+    activate = false,
+    keep = false,
+  ): Promise<Result<{ key: KeyInfo; test: KeyTest | null }>> {
+    const checked = keys.check(name, key)
+    if (!checked.ok) return checked
+    const secret = checked.value
+    const test = settings.config().apiBaseUrl
+      ? await testKey(connectWith, { keyName: name, secret }, settings.config().apiBaseUrl, endpointPaths())
+      : null
+    const tested = test?.ok ? test.value : null
+    if (tested?.refused && !keep) {
+      const why =
+        tested.status === 401
+          ? `answered 401${tested.code ? ` (${tested.code})` : ''} to GET /v1/wallets`
+          : `answered 403 to each call it was tried with (${tested.features.map((f) => f.scope).join(', ')})`
+      return err(
+        'unauthorized',
+        `The service at ${tested.baseUrl} refused the key "${name}" (${maskSecret(secret)}): it ${why}. It was not stored. Check that the key is whole and meant for that service; to store it anyway: watchdesk keys set ${name} --keep (or tick "keep if refused" in Settings).`,
+        { test: tested },
+      )
+    }
+    const stored = await keys.set(name, secret, activate)
+    if (!stored.ok) return stored
+    return ok({ key: stored.value, test: tested })
+  }
 
   async function status(): Promise<Result<PaymentsStatus>> {
     const keychain = await deps.secrets.status()
@@ -70,16 +105,17 @@ export function createPaymentsService(deps: PaymentsDeps) {
 
   return {
     status,
-    setKey: keys.set,
+    setKey,
     removeKey: keys.remove,
     selectKey: keys.select,
     setPlan: settings.setPlan,
     setBusinesses: settings.setBusinesses,
     setEndpointPaths: settings.setEndpointPaths,
     wallets: () => listWallets(connect),
-    /** One GET /v1/wallets with the named key (or the active one), at this base URL (or apiBaseUrl). */
-    testKey: (override: { keyName?: string; baseUrl?: string } = {}) =>
-      testKey(connectWith, override, settings.config().apiBaseUrl),
+    /** One GET /v1/wallets with the named key (or the active one), at this base URL (or apiBaseUrl);
+     * with `features`, each feature's scope too. */
+    testKey: (override: ConnectOverride = {}, features = false) =>
+      testKey(connectWith, override, settings.config().apiBaseUrl, features ? endpointPaths() : null),
     listEndpoints: endpoints.list,
     createEndpoint: endpoints.create,
     deleteEndpoint: endpoints.remove,

@@ -2,9 +2,8 @@
  * API consoles read it through, and the console side that follows relays as sources. */
 export { startRelay } from './relay'
 export type { RelayOptions, RunningRelay } from './relay'
-export { openRelayStore, parseStoreUrl } from './open'
+export { migratePostgresUrl, openRelayStore, parseStoreUrl } from './open'
 export type { StoreUrl } from './open'
-export { migratePostgresUrl, openPostgresStore, safePostgresUrl } from './pg-store'
 export { openSqliteRelayStore } from './sqlite-store'
 export { createRelayToken, hashToken, metricsTokenChecker } from './tokens'
 export type { RelayStore, SyncEvent, SyncPage, RelayToken, TokenScope, Wakeups } from './store'

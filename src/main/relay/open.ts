@@ -2,7 +2,6 @@ import { resolve } from 'node:path'
 import { err } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
-import { openPostgresStore } from './pg-store'
 import { openSqliteRelayStore } from './sqlite-store'
 import type { RelayStore } from './store'
 
@@ -23,8 +22,17 @@ export function parseStoreUrl(text: string): Result<StoreUrl> {
   )
 }
 
+/** The PostgreSQL client is loaded only for a PostgreSQL store: the desktop app and every other
+ * command start without it. */
 export async function openRelayStore(url: StoreUrl, log?: Logger): Promise<Result<RelayStore>> {
-  return url.kind === 'postgres'
-    ? openPostgresStore(url.url, { log })
-    : openSqliteRelayStore(url.file, { log })
+  if (url.kind === 'sqlite') return openSqliteRelayStore(url.file, { log })
+  const { openPostgresStore } = await import('./pg-store')
+  return openPostgresStore(url.url, { log })
+}
+
+/** `relay migrate` on a PostgreSQL store, with the client loaded for it. */
+export async function migratePostgresUrl(
+  url: string,
+): ReturnType<typeof import('./pg-store').migratePostgresUrl> {
+  return (await import('./pg-store')).migratePostgresUrl(url)
 }

@@ -1,4 +1,5 @@
-import type { EventSummary, ListenerStatus } from '../../shared/contract/events'
+import type { ListenerStatus } from '../../shared/contract/events'
+import type { CommittedEvent } from '../committed'
 import type { SourceState, SourceStatus } from '../../shared/contract/sources'
 import { groupOf } from '../../shared/events'
 import { err, ok } from '../../shared/result'
@@ -7,7 +8,6 @@ import type { AppContext } from '../context'
 import { accounts } from '../secrets'
 import { workerCommitter } from '../webhooks'
 import type { Committer } from '../webhooks'
-import { createBatchedPublisher } from '../webhooks'
 import type { EventParams } from '../webhooks'
 import { parseTime } from '../webhooks'
 import { fetchPage, followStream } from './source-client'
@@ -80,7 +80,6 @@ export function startSources(ctx: AppContext, options: SourcesOptions = {}): Sou
       afterEvent: [...afterSyncedEvent, ...(options.afterEvent ?? [])],
       onRestart: (failure) => log.warn('sources commit worker stopped; starting it again', { ...failure }),
     }))
-  const publisher = createBatchedPublisher((payload) => ctx.push.publish('events.appended', payload))
   const runners = new Map<string, Runner>()
   let pushTimer: NodeJS.Timeout | null = null
   const changed = (urgent: boolean) => {
@@ -150,10 +149,13 @@ export function startSources(ctx: AppContext, options: SourcesOptions = {}): Sou
         return false
       }
       ctx.storage.committed()
-      const summaries: EventSummary[] = []
+      const committed: CommittedEvent[] = []
       result.items.forEach((item, i) => {
         if (item.ok)
-          summaries.push({ ...item.summary, source: item.summary.source ?? (item.duplicate ? null : name) })
+          committed.push({
+            summary: { ...item.summary, source: item.summary.source ?? (item.duplicate ? null : name) },
+            duplicate: item.duplicate,
+          })
         else
           log.warn('a synced event cannot be stored; skipped', {
             source: name,
@@ -170,7 +172,7 @@ export function startSources(ctx: AppContext, options: SourcesOptions = {}): Sou
           ctx.storage.failed('source cursor write', error)
         }
       }
-      if (summaries.length > 0) publisher.add(summaries)
+      ctx.committed.publish({ origin: { kind: 'source', source: name }, events: committed })
       synced += page.events.length
       lastContactAt = Date.now()
       if (remaining !== null) remaining = Math.max(0, remaining - page.events.length)
@@ -390,7 +392,6 @@ export function startSources(ctx: AppContext, options: SourcesOptions = {}): Sou
       for (const runner of runners.values()) await runner.stop()
       runners.clear()
       if (pushTimer) clearTimeout(pushTimer)
-      publisher.stop()
       await committer?.close()
     },
   }

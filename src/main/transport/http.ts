@@ -32,6 +32,8 @@ export interface ConsoleServerOptions {
 export interface ConsoleServer {
   listen(port: number, host?: string): Promise<Result<{ port: number; url: string }>>
   close(): Promise<void>
+  /** Push streams open now: console pages that receive live updates (and desktop alerts). */
+  streams(): number
 }
 
 const statusOf: Record<ErrorCode, number> = {
@@ -150,6 +152,7 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
   }
 
   return {
+    streams: () => streams.size,
     listen: (wantedPort, host = '127.0.0.1') =>
       new Promise((resolveListen) => {
         const onError = (error: NodeJS.ErrnoException) => {

@@ -5,13 +5,13 @@ import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { AppContext } from '../context'
 import { workerCommitter } from './committer'
-import { createBatchedPublisher, createIngest } from './ingest'
+import { createIngest } from './ingest'
 import { startListener } from './listener'
 import type { ListenerCounters, ListenerHooks } from './listener'
 import { loadSecretsCache } from './secrets-cache'
 import { randomBytes } from 'node:crypto'
 import type { PublicUrlState, TestDelivery } from '../../shared/contract/payments'
-import { answeredByListener, explainElsewhere, explainFailure, probe } from './public-url'
+import { answeredByListener, explainElsewhere, explainFailure, explainPath, probe } from './public-url'
 import { sampleEnvelope, sendTestEvent } from './send'
 import { signBody } from './verify'
 import type { SentTestEvent } from './send'
@@ -20,12 +20,12 @@ import { createEventStore } from './store'
 import type { EventStore } from './store'
 
 export { sendTestEvent, sampleEnvelope } from './send'
-export { listenerIdentityHeader } from './public-url'
+export { listenerIdentityHeader, probe, explainFailure } from './public-url'
 export type { SendTestEventOptions, SentTestEvent } from './send'
 export { signBody, verifySignature, parseEnvelope } from './verify'
 export type { Envelope } from './verify'
 export { createEventStore, filterClause } from './store'
-export type { EventStore } from './store'
+export type { EventHead, EventStore } from './store'
 // Parts a receiver is built from (the relay: the same listener, ingest and commit path over another store).
 export { createIngest, createBatchedPublisher } from './ingest'
 export { startListener } from './listener'
@@ -75,6 +75,7 @@ export interface WebhookOptions {
 }
 
 const aliveEveryMs = 15_000
+const origin = { kind: 'listener' } as const
 const probeEveryMs = 2_000
 
 /** Listener → verify → deduplicate → group commit → push, for the app and serve mode. The store
@@ -87,12 +88,12 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
   const counters: ListenerCounters = { accepted: 0, duplicates: 0, rejected: 0, conflicts: 0, unavailable: 0 }
   const latency = new LatencyWindow()
   const authorizationLatency = new LatencyWindow()
-  const publisher = createBatchedPublisher((payload) => ctx.push.publish('events.appended', payload))
   const committer = workerCommitter(ctx.db.name, {
     afterEvent: options.afterEvent,
     onRestart: (failure) => log.warn('commit worker stopped; starting it again', { ...failure }),
   })
-  const ingest = createIngest(committer, log, (summaries) => publisher.add(summaries), {
+  // Committed batches go to the committed-events channel (lossless); the screen's push is one of its subscribers.
+  const ingest = createIngest(committer, log, (events) => ctx.committed.publish({ origin, events }), {
     committed: () => ctx.storage.committed(),
     failed: (failure) => ctx.storage.failed('webhook commit', failure),
   })
@@ -280,7 +281,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
         ...sent,
         arrivedAt: null,
         status: answer.status,
-        outcome: ours ? 'refused' : 'elsewhere',
+        outcome: ours ? (answer.status === 404 ? 'path' : 'refused') : 'elsewhere',
         ...explainElsewhere(target, answer, url, ours),
       }
     },
@@ -288,23 +289,27 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
       const target = new URL(publicUrl)
       const checkedAt = Date.now()
       const answer = await probe(target, { method: 'HEAD', env, timeoutMs: 5_000 })
-      if (answer.kind === 'failed')
-        return { url: publicUrl, state: 'unreachable', checkedAt, ...explainFailure(target, answer, url) }
-      if (answeredByListener(answer.headers, identity))
+      const unreachable = (
+        cause: NonNullable<PublicUrlState['cause']>,
+        why: { message: string; fix: string },
+      ) => ({ url: publicUrl, state: 'unreachable', cause, checkedAt, ...why }) as const
+      if (answer.kind === 'failed') return unreachable(answer.category, explainFailure(target, answer, url))
+      const ours = answeredByListener(answer.headers, identity)
+      // The listener answers a HEAD on a webhook path with 204 and any other path with 404.
+      if (ours && answer.status === 404) return unreachable('path', explainPath(target, url))
+      if (ours)
         return {
           url: publicUrl,
           state: 'reachable',
+          cause: null,
           checkedAt,
           message: `${target.host} forwards to this console's listener.`,
           fix: null,
         }
-      return {
-        url: publicUrl,
-        state: 'unreachable',
-        checkedAt,
-        message: `${target.host} answered ${answer.status}, but not from this console's listener: another receiver is behind that address.`,
+      return unreachable('elsewhere', {
+        message: `${target.host} answered ${answer.status}, but not from this console's listener: another receiver answered, so the tunnel or proxy forwards somewhere else.`,
         fix: `Point the tunnel or proxy at ${url ? `${url}/webhooks` : "this console's listener"}.`,
-      }
+      })
     },
     async stop() {
       clearInterval(alive)
@@ -313,7 +318,6 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
       await running?.close()
       await ingest.drain()
       await committer.close()
-      publisher.stop()
       secrets.stop()
       try {
         if (run !== null) store.stopRun(run, Date.now())

@@ -1,6 +1,7 @@
 import type { EventSummary, Rejection } from '../../shared/contract/events'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
+import type { CommittedEvent } from '../committed'
 import type { Logger } from '../log'
 import type { Committer, StorageFailure } from './committer'
 import type { EventParams } from './sql'
@@ -41,7 +42,7 @@ const maxRejectionsQueued = 1000
 export function createIngest(
   committer: Committer,
   log: Logger,
-  onCommitted: (summaries: EventSummary[]) => void,
+  onCommitted: (events: CommittedEvent[]) => void,
   storage?: StorageObserver,
 ): Ingest {
   type Pending = { params: EventParams; resolve: (r: Result<CommitOutcome>) => void }
@@ -92,7 +93,7 @@ export function createIngest(
       return
     }
     storage?.committed()
-    const summaries: EventSummary[] = []
+    const summaries: CommittedEvent[] = []
     batch.forEach((b, i) => {
       const item = result.items[i]
       if (!item || !item.ok) {
@@ -100,7 +101,7 @@ export function createIngest(
         log.warn('webhook delivery cannot be stored; answering 400', { id: b.params.id, reason })
         return b.resolve(err('bad_request', reason))
       }
-      summaries.push(item.summary)
+      summaries.push({ summary: item.summary, duplicate: item.duplicate })
       b.resolve(ok({ summary: item.summary, duplicate: item.duplicate, conflict: item.conflict }))
     })
     if (summaries.length > 0) {

@@ -12,6 +12,7 @@ export interface PublicUrlWatch {
 const unset: PublicUrlState = {
   url: null,
   state: 'unchecked',
+  cause: null,
   checkedAt: null,
   message: 'No public URL: use "Connect this console" with the address of a tunnel or reverse proxy.',
   fix: null,

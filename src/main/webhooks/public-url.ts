@@ -139,6 +139,16 @@ export function explainFailure(
   }
 }
 
+/** This listener answered, but not on a webhook path: the tunnel or proxy forwards the URL's path
+ * as it is, and that path is not /webhooks. */
+export function explainPath(url: URL, listenerUrl: string | null): { message: string; fix: string } {
+  const path = url.pathname || '/'
+  return {
+    message: `The path ${path} does not reach /webhooks: this console's listener answered 404 for it through ${url.host}, so the service's deliveries would be refused.`,
+    fix: `Give the public URL with the path the listener expects (https://${url.host}/webhooks), or make the tunnel or proxy forward ${path} to ${listenerUrl ? `${listenerUrl}/webhooks` : "the listener's /webhooks"}.`,
+  }
+}
+
 /** An answer that did not come from this listener, or came without storing the event. */
 export function explainElsewhere(
   url: URL,
@@ -148,10 +158,16 @@ export function explainElsewhere(
 ): { message: string; fix: string } {
   const to = listenerUrl ? `${listenerUrl}/webhooks` : "this console's listener"
   const answer = `${outcome.status}${outcome.body ? ` (${outcome.body.slice(0, 160)})` : ''}`
+  if (fromThisListener && outcome.status === 404) return explainPath(url, listenerUrl)
+  if (fromThisListener && outcome.status === 401)
+    return {
+      message: `This console's listener refused the test event's signature (401) through ${url.host}: the X-Service-Signature header did not arrive intact.`,
+      fix: 'Make the tunnel or proxy pass the X-Service-Signature header and the body unchanged (some proxies drop unknown headers or re-encode bodies).',
+    }
   if (fromThisListener)
     return {
       message: `This console's listener answered ${answer} through ${url.host} but did not store the test event.`,
-      fix: 'Look at the listener’s recent rejections in Events; a signature refused means the secret did not reach the keychain.',
+      fix: 'Look at the listener’s recent rejections in Events for the reason it gave.',
     }
   return {
     message: `${url.host} answered ${answer}, but the test event never arrived at this console's listener: another receiver answered, so the tunnel or proxy forwards somewhere else.`,

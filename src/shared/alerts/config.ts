@@ -71,14 +71,26 @@ export const MuteWindow = z
   )
 export type MuteWindow = z.infer<typeof MuteWindow>
 
+export const defaultDesktopChannel: ChannelConfig = { type: 'desktop', enabled: true }
+
+function withDesktopChannel(channels: Record<string, ChannelConfig | null>): Record<string, ChannelConfig> {
+  const all = 'desktop' in channels ? channels : { ...channels, desktop: defaultDesktopChannel }
+  return Object.fromEntries(
+    Object.entries(all).filter((entry): entry is [string, ChannelConfig] => entry[1] !== null),
+  )
+}
+
 export const AlertsConfig = z
   .object({
+    /** The desktop channel is there unless removed explicitly (`"desktop": null`): adding a
+     * webhook channel does not silently take the desktop notifications away. */
     channels: z
       .record(
         z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'a channel name is letters, digits, _ and -'),
-        ChannelConfig,
+        ChannelConfig.nullable(),
       )
-      .default({ desktop: { type: 'desktop', enabled: true } }),
+      .default({})
+      .transform(withDesktopChannel),
     /** A reminder while an incident lasts, every this many minutes (0: none). */
     repeatMinutes: z.number().min(0).max(10_080).default(60),
     mute: z.array(MuteWindow).default([]),
@@ -89,6 +101,9 @@ export const AlertsConfig = z
     rejectionsPerMinute: z.number().int().min(1).default(10),
     /** Minutes without an event, per endpoint id (`*` for any), before alerting; off when empty. */
     quietMinutes: z.record(z.string(), z.number().min(1)).default({}),
+    /** chain.error_rate and chain.latency need at least this many failed polls (slow answers) in
+     * their window besides the rate (p95) above the limit: one blip is no incident. */
+    minFailures: z.number().int().min(1).max(1000).default(3),
     /** Rule ids switched off. */
     disabledRules: z.array(z.string()).default([]),
   })

@@ -93,7 +93,7 @@ export interface Observation {
   blockAgeSeconds: number | null
   /** Time since the head last advanced, as seen by this poller. */
   sinceHeadAdvancedSeconds: number | null
-  /** Blocks behind the reference node, when one is configured. */
+  /** Blocks behind the corroborated head (docs/chains.md), when references corroborate one. */
   referenceLagBlocks: number | null
   blockTimeMs: number
   /** What eth_syncing answered: null when not syncing or not asked. */
@@ -133,7 +133,7 @@ export function evaluateHealth(o: Observation, t: Thresholds): Evaluation {
   if (o.referenceLagBlocks !== null && o.referenceLagBlocks > laggingBlocks) {
     return {
       status: 'lagging',
-      reason: `${o.referenceLagBlocks} blocks behind the reference node (lagging after ${laggingBlocks}).`,
+      reason: `${o.referenceLagBlocks} blocks behind the corroborated head of its references (lagging after ${laggingBlocks}).`,
     }
   }
   if (staleness !== null && staleness > t.laggingAfterSeconds) {

@@ -1,22 +1,8 @@
-import {
-  arbitrum,
-  astar,
-  aurora,
-  bitTorrent,
-  bsc,
-  classic,
-  cronos,
-  fantom,
-  kaia,
-  mainnet,
-  optimism,
-  polygon,
-} from 'viem/chains'
-import type { Chain } from 'viem'
-
-/** The twelve networks of the node-access service (spec 2.6). Names, native currencies and
- * explorers come from viem's chain definitions; the service's prices, the typical block times
- * and the default path slugs (the spec lists none) are ours. Data only, no I/O. */
+/** The twelve networks of the node-access service (spec 2.6). Ids, names, native currencies and
+ * explorers are viem's chain definitions, copied as data so that no bundle (the renderer's, the
+ * app's, the command line's) carries viem: test/shared/chains-registry.test.ts fails when one of
+ * them no longer equals viem's. The service's prices, the typical block times and the default path
+ * slugs (the spec lists none) are ours. Data only, no I/O. */
 
 export type NodeType = 'Fullnode' | 'Archive Node' | 'Testnet'
 
@@ -43,6 +29,51 @@ export interface ChainInfo {
   defaultSlug: string
   explorerUrl: string
 }
+
+/** The facts of a chain that viem defines (`viem/chains`). */
+interface Chain {
+  id: number
+  name: string
+  nativeCurrency: { name: string; symbol: string; decimals: number }
+  explorerUrl: string
+}
+
+const chain = (
+  id: number,
+  name: string,
+  [currencyName, symbol]: [string, string],
+  explorerUrl: string,
+): Chain => ({ id, name, nativeCurrency: { name: currencyName, symbol, decimals: 18 }, explorerUrl })
+
+/** As viem 2 defines them (viem's export name in the comment). */
+export const viemChains = {
+  kaia: chain(8217, 'Kaia', ['Kaia', 'KAIA'], 'https://kaiascan.io'),
+  classic: chain(61, 'Ethereum Classic', ['ETC', 'ETC'], 'https://blockscout.com/etc/mainnet'),
+  aurora: chain(1313161554, 'Aurora', ['Ether', 'ETH'], 'https://aurorascan.dev'),
+  cronos: chain(25, 'Cronos Mainnet', ['Cronos', 'CRO'], 'https://explorer.cronos.org'),
+  optimism: chain(10, 'OP Mainnet', ['Ether', 'ETH'], 'https://optimistic.etherscan.io'),
+  bitTorrent: chain(199, 'BitTorrent', ['BitTorrent', 'BTT'], 'https://bttcscan.com'),
+  fantom: chain(250, 'Fantom', ['Fantom', 'FTM'], 'https://ftmscan.com'),
+  bsc: chain(56, 'BNB Smart Chain', ['BNB', 'BNB'], 'https://bscscan.com'),
+  polygon: chain(137, 'Polygon', ['POL', 'POL'], 'https://polygonscan.com'),
+  arbitrum: chain(42161, 'Arbitrum One', ['Ether', 'ETH'], 'https://arbiscan.io'),
+  astar: chain(592, 'Astar', ['Astar', 'ASTR'], 'https://astar.subscan.io'),
+  mainnet: chain(1, 'Ethereum', ['Ether', 'ETH'], 'https://etherscan.io'),
+} as const
+const {
+  kaia,
+  classic,
+  aurora,
+  cronos,
+  optimism,
+  bitTorrent,
+  fantom,
+  bsc,
+  polygon,
+  arbitrum,
+  astar,
+  mainnet,
+} = viemChains
 
 interface Entry {
   chain: Chain
@@ -86,7 +117,7 @@ function toInfo(entry: Entry): ChainInfo {
     expectedNetVersion: entry.netVersion ?? String(chain.id),
     expectedChainId: chain.id,
     defaultSlug: entry.slug,
-    explorerUrl: chain.blockExplorers?.default.url ?? '',
+    explorerUrl: chain.explorerUrl,
   }
 }
 

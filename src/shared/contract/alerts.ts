@@ -6,9 +6,21 @@ export const AlertSeverity = z.enum(['critical', 'warning', 'info'])
 export type AlertSeverity = z.infer<typeof AlertSeverity>
 
 /** fired: an incident opened; reminder: it still lasts (`alerts.repeatMinutes`); recovered: it
- * closed (with its duration); event: a one-off (an event type, a reorg); test: "send test". */
-export const AlertKind = z.enum(['fired', 'reminder', 'recovered', 'event', 'test'])
+ * closed because its subject works again (with its duration); closed: it ended without recovering
+ * (its subject was removed, e.g. a relay source); event: a one-off (an event type, a reorg);
+ * test: "send test". */
+export const AlertKind = z.enum(['fired', 'reminder', 'recovered', 'closed', 'event', 'test'])
 export type AlertKind = z.infer<typeof AlertKind>
+
+/** An event an alert covers: its id and type, and where the console shows it. */
+export const AlertedEvent = z.object({
+  id: z.string(),
+  type: z.string(),
+  seq: z.number().int(),
+  /** Opens this event in the console (`#/events/<id>`), when a console can open links. */
+  link: z.string().optional(),
+})
+export type AlertedEvent = z.infer<typeof AlertedEvent>
 
 /** One alert as every channel receives it (the webhook channel POSTs exactly this JSON). */
 export const Alert = z.object({
@@ -24,6 +36,11 @@ export const Alert = z.object({
   incidentId: z.number().int().nullable(),
   /** For recovered: how long the incident lasted. */
   durationMs: z.number().nullable(),
+  /** For an event alert: every event it covers (one, or all of a burst), oldest first. */
+  events: z.array(AlertedEvent).optional(),
+  /** A desktop alert in serve mode: its alert log row, which the page confirms with `alerts.shown`
+   * once it displayed it (until then the log says "not shown"). */
+  logId: z.number().int().optional(),
 })
 export type Alert = z.infer<typeof Alert>
 
@@ -36,9 +53,12 @@ export const AlertRecord = z.object({
   kind: AlertKind,
   title: z.string(),
   channel: z.string(),
-  result: z.enum(['sent', 'failed', 'muted']),
+  /** not_shown: a desktop alert in serve mode that no open console page displayed (yet). */
+  result: z.enum(['sent', 'failed', 'muted', 'not_shown']),
   detail: z.string().nullable(),
   incidentId: z.number().int().nullable(),
+  /** The ids of the events an event alert covers (all of a burst). */
+  events: z.array(z.string()).optional(),
 })
 export type AlertRecord = z.infer<typeof AlertRecord>
 
@@ -53,6 +73,8 @@ export const Incident = z.object({
   openedAt: z.number(),
   closedAt: z.number().nullable(),
   durationMs: z.number().nullable(),
+  /** How it ended: "recovered", or why it closed without recovering ("source removed"); null while open. */
+  closedReason: z.string().nullable(),
   /** Alerts recorded for it (sent, failed or muted) on every channel. */
   alerts: z.number().int(),
 })
@@ -100,6 +122,11 @@ export const Uptime = z.object({
   ratio24h: z.number().nullable(),
   ratio7d: z.number().nullable(),
   ratio30d: z.number().nullable(),
+  /** The first poll on record (within 30 days), null without any: a window that starts before it
+   * is not full, and its ratio covers only `at - dataSince` (describeUptime says so). */
+  dataSince: z.number().nullable(),
+  /** When the figures were computed. */
+  at: z.number(),
   /** The last 24 hours, oldest first, one bar per hour (the heartbeat bar). */
   hours: z.array(UptimeBar),
 })
@@ -130,6 +157,11 @@ export const alertsMethods = {
     z.object({}).strict(),
     z.object({ channels: z.array(ChannelInfo), rules: z.array(RuleInfo) }),
   ),
+  'alerts.channels.secret': method(
+    'Store a channel’s URL (webhook, Slack) or SMTP password (email) in the OS keychain as alert-channel:<name>',
+    z.object({ name: z.string().min(1).max(40), secret: z.string().min(1).max(4096) }).strict(),
+    ChannelInfo,
+  ),
   'alerts.test': method(
     'Sends a test alert to one channel, or to every enabled channel',
     z.object({ channel: z.string().max(40).optional() }).strict(),
@@ -158,6 +190,16 @@ export const alertsMethods = {
     z.object({ id: z.string().max(40) }).strict(),
     z.object({ removed: z.boolean() }),
   ),
+  'alerts.shown': method(
+    'A console page displayed these desktop alerts (alert log ids): the log records them as shown',
+    z.object({ ids: z.array(z.number().int()).min(1).max(1000) }).strict(),
+    z.object({ marked: z.number().int() }),
+  ),
+  'alerts.missed': method(
+    'Desktop alerts of the last 24 hours that no console page displayed (serve mode), oldest first',
+    z.object({}).strict(),
+    z.object({ records: z.array(AlertRecord) }),
+  ),
   'alerts.uptime': method(
     'Uptime of one chain over 24 h, 7 days and 30 days, and the last 24 hours hour by hour',
     z.object({ serviceId: z.number().int().positive() }).strict(),
@@ -167,7 +209,8 @@ export const alertsMethods = {
 
 export const alertsPushes = {
   /** Every alert for the `desktop` channel: the desktop shell shows it as a notification; in serve
-   * mode the page shows it with the browser's Notification API while it is open. */
+   * mode the page shows it with the browser's Notification API and confirms it (`alerts.shown`
+   * with its `logId`); what no page showed, the next page that opens asks for (`alerts.missed`). */
   'alerts.alert': Alert,
   /** Something changed in incidents or the alert log: views reload their lists. */
   'alerts.changed': z.object({ openIncidents: z.number().int() }),

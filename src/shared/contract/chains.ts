@@ -32,6 +32,14 @@ export const PollQuality = z.object({
   p95Ms: z.number().nullable(),
   errorRateAbove: z.number(),
   p95AboveMs: z.number(),
+  /** Answers slower than p95AboveMs in the window. */
+  slow: z.number().int(),
+  /** The first failed poll and the first slow answer still in the window (ms since the epoch):
+   * where an error-rate or latency incident starts. */
+  firstErrorAt: z.number().nullable(),
+  firstSlowAt: z.number().nullable(),
+  /** The span the window's polls cover (up to 15 min): shorter after a start. */
+  coveredMs: z.number(),
 })
 export type PollQuality = z.infer<typeof PollQuality>
 
@@ -41,8 +49,70 @@ export const Reorg = z.object({
   /** The lowest height that changed. */
   height: z.number().int(),
   at: z.string(),
+  /** Whether the counted references hold the service node's new block at that height: true (the
+   * chain reorganised), false (only the service node did: a fork of its own), null (no reference
+   * could be asked). */
+  seenByReferences: z.boolean().nullable().default(null),
 })
 export type Reorg = z.infer<typeof Reorg>
+
+/** Why a source is left out of the corroborated head. */
+export const sourceExclusions = [
+  'wrong_chain',
+  'malformed',
+  'ahead',
+  'behind',
+  'stalled',
+  'errors',
+  'rate_limited',
+  'disagree',
+] as const
+export type SourceExclusion = (typeof sourceExclusions)[number]
+
+/** One source of a chain's head (the service node or a reference), scored and explained. */
+export const SourceScore = z.object({
+  name: z.string(),
+  role: z.enum(['service', 'reference']),
+  /** The URL with anything secret in its path masked. */
+  endpoint: z.string().nullable(),
+  head: z.number().int().nullable(),
+  /** head − corroborated head (negative: behind); null without either. */
+  distance: z.number().int().nullable(),
+  latencyMs: z.number().nullable(),
+  /** What eth_chainId answered (references: checked every few minutes). */
+  chainId: z.number().int().nullable(),
+  /** Polls, failed polls and HTTP 429s over the last 15 minutes. */
+  polls: z.number().int(),
+  errors: z.number().int(),
+  rateLimited: z.number().int(),
+  /** counted: its head takes part in the corroborated head; the service node is always counted
+   * when it answers. checking: no answer yet. */
+  state: z.enum(['counted', 'excluded', 'checking']),
+  reason: z.enum(sourceExclusions).nullable(),
+  /** One sentence: why, with the numbers. */
+  detail: z.string(),
+  /** When the source entered this state (and reason). */
+  since: z.string().nullable(),
+})
+export type SourceScore = z.infer<typeof SourceScore>
+
+/** How the chain's head was established. corroborated: at least `quorum` sources reached it;
+ * estimated: no reference configured or none passed its checks (lag from block age, marked ~);
+ * disagree: the sources' heads lie further apart than `disagreeAfterBlocks` with no quorum. */
+export const Corroboration = z.object({
+  state: z.enum(['corroborated', 'estimated', 'disagree']),
+  /** The corroborated head; null when estimated or disagreeing. */
+  head: z.number().int().nullable(),
+  quorum: z.number().int(),
+  /** Sources whose head took part (the service node included). */
+  counted: z.number().int(),
+  /** Sources configured (the service node included). */
+  sources: z.number().int(),
+  disagreeAfterBlocks: z.number().int(),
+  /** One sentence for the drawer and the CLI. */
+  note: z.string(),
+})
+export type Corroboration = z.infer<typeof Corroboration>
 
 export const ChainStatus = z.object({
   serviceId: z.number().int(),
@@ -60,9 +130,14 @@ export const ChainStatus = z.object({
   blockTimeMs: z.number(),
   lagBlocks: z.number().int().nullable(),
   lagSeconds: z.number().nullable(),
-  /** true when no reference node is configured and the lag is estimated from block age and block time. */
+  /** true when no reference is configured or none passes its checks: the lag is estimated from
+   * block age and block time (shown with ~). */
   lagEstimated: z.boolean(),
+  /** The corroborated head the lag is measured against (null when estimated). */
   referenceHead: z.number().int().nullable(),
+  /** The service node and every reference, scored; the corroborated head's rule and state. */
+  sources: z.array(SourceScore),
+  corroboration: Corroboration,
   latencyMs: z.number().nullable(),
   clientVersion: z.string().nullable(),
   netVersion: z.string().nullable(),

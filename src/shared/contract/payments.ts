@@ -118,9 +118,20 @@ export const TestDelivery = z.object({
   arrivedAt: z.number().nullable(),
   status: z.number().int().nullable(),
   /** arrived: stored here (matched by event id); dns, tls, connection, timeout: the public URL
-   * reached nothing; elsewhere: another receiver answered; refused: this listener answered but
-   * did not store it; not_sent: nothing was sent. */
-  outcome: z.enum(['arrived', 'dns', 'tls', 'connection', 'timeout', 'elsewhere', 'refused', 'not_sent']),
+   * reached nothing; elsewhere: another receiver answered; path: this listener answered, but the
+   * URL's path does not reach /webhooks; refused: this listener answered but did not store it;
+   * not_sent: nothing was sent. */
+  outcome: z.enum([
+    'arrived',
+    'dns',
+    'tls',
+    'connection',
+    'timeout',
+    'elsewhere',
+    'path',
+    'refused',
+    'not_sent',
+  ]),
   message: z.string(),
   /** What to do, null when it arrived. */
   fix: z.string().nullable(),
@@ -132,11 +143,65 @@ export type TestDelivery = z.infer<typeof TestDelivery>
 export const PublicUrlState = z.object({
   url: z.string().nullable(),
   state: z.enum(['reachable', 'unreachable', 'unchecked']),
+  /** Why it is unreachable (the same categories as a test delivery's outcome), null otherwise. */
+  cause: z.enum(['dns', 'tls', 'connection', 'timeout', 'elsewhere', 'path']).nullable(),
   checkedAt: z.number().nullable(),
   message: z.string(),
   fix: z.string().nullable(),
 })
 export type PublicUrlState = z.infer<typeof PublicUrlState>
+
+/** "Connect this console": the public URL checked before anything is registered, the endpoint
+ * registered for it (or the one already there reused), the signed test through it, and what was
+ * undone when that test failed. */
+export const ConnectResult = z.object({
+  /** The endpoint now registered for the URL; null when nothing was registered or it was deleted
+   * again after a failed test. */
+  endpoint: WebhookEndpoint.nullable(),
+  /** The endpoint already registered for this URL (its secret in the keychain) was used. */
+  reused: z.boolean(),
+  /** The new endpoint's full secret, once, for the operator to copy; null when none was created
+   * or the attempt failed (then it was deleted). Never persisted or logged. */
+  secretShownOnce: z.string().nullable(),
+  secretAccount: z.string().nullable(),
+  secretStored: z.boolean(),
+  secretProblem: z.string().nullable(),
+  idempotencyKey: z.string().nullable(),
+  test: TestDelivery,
+  /** What this attempt undid or replaced (an endpoint deleted at the service with its secret), or
+   * what it could not undo and how to; null when there was nothing to undo. */
+  cleanup: z.string().nullable(),
+  /** listener.publicUrl after the attempt: a failure keeps the last verified one. */
+  publicUrl: z.string().nullable(),
+})
+export type ConnectResult = z.infer<typeof ConnectResult>
+
+/** An endpoint at the service that "Clean up endpoints" proposes to delete, and why. */
+export const StaleEndpoint = z.object({
+  endpoint: WebhookEndpoint,
+  /** earlier_url: this console created it (its secret is in the keychain) for a URL that is not
+   * listener.publicUrl any more; duplicate: a second endpoint for the current URL; unreachable:
+   * nothing answers at its URL. */
+  reason: z.enum(['earlier_url', 'duplicate', 'unreachable']),
+  message: z.string(),
+})
+export type StaleEndpoint = z.infer<typeof StaleEndpoint>
+
+export const CleanupResult = z.object({
+  deleted: z.array(z.object({ id: z.string(), secretRemoved: z.boolean() })),
+  failed: z.array(z.object({ id: z.string(), message: z.string() })),
+})
+export type CleanupResult = z.infer<typeof CleanupResult>
+
+export const KeyFeature = z.object({
+  feature: z.enum(['wallets', 'webhooks.read', 'webhooks.write']),
+  /** What the operator loses without it ("Wallets", "Webhook endpoints (list)", …). */
+  label: z.string(),
+  scope: z.string(),
+  state: z.enum(['ok', 'missing', 'unknown']),
+  message: z.string().nullable(),
+})
+export type KeyFeature = z.infer<typeof KeyFeature>
 
 /** One GET /v1/wallets with a key: whether it works and what the service said. */
 export const KeyTest = z.object({
@@ -154,6 +219,12 @@ export const KeyTest = z.object({
   /** Businesses the call reached (the one sent as X-Business-Id, and any named in the answer). */
   businesses: z.array(z.string()),
   message: z.string(),
+  /** Each feature's scope, tried with a call that changes nothing (empty when only wallets was
+   * tried): ok, missing (the service refused it for want of the scope) or unknown (no answer). */
+  features: z.array(KeyFeature),
+  /** The service refused the key itself (401, or 403 to every feature): `keys set` keeps it only
+   * when asked to. */
+  refused: z.boolean(),
 })
 export type KeyTest = z.infer<typeof KeyTest>
 
@@ -164,18 +235,20 @@ export const paymentsMethods = {
     PaymentsStatus,
   ),
   'payments.keys.set': method(
-    'Store an API key in the OS keychain as api-key:<name> (the kind comes from its prefix)',
+    'Test an API key, then store it in the OS keychain as api-key:<name> (the kind comes from its prefix); a key the service refuses is not stored unless keep',
     z
       .object({
         name: z.string().min(1).max(40),
         key: z.string().min(1).max(512),
         activate: z.boolean().optional(),
+        /** Store it even when the service refuses it (an API being set up, a key about to be enabled). */
+        keep: z.boolean().optional(),
       })
       .strict(),
     PaymentsStatus,
   ),
   'payments.keys.test': method(
-    'One GET /v1/wallets with the named key (or the active one): works, missing scopes, businesses',
+    'GET /v1/wallets with the named key (or the active one), then each feature’s scope tried with a call that changes nothing: works, missing scopes per feature, businesses',
     z.object({ name: z.string().min(1).max(40).optional() }).strict(),
     KeyTest,
   ),
@@ -225,7 +298,7 @@ export const paymentsMethods = {
     z.object({ id: z.string(), secretRemoved: z.boolean() }),
   ),
   'payments.webhooks.connect': method(
-    'Register the public HTTPS URL that forwards to this console’s listener, store the secret, send a signed test event',
+    'Check the public HTTPS URL reaches this console’s listener, register it (or reuse the endpoint already there), send a signed test event; a failed test deletes what it registered',
     z
       .object({
         publicUrl: z.string().min(1).max(2048),
@@ -234,7 +307,17 @@ export const paymentsMethods = {
         confirmLive,
       })
       .strict(),
-    CreatedEndpoint.extend({ test: TestDelivery }),
+    ConnectResult,
+  ),
+  'payments.webhooks.stale': method(
+    'Endpoints at the service for this console’s earlier public URLs, duplicates, or URLs where nothing answers',
+    z.object({}).strict(),
+    z.object({ stale: z.array(StaleEndpoint), total: z.number().int() }),
+  ),
+  'payments.webhooks.cleanup': method(
+    'Delete the chosen endpoints at the service and their secrets from the keychain',
+    z.object({ ids: z.array(z.string().min(1).max(200)).min(1).max(100), confirmLive }).strict(),
+    CleanupResult,
   ),
   'payments.publicUrl.check': method(
     'Check now whether listener.publicUrl reaches this console’s listener',

@@ -45,6 +45,23 @@ export const RpcBaseTest = z.object({
 })
 export type RpcBaseTest = z.infer<typeof RpcBaseTest>
 
+/** Settings' Test of one reference of a chain: chain id, head and latency, nothing stored. */
+export const ReferenceTest = z.object({
+  serviceId: z.number().int(),
+  name: z.string().nullable(),
+  /** The URL with anything secret in its path masked. */
+  endpoint: z.string(),
+  expectedChainId: z.number().int(),
+  chainId: z.number().int().nullable(),
+  head: z.number().int().nullable(),
+  latencyMs: z.number().nullable(),
+  verdict: z.enum(['ok', 'wrong_chain', 'failed']),
+  detail: z.string(),
+})
+export type ReferenceTest = z.infer<typeof ReferenceTest>
+
+const referenceHeaders = z.record(z.string().min(1).max(200), z.string().max(4096))
+
 export const ProjectUidState = z.object({
   stored: z.boolean(),
   /** …last four; never the uid. */
@@ -76,6 +93,35 @@ export const settingsMethods = {
     'One poll round over the twelve chains at this RPC base URL (or the saved one)',
     z.object({ rpcBaseUrl: z.string().max(2048).optional() }).strict(),
     RpcBaseTest,
+  ),
+  'settings.test.reference': method(
+    'eth_chainId and eth_blockNumber at one reference of a chain: a saved one by name, or a URL not saved yet',
+    z
+      .object({
+        serviceId: z.number().int().positive(),
+        name: z.string().max(64).optional(),
+        url: z.string().max(2048).optional(),
+        headers: referenceHeaders.optional(),
+      })
+      .strict(),
+    ReferenceTest,
+  ),
+  'settings.references.add': method(
+    'Add a reference to a chain (chains.<id>.references), checked by the config schema; the older referenceUrl becomes the reference named "reference"',
+    z
+      .object({
+        serviceId: z.number().int().positive(),
+        name: z.string().max(64),
+        url: z.string().max(2048),
+        headers: referenceHeaders.optional(),
+      })
+      .strict(),
+    SettingsUpdate,
+  ),
+  'settings.references.remove': method(
+    'Remove a reference of a chain by name (the older referenceUrl is the one named "reference")',
+    z.object({ serviceId: z.number().int().positive(), name: z.string().max(64) }).strict(),
+    SettingsUpdate,
   ),
   'settings.projectUid.get': method(
     'Whether a project uid is stored (masked)',

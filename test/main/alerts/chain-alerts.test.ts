@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../../src/main/secrets'
 import { setBehaviour, useRpcStandin } from '../../support/rpc-standin'
+import type { Behaviour } from '../../support/rpc-standin'
+import { unwrap } from '../../../src/shared/result'
 import { useTempDir } from '../../support/temp'
 import { hmac, polygon, useAlertsRig, useRecorder } from './harness'
+import type { Rig } from './harness'
 
 /** Chain rules end to end: the scripted node changes behaviour live (its control endpoint), the
  * poller and the alert rules run on a clock the test moves, alerts go to a local webhook recorder. */
@@ -26,7 +29,8 @@ describe('chain alerts', () => {
             laggingAfterSeconds: 86_400,
           },
         },
-        alerts: { channels: { ops: { type: 'webhook' } }, ...extra },
+        // Only the webhook channel: the desktop one, there by default, removed explicitly.
+        alerts: { channels: { ops: { type: 'webhook' }, desktop: null }, ...extra },
       },
       secrets,
     )
@@ -155,5 +159,66 @@ describe('chain alerts', () => {
     await r.nextPoll()
     expect(status().quality).toMatchObject({ polls: 3, errors: 0, rateLimited: 2 })
     expect(status().reason).toMatch(/Rate limited \(HTTP 429\)/)
+  })
+
+  /** Polls the node in `behaviour` once, then answers normally again; the poll's time. */
+  async function onePoll(node: Parameters<typeof setBehaviour>[0], r: Rig, behaviour: Behaviour) {
+    await setBehaviour(node, behaviour)
+    await r.nextPoll()
+    const at = r.clock.now()
+    await setBehaviour(node, 'ok')
+    return at
+  }
+  const checkedAt = (status: () => { checkedAt: string | null }) => Date.parse(status().checkedAt!)
+
+  it('raises no alert of any rule for one failed poll and a 1.2 s blip among the first polls', async () => {
+    const { node, hook, r, status } = await setup()
+    await r.nextPoll()
+    await onePoll(node, r, 'down')
+    expect(status().quality).toMatchObject({ errors: 1 })
+    await r.nextPoll()
+    await onePoll(node, r, 'slow')
+    expect(status().quality.slow).toBe(1)
+    // 14 more polls: 1 failure in 19 polls is 5.3 % and the p95 is the slow answer, both above
+    // their limits, but one failure and one slow answer are no evidence.
+    for (let i = 0; i < 14; i++) await r.nextPoll()
+    expect(status().quality).toMatchObject({ polls: 19, errors: 1, slow: 1 })
+    expect(status().quality.errorRate).toBeGreaterThan(0.05)
+    expect(status().quality.p95Ms).toBeGreaterThan(1_000)
+    expect(hook.received).toEqual([])
+    expect(unwrap(r.alerts.incidents({ limit: 10 }))).toEqual([])
+  })
+
+  it('fires chain.error_rate on three failed polls above 5 %, its incident starting at the first failed poll', async () => {
+    const { node, hook, r, status } = await setup()
+    for (let i = 0; i < 8; i++) await r.nextPoll()
+    const failures: number[] = []
+    for (let i = 0; i < 3; i++) {
+      await onePoll(node, r, 'down')
+      failures.push(checkedAt(status))
+      // Two failures (2 of 11 polls, 18 %): above the rate, but not yet the evidence.
+      if (i < 2) expect(hook.received).toEqual([])
+      await r.nextPoll()
+    }
+    // Not down (never three failures in a row): the error rate, fired at the third failure.
+    const rules = hook.received.map((h) => [h.json.rule, h.json.kind])
+    expect(rules).toEqual([['chain.error_rate', 'fired']])
+    expect(hook.received[0]!.json.body).toMatch(/^3 of 14 polls failed over 15 min \(21.4 %/)
+    const [incident] = unwrap(r.alerts.incidents({ rule: 'chain.error_rate', limit: 10 }))
+    expect(incident!.openedAt).toBe(failures[0])
+  })
+
+  it('fires chain.latency on three slow answers pushing p95 above 1 s, its incident starting at the first', async () => {
+    const { node, hook, r, status } = await setup()
+    for (let i = 0; i < 9; i++) await r.nextPoll()
+    const slow: number[] = []
+    for (let i = 0; i < 3; i++) {
+      await onePoll(node, r, 'slow')
+      slow.push(checkedAt(status))
+    }
+    expect(status().quality).toMatchObject({ slow: 3, errors: 0 })
+    expect(hook.received.map((h) => [h.json.rule, h.json.kind])).toEqual([['chain.latency', 'fired']])
+    const [incident] = unwrap(r.alerts.incidents({ rule: 'chain.latency', limit: 10 }))
+    expect(incident!.openedAt).toBe(slow[0])
   })
 })

@@ -104,9 +104,11 @@ describe('alert channels and metrics in serve mode', () => {
     )
     const { status, json } = await callApi(c, 'alerts.test', {})
     expect(status).toBe(200)
+    // The desktop channel is there by default beside the two added ones.
     expect(json.value.results.map((r: any) => [r.channel, r.ok])).toEqual([
       ['mail', true],
       ['team', true],
+      ['desktop', true],
     ])
     expect(sink.mails).toHaveLength(1)
     expect(sink.mails[0]).toMatchObject({
@@ -137,7 +139,9 @@ describe('alert channels and metrics in serve mode', () => {
       problem: null,
     })
     const log = await callApi(c, 'alerts.log', {})
+    // No console page is open: the desktop channel says so instead of claiming it was shown.
     expect(log.json.value.records.map((r: any) => [r.channel, r.kind, r.result])).toEqual([
+      ['desktop', 'test', 'not_shown'],
       ['team', 'test', 'sent'],
       ['mail', 'test', 'sent'],
     ])
@@ -151,11 +155,29 @@ describe('alert channels and metrics in serve mode', () => {
         channel: 'hook',
         ok: false,
         detail:
-          'No webhook URL for channel "hook": store it in the keychain as "alert-channel:hook" (watchdesk keys) or set WATCHDESK_ALERT_CHANNEL_HOOK.',
+          'No webhook URL for channel "hook": store it with "watchdesk alerts channel set hook" (or in Settings → Alert channels), or set WATCHDESK_ALERT_CHANNEL_HOOK.',
       },
     ])
     const unknown = await callApi(c, 'alerts.test', { channel: 'nope' })
     expect(unknown.status).toBe(404)
+  })
+
+  it('stores a channel URL typed in Settings in the secret store, answers it only masked, and the next test alert reaches it', async () => {
+    const hook = await recorder()
+    const c = await consoleWith({ alerts: { channels: { hook: { type: 'webhook' } } } }, {})
+    const refused = await callApi(c, 'alerts.channels.secret', { name: 'hook', secret: 'hooks.example.com' })
+    expect(refused.json.error.message).toContain("A webhook channel's secret is its http(s) URL")
+    const url = `${hook.url}/in/secret-path-88`
+    const stored = await callApi(c, 'alerts.channels.secret', { name: 'hook', secret: url })
+    expect(stored.json.value).toMatchObject({ name: 'hook', secret: 'keychain', problem: null })
+    expect(JSON.stringify(stored.json)).not.toContain('secret-path-88')
+    expect(await c.backend.context.secrets.get('alert-channel:hook')).toEqual({ ok: true, value: url })
+    const { json } = await callApi(c, 'alerts.test', { channel: 'hook' })
+    expect(json.value.results[0]).toMatchObject({ channel: 'hook', ok: true })
+    expect(hook.received.map((r) => r.path)).toEqual(['/in/secret-path-88'])
+    // Adding the webhook channel kept the desktop one.
+    const channels = (await callApi(c, 'alerts.channels')).json.value.channels
+    expect(channels.map((x: { name: string }) => x.name)).toEqual(['hook', 'desktop'])
   })
 
   it('serves /metrics in the Prometheus text format, behind the console token', async () => {
@@ -232,6 +254,9 @@ describe('alert channels and metrics in serve mode', () => {
     expect(polygonValue('watchdesk_chain_safe_lag_blocks')).toBe(5)
     expect(polygonValue('watchdesk_chain_peers')).toBe(25)
     expect(polygonValue('watchdesk_chain_up')).toBe(1)
+    // No reference: the service node is the one source counted, and nothing disagrees.
+    expect(polygonValue('watchdesk_chain_sources_counted')).toBe(1)
+    expect(polygonValue('watchdesk_chain_sources_disagree')).toBe(0)
     expect(polygonValue('watchdesk_chain_polls_total')).toBeGreaterThanOrEqual(1)
     expect(family('watchdesk_chain_poll_errors_total').metrics).toEqual([])
     const polls = family('watchdesk_chain_poll_seconds')

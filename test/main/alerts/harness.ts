@@ -13,6 +13,12 @@ import { createStorageHealth, openDatabase } from '../../../src/main/db'
 import type { Database } from '../../../src/main/db'
 import { silentLogger } from '../../../src/main/log'
 import { createPushBus } from '../../../src/main/push'
+import { createCommittedEvents } from '../../../src/main/committed'
+import { createEventStore, toSummary } from '../../../src/main/webhooks'
+import type { CommittedRow, EventParams } from '../../../src/main/webhooks'
+import { upsertEventSql } from '../../../src/main/webhooks/sql'
+import { groupOf } from '../../../src/shared/events'
+import type { EventSummary } from '../../../src/shared/contract/events'
 import type { PushBus } from '../../../src/main/push'
 import { createMemoryStore } from '../../../src/main/secrets'
 import type { SecretStore } from '../../../src/main/secrets'
@@ -72,6 +78,9 @@ export interface Rig {
   alerts: AlertsService
   db: Database
   push: PushBus
+  /** Stores events (the listener's upsert, one transaction) and publishes them on the committed-
+   * events channel as the commit path does; answers their summaries. */
+  commit(events: { id: string; type: string; endpoint?: string }[]): EventSummary[]
   /** Runs the poller's timers until the next poll is answered and its round published. */
   nextPoll(): Promise<void>
   stop(): Promise<void>
@@ -90,6 +99,8 @@ export function useAlertsRig(
     const clock = manualClock(Date.parse('2026-03-02T10:00:00Z'))
     const db = unwrap(openDatabase(join(tempDir(), 'watchdesk.db')))
     const push = createPushBus()
+    const committed = createCommittedEvents()
+    const events = createEventStore(db)
     const listeners = new Set<(s: ChainsSnapshot) => void>()
     const poller = createPoller({
       targets: resolveTargets(config, null),
@@ -112,6 +123,10 @@ export function useAlertsRig(
         return () => listeners.delete(l)
       },
       listener: () => null,
+      committed,
+      eventsAfter: (seq, limit) => events.after(seq, limit),
+      eventSummary: (id) => events.get(id),
+      shell: 'electron',
     })
     // Pending callbacks at rest: the alerts' check and the poll loop (one polled chain).
     const atRest = 2
@@ -122,12 +137,38 @@ export function useAlertsRig(
     }
     poller.start()
     await settle()
+    const upsert = db.prepare(upsertEventSql)
+    const insertAll = db.transaction((rows: EventParams[]) =>
+      rows.map((p) => {
+        const row = upsert.get(p) as CommittedRow
+        return { summary: toSummary(row), duplicate: row.deliveries > 1 }
+      }),
+    )
     const rig: Rig = {
       clock,
       poller,
       alerts,
       db,
       push,
+      commit(list) {
+        const at = clock.now()
+        const stored = insertAll(
+          list.map((e) => ({
+            id: e.id,
+            type: e.type,
+            grp: groupOf(e.type),
+            created_at: new Date(at).toISOString(),
+            created_ms: at,
+            at,
+            endpoint: e.endpoint ?? 'wh_rig',
+            data_id: null,
+            body: Buffer.from(JSON.stringify({ id: e.id, type: e.type, data: {} })),
+            data: '{}',
+          })),
+        )
+        committed.publish({ origin: { kind: 'listener' }, events: stored })
+        return stored.map((s) => s.summary)
+      },
       async nextPoll() {
         while (clock.pending() === atRest) clock.advance(100)
         await settle()

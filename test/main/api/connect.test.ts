@@ -99,7 +99,7 @@ describe('connecting an account', () => {
     expect(narrow.json.value).toMatchObject({
       works: false,
       status: 403,
-      missingScopes: ['wallets:read'],
+      missingScopes: ['wallets:read', 'webhooks:write'],
       businesses: [],
     })
     expect(narrow.json.value.message).toContain('lacks the scope wallets:read')
@@ -190,7 +190,8 @@ describe('connecting an account', () => {
     })
     const { test, endpoint } = connected.json.value
     expect(test.outcome, test.message).toBe('arrived')
-    expect(proxy2.forwarded).toEqual([`POST /webhooks`])
+    // The check before registering, then the signed test event.
+    expect(proxy2.forwarded).toEqual([`HEAD /webhooks`, `POST /webhooks`])
     expect(trusted.s.endpoints.get(endpoint.id)!.url).toBe(`${proxy2.url}/webhooks`)
     const stored = await callApi(trusted.c, 'events.get', { id: test.eventId })
     expect(stored.json.value.endpoint).toBe(endpoint.id)
@@ -235,7 +236,10 @@ describe('connecting an account', () => {
       publicUrl: proxy.url,
       events: ['funding.completed'],
     })
-    expect(elsewhere.json.value.test).toMatchObject({ outcome: 'elsewhere', status: 200, arrivedAt: null })
+    expect(elsewhere.json.value.test).toMatchObject({ outcome: 'elsewhere', arrivedAt: null })
+    expect(elsewhere.json.value.test.message).toContain('answered 200')
     expect(elsewhere.json.value.test.message).toContain('another receiver answered')
+    expect(elsewhere.json.value.endpoint).toBeNull()
+    expect(s.endpoints.size).toBe(0)
   })
 })

@@ -98,4 +98,62 @@ describe('watchdesk chains', () => {
     ).toBe(2)
     expect(err.join('\n')).toMatch(/not valid/)
   })
+
+  it('lists every source with --sources (a table, and one JSON line per polled chain with --json), the excluded one with its reason, and exits 0', async () => {
+    const node = await anvil({ chainId: 8217, blockTimeSeconds: 1 })
+    const same = await anvil({ chainId: 8217, blockTimeSeconds: 1 })
+    const other = await anvil({ chainId: 1, blockTimeSeconds: 1 })
+    const dir = tempDir()
+    const config = join(dir, 'c.json')
+    writeFileSync(
+      config,
+      JSON.stringify({
+        chains: {
+          '8217': {
+            url: node.url,
+            references: [
+              { name: 'kaia-2', url: same.url },
+              { name: 'mainnet-by-mistake', url: other.url },
+            ],
+          },
+        },
+      }),
+    )
+    const table = capture()
+    expect(
+      await chainsCommand(['--data-dir', dir, '--config', config, '--sources'], table.io, {
+        secrets: createMemoryStore(),
+      }),
+    ).toBe(0)
+    const lines = table.out.join('\n').split('\n')
+    expect(lines[0]).toMatch(/^chain\s+source\s+state\s+head\s+distance\s+latency ms/)
+    expect(lines.slice(1, 4).map((l) => l.split(/\s{2,}/).slice(0, 3))).toEqual([
+      ['Kaia', 'service node', 'counted'],
+      ['Kaia', 'kaia-2', 'counted'],
+      ['Kaia', 'mainnet-by-mistake', 'excluded: wrong chain'],
+    ])
+    expect(lines[3]).toMatch(/eth_chainId answers 1, not 8217: another network\.$/)
+
+    const json = capture()
+    await chainsCommand(['--data-dir', dir, '--config', config, '--sources', '--json'], json.io, {
+      secrets: createMemoryStore(),
+    })
+    const rows = json.out
+      .join('\n')
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    expect(rows.map((r) => r.serviceId)).toEqual([8217])
+    expect(rows[0].corroboration).toMatchObject({ state: 'corroborated', sources: 3 })
+    expect(
+      rows[0].sources.map((s: { name: string; state: string; reason: string | null }) => [
+        s.name,
+        s.state,
+        s.reason,
+      ]),
+    ).toEqual([
+      ['service node', 'counted', null],
+      ['kaia-2', 'counted', null],
+      ['mainnet-by-mistake', 'excluded', 'wrong_chain'],
+    ])
+  })
 })

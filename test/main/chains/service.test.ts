@@ -95,6 +95,66 @@ describe('chains API', () => {
     expect(JSON.stringify(json)).not.toContain(uid)
   })
 
+  it('masks every reference URL and header value in settings.get', async () => {
+    const node = await standin(polygonNode())
+    const { c } = await consoleOn(node.url, {
+      '137': {
+        references: [
+          { name: 'keyed', url: `${node.url}/v2/${uid}`, headers: { 'x-api-key': 'key_0123456789abcd' } },
+        ],
+      },
+    })
+    const { json } = await callApi(c, 'settings.get')
+    expect(json.value.config.chains['137'].references).toEqual([
+      { name: 'keyed', url: `${node.url}/…8a6f`, headers: { 'x-api-key': '…abcd' } },
+    ])
+    expect(JSON.stringify(json)).not.toContain('key_0123456789abcd')
+  })
+
+  it('adds, tests and removes a reference through Settings, moving the older referenceUrl into the list', async () => {
+    const node = await standin(polygonNode())
+    const wrong = await standin(polygonNode({ eth_chainId: hex(56) }))
+    const dir = tempDir()
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ rpcBaseUrl: node.url, chains: { '137': { referenceUrl: `${node.url}/old` } } }),
+    )
+    const c = await startConsole({ dataDir: dir, secrets: createMemoryStore({ 'project-uid': uid }) })
+    const added = await callApi(c, 'settings.references.add', {
+      serviceId: 137,
+      name: 'second',
+      url: node.url,
+    })
+    expect(added.json.value).toMatchObject({ saved: true, problems: [] })
+    const saved = () => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).chains['137']
+    expect(saved()).toEqual({
+      references: [
+        { name: 'reference', url: `${node.url}/old` },
+        { name: 'second', url: node.url },
+      ],
+    })
+    // A name twice is refused in the schema's words, and nothing is written.
+    const twice = await callApi(c, 'settings.references.add', {
+      serviceId: 137,
+      name: 'second',
+      url: node.url,
+    })
+    expect(twice.json.value.saved).toBe(false)
+    expect(twice.json.value.problems[0].message).toBe('reference names must differ')
+
+    const tested = await callApi(c, 'settings.test.reference', { serviceId: 137, name: 'second' })
+    expect(tested.json.value).toMatchObject({ verdict: 'ok', chainId: 137, head: 5000, expectedChainId: 137 })
+    expect(tested.json.value.latencyMs).toBeGreaterThan(0)
+    const other = await callApi(c, 'settings.test.reference', { serviceId: 137, url: wrong.url })
+    expect(other.json.value).toMatchObject({ verdict: 'wrong_chain', chainId: 56 })
+    expect(other.json.value.detail).toBe(
+      'eth_chainId answers 56, not 137: another network. It would be excluded.',
+    )
+
+    await callApi(c, 'settings.references.remove', { serviceId: 137, name: 'reference' })
+    expect(saved()).toEqual({ references: [{ name: 'second', url: node.url }] })
+  })
+
   it('says which chains are not configured when there is no project uid', async () => {
     const dir = tempDir()
     const configFile = join(dir, 'overlay.json')

@@ -144,15 +144,17 @@ describe('chains poller against a scripted node', () => {
       expect(first.batch).toBe('refused')
       expect(first.head).toBe(100)
       expect(Array.isArray(node.received[0])).toBe(true)
-      // Single calls from then on, and the identity is not due again.
-      // (eth_syncing and net_peerCount, refused in the first round, are not asked again.)
+      // Single calls from then on, and the identity is not due again; the head block gave its
+      // number, so eth_blockNumber is not asked beside it.
+      // (eth_syncing and net_peerCount, refused in the first round, are not asked again; the
+      // finalized and safe blocks are paced: asked again after 30 s.)
       expect(
         second
           .map(
             (b) => (b as { method: string; params: unknown[] }).params[0] ?? (b as { method: string }).method,
           )
           .sort(),
-      ).toEqual(['eth_blockNumber', 'finalized', 'latest', 'safe'])
+      ).toEqual(['latest'])
     } finally {
       poller.stop()
     }
@@ -195,15 +197,21 @@ describe('chains poller against a scripted node', () => {
     }
   })
 
-  it('measures lag in blocks against a reference node, and calls 30 blocks behind lagging', async () => {
+  it('measures lag in blocks against a reference node (the older referenceUrl), and calls 8 blocks behind lagging', async () => {
     const node = await standin(jsonRpcNode({ ...etcNode(), eth_chainId: hex(61) }))
-    const reference = await standin(jsonRpcNode({ eth_blockNumber: hex(130) }))
+    // One reference still measures the lag (quorum: as many references as there are); 8 blocks
+    // is past lagging (5 blocks of 13 s) and within disagreeAfterBlocks (20).
+    const reference = await standin(jsonRpcNode({ eth_blockNumber: hex(108), eth_chainId: hex(61) }))
     const chain = await only({ '61': { url: node.url, referenceUrl: reference.url } }, 61)
     expect(chain.lagEstimated).toBe(false)
-    expect(chain.referenceHead).toBe(130)
-    expect(chain.lagBlocks).toBe(30)
+    expect(chain.referenceHead).toBe(108)
+    expect(chain.lagBlocks).toBe(8)
     expect(chain.status).toBe('lagging')
-    expect(chain.reason).toMatch(/30 blocks behind the reference/)
+    expect(chain.reason).toMatch(/8 blocks behind the corroborated head/)
+    expect(chain.sources.map((s) => [s.name, s.state, s.distance])).toEqual([
+      ['service node', 'counted', -8],
+      ['reference', 'counted', 0],
+    ])
   })
 
   it('estimates the lag from block age when there is no reference, and says it is an estimate', async () => {

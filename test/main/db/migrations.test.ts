@@ -62,6 +62,7 @@ describe('database migrations', () => {
         'alert_incidents',
         'alert_log',
         'alert_mutes',
+        'alert_outbox',
         'chain_samples',
         'chain_uptime',
         'events',

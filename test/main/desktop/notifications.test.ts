@@ -233,13 +233,17 @@ describe('desktop notifications from the alerts capability', () => {
 
   it('sums up a burst of alerting events in one notification', async () => {
     const { r, desktop } = await setUp()
-    const burst = Array.from({ length: 40 }, (_, i) => event(i % 2 ? 'payout.failed' : 'funding.failed', i))
-    r.push.publish('events.appended', { events: [...burst, event('funding.completed', 99)], omitted: 0 })
+    const burst = Array.from({ length: 40 }, (_, i) => ({
+      id: `evt_${i}`,
+      type: i % 2 ? 'payout.failed' : 'funding.failed',
+    }))
+    const stored = r.commit([...burst, { id: 'evt_99', type: 'funding.completed' }])
+    r.push.publish('events.appended', { events: stored, omitted: 0 })
     await r.alerts.idle()
     expect(desktop.notes).toEqual([
       {
-        title: '40 alerting events',
-        body: 'funding.failed, payout.failed',
+        title: '40 alerting events: 20 funding.failed, 20 payout.failed',
+        body: expect.stringContaining('evt_0, evt_1, evt_2'),
         urgency: 'normal',
         route: 'events',
         link: '#/events',

@@ -10,6 +10,9 @@ import { useTempDir } from '../../support/temp'
 const sandboxKey = 'sk_sandbox_cli_0a1b2c3d4e5f'
 const liveKey = 'sk_live_cli_9z8y7x6w5v4u'
 const narrowKey = 'sk_sandbox_cli_noscope_77aa'
+const walletsOnlyKey = 'sk_sandbox_cli_wallets_5b6c'
+/** A well-formed key the service does not know: refused with 401. */
+const unknownKey = 'sk_sandbox_cli_revoked_0d0e'
 
 function captureIo(dataDir: string): CliIo & { lines: string[]; errors: string[] } {
   const lines: string[] = []
@@ -34,6 +37,7 @@ describe('watchdesk keys, wallets, webhooks', () => {
         [sandboxKey]: { scopes: allScopes, limits: sandboxLimits, businesses: ['biz_cli'] },
         [liveKey]: { scopes: allScopes, limits: sandboxLimits, businesses: ['biz_cli'] },
         [narrowKey]: { scopes: ['webhooks:read'], limits: sandboxLimits, businesses: ['biz_cli'] },
+        [walletsOnlyKey]: { scopes: ['wallets:read'], limits: sandboxLimits, businesses: ['biz_cli'] },
       },
       wallets: {
         biz_cli: {
@@ -81,8 +85,55 @@ describe('watchdesk keys, wallets, webhooks', () => {
     io.lines.length = 0
     expect(await keysCommand(['set', 'narrow'], io, { secrets, readSecret: async () => narrow })).toBe(1)
     expect(io.lines[1]).toMatch(/^test failed: /)
-    expect(io.lines[2]).toBe('missing scopes: wallets:read')
+    expect(io.lines.slice(2)).toEqual([
+      'missing scopes: wallets:read, webhooks:write',
+      '  Wallets: needs wallets:read',
+      '  Connect this console, create and delete endpoints: needs webhooks:write',
+    ])
     expect(io.lines.join('\n')).not.toContain(narrow)
+  })
+
+  it('keys set names the webhook scopes a wallets-only key lacks, and registers nothing while trying them', async () => {
+    const { s, dataDir, secrets } = await setup()
+    const io = captureIo(dataDir)
+    expect(
+      await keysCommand(['set', 'wallets'], io, { secrets, readSecret: async () => walletsOnlyKey }),
+    ).toBe(1)
+    expect(io.lines[1]).toBe(
+      `tested: The key "wallets" works: GET ${s.url}/v1/wallets answered 200 for biz_cli.`,
+    )
+    expect(io.lines.slice(2)).toEqual([
+      'missing scopes: webhooks:read, webhooks:write',
+      '  Webhook endpoints (list, Clean up): needs webhooks:read',
+      '  Connect this console, create and delete endpoints: needs webhooks:write',
+    ])
+    // Still stored: it works for wallets.
+    expect(await secrets.get('api-key:wallets')).toEqual({ ok: true, value: walletsOnlyKey })
+    expect(s.endpoints.size).toBe(0)
+  })
+
+  it('keys set does not keep a key the service refuses, unless --keep, which says how to remove it', async () => {
+    const { dataDir, secrets } = await setup()
+    const io = captureIo(dataDir)
+    expect(await keysCommand(['set', 'old'], io, { secrets, readSecret: async () => unknownKey })).toBe(1)
+    expect(io.errors.at(-1)).toMatch(
+      /^watchdesk keys: The service at http:\/\/127\.0\.0\.1:\d+ refused the key "old" \(sk_sandbox_…0d0e\): it answered 401 \(authentication_error\) to GET \/v1\/wallets\. It was not stored\./,
+    )
+    expect(io.errors.at(-1)).toContain('to store it anyway: watchdesk keys set old --keep')
+    expect(await secrets.get('api-key:old')).toEqual({ ok: true, value: null })
+    io.lines.length = 0
+    expect(await keysCommand(['list'], io, { secrets })).toBe(0)
+    expect(io.lines.join('\n')).not.toContain('old')
+
+    io.lines.length = 0
+    expect(
+      await keysCommand(['set', 'old', '--keep'], io, { secrets, readSecret: async () => unknownKey }),
+    ).toBe(1)
+    expect(io.lines).toContain(
+      'kept although the service refused it (--keep); remove it with: watchdesk keys remove old',
+    )
+    expect(await secrets.get('api-key:old')).toEqual({ ok: true, value: unknownKey })
+    expect([...io.lines, ...io.errors].join('\n')).not.toContain(unknownKey)
   })
 
   it('keys set refuses a key passed as an argument and one with an unknown prefix', async () => {

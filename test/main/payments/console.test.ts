@@ -79,7 +79,10 @@ describe('payments through the console', () => {
 
   it('uses WATCHDESK_API_KEY over the keychain, shows it as the key "env", and will not remove it', async () => {
     const s = await standin({
-      keys: { [liveKey]: { scopes: allScopes, limits: sandboxLimits, businesses: [biz] } },
+      keys: {
+        [liveKey]: { scopes: allScopes, limits: sandboxLimits, businesses: [biz] },
+        [sandboxKey]: { scopes: allScopes, limits: sandboxLimits, businesses: [biz] },
+      },
     })
     const dataDir = tempDir()
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ apiBaseUrl: s.url }))
@@ -95,6 +98,7 @@ describe('payments through the console', () => {
       masked: 'sk_live_…9f3a',
     })
     expect(status.live).toBe(true)
+    s.requests.length = 0 // the stored key's own test
     await callApi(c, 'payments.wallets.list')
     expect(s.requests[0]!.headers.authorization).toBe(`Bearer ${liveKey}`)
     expect(s.requests[0]!.headers['x-business-id']).toBe(biz)
@@ -154,7 +158,7 @@ describe('payments through the console', () => {
     const { endpoint, secretShownOnce, secretStored, test } = connected.json.value
     const issued = s.endpoints.get(endpoint.id)!
     expect(issued.url).toBe(`${proxy.url}/webhooks`)
-    expect(proxy.forwarded).toEqual(['POST /webhooks'])
+    expect(proxy.forwarded).toEqual(['HEAD /webhooks', 'POST /webhooks'])
     expect(test.outcome).toBe('arrived')
     expect(secretShownOnce).toBe(issued.secret)
     expect(secretStored).toBe(true)
@@ -172,6 +176,7 @@ describe('payments through the console', () => {
   it('checks the url is HTTPS and the description at most 200 characters before sending anything', async () => {
     const { c, s } = await setup()
     await callApi(c, 'payments.keys.set', { name: 'main', key: sandboxKey })
+    s.requests.length = 0 // the key's own test when it was stored
     const plain = await callApi(c, 'payments.webhooks.create', {
       url: 'http://hooks.example.com/x',
       events: ['card.created'],

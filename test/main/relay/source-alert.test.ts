@@ -83,4 +83,48 @@ describe('the relay source alert', () => {
       expect.objectContaining({ subject: 'source:office', closedAt: expect.any(Number) }),
     ])
   })
+
+  it('closes the incident of a removed source as "source removed", never as recovered', async () => {
+    const channel = await recorder()
+    const store = relays.sqliteStore(join(tempDir(), 'relay.db'))
+    const relay = await relays.relay(store)
+    const token = unwrap(await createRelayToken(store, 'laptop'))
+    // A relay that stopped before the console ever reached it.
+    await relay.stop()
+    const clock = manualClock()
+    const backend = await consoles({
+      dataDir: tempDir(),
+      config: { alerts: { channels: { hook: { type: 'webhook' } } } },
+      secrets: { 'alert-channel:hook': channel.url },
+      clock,
+    })
+    const { sources, alerts } = backend.services
+    const tick = async (times: number) => {
+      for (let i = 0; i < times; i++) clock.advance(5_000)
+      await alerts.idle()
+    }
+    // Added as an operator does (saved in config.json), so that removing it takes it away.
+    unwrap(await sources.add('office', relay.syncUrl, token))
+    await waitFor(() => sources.list()[0]?.state === 'unreachable' || undefined, 'the source unreachable')
+    await tick(4)
+    expect(channel.received.map((r) => [r.json.kind, r.json.title])).toEqual([
+      ['fired', 'Relay source office unreachable'],
+    ])
+    await tick(9)
+    expect(unwrap(await sources.remove('office'))).toEqual({ removed: true })
+    await waitFor(() => sources.list().length === 0, 'the source gone from the list')
+    await tick(1)
+    expect(channel.received.map((r) => [r.json.kind, r.json.severity, r.json.title])).toEqual([
+      ['fired', 'critical', 'Relay source office unreachable'],
+      ['closed', 'info', 'Relay source office: incident closed after 1 min 5 s (source removed)'],
+    ])
+    expect(channel.received.some((r) => /recovered/.test(r.json.title))).toBe(false)
+    expect(unwrap(alerts.incidents({ rule: 'relay.source', limit: 10 }))).toEqual([
+      expect.objectContaining({
+        subject: 'source:office',
+        closedReason: 'source removed',
+        durationMs: 65_000,
+      }),
+    ])
+  })
 })

@@ -74,7 +74,7 @@ describe('group commit', () => {
       commit: (batch, r) => (batches.push(batch.length), worker.commit(batch, r)),
     }
     const committed: string[] = []
-    const ingest = createIngest(counting, silentLogger, (s) => committed.push(...s.map((e) => e.id)))
+    const ingest = createIngest(counting, silentLogger, (s) => committed.push(...s.map((e) => e.summary.id)))
     const first = Array.from({ length: 30 }, (_, i) => ingest.commit(incoming(`evt_w${i}`)))
     // These arrive while the first batch is in the worker: they must wait for the next transaction.
     await new Promise((r) => setImmediate(r))

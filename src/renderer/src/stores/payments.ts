@@ -5,6 +5,7 @@ import type {
   EndpointPaths,
   KeyTest,
   PaymentsStatus,
+  StaleEndpoint,
   WalletsResult,
   WebhookEndpoint,
 } from '../../../shared/contract/payments'
@@ -26,7 +27,7 @@ export interface ShownOnce {
   problem: string | null
 }
 
-interface PaymentsState {
+export interface PaymentsState {
   status: PaymentsStatus | null
   statusError: ApiError | null
   wallets: WalletsResult | null
@@ -35,7 +36,11 @@ interface PaymentsState {
   endpoints: WebhookEndpoint[] | null
   endpointsError: ApiError | null
   shownOnce: ShownOnce | null
-  connected: Connected['test'] | null
+  connected: Connected | null
+  /** "Clean up endpoints": what it proposes to delete (null until asked), and the last result. */
+  stale: { stale: StaleEndpoint[]; total: number } | null
+  staleLoading: boolean
+  cleanupResult: ResponseOf<'payments.webhooks.cleanup'> | null
   /** The answer of the GET /v1/wallets made right after a key was stored. */
   keyTest: KeyTest | null
   /** The last write's failure (create, delete, connect, settings), shown where the form is. */
@@ -44,7 +49,8 @@ interface PaymentsState {
   endpointWriteError: ApiError | null
   busy: boolean
   loadStatus(): Promise<void>
-  setKey(name: string, key: string, activate: boolean): Promise<boolean>
+  /** `keep`: store it even when the service refuses it. */
+  setKey(name: string, key: string, activate: boolean, keep?: boolean): Promise<boolean>
   removeKey(name: string): Promise<void>
   selectKey(name: string): Promise<void>
   setPlan(name: string, plan: PlanOverride | null): Promise<void>
@@ -59,6 +65,8 @@ interface PaymentsState {
   ): Promise<boolean>
   deleteEndpoint(id: string, confirmLive: boolean): Promise<void>
   connect(input: { publicUrl: string; events: string[] }, confirmLive: boolean): Promise<boolean>
+  loadStale(): Promise<void>
+  cleanup(ids: string[], confirmLive: boolean): Promise<void>
   dismissSecret(): void
   /** After the back end came back: what it shows may have changed. */
   resync(): void
@@ -103,6 +111,9 @@ export const usePaymentsStore = create<PaymentsState>((set, get) => {
     endpointsError: null,
     shownOnce: null,
     connected: null,
+    stale: null,
+    staleLoading: false,
+    cleanupResult: null,
     keyTest: null,
     writeError: null,
     endpointWriteError: null,
@@ -112,9 +123,9 @@ export const usePaymentsStore = create<PaymentsState>((set, get) => {
       const result = await backend().call('payments.status', {})
       set(result.ok ? { status: result.value, statusError: null } : { statusError: result.error })
     },
-    async setKey(name, key, activate) {
+    async setKey(name, key, activate, keep = false) {
       set({ keyTest: null })
-      const stored = await statusWrite('payments.keys.set', { name, key, activate })
+      const stored = await statusWrite('payments.keys.set', { name, key, activate, keep })
       if (!stored) return false
       // Tested when stored: one GET /v1/wallets says whether it works and what it reaches.
       const tested = await backend().call('payments.keys.test', { name })
@@ -178,10 +189,39 @@ export const usePaymentsStore = create<PaymentsState>((set, get) => {
         set({ endpointWriteError: result.error })
         return false
       }
-      rememberSecret(result.value)
-      set({ connected: result.value.test })
+      const c = result.value
+      if (c.endpoint && c.secretShownOnce !== null)
+        set({
+          shownOnce: {
+            endpointId: c.endpoint.id,
+            secret: c.secretShownOnce,
+            account: c.secretAccount ?? '',
+            stored: c.secretStored,
+            problem: c.secretProblem,
+          },
+        })
+      set({ connected: c })
       void get().loadEndpoints()
-      return true
+      return c.test.outcome === 'arrived'
+    },
+    async loadStale() {
+      set({ staleLoading: true, endpointWriteError: null, cleanupResult: null })
+      const result = await backend().call('payments.webhooks.stale', {})
+      set(
+        result.ok
+          ? { stale: result.value, staleLoading: false }
+          : { stale: null, staleLoading: false, endpointWriteError: result.error },
+      )
+    },
+    async cleanup(ids, confirmed) {
+      set({ busy: true, endpointWriteError: null })
+      const result = await backend().call('payments.webhooks.cleanup', { ids, confirmLive: confirmed })
+      set(
+        result.ok
+          ? { busy: false, cleanupResult: result.value, stale: null }
+          : { busy: false, endpointWriteError: result.error },
+      )
+      void get().loadEndpoints()
     },
     dismissSecret: () => set({ shownOnce: null }),
 

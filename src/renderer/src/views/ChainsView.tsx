@@ -15,6 +15,7 @@ function scaleNote(values: (number | null)[] | undefined, unit: string): string 
 }
 import { badgeOf, dash, fmtInt, fmtLagBlocks, fmtMs, fmtSeconds } from '../components/chains/format'
 import { focusLater, onGridKeyDown } from '../components/grid'
+import { excludedSummary } from '../components/chains/sources'
 import { StaleNote } from '../components/Liveness'
 import { useChainsStore } from '../stores/chains'
 import { useStaleSince } from '../stores/link'
@@ -49,7 +50,16 @@ function Row({
 }) {
   const spark = useChainsStore((s) => s.spark[chain.serviceId])
   const badge = badgeOf(chain)
-  const detail = chain.error ? chain.error.message : chain.status === 'healthy' ? '' : chain.reason
+  const excluded = excludedSummary(chain)
+  const disagree = chain.corroboration.state === 'disagree'
+  const detail = chain.error
+    ? chain.error.message
+    : chain.status !== 'healthy'
+      ? chain.reason
+      : disagree
+        ? chain.corroboration.note
+        : excluded
+  const counted = chain.sources.filter((s) => s.state === 'counted').length
   return (
     <tr
       className={selected ? 'selected' : undefined}
@@ -70,7 +80,9 @@ function Row({
       <td className="num col-head">{fmtInt(chain.head)}</td>
       <td
         className="num"
-        title={chain.lagEstimated ? 'estimated from block age and block time' : 'behind the reference node'}
+        title={
+          chain.lagEstimated ? 'estimated from block age and block time' : 'behind the corroborated head'
+        }
       >
         {fmtLagBlocks(chain)}
       </td>
@@ -88,7 +100,7 @@ function Row({
           )}`}
         />
       </td>
-      <td className="col-spark">
+      <td className="col-spark col-spark-latency">
         <Sparkline
           values={(spark ?? []).map((p) => p.latencyMs)}
           width={60}
@@ -98,10 +110,21 @@ function Row({
           )}`}
         />
       </td>
+      <td
+        className={`num col-sources${disagree ? ' sources-disagree' : ''}`}
+        title={chain.sources
+          .map((s) => `${s.name}: ${s.state}${s.reason ? ` (${s.reason})` : ''}`)
+          .join('\n')}
+      >
+        {chain.status === 'not_configured' ? dash : `${counted}/${chain.sources.length}`}
+      </td>
       <td className="mono col-client" title={chain.clientVersion ?? undefined}>
         {chain.clientVersion ?? dash}
       </td>
-      <td className="col-detail" title={detail}>
+      <td
+        className={`col-detail${chain.status === 'healthy' && detail ? ' detail-info' : ''}`}
+        title={detail}
+      >
         {detail}
       </td>
     </tr>
@@ -175,9 +198,12 @@ export function ChainsView() {
             </th>
             <th className="num">latency</th>
             <th className="col-spark">lag 1h</th>
-            <th className="col-spark">latency 1h</th>
+            <th className="col-spark col-spark-latency">latency 1h</th>
+            <th className="num col-sources" title="sources counted in the corroborated head / sources">
+              sources
+            </th>
             <th className="col-client">client</th>
-            <th className="col-detail">last error</th>
+            <th className="col-detail">detail</th>
           </tr>
         </thead>
         <tbody>
@@ -196,8 +222,8 @@ export function ChainsView() {
       {!snapshot && !error && <p className="hint">Loading…</p>}
       {chains.some((c) => c.lagEstimated && c.lagBlocks !== null) && (
         <p className="hint">
-          ~ lag estimated from block age and block time; set a referenceUrl per chain to measure blocks
-          behind.
+          ~ lag estimated from block age and block time: no reference configured (Settings → Chains →
+          references), or none passes its checks (the chain’s Sources).
         </p>
       )}
       {open && <ChainDrawer chain={open} onClose={close} />}

@@ -38,7 +38,10 @@ export function IncidentTable({
               {i.closedAt === null ? (
                 <StatusBadge tone={i.severity === 'critical' ? 'bad' : 'warn'} label="open" />
               ) : (
-                <StatusBadge tone="good" label="closed" />
+                <StatusBadge
+                  tone={i.closedReason === 'recovered' ? 'good' : 'muted'}
+                  label={i.closedReason ?? 'closed'}
+                />
               )}
             </td>
             <td title={i.detail}>

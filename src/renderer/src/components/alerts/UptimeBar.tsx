@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'react'
 import type { Uptime } from '../../../../shared/contract/alerts'
 import { backend } from '../../api'
-import { fmtRatio } from './format'
+import { describeUptime } from '../../../../shared/alerts/uptime'
 
 /** The last 24 hours hour by hour (green all up, amber some down, red mostly down, grey no polls)
- * and uptime over 24 h, 7 d and 30 d, from the back end's hourly aggregate. */
+ * and uptime over 24 h, 7 d and 30 d from the back end's hourly aggregate: only the windows the
+ * data fills, then the period the data covers ("99.20 % over the last 17 min of data"). */
 export function UptimeBar({ serviceId }: { serviceId: number }) {
   const [uptime, setUptime] = useState<Uptime | null>(null)
   const [problem, setProblem] = useState<string | null>(null)
@@ -25,11 +26,7 @@ export function UptimeBar({ serviceId }: { serviceId: number }) {
   if (!uptime) return <p className="hint">Loading uptime…</p>
   return (
     <div className="uptime">
-      <div
-        className="uptime-bar"
-        role="img"
-        aria-label={`uptime, last 24 hours: ${fmtRatio(uptime.ratio24h)}`}
-      >
+      <div className="uptime-bar" role="img" aria-label={`uptime: ${describeUptime(uptime)}`}>
         {uptime.hours.map((h) => {
           const ratio = h.polls === 0 ? null : h.up / h.polls
           const cls = ratio === null ? 'none' : ratio === 1 ? 'up' : ratio >= 0.5 ? 'part' : 'down'
@@ -43,10 +40,8 @@ export function UptimeBar({ serviceId }: { serviceId: number }) {
         })}
       </div>
       <dl className="facts facts-tight">
-        <dt>Uptime 24 h / 7 d / 30 d</dt>
-        <dd className="num">
-          {fmtRatio(uptime.ratio24h)} / {fmtRatio(uptime.ratio7d)} / {fmtRatio(uptime.ratio30d)}
-        </dd>
+        <dt>Uptime</dt>
+        <dd className="num">{describeUptime(uptime)}</dd>
       </dl>
     </div>
   )

@@ -20,6 +20,3 @@ export const fmtTime = (t: number) =>
     minute: '2-digit',
     second: '2-digit',
   })
-
-export const fmtRatio = (r: number | null) =>
-  r === null ? '—' : `${(Math.floor(r * 10_000) / 100).toFixed(2)} %`

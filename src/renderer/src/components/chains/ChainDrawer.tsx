@@ -4,9 +4,12 @@ import { useChainsStore } from '../../stores/chains'
 import { StatusBadge } from '../Status'
 import { badgeOf, dash, fmtInt, fmtLagBlocks, fmtMs, fmtSeconds } from './format'
 import { RpcConsole } from './RpcConsole'
+import { SourcesPanel } from './SourcesPanel'
 import { ScaledSparkline } from './Sparkline'
 import { ChainAlertsPanel } from '../alerts/ChainAlertsPanel'
 import { ChainHealthFacts } from '../alerts/ChainHealthFacts'
+import { qualityWindowMs } from '../../../../shared/chains/health'
+import { formatSpan } from '../../../../shared/alerts/uptime'
 
 const identityWords: Record<
   ChainStatus['identity'],
@@ -72,7 +75,13 @@ export function ChainDrawer({ chain, onClose }: { chain: ChainStatus; onClose: (
           </div>
         </div>
         <dl className="facts facts-tight">
-          <dt>Latency p50 / p95 (15 min)</dt>
+          <dt>
+            Latency p50 / p95 (
+            {chain.quality.coveredMs >= qualityWindowMs
+              ? '15 min'
+              : `last ${formatSpan(chain.quality.coveredMs)}`}
+            )
+          </dt>
           <dd className="num">
             {fmtMs(history?.latencyP50Ms ?? null)} / {fmtMs(history?.latencyP95Ms ?? null)}
           </dd>
@@ -81,6 +90,7 @@ export function ChainDrawer({ chain, onClose }: { chain: ChainStatus; onClose: (
         </dl>
       </section>
 
+      <SourcesPanel chain={chain} />
       <ChainHealthFacts chain={chain} />
       <ChainAlertsPanel serviceId={chain.serviceId} name={chain.name} />
 
@@ -98,8 +108,8 @@ export function ChainDrawer({ chain, onClose }: { chain: ChainStatus; onClose: (
           <dd className="num">
             {fmtLagBlocks(chain)} blocks, {fmtSeconds(chain.lagSeconds)}
             {chain.lagEstimated
-              ? ' (estimated: no reference node)'
-              : ` (reference at ${fmtInt(chain.referenceHead)})`}
+              ? ` (estimated: ${chain.corroboration.state === 'disagree' ? 'the sources disagree' : 'no reference passes'})`
+              : ` (corroborated head ${fmtInt(chain.referenceHead)})`}
           </dd>
           <dt>Block time</dt>
           <dd className="num">

@@ -28,12 +28,13 @@ export function KeysPanel() {
   const [name, setName] = useState('')
   const [key, setKeyText] = useState('')
   const [activate, setActivate] = useState(true)
+  const [keep, setKeep] = useState(false)
   useEffect(() => {
     if (!status) void loadStatus()
   }, [status, loadStatus])
 
   const save = async () => {
-    if (await setKey(name.trim(), key, activate)) {
+    if (await setKey(name.trim(), key, activate, keep)) {
       setName('')
       setKeyText('')
     }
@@ -78,23 +79,20 @@ export function KeysPanel() {
         </p>
       )}
       <InlineForm onSubmit={() => void save()}>
-        <TextField
-          label="Key name"
-          placeholder="name (e.g. sandbox)"
-          value={name}
-          onChange={setName}
-          size={16}
-        />
+        <TextField label="Key name" placeholder="key name" value={name} onChange={setName} size={14} />
         <TextField
           label="API key"
           placeholder="sk_sandbox_… or sk_live_…"
           value={key}
           onChange={setKeyText}
-          size={36}
+          size={28}
           secret
         />
         <label>
           <input type="checkbox" checked={activate} onChange={(e) => setActivate(e.target.checked)} /> use it
+        </label>
+        <label title="Store it even when the service refuses it (remove it later here, or with watchdesk keys remove NAME)">
+          <input type="checkbox" checked={keep} onChange={(e) => setKeep(e.target.checked)} /> keep if refused
         </label>
         <button type="submit" className="primary" disabled={busy || !name.trim() || !key.trim()}>
           Store in keychain
@@ -123,6 +121,17 @@ function KeyTestResult() {
       <StatusBadge tone={test.works ? 'good' : 'bad'} label={test.works ? 'key works' : 'key refused'} />{' '}
       {test.message}
       {test.missingScopes.length > 0 && <p>Missing scopes: {test.missingScopes.join(', ')}</p>}
+      {test.features.some((f) => f.state === 'missing') && (
+        <ul className="key-features">
+          {test.features
+            .filter((f) => f.state === 'missing')
+            .map((f) => (
+              <li key={f.feature}>
+                {f.label}: needs <span className="mono">{f.scope}</span>
+              </li>
+            ))}
+        </ul>
+      )}
       {test.works && test.businesses.length > 0 && <p>Reaches: {test.businesses.join(', ')}</p>}
     </div>
   )

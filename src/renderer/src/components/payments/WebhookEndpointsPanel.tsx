@@ -4,6 +4,7 @@ import { checkHttpsUrl, descriptionLength, maxDescriptionLength } from '../../..
 import type { EndpointPaths } from '../../../../shared/contract/payments'
 import { confirmPaymentsWrite } from '../../effects'
 import { usePaymentsStore } from '../../stores/payments'
+import type { PaymentsState } from '../../stores/payments'
 import { StatusBadge } from '../Status'
 import { EventPicker } from './EventPicker'
 import { SecretOnce } from './SecretOnce'
@@ -111,6 +112,7 @@ export function WebhookEndpointsPanel() {
         </p>
       )}
       {shownOnce && <SecretOnce shown={shownOnce} onDismiss={dismissSecret} />}
+      {ready && <CleanupEndpoints />}
       {ready && (
         <div className="endpoint-forms">
           <CreateEndpointForm />
@@ -219,8 +221,10 @@ function ConnectForm() {
       <h3>Connect this console</h3>
       <p className="hint">
         Give the public HTTPS address of a tunnel or reverse proxy that forwards to this console’s listener (
-        <span className="mono">/webhooks</span>). watchdesk registers it, stores the secret in the keychain,
-        then sends a signed test event to that address and reports success only when it arrives here.
+        <span className="mono">/webhooks</span>). watchdesk first checks that the address reaches this
+        listener, then registers it (or reuses the endpoint already registered for it), stores the secret in
+        the keychain and sends a signed test event through it. Success only when that event arrives here; when
+        it does not, the endpoint registered for the attempt is deleted again.
       </p>
       <label className="field">
         <span>Public URL</span>
@@ -242,29 +246,142 @@ function ConnectForm() {
           Connect
         </button>
       </div>
-      {connected && (
-        <div
-          className={`banner ${connected.outcome === 'arrived' ? 'banner-good' : 'banner-bad'}`}
-          role="status"
-          data-testid="connect-result"
-          data-outcome={connected.outcome}
-        >
-          {connected.outcome === 'arrived' && connected.arrivedAt && connected.sentAt !== null ? (
+      {connected && <ConnectOutcome connected={connected} />}
+    </form>
+  )
+}
+
+function ConnectOutcome({ connected }: { connected: NonNullable<PaymentsState['connected']> }) {
+  const t = connected.test
+  const arrived = t.outcome === 'arrived'
+  return (
+    <div
+      className={`banner ${arrived ? 'banner-good' : 'banner-bad'}`}
+      role="status"
+      data-testid="connect-result"
+      data-outcome={t.outcome}
+    >
+      {arrived && t.arrivedAt && t.sentAt !== null ? (
+        <>
+          Test event <span className="mono">{t.eventId}</span> arrived at{' '}
+          <span className="num">{time(t.arrivedAt)}</span> (
+          <span className="num">{Math.max(0, t.arrivedAt - t.sentAt)}</span> ms after sending).{' '}
+          {connected.reused && connected.endpoint && (
             <>
-              Test event <span className="mono">{connected.eventId}</span> arrived at{' '}
-              <span className="num">{time(connected.arrivedAt)}</span> (
-              <span className="num">{Math.max(0, connected.arrivedAt - connected.sentAt)}</span> ms after
-              sending). {connected.message}
-            </>
-          ) : (
-            <>
-              <strong>Not connected.</strong> {connected.message}
+              The endpoint <span className="mono">{connected.endpoint.id}</span> already registered for this
+              URL was reused.{' '}
             </>
           )}
-          {connected.fix && <p>{connected.fix}</p>}
-        </div>
+          {t.message}
+        </>
+      ) : (
+        <>
+          <strong>Not connected.</strong> {t.message}
+        </>
       )}
-    </form>
+      {t.fix && <p>{t.fix}</p>}
+      {connected.cleanup && <p data-testid="connect-cleanup">{connected.cleanup}</p>}
+      {!arrived && connected.publicUrl && (
+        <p className="hint">
+          listener.publicUrl stays <span className="mono">{connected.publicUrl}</span>, the last verified
+          address.
+        </p>
+      )}
+    </div>
+  )
+}
+
+/** "Clean up endpoints": what the service still sends to that this console no longer needs. */
+function CleanupEndpoints() {
+  const { stale, staleLoading, cleanupResult, loadStale, cleanup, busy, status } = usePaymentsStore(
+    useShallow((s) => ({
+      stale: s.stale,
+      staleLoading: s.staleLoading,
+      cleanupResult: s.cleanupResult,
+      loadStale: s.loadStale,
+      cleanup: s.cleanup,
+      busy: s.busy,
+      status: s.status,
+    })),
+  )
+  const [chosen, setChosen] = useState<string[]>([])
+  const toggle = (id: string) =>
+    setChosen((prev) => (prev.includes(id) ? prev.filter((x) => x !== id) : [...prev, id]))
+  const submit = () => {
+    const confirmed = confirmPaymentsWrite(
+      status,
+      `Delete ${chosen.length} webhook endpoint(s) and their secrets.`,
+      `Delete ${chosen.length} webhook endpoint(s) at the service and remove their secrets from the keychain?`,
+    )
+    if (confirmed === null) return
+    void cleanup(chosen, confirmed).then(() => setChosen([]))
+  }
+  return (
+    <section className="endpoint-cleanup" aria-label="Clean up endpoints">
+      <div className="form-actions">
+        <button
+          type="button"
+          onClick={() => {
+            setChosen([])
+            void loadStale()
+          }}
+          disabled={staleLoading}
+        >
+          {staleLoading ? 'Checking endpoints…' : 'Clean up endpoints'}
+        </button>
+        <span className="hint">
+          Finds endpoints for this console’s earlier public URLs, duplicates, and URLs where nothing answers.
+        </span>
+      </div>
+      {stale && stale.stale.length === 0 && (
+        <p className="hint" role="status">
+          Nothing to clean up: none of the {stale.total} endpoint(s) is a duplicate, an earlier URL of this
+          console or unreachable.
+        </p>
+      )}
+      {stale && stale.stale.length > 0 && (
+        <>
+          <table className="grid" aria-label="Endpoints to clean up">
+            <thead>
+              <tr>
+                <th />
+                <th>id</th>
+                <th>url</th>
+                <th>why</th>
+              </tr>
+            </thead>
+            <tbody>
+              {stale.stale.map((s) => (
+                <tr key={s.endpoint.id}>
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label={`Delete ${s.endpoint.id}`}
+                      checked={chosen.includes(s.endpoint.id)}
+                      onChange={() => toggle(s.endpoint.id)}
+                    />
+                  </td>
+                  <td className="mono">{s.endpoint.id}</td>
+                  <td className="mono wrap">{s.endpoint.url ?? '—'}</td>
+                  <td className="wrap">{s.message}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <div className="form-actions">
+            <button type="button" className="danger" disabled={busy || chosen.length === 0} onClick={submit}>
+              Delete {chosen.length} chosen
+            </button>
+          </div>
+        </>
+      )}
+      {cleanupResult && (
+        <p className={`banner ${cleanupResult.failed.length ? 'banner-bad' : 'banner-good'}`} role="status">
+          Deleted {cleanupResult.deleted.length} endpoint(s) with their secrets.
+          {cleanupResult.failed.map((f) => ` ${f.id}: ${f.message}`).join('')}
+        </p>
+      )}
+    </section>
   )
 }
 

@@ -1,8 +1,9 @@
 import { chainRegistry } from '../../../../shared/chains/registry'
 import { ConfigForm } from './ConfigForm'
+import { ReferencesEditor } from './ReferencesEditor'
 
-/** Settings → Chains: per chain its slug, own URL, reference URL, whether it is polled and its
- * health thresholds. Node URLs are shown masked; a field left as it is is never sent back. */
+/** Settings → Chains: per chain its slug, own URL, whether it is polled, its health thresholds
+ * and its references (with a Test each, and the network's well-known public endpoints). Node URLs are shown masked; a field left as it is is never sent back. */
 export function ChainsSettingsPanel() {
   return (
     <section className="panel" aria-label="Chains settings">
@@ -31,9 +32,16 @@ export function ChainsSettingsPanel() {
                   placeholder: 'own node URL (over rpcBaseUrl)',
                 },
                 {
-                  key: `chains.${c.serviceId}.referenceUrl`,
-                  kind: 'text',
-                  placeholder: 'a second node to measure lag against',
+                  key: `chains.${c.serviceId}.quorum`,
+                  kind: 'number',
+                  placeholder: '2',
+                  hint: 'Sources that must reach a height for it to be the chain’s head.',
+                },
+                {
+                  key: `chains.${c.serviceId}.disagreeAfterBlocks`,
+                  kind: 'number',
+                  placeholder: 'a stall’s worth of blocks',
+                  hint: 'Sources further apart than this are ahead, behind, or disagree.',
                 },
                 {
                   key: `chains.${c.serviceId}.laggingAfterSeconds`,
@@ -52,6 +60,7 @@ export function ChainsSettingsPanel() {
                 },
               ]}
             />
+            <ReferencesEditor chain={c} />
           </details>
         ))}
       </div>

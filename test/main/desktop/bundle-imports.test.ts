@@ -1,0 +1,67 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+/** What the built entries load at start (issue 23): the desktop app's main entry and the command
+ * line load no PostgreSQL client, no SMTP client, no MCP SDK and no viem until a command that uses
+ * one runs (they are imported where used, into chunks of their own); the renderer carries no viem.
+ * Reads the build of `npm run build` (npm test builds first). */
+const out = join(import.meta.dirname, '..', '..', '..', 'out')
+
+/** Every file an entry reaches through static imports (`import … from "./x.js"`, `import "./x.js"`),
+ * not through `import("./x.js")`, which loads only when that line runs. */
+function staticClosure(entry: string): string[] {
+  const seen = new Set<string>()
+  const visit = (file: string) => {
+    if (seen.has(file)) return
+    seen.add(file)
+    const text = readFileSync(file, 'utf8')
+    for (const match of text.matchAll(
+      /(?:^|[;\n}])\s*(?:import|export)\s*(?:[^'"();]*?\sfrom\s*)?["'](\.[^"']+)["']/g,
+    ))
+      visit(resolve(dirname(file), match[1]!))
+  }
+  visit(entry)
+  return [...seen]
+}
+
+/** The packages a bundled file was built from: rolldown keeps each module's path in a comment. */
+function packagesIn(files: string[]): Set<string> {
+  const packages = new Set<string>()
+  for (const file of files)
+    for (const match of readFileSync(file, 'utf8').matchAll(/node_modules\/((?:@[\w.-]+\/)?[\w.-]+)\//g))
+      packages.add(match[1]!)
+  return packages
+}
+
+const heavy = /^(pg|pg-.+|pgpass|postgres-.+|nodemailer|viem|@modelcontextprotocol\/.+|@noble\/.+)$/
+
+describe('what the built entries load at start', () => {
+  it.each(['index.js', 'cli.js'])(
+    'out/main/%s reaches no pg, nodemailer, MCP SDK or viem through static imports',
+    (entry) => {
+      const file = join(out, 'main', entry)
+      expect(existsSync(file), 'npm run build first').toBe(true)
+      const reached = staticClosure(file)
+      expect(reached.length).toBeGreaterThan(1)
+      expect([...packagesIn(reached)].filter((p) => heavy.test(p))).toEqual([])
+    },
+  )
+
+  it('keeps the heavy clients in chunks that a dynamic import loads', () => {
+    const chunks = readdirSync(join(out, 'main', 'chunks')).filter((f) => f.endsWith('.js'))
+    const all = packagesIn(chunks.map((f) => join(out, 'main', 'chunks', f)))
+    // The detector sees them where they are: a test that could never fail would prove nothing.
+    expect([...all]).toEqual(expect.arrayContaining(['pg', 'nodemailer', '@modelcontextprotocol/sdk']))
+  })
+
+  it('the renderer bundle carries no viem (its chain definitions hold the Multicall3 address)', () => {
+    const assets = join(out, 'renderer', 'assets')
+    const scripts = readdirSync(assets).filter((f) => f.endsWith('.js'))
+    expect(scripts.length).toBeGreaterThan(0)
+    for (const script of scripts)
+      expect(readFileSync(join(assets, script), 'utf8')).not.toContain(
+        'ca11bde05977b3631167028862be2a173976ca11',
+      )
+  })
+})

@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
 import { createKeytarStore } from '../../../src/main/secrets'
+import { useRelayProcesses } from '../../support/relay-process'
 import { runCli, useServeProcess } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
@@ -175,5 +176,58 @@ describe('watchdesk backup and restore', () => {
     expect(notBackup.code).toBe(1)
     expect(notBackup.stderr).toMatch(/not a watchdesk backup/)
     expect(readFileSync(existing, 'utf8')).toBe('keep me')
+  })
+
+  describe('of a SQLite relay', () => {
+    const relays = useRelayProcesses()
+
+    it('takes the relay store (--store sqlite:PATH) while it receives, restorable with every event acknowledged before', async () => {
+      const root = tempDir()
+      const dataDir = join(root, 'relay-data')
+      mkdirSync(dataDir)
+      const storeFile = join(root, 'relay.db')
+      const relayEnv = { ...env, WATCHDESK_DATA_DIR: dataDir }
+      const relay = await relays(`sqlite:${storeFile}`, relayEnv).ready
+      const base = relay.webhooks.replace(/\/webhooks$/, '')
+      const load = deliverContinuously(base)
+      await waitFor(
+        () => load.answers.filter((a) => a.status === 200).length >= 50,
+        '50 acknowledged deliveries',
+        {
+          timeoutMs: 60_000,
+        },
+      )
+      const backupFile = join(root, 'relay.backup')
+      const backupStarted = Date.now()
+      const backup = await runCli(
+        ['backup', backupFile, '--store', `sqlite:${storeFile}`, '--json'],
+        relayEnv,
+      )
+      await load.stop()
+      expect(backup.stderr).toBe('')
+      expect(backup.code).toBe(0)
+      const before = load.answers
+        .filter((a) => a.status === 200 && a.answeredAt < backupStarted)
+        .map((a) => a.id)
+      expect(before.length).toBeGreaterThanOrEqual(50)
+
+      const restoredDir = join(root, 'restored')
+      const restored = await runCli(['restore', backupFile, '--data-dir', restoredDir], relayEnv)
+      expect(restored.code).toBe(0)
+      const db = new BetterSqlite3(join(restoredDir, 'watchdesk.db'), { readonly: true })
+      try {
+        const ids = new Set((db.prepare('SELECT id FROM events').all() as { id: string }[]).map((r) => r.id))
+        expect(before.filter((id) => !ids.has(id))).toEqual([])
+      } finally {
+        db.close()
+      }
+
+      const postgres = await runCli(
+        ['backup', join(root, 'pg.backup'), '--store', 'postgres://x@127.0.0.1/db'],
+        relayEnv,
+      )
+      expect(postgres.code).toBe(2)
+      expect(postgres.stderr).toMatch(/pg_dump/)
+    }, 120_000)
   })
 })

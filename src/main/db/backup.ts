@@ -1,4 +1,14 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { dirname, join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { err, ok } from '../../shared/result'
@@ -50,6 +60,8 @@ export async function backupDataDir(
   const takenAt = new Date().toISOString()
   try {
     rmSync(partial, { force: true })
+    // Payment events: the copy is the operator's alone (0600) from its first byte, like the data dir.
+    closeSync(openSync(partial, 'w', 0o600))
     // The first step only counts the pages; the second copies them all in one step, so the copy
     // is one snapshot even while another process keeps writing (a page-by-page copy would
     // restart at every foreign write and might never finish under load).

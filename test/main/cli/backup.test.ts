@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -120,6 +120,7 @@ describe('watchdesk backup and restore', () => {
     // The test proves a copy under load only if the writer kept acknowledging during it.
     expect(answeredDuring.length).toBeGreaterThan(0)
 
+    expect(statSync(backupFile).mode & 0o777).toBe(0o600)
     const bytes = readFileSync(backupFile)
     expect(bytes.subarray(0, 16).toString('latin1')).toBe('SQLite format 3\u0000')
     expect(bytes.includes(Buffer.from(envSecret))).toBe(false)

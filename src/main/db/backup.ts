@@ -1,5 +1,7 @@
 import {
+  chmodSync,
   closeSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   openSync,
@@ -7,6 +9,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -94,7 +97,7 @@ export async function backupDataDir(
       })()
       copy.close()
       renameSync(partial, target)
-      const bytes = readFileSync(target).byteLength
+      const bytes = statSync(target).size
       return ok({ file: target, bytes, schemaVersion, events, config: config.value !== null, takenAt })
     } finally {
       if (copy.open) copy.close()
@@ -125,7 +128,11 @@ export function restoreDataDir(file: string, dataDir: string): Result<RestoreSum
   const database = join(dataDir, databaseFileName)
   const partial = `${database}.restoring`
   try {
-    writeFileSync(partial, readFileSync(file), { mode: 0o600 })
+    // Streamed by the OS (a backup may be gigabytes), private before it holds a byte.
+    closeSync(openSync(partial, 'w', 0o600))
+    copyFileSync(file, partial)
+    // copyfile gives the copy the backup file's mode; the database is 0600 whatever that was.
+    chmodSync(partial, 0o600)
     const read = readBackup(partial)
     if (!read.ok) {
       rmSync(partial, { force: true })

@@ -136,6 +136,8 @@ describe('watchdesk backup and restore', () => {
     expect(restored.stderr).toBe('')
     expect(restored.code).toBe(0)
     expect(readFileSync(join(restoredDir, 'config.json'), 'utf8')).toBe(configText)
+    expect(statSync(join(restoredDir, 'watchdesk.db')).mode & 0o777).toBe(0o600)
+    expect(statSync(join(restoredDir, 'config.json')).mode & 0o777).toBe(0o600)
 
     // Read through watchdesk itself: the restored dir is a data dir it opens as its own.
     const listed = await runCli(['events', '--data-dir', restoredDir, '--json', '--limit', '100000'], env)

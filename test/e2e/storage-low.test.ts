@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, screenshotDir, useChromium } from '../support/browser'
 import { useServeProcess } from '../support/serve-process'
 import { mountTmpfs } from '../main/db/tmpfs'
 
@@ -15,7 +15,7 @@ describe('low disk space in the console (bin/watchdesk serve, Chromium)', () => 
   })
 
   it.skipIf(tmpfs.dir === null)(
-    'shows "storage: disk low" in amber with the fix in its title',
+    'shows "storage: disk low" in amber with the fix in its title, and Settings → Storage the figures, the last retention run and the keys',
     async () => {
       const dataDir = join(tmpfs.dir!, 'console')
       mkdirSync(dataDir)
@@ -30,6 +30,18 @@ describe('low disk space in the console (bin/watchdesk serve, Chromium)', () => 
         /storage\.warnFreeMb\): free space, shorten retention/,
       )
       await saveScreenshot(page, 'storage-disk-low-1280x800')
+
+      // Settings → Storage: the figures of `watchdesk storage`, the warning, and the retention keys.
+      await page.goto(`${running.consoleUrl}/#/settings`)
+      const panel = page.getByRole('region', { name: 'Storage settings' })
+      await panel.scrollIntoViewIfNeeded()
+      await eventually(() => panel.locator('dt', { hasText: 'Retention last run' }).count()).toBe(1)
+      const lastRun = panel.locator('dt:has-text("Retention last run") + dd')
+      await eventually(async () => (await lastRun.textContent()) !== 'not yet').toBe(true)
+      expect(await panel.locator('.banner-warn').textContent()).toMatch(/storage\.warnFreeMb/)
+      expect(await panel.locator('dt:has-text("Events stored") + dd').textContent()).toBe('0')
+      expect(await panel.locator('label', { hasText: 'retention.events.days' }).count()).toBe(1)
+      await panel.screenshot({ path: join(screenshotDir, 'settings-storage-1280x800.png') })
     },
     60_000,
   )

@@ -3,6 +3,7 @@ import type { Database } from 'better-sqlite3'
 import { Gauge } from 'prom-client'
 import type { Registry } from 'prom-client'
 import type { RetentionConfig } from '../../shared/config'
+import type { RetentionStatus } from '../../shared/contract/storage'
 
 /** Retention (docs/storage.md#retention): rows older than `retention.<kind>.days` are removed in
  * small batches, each its own short transaction through the database's one writer, so a delivery
@@ -86,20 +87,9 @@ export function pruneBatch(kind: RetentionKind, cutoff: number, batch = defaultB
   }
 }
 
-/** What the last run removed and when the next one is due; kept in the meta table (key
- * `retention`) so `watchdesk storage` in another process reads it. */
-export interface RetentionState {
-  lastRunAt: number | null
-  lastRunMs: number | null
-  nextRunAt: number | null
-  /** Rows removed by the last run, per kind. */
-  removed: Record<RetentionKind, number>
-  /** Rows removed since the data dir was created, per kind. */
-  removedTotal: Record<RetentionKind, number>
-  /** The days in force at the last run (0 = keep). */
-  days: Record<RetentionKind, number>
-  error: string | null
-}
+/** What the last run removed and when the next one is due (the contract's RetentionStatus); kept
+ * in the meta table (key `retention`) so `watchdesk storage` in another process reads it. */
+export type RetentionState = RetentionStatus
 
 const zero = (): Record<RetentionKind, number> => ({ events: 0, attempts: 0, alerts: 0, rejections: 0 })
 

@@ -1,25 +1,11 @@
+import type { StorageUsage as StorageUsageContract } from '../../shared/contract/storage'
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Database } from 'better-sqlite3'
 import { freeBytesAt, lowSpaceWarning } from './health'
 
-/** Disk use as the operator needs it before the disk is full (docs/storage.md). */
-export interface StorageUsage {
-  dataDir: string
-  database: string
-  /** Every file under the data dir. */
-  dataDirBytes: number
-  /** The database with its WAL and shared-memory files. */
-  databaseBytes: number
-  events: number
-  /** When the oldest stored event arrived (ms since the epoch), null when none is stored. */
-  oldestEventAt: number | null
-  /** Free space for this user on the data dir's disk; null when it cannot be read. */
-  freeBytes: number | null
-  warnFreeMb: number
-  /** The sentence with the fix when free space is below `storage.warnFreeMb`, else null. */
-  warning: string | null
-}
+/** Disk use without retention's part (the contract's StorageUsage, src/shared/contract/storage.ts). */
+export type StorageUsage = Omit<StorageUsageContract, 'retention'>
 
 export function measureStorage(
   db: Database,

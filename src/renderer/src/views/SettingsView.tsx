@@ -13,6 +13,7 @@ import { SourcesPanel } from '../components/sources/SourcesPanel'
 import { ConnectionPanel } from '../components/settings/ConnectionPanel'
 import { ChainsSettingsPanel } from '../components/settings/ChainsSettingsPanel'
 import { ListenerSettingsPanel } from '../components/settings/ListenerSettingsPanel'
+import { StoragePanel } from '../components/settings/StoragePanel'
 
 /** The panels of Settings, in order. A capability adds its own panel by appending an entry. */
 export const settingsSections: { id: string; Panel: ComponentType }[] = [
@@ -25,6 +26,7 @@ export const settingsSections: { id: string; Panel: ComponentType }[] = [
   { id: 'forward', Panel: ForwardTargetsPanel },
   { id: 'sources', Panel: SourcesPanel },
   { id: 'alerts', Panel: ChannelsPanel },
+  { id: 'storage', Panel: StoragePanel },
   { id: 'keychain', Panel: KeychainPanel },
   { id: 'browser', Panel: BrowserPanel },
   { id: 'effective', Panel: EffectiveConfig },

@@ -41,6 +41,8 @@ const params = (id: string, at: number): EventParams => ({
     JSON.stringify({ id, type: 'payout.completed', data: { id: `po_${id}`, amount: '12.50' } }),
   ),
   data: JSON.stringify({ id: `po_${id}`, amount: '12.50' }),
+  conflicts: 0,
+  conflict_body: null,
 })
 
 const percentile = (values: number[], p: number) => {

@@ -10,6 +10,7 @@ import { alertsApi } from './api/alerts'
 import { sourcesApi } from './api/sources'
 import { forwardApi } from './api/forward'
 import { settingsApi } from './api/settings'
+import { doctorApi } from './api/doctor'
 
 /** Implements the contract. The only place where capabilities meet: each section in ./api/ maps
  * its methods onto one capability's services; `satisfies` fails the build if a method is missing. */
@@ -24,5 +25,6 @@ export function createApi(ctx: AppContext, services: Services): ApiHandlers {
     ...sourcesApi(services),
     ...forwardApi(ctx, services),
     ...settingsApi(ctx, services),
+    ...doctorApi(ctx, services),
   } satisfies ApiHandlers
 }

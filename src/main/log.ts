@@ -31,25 +31,47 @@ export function redact(text: string): string {
 
 const levelRank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }
 
+/** How a line is written: `json` (machine logs, the default), `text` (one line with its fields,
+ * `--verbose` on a terminal) or `short` (the message alone, each message once: what an operator
+ * at a terminal needs to see beside the command's own sentence). */
+export type LogFormat = 'json' | 'text' | 'short'
+
 export function createLogger(
   write: (line: string) => void = writeStderr,
   minLevel: LogLevel = (process.env.WATCHDESK_LOG_LEVEL as LogLevel | undefined) ?? 'info',
   base: LogFields = {},
   file: string | null = null,
+  format: LogFormat = 'json',
+  seen: Set<string> = new Set(),
 ): Logger {
   const emit = (level: LogLevel, msg: string, fields?: LogFields) => {
     if (levelRank[level] < levelRank[minLevel]) return
     const record = { t: new Date().toISOString(), level, msg, ...base, ...fields }
-    write(redact(JSON.stringify(record, errorReplacer)))
+    if (format === 'json') return write(redact(JSON.stringify(record, errorReplacer)))
+    if (format === 'text') return write(redact(textLine(record)))
+    // A retried request warns at every attempt: the operator reads it once.
+    if (seen.has(msg)) return
+    seen.add(msg)
+    write(redact(`watchdesk: ${level === 'warn' ? 'warning' : level}: ${msg}`))
   }
   return {
     debug: (m, f) => emit('debug', m, f),
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
-    child: (fields) => createLogger(write, minLevel, { ...base, ...fields }, file),
+    child: (fields) => createLogger(write, minLevel, { ...base, ...fields }, file, format, seen),
     file,
   }
+}
+
+/** `2026-11-25T12:03:04.000Z warn msg key=value …` (values as JSON when not plain words). */
+function textLine(record: Record<string, unknown>): string {
+  const { t, level, msg, ...fields } = record
+  const pairs = Object.entries(fields).map(([k, v]) => {
+    const text = typeof v === 'string' && /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v, errorReplacer)
+    return `${k}=${text}`
+  })
+  return [String(t), level, msg, ...pairs].join(' ')
 }
 
 function errorReplacer(_key: string, value: unknown): unknown {

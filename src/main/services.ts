@@ -185,6 +185,8 @@ export async function startServices(
   stops.push(() => sources.stop())
   const stopWatch = watchSources(sources, alerts, options.clock ?? systemPollClock)
   stops.push(async () => stopWatch())
+  const stopTargets = watchForwardTargets(forward, alerts, options.clock ?? systemPollClock)
+  stops.push(async () => stopTargets())
   const services: Services = { webhooks, chains, payments, alerts, sources, forward, publicUrl, env }
   return ok({
     services,
@@ -231,6 +233,51 @@ function watchSources(sources: SourcesService, alerts: AlertsService, clock: Pol
     for (const name of watched)
       if (!seen.has(name))
         observe(name, false, `Relay source ${name} removed`, 'Removed from sources.', 'source removed')
+    watched = seen
+    cancel = clock.after(sourceCheckMs, check)
+  }
+  check()
+  return () => cancel?.()
+}
+
+/** The alert rule "forward target gone" over the forward status: a target that answered 410 Gone
+ * is stopped by the forwarder (a definite answer, so no confirmation); the incident closes when the
+ * target delivers again (its URL changed, it was enabled again), is disabled or is removed. */
+function watchForwardTargets(forward: ForwardService, alerts: AlertsService, clock: PollClock): () => void {
+  let watched = new Set<string>()
+  let cancel: (() => void) | null = null
+  const observe = (name: string, active: boolean, title: string, body: string) =>
+    alerts.condition({
+      rule: 'forward.gone',
+      subject: `forward:${name}`,
+      serviceId: null,
+      name: `Forward target ${name}`,
+      active,
+      title,
+      body,
+    })
+  const check = () => {
+    const seen = new Set<string>()
+    for (const t of forward.status().targets) {
+      if (t.adhoc) continue
+      seen.add(t.name)
+      if (t.health === 'stopped')
+        observe(
+          t.name,
+          true,
+          `Forward target ${t.name} stopped: 410 Gone`,
+          t.lastError ?? `${t.url} answered 410 Gone.`,
+        )
+      // Over only once it delivered again (or was disabled): after a restart, a target not tried
+      // yet has not recovered.
+      else if (t.lastOkAt !== null)
+        observe(t.name, false, `Forward target ${t.name} forwarding again`, `${t.url} took an event.`)
+      else if (!t.enabled)
+        observe(t.name, false, `Forward target ${t.name} disabled`, 'Disabled in forward.targets.')
+    }
+    for (const name of watched)
+      if (!seen.has(name))
+        observe(name, false, `Forward target ${name} removed`, 'Removed from forward.targets.')
     watched = seen
     cancel = clock.after(sourceCheckMs, check)
   }

@@ -129,8 +129,18 @@ export const ForwardConfig = z
         ForwardTargetConfig,
       )
       .default({}),
+    /** The target whose answer to card.authorization.request is the listener's answer; the other
+     * subscribed targets get the event once, as a notification. Unset: the only subscribed target,
+     * or the first in the config (with a warning) when several subscribe. */
+    authorizationTarget: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/)
+      .optional(),
     /** How long card.authorization.request waits for the target's answer before the fallback. */
     authorizationBudgetMs: z.number().int().min(50).max(1900).default(1500),
+    /** A target paused after failures is probed again at least this often, so it is retried within
+     * this many seconds of answering again (its retry schedule only spaces the other retries). */
+    probeSeconds: z.number().int().min(1).max(3600).default(10),
     /** A forward still failing after this long is given up (shown as "gave up"). */
     maxAgeHours: z
       .number()

@@ -106,6 +106,12 @@ export const ruleCatalog = [
     severity: 'critical',
     defaultText: 'a `sources.<name>` relay unreachable or refusing the token for 3 checks and 15 s',
   },
+  {
+    id: 'forward.gone',
+    label: 'Forward target gone',
+    severity: 'critical',
+    defaultText: 'a `forward.targets.<name>` target answered 410 Gone: forwarding to it stopped',
+  },
 ] as const satisfies readonly Omit<RuleInfo, 'enabled'>[]
 
 export type RuleId = (typeof ruleCatalog)[number]['id']

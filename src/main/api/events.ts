@@ -1,6 +1,7 @@
-import type { EventFilter, EventSummary } from '../../shared/contract/events'
+import type { EventFilter } from '../../shared/contract/events'
 import type { eventsMethods } from '../../shared/contract/events'
 import { eventJson } from '../../shared/events/json'
+import type { SerializedEvent } from '../../shared/events/json'
 import { err, ok } from '../../shared/result'
 import type { AppContext } from '../context'
 import type { Services } from '../services'
@@ -42,6 +43,8 @@ const csvColumns = [
   'endpoint',
   'data_id',
   'funding',
+  'conflicts',
+  'conflict_body',
   'data',
 ] as const
 
@@ -66,7 +69,7 @@ export function exportEvents(
   }
 }
 
-function csvLine(event: EventSummary & { data: unknown }): string {
+function csvLine(event: SerializedEvent): string {
   const cells = [
     event.id,
     event.type,
@@ -77,6 +80,8 @@ function csvLine(event: EventSummary & { data: unknown }): string {
     event.endpoint ?? '',
     event.dataId ?? '',
     event.fundingLine ?? '',
+    String(event.conflicts),
+    event.conflictBody ?? '',
     JSON.stringify(event.data),
   ]
   return cells.map(csvCell).join(',')

@@ -1,22 +1,38 @@
 import { createServer } from 'node:net'
-import type { FirstRunCheck } from '../../shared/contract/app'
+import type { FirstRunCheck as Check } from '../../shared/contract/app'
 import type { AppContext } from '../context'
 import { accounts } from '../secrets/accounts'
+import { headlessKeychainLines } from '../secrets/headless'
+
+/** A check as each function writes it; `blockedBy` is null unless it says so. */
+type FirstRunCheck = Omit<Check, 'blockedBy'> & { blockedBy?: Check['blockedBy'] }
+const withBlocked = (c: FirstRunCheck): Check => ({ ...c, blockedBy: c.blockedBy ?? null })
 
 type Ctx = Pick<AppContext, 'secrets' | 'urls' | 'config' | 'log'>
 
 /** The first-run checklist, from the context only: each check names what it found and, when
  * something is missing, the fix. Secrets are looked up, never returned. It reads several
  * capabilities (secrets, the listener, the config), so it lives here where they meet. */
-export async function firstRunChecks(ctx: Ctx): Promise<FirstRunCheck[]> {
+export async function firstRunChecks(ctx: Ctx): Promise<Check[]> {
   const [keychain, listener, nodeAccess, apiKey] = await Promise.all([
     keychainCheck(ctx),
     listenerCheck(ctx),
     nodeAccessCheck(ctx),
     apiKeyCheck(ctx),
   ])
-  return [keychain, listener, nodeAccess, apiKey]
+  return [keychain, listener, nodeAccess, apiKey].map(withBlocked)
 }
+
+/** An item that cannot be checked while the keychain is unreachable: the cause is written once,
+ * on the keychain's item, and this one says what blocks it. */
+const blockedByKeychain = (id: Check['id'], label: string): FirstRunCheck => ({
+  id,
+  label,
+  state: 'missing',
+  detail: 'blocked by: keychain',
+  fix: null,
+  blockedBy: 'keychain',
+})
 
 async function keychainCheck(ctx: Ctx): Promise<FirstRunCheck> {
   const status = await ctx.secrets.status()
@@ -29,7 +45,10 @@ async function keychainCheck(ctx: Ctx): Promise<FirstRunCheck> {
     label,
     state: 'missing',
     detail: status.message,
-    fix: 'Start and unlock your keychain: on Linux gnome-keyring or KeePassXC’s Secret Service on the session D-Bus; on a server set the WATCHDESK_* environment variables instead.',
+    fix:
+      process.platform === 'linux' && !process.env.DBUS_SESSION_BUS_ADDRESS
+        ? `Without a desktop session, start a bus and unlock a keyring in the shell that starts watchdesk, then restart it:\n${headlessKeychainLines(process.env).join('\n')}\n(watchdesk doctor checks every part.) On a server, set the WATCHDESK_* environment variables instead.`
+        : 'Start and unlock your keychain: on Linux gnome-keyring or KeePassXC’s Secret Service on the session D-Bus (watchdesk doctor checks every part); on a server set the WATCHDESK_* environment variables instead.',
   }
 }
 
@@ -85,15 +104,7 @@ async function nodeAccessCheck(ctx: Ctx): Promise<FirstRunCheck> {
     missing.push('no rpcBaseUrl')
     fixes.push('set rpcBaseUrl in Settings (or config.json)')
   }
-  if (!uid.ok) {
-    return {
-      id: 'node-access',
-      label,
-      state: 'missing',
-      detail: `The project uid cannot be read: ${uid.error.message}`,
-      fix: 'Make the keychain reachable first.',
-    }
-  }
+  if (!uid.ok) return blockedByKeychain('node-access', label)
   if (!uid.value) {
     missing.push('no project uid')
     fixes.push('store the project uid in the keychain (account "project-uid") or set WATCHDESK_PROJECT_UID')
@@ -118,14 +129,7 @@ async function nodeAccessCheck(ctx: Ctx): Promise<FirstRunCheck> {
 async function apiKeyCheck(ctx: Ctx): Promise<FirstRunCheck> {
   const label = 'API key present'
   const listed = await ctx.secrets.list()
-  if (!listed.ok)
-    return {
-      id: 'api-key',
-      label,
-      state: 'missing',
-      detail: `The keychain cannot be listed: ${listed.error.message}`,
-      fix: 'Make the keychain reachable first.',
-    }
+  if (!listed.ok) return blockedByKeychain('api-key', label)
   const keys = listed.value.filter((e) => accounts.isApiKey(e.account)).map((e) => accounts.nameOf(e.account))
   if (keys.length > 0)
     return {

@@ -1,8 +1,15 @@
 import type { AttemptReport } from '../forward'
 
-/** One forward attempt as `listen` and `events replay` print it: `← 200 POST url evt_… 12 ms`, or
+/** A local clock time for a terminal line: `13:02:34`. */
+export function clockTime(ms: number): string {
+  const d = new Date(ms)
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':')
+}
+
+/** One forward attempt as `listen` and `events replay` print it: `→ 200 POST url evt_… 12 ms`, or
  * one JSON object. `listen` forwards to several targets and retries, so it also names the target,
- * numbers the attempt and says what comes next; a replay sends once to one target. */
+ * numbers the attempt and says what comes next ("will retry at 13:02:34 (attempt 3)"); a replay
+ * sends once to one target. */
 export function attemptLine(a: AttemptReport, json: boolean, { retries }: { retries: boolean }): string {
   if (json)
     return JSON.stringify({
@@ -15,15 +22,19 @@ export function attemptLine(a: AttemptReport, json: boolean, { retries }: { retr
       status: a.status,
       ms: Math.round(a.latencyMs),
       state: a.state,
+      ...(retries && a.dueAt !== null ? { retry_at: new Date(a.dueAt).toISOString() } : {}),
+      ...(a.stopped ? { target_stopped: true } : {}),
       error: a.error,
     })
   const tail = a.error && a.status === null ? ` (${a.error})` : ''
   const next = !retries
     ? ''
-    : a.state === 'failing'
-      ? ', will retry'
-      : a.state === 'gave_up'
-        ? ', gave up'
-        : ''
-  return `← ${a.status ?? 'ERR'} POST ${a.target.url} ${a.eventId} ${Math.round(a.latencyMs)} ms${tail}${next}`
+    : a.stopped
+      ? `, target stopped (410 Gone: fix its URL, its queue waits)`
+      : a.state === 'failing' && a.dueAt !== null
+        ? `, will retry at ${clockTime(a.dueAt)} (attempt ${a.attempt + 1})`
+        : a.state === 'gave_up'
+          ? ', gave up'
+          : ''
+  return `→ ${a.status ?? 'ERR'} POST ${a.target.url} ${a.eventId} ${Math.round(a.latencyMs)} ms${tail}${next}`
 }

@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Command } from 'commander'
 import { eventJson } from '../../shared/events/json'
+import { eventTypeInfo, eventTypes } from '../../shared/events'
+import { didYouMean } from '../../shared/suggest'
 import { databaseFileName, openDatabase } from '../db'
 import type { Database } from '../db'
 import { createEventStore } from '../webhooks'
@@ -30,7 +32,7 @@ export function registerEvents(program: Command, ctx: CliContext): void {
       'List stored webhook events, newest first; --follow prints new ones as they are stored (until Ctrl-C).',
     )
     .option('--type <type...>', 'only these event types')
-    .option('--limit <n>', 'at most this many (default 50)', positiveInt('limit'), 50)
+    .option('--limit <n>', 'at most this many', positiveInt('limit'), 50)
     .option('--follow', 'keep running and print each new event as it is stored (oldest first)')
     .option('--interval <ms>', 'how often --follow looks for new events', positiveInt('interval', 50), 500)
     .option('--store <url>', "read a relay's store instead: sqlite:PATH or postgres://…")
@@ -45,6 +47,15 @@ export function registerEvents(program: Command, ctx: CliContext): void {
 }
 
 async function runEvents(options: EventsOptions, io: CliIo): Promise<number> {
+  // Unknown types may be stored (a newer service), so a typo is a note, not a refusal.
+  for (const type of options.type ?? [])
+    if (!eventTypeInfo(type))
+      io.err(
+        `watchdesk events: "${type}" is not a known event type.${didYouMean(
+          type,
+          eventTypes.map((t) => t.type),
+        )}`,
+      )
   if (options.store)
     return eventsFromStore(
       { store: options.store, types: options.type, limit: options.limit, json: options.json === true },
@@ -81,8 +92,13 @@ async function runEvents(options: EventsOptions, io: CliIo): Promise<number> {
   }
 }
 
+/** How far back `--follow` watches for a conflict on an event it already printed (by seq). */
+const conflictWindow = 10_000
+
 /** New rows by their sequence number, oldest first, until Ctrl-C. Each event is one write, so an
- * interrupt never leaves half a line. */
+ * interrupt never leaves half a line. A conflicting redelivery (here or synced from a relay) of one
+ * of the last 10,000 events prints that event again, with its new conflict count: a range of the
+ * primary key, so watching costs no scan of the table. */
 async function follow(db: Database, store: EventStore, options: EventsOptions, io: CliIo): Promise<number> {
   const interrupted: { value: boolean; wake?: () => void } = { value: false }
   const stopListening = io.onInterrupt?.(() => {
@@ -91,7 +107,27 @@ async function follow(db: Database, store: EventStore, options: EventsOptions, i
   })
   const types = options.type ? new Set(options.type) : null
   const newer = db.prepare('SELECT id, seq FROM events WHERE seq > ? ORDER BY seq LIMIT 1000')
+  const conflicted = db.prepare(
+    'SELECT id, seq, conflicts FROM events WHERE seq > ? AND seq <= ? AND conflicts > 0 ORDER BY seq',
+  )
   let last = (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number }).seq
+  // The conflict count each watched event was last printed with (or had when the follow started).
+  const printedConflicts = new Map<number, number>()
+  for (const row of conflicted.all(last - conflictWindow, last) as { seq: number; conflicts: number }[])
+    printedConflicts.set(row.seq, row.conflicts)
+  const print = (id: string) => {
+    const event = store.get(id)
+    if (!event) return
+    printedConflicts.set(event.seq, event.conflicts)
+    if (types && !types.has(event.type)) return
+    if (options.json) io.out(JSON.stringify(eventJson(event)))
+    else
+      io.out(
+        eventTableRow(event)
+          .map((c) => (c === null ? '—' : String(c)))
+          .join('  '),
+      )
+  }
   // On stderr, so JSON lines stay clean; it also tells a script that the follow has started.
   io.err(`following new events in ${db.name} (Ctrl-C ends)`)
   try {
@@ -99,16 +135,16 @@ async function follow(db: Database, store: EventStore, options: EventsOptions, i
       const rows = newer.all(last) as { id: string; seq: number }[]
       for (const row of rows) {
         last = row.seq
-        const event = store.get(row.id)
-        if (!event || (types && !types.has(event.type))) continue
-        if (options.json) io.out(JSON.stringify(eventJson(event)))
-        else
-          io.out(
-            eventTableRow(event)
-              .map((c) => (c === null ? '—' : String(c)))
-              .join('  '),
-          )
+        print(row.id)
       }
+      for (const row of conflicted.all(last - conflictWindow, last) as {
+        id: string
+        seq: number
+        conflicts: number
+      }[])
+        if ((printedConflicts.get(row.seq) ?? 0) < row.conflicts) print(row.id)
+      for (const seq of printedConflicts.keys())
+        if (seq <= last - conflictWindow) printedConflicts.delete(seq)
       if (rows.length < 1000) await pause(options.interval, interrupted)
     }
     return exitCodes.ok

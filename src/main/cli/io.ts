@@ -1,4 +1,11 @@
-import { redact } from '../log'
+import { createLogger, redact } from '../log'
+import type { LogLevel, Logger } from '../log'
+
+/** `--log-format` and `--verbose`, taken off the arguments before any command parses them. */
+export interface CliLogging {
+  format: 'json' | 'text'
+  verbose: boolean
+}
 
 /** Output of the command line. Everything printed goes through redaction as a last guard. */
 export interface CliIo {
@@ -7,6 +14,9 @@ export interface CliIo {
   env: NodeJS.ProcessEnv
   /** stdout is a terminal (chains --watch redraws in place only then). */
   isTTY?: boolean
+  /** stderr is a terminal: log lines are then text, not JSON (unless --log-format json). */
+  errIsTTY?: boolean
+  logging?: CliLogging
   /** Calls `stop` on Ctrl-C (SIGINT) or SIGTERM; returns the function that stops listening. */
   onInterrupt?(stop: () => void): () => void
 }
@@ -16,6 +26,7 @@ export const processIo: CliIo = {
   err: (line) => void process.stderr.write(redact(line) + '\n'),
   env: process.env,
   isTTY: process.stdout.isTTY === true,
+  errIsTTY: process.stderr.isTTY === true,
   onInterrupt(stop) {
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
@@ -79,4 +90,68 @@ export function pause(ms: number, interrupted: { value: boolean; wake?: () => vo
       resolve(true)
     }
   })
+}
+
+const rank: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 }
+const lower = (a: LogLevel, b: LogLevel): LogLevel => (rank[a] <= rank[b] ? a : b)
+
+/** The log of a command, on stderr. JSON lines for machines (not a terminal, or --log-format
+ * json); on a terminal each warning once as a short sentence, and with --verbose every line as
+ * text with its fields. `minLevel` is what a service logs (info) or a command (warn). */
+export function cliLogger(
+  io: CliIo,
+  minLevel: LogLevel = 'warn',
+  write = (line: string) => io.err(line),
+): Logger {
+  const { format, verbose } = io.logging ?? { format: 'json', verbose: false }
+  if (format === 'json') return createLogger(write, verbose ? 'debug' : minLevel)
+  if (verbose) return createLogger(write, lower(minLevel, 'info'), {}, null, 'text')
+  return createLogger(write, 'warn', {}, null, 'short')
+}
+
+/** A service's log held back until its addresses are printed (`release`), so the first lines an
+ * operator sees are the URLs; a start that fails releases it before saying so. */
+export function heldCliLogger(io: CliIo, minLevel: LogLevel = 'info'): { log: Logger; release(): void } {
+  let held: string[] | null = []
+  const log = cliLogger(io, minLevel, (line) => {
+    if (!held) return io.err(line)
+    // A start that logs without end is a bug, not a reason to grow without bound.
+    if (held.length < 1000) held.push(line)
+  })
+  return {
+    log,
+    release() {
+      const lines = held ?? []
+      held = null
+      for (const line of lines) io.err(line)
+    },
+  }
+}
+
+/** Takes --verbose and --log-format off the arguments (every command takes them; serve, listen
+ * and relay parse their own arguments, so they must not see them). */
+export function takeLoggingFlags(
+  argv: string[],
+  io: CliIo,
+): { argv: string[]; logging: CliLogging } | { error: string } {
+  const rest: string[] = []
+  let verbose = false
+  let format: string | null = null
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--') {
+      rest.push(...argv.slice(i))
+      break
+    }
+    if (arg === '--verbose') verbose = true
+    else if (arg === '--log-format') format = argv[++i] ?? ''
+    else if (arg.startsWith('--log-format=')) format = arg.slice('--log-format='.length)
+    else rest.push(arg)
+  }
+  if (format !== null && format !== 'json' && format !== 'text')
+    return { error: `--log-format takes json or text, not "${format}".` }
+  return {
+    argv: rest,
+    logging: { format: (format as 'json' | 'text' | null) ?? (io.errIsTTY ? 'text' : 'json'), verbose },
+  }
 }

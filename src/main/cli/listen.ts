@@ -7,13 +7,13 @@ import { createContext, ensureDir } from '../backend'
 import { acquireInstanceLock, databaseFileName, openDatabase } from '../db'
 import { parsePatterns } from '../forward'
 import type { AttemptReport } from '../forward'
-import { createLogger } from '../log'
 import { createKeytarStore, observeSecrets, withEnvironmentSecrets } from '../secrets'
 import type { SecretStore } from '../secrets'
 import { startListening } from '../services'
 import type { EventSummary } from '../../shared/contract/events'
 import { intFlag, parseCommandArgs } from './args'
 import { attemptLine } from './attempt-line'
+import { cliLogger } from './io'
 import type { CliIo } from './io'
 
 /** Declared for help and usage errors; `listenCommand` parses its own arguments (as serve does). */
@@ -21,7 +21,7 @@ export function registerListen(program: Command, ctx: CliContext): void {
   const command = withCommon(program.command('listen'))
     .summary('the listener, store and forwarder without the console (like stripe listen)')
     .description(
-      'The webhook listener, the store and the forwarder without the console: one line per event (→) and per forward attempt (←). Ctrl-C waits for the attempts under way; queued forwards wait for the next run.',
+      'The webhook listener, the store and the forwarder without the console: one line per received event (←) and per forward attempt (→). Ctrl-C waits for the attempts under way; queued forwards wait for the next run.',
     )
     .option('--forward-to <url...>', 'forward every verified event to this URL (repeatable)')
     .option(
@@ -58,7 +58,7 @@ export interface ListenOptions {
 
 /** `watchdesk listen` with already-parsed options; the exit code. */
 export async function listen(options: ListenOptions, io: CliIo): Promise<number> {
-  const log = createLogger((line) => io.err(line), 'warn')
+  const log = cliLogger(io)
   const config = openConfigStore({ dataDir: options.dataDir, overlayFile: options.configFile, log })
   if (!config.ok) return fail(io, config.error.message, 3)
   const dir = ensureDir(options.dataDir)
@@ -104,7 +104,8 @@ export async function listen(options: ListenOptions, io: CliIo): Promise<number>
     await closeAll()
     return fail(io, problem?.message ?? 'the webhook listener did not start.', 3)
   }
-  const targets = running.forward.status().targets.filter((t) => t.enabled)
+  const forwardStatus = running.forward.status()
+  const targets = forwardStatus.targets.filter((t) => t.enabled)
   io.err(`listening: ${ctx.urls.listener}/webhooks (data ${options.dataDir})`)
   if (targets.length === 0)
     io.err('forwarding: no target (add --forward-to URL, or forward.targets in the config)')
@@ -112,6 +113,7 @@ export async function listen(options: ListenOptions, io: CliIo): Promise<number>
     io.err(
       `forwarding: ${t.url} (events ${t.events.join(',')}; ${t.signing === 'original' ? 'original signature' : 're-signed'}; ${t.pending} queued)`,
     )
+  if (forwardStatus.authorizationWarning) io.err(`forwarding: ${forwardStatus.authorizationWarning}`)
   if (running.webhooks.status().secretsProblem)
     io.err(`webhooks: ${running.webhooks.status().secretsProblem}`)
   await (options.stopSignal ?? untilSignal())
@@ -128,23 +130,41 @@ function untilSignal(): Promise<void> {
   })
 }
 
-/** `→ funding.completed evt_…` and `← 200 POST http://localhost:3000/hook evt_… 12 ms`. */
-function printer(io: CliIo, json: boolean) {
+/** Receive lines remembered so an event is announced once: beyond this many the oldest go. */
+const rememberedReceipts = 10_000
+
+/** `← funding.completed evt_…` (received) and `→ 200 POST http://localhost:3000/hook evt_… 12 ms`
+ * (forwarded). The receipt comes from the screen's batched push and the attempt from the forward
+ * worker, which can be first: then the attempt prints the receipt before itself, and the push's
+ * copy is skipped. So an event's receive line always comes before its forward lines. */
+export function printer(io: CliIo, json: boolean, startedAt = Date.now()) {
+  const printed = new Set<string>()
+  const receipt = (e: { id: string; type: string; deliveries: number; at: number }) => {
+    const key = `${e.id}#${e.deliveries}`
+    if (printed.has(key)) return
+    printed.add(key)
+    if (printed.size > rememberedReceipts) printed.delete(printed.values().next().value!)
+    if (json)
+      io.out(
+        JSON.stringify({
+          kind: 'event',
+          id: e.id,
+          type: e.type,
+          deliveries: e.deliveries,
+          at: new Date(e.at).toISOString(),
+        }),
+      )
+    else io.out(`← ${e.type} ${e.id}${e.deliveries > 1 ? ` (delivery ${e.deliveries})` : ''}`)
+  }
   return {
     event(e: EventSummary) {
-      if (json)
-        io.out(
-          JSON.stringify({
-            kind: 'event',
-            id: e.id,
-            type: e.type,
-            deliveries: e.deliveries,
-            at: new Date(e.lastDeliveryAt).toISOString(),
-          }),
-        )
-      else io.out(`→ ${e.type} ${e.id}${e.deliveries > 1 ? ` (delivery ${e.deliveries})` : ''}`)
+      receipt({ id: e.id, type: e.type, deliveries: e.deliveries, at: e.lastDeliveryAt })
     },
     attempt(a: AttemptReport) {
+      // A first forward of an event received during this run (not a replay, not an event queued
+      // by an earlier run): its receipt was committed with the row.
+      if (!a.replay && a.queuedAt >= startedAt)
+        receipt({ id: a.eventId, type: a.type, deliveries: 1, at: a.queuedAt })
       io.out(attemptLine(a, json, { retries: true }))
     },
   }

@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander'
 import { version } from '../version'
 import type { CliContext, CliDeps } from './common'
 import { exitCodes } from './exit'
-import { processIo } from './io'
+import { processIo, takeLoggingFlags } from './io'
 import type { CliIo } from './io'
 import { registerServe } from './serve-command'
 import { registerChains } from './chains'
@@ -17,6 +17,7 @@ import { registerAlerts } from './alerts'
 import { registerRelay } from './relay'
 import { registerSources } from './sources'
 import { registerListen } from './listen'
+import { registerDoctor } from './doctor'
 import { registerOpenApi } from './openapi'
 import { registerCompletion } from './completion'
 import { registerMcp } from './mcp'
@@ -33,12 +34,25 @@ export function buildProgram(ctx: CliContext): Command {
   const program = new Command('watchdesk')
     .description('Operator console for a payments API and its blockchain node access, on the command line.')
     .version(version, '-V, --version', 'print the version')
+    // Taken off the arguments by main() (takeLoggingFlags); declared here for --help.
+    .option('--verbose', 'every log line, as text on a terminal')
+    .option(
+      '--log-format <format>',
+      'json: machine log lines (services); text: on a terminal (the default there)',
+    )
     .exitOverride()
     .showHelpAfterError(true)
     .showSuggestionAfterError(true)
     .configureOutput({
       writeOut: (text) => ctx.io.out(text.replace(/\n$/, '')),
       writeErr: (text) => ctx.io.err(text.replace(/\n$/, '')),
+      // commander suggests close long flags and commands; -v is too short for it to guess.
+      outputError: (text, write) =>
+        write(
+          /unknown option '(-v|--v|-version)'/.test(text)
+            ? `${text.trimEnd()}\n(Did you mean -V or --version?)\n`
+            : text,
+        ),
     })
     .addHelpText(
       'after',
@@ -63,6 +77,7 @@ Example:
     registerRelay,
     registerSources,
     registerListen,
+    registerDoctor,
     registerOpenApi,
     registerCompletion,
     registerMcp,
@@ -75,7 +90,18 @@ Example:
   return program
 }
 
-export async function main(argv: string[], io: CliIo = processIo, deps: CliDeps = {}): Promise<number> {
+export async function main(
+  givenArgv: string[],
+  givenIo: CliIo = processIo,
+  deps: CliDeps = {},
+): Promise<number> {
+  const taken = takeLoggingFlags(givenArgv, givenIo)
+  if ('error' in taken) {
+    givenIo.err(`watchdesk: ${taken.error}`)
+    return exitCodes.usage
+  }
+  const { argv } = taken
+  const io: CliIo = { ...givenIo, logging: givenIo.logging ?? taken.logging }
   let code: number | null = null
   const program = buildProgram({ io, deps, argv, exit: (c) => (code = c) })
   try {
@@ -105,3 +131,4 @@ export const projectUidCommand = commandOf('project-uid')
 export const sendTestEventCommand = commandOf('send-test-event')
 export const alertsCommand = commandOf('alerts')
 export const sourcesCommand = commandOf('sources')
+export const doctorCommand = commandOf('doctor')

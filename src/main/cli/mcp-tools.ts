@@ -233,7 +233,7 @@ export const writeTools = {
         }
       const store = openForwardStore(join(dataDir, databaseFileName))
       try {
-        return { queued: store.enqueueIds(ids, target, now), target }
+        return { queued: store.enqueueIds(ids, target, now).length, target }
       } finally {
         store.close()
       }

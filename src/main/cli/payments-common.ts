@@ -1,12 +1,12 @@
 import { createInterface } from 'node:readline'
 import { Option } from 'commander'
 import type { Command } from 'commander'
-import { createLogger } from '../log'
 import { standalonePayments } from '../payments/standalone'
 import type { PaymentsService } from '../payments'
 import type { Result } from '../../shared/result'
 import type { CliDeps, CommonOptions } from './common'
 import { dataDirOf } from './common'
+import { cliLogger } from './io'
 import type { CliIo } from './io'
 
 export interface PaymentsOptions extends CommonOptions {
@@ -26,7 +26,7 @@ export function paymentsFor(options: PaymentsOptions, io: CliIo, deps: CliDeps):
     configFile: options.config,
     env: options.business ? { ...io.env, WATCHDESK_BUSINESS_ID: options.business } : io.env,
     secrets: deps.secrets,
-    log: createLogger((line) => io.err(line), 'warn'),
+    log: cliLogger(io),
   })
 }
 

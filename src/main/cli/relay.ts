@@ -1,8 +1,8 @@
 import type { RetentionConfig } from '../../shared/config'
 import { join } from 'node:path'
 import type { EventFilter } from '../../shared/contract/events'
+import { eventJson } from '../../shared/events/json'
 import { databaseFileName } from '../db'
-import { createLogger } from '../log'
 import { openRelayStore, parseStoreUrl, startRelay, createRelayToken, migratePostgresUrl } from '../relay'
 import type { RelayStore, TokenScope } from '../relay'
 import { tokenScopes } from '../relay'
@@ -14,7 +14,7 @@ import type { CliContext, CommonOptions } from './common'
 import { configFor, dataDirOf, example, positiveInt, withCommon } from './common'
 import { exitCodes, failure } from './exit'
 import { eventsTable } from './event-table'
-import { printList } from './io'
+import { heldCliLogger, printList } from './io'
 import type { CliIo } from './io'
 
 interface RelayOptions extends CommonOptions {
@@ -148,11 +148,12 @@ function portNumber(name: string) {
 
 /** Runs until SIGINT or SIGTERM; exit 3 when it cannot start (store, ports, TLS files). */
 export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<number> {
-  const log = createLogger((line) => io.err(line))
+  // The URLs are the first lines; what was logged while starting follows them.
+  const { log, release } = heldCliLogger(io)
   const url = parseStoreUrl(options.store)
-  if (!url.ok) return fail(io, url.error.message, 2)
+  if (!url.ok) return fail(io, url.error.message, 2, release)
   const store = await openRelayStore(url.value, log)
-  if (!store.ok) return fail(io, store.error.message, 3)
+  if (!store.ok) return fail(io, store.error.message, 3, release)
   const secrets = observeSecrets(options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env))
   const relay = await startRelay({
     store: store.value,
@@ -164,14 +165,15 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
   })
   if (!relay.ok) {
     await store.value.close()
-    return fail(io, relay.error.message, 3)
+    return fail(io, relay.error.message, 3, release)
   }
   const status = await relay.value.status()
-  if (status.secretsProblem) io.err(`watchdesk relay: ${status.secretsProblem}`)
   io.out(`watchdesk relay on ${store.value.where}`)
   io.out(`wake-ups: ${store.value.wakeups().detail}`)
   io.out(`webhooks: ${relay.value.listenerUrl}/webhooks`)
   io.out(`sync:     ${relay.value.syncUrl}/sync/`)
+  release()
+  if (status.secretsProblem) io.err(`watchdesk relay: ${status.secretsProblem}`)
   await new Promise<void>((resolveStop) => {
     process.once('SIGINT', () => resolveStop())
     process.once('SIGTERM', () => resolveStop())
@@ -262,19 +264,7 @@ export async function eventsFromStore(
     if (options.json) {
       for (const row of rows) {
         const detail = await store.get(row.id)
-        io.out(
-          JSON.stringify({
-            id: row.id,
-            type: row.type,
-            created_at: row.createdAt,
-            received_at: new Date(row.receivedAt).toISOString(),
-            deliveries: row.deliveries,
-            endpoint: row.endpoint,
-            conflict: row.conflict,
-            source: row.source ?? null,
-            data: detail?.data ?? null,
-          }),
-        )
+        if (detail) io.out(JSON.stringify(eventJson(detail)))
       }
       return 0
     }
@@ -299,7 +289,8 @@ async function withStore(
   }
 }
 
-function fail(io: CliIo, message: string, code = 1): number {
+function fail(io: CliIo, message: string, code = 1, releaseLog?: () => void): number {
+  releaseLog?.()
   io.err(`watchdesk relay: ${message}`)
   return code
 }

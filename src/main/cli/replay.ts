@@ -11,12 +11,12 @@ import { adhocTargetName, createDispatcher, openForwardStore, targetSecrets } fr
 import type { ForwardTarget } from '../forward'
 import { resolveTargets } from '../forward/targets'
 import { systemPollClock } from '../../shared/clock'
-import { createLogger } from '../log'
 import { accounts, createKeytarStore, withEnvironmentSecrets } from '../secrets'
 import type { SecretStore } from '../secrets'
 import { createEventStore, filterClause, signBody } from '../webhooks'
 import { parseCommandArgs } from './args'
 import { attemptLine } from './attempt-line'
+import { cliLogger } from './io'
 import type { CliIo } from './io'
 
 /** `events replay`, declared for help and usage errors; `replayCommand` parses its own arguments. */
@@ -70,7 +70,7 @@ export async function replay(options: ReplayOptions, io: CliIo): Promise<number>
     return fail(io, `${options.dataDir} holds no database yet: nothing to replay. Pass --data-dir.`, 3)
   const loaded = loadConfig(options.dataDir, options.configFile)
   if (!loaded.ok) return fail(io, loaded.error.message, 3)
-  const log = createLogger((line) => io.err(line), 'warn')
+  const log = cliLogger(io)
   const secrets = options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env)
   const forward = loaded.value.config.forward
   if (options.target && !forward.targets[options.target])
@@ -118,18 +118,21 @@ export async function replay(options: ReplayOptions, io: CliIo): Promise<number>
     )[0]!
     const name = options.to ? adhocTargetName(options.to) : options.target!
     const now = Date.now()
-    const queued =
+    const ours = new Set(
       options.ids.length > 0
         ? store.enqueueIds(options.ids, name, now)
-        : store.enqueueFilter(filterClause(filter), name, now, 1_000_000)
-    io.err(`Replaying ${queued} events to ${target.url}…`)
+        : store.enqueueFilter(filterClause(filter), name, now, 1_000_000),
+    )
+    const queued = ours.size
+    io.err(`Replaying ${plural(queued, 'event')} to ${target.url}…`)
     const webhookSecrets = new Map<string, string>()
     const listed = await secrets.list()
     if (listed.ok)
       for (const e of listed.value)
         if (accounts.isWebhookSecret(e.account)) webhookSecrets.set(accounts.nameOf(e.account), e.secret)
-    let attempted = 0
-    let failed = 0
+    // The replay's own rows, and the others of the target that go out with them (the target's
+    // queue is sent as it becomes due, and a success makes its failing rows due at once).
+    const tally = { attempted: new Set<number>(), failed: 0, others: 0, othersFailed: 0 }
     const dispatcher = createDispatcher({
       store,
       clock: systemPollClock,
@@ -142,8 +145,14 @@ export async function replay(options: ReplayOptions, io: CliIo): Promise<number>
         return secret ? signBody(secret, body) : null
       },
       onAttempt: (a) => {
-        if (a.attempt === 1 || a.replay) attempted++
-        if (a.state !== 'delivered') failed++
+        const delivered = a.state === 'delivered'
+        if (ours.has(a.outboxId)) {
+          tally.attempted.add(a.outboxId)
+          if (!delivered) tally.failed++
+        } else {
+          tally.others++
+          if (!delivered) tally.othersFailed++
+        }
         io.out(attemptLine(a, options.json, { retries: false }))
       },
     })
@@ -154,13 +163,17 @@ export async function replay(options: ReplayOptions, io: CliIo): Promise<number>
       const c = store.openCounts().get(name)
       return c ? c.pending - c.failing : 0
     }
-    while (attempted < queued && (untried() > 0 || dispatcher.busy() > 0))
+    while (tally.attempted.size < queued && (untried() > 0 || dispatcher.busy() > 0))
       await new Promise((resolve) => setTimeout(resolve, 20))
     await dispatcher.stop()
+    const failed = tally.failed
     io.err(
-      failed === 0
-        ? `Replayed ${queued} events: all delivered.`
-        : `Replayed ${queued} events: ${queued - failed} delivered, ${failed} failed and stay queued for ${name}.`,
+      (failed === 0
+        ? `Replayed ${plural(queued, 'event')}: ${queued === 1 ? 'delivered' : 'all delivered'}.`
+        : `Replayed ${plural(queued, 'event')}: ${queued - failed} delivered, ${failed} failed and stay${failed === 1 ? 's' : ''} queued for ${name}.`) +
+        (tally.others === 0
+          ? ''
+          : ` ${plural(tally.others, 'other queued event')} of ${name} went out with ${queued === 1 ? 'it' : 'them'}: ${tally.others - tally.othersFailed} delivered${tally.othersFailed > 0 ? `, ${tally.othersFailed} failed` : ''}.`),
     )
     return failed === 0 ? 0 : 1
   } finally {
@@ -217,6 +230,8 @@ async function askTerminal(question: string): Promise<boolean> {
     rl.close()
   }
 }
+
+const plural = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`
 
 function fail(io: CliIo, message: string, code: number): number {
   io.err(`watchdesk events replay: ${message}`)

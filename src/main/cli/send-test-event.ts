@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
-import { eventTypeInfo } from '../../shared/events'
+import { eventTypeInfo, eventTypes } from '../../shared/events'
+import { didYouMean } from '../../shared/suggest'
 import { readRuntimeInfo } from '../config'
 import { accounts, createKeytarStore, withEnvironmentSecrets } from '../secrets'
 import { sendTestEvent } from '../webhooks'
@@ -12,6 +13,7 @@ import type { CliIo } from './io'
 interface SendOptions extends CommonOptions {
   endpoint?: string
   url?: string
+  force?: boolean
 }
 
 export function registerSendTestEvent(program: Command, ctx: CliContext): void {
@@ -23,9 +25,11 @@ export function registerSendTestEvent(program: Command, ctx: CliContext): void {
     .argument('<type>', 'an event type, e.g. funding.completed')
     .option('--endpoint <id>', "sign with this endpoint's secret and post to /webhooks/<id>")
     .option('--url <url>', 'post here instead (e.g. the public URL of a tunnel)')
+    .option('--force', 'send a type that is not in the event catalogue (it is stored as unknown)')
     .action(async (type: string, options: SendOptions) =>
       ctx.exit(await runSend(type, options, ctx.io, ctx.deps)),
     )
+  send.addHelpText('after', `\nEvent types:\n  ${eventTypes.map((t) => t.type).join('\n  ')}`)
   example(
     send,
     'watchdesk send-test-event funding.completed',
@@ -34,6 +38,17 @@ export function registerSendTestEvent(program: Command, ctx: CliContext): void {
 }
 
 async function runSend(type: string, options: SendOptions, io: CliIo, deps: CliDeps): Promise<ExitCode> {
+  // A typo would be stored and forwarded as an unknown event: refused unless asked for.
+  if (!eventTypeInfo(type) && !options.force)
+    return failure(
+      io,
+      'send-test-event',
+      `"${type}" is not a known event type.${didYouMean(
+        type,
+        eventTypes.map((t) => t.type),
+      )} (--force sends it anyway; watchdesk send-test-event --help lists the types.)`,
+      exitCodes.usage,
+    )
   const loaded = configFor(options, io)
   if (!loaded.ok) return failure(io, 'send-test-event', loaded.error.message, loaded.error.exit)
   const secrets = deps.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env)

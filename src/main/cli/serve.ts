@@ -1,8 +1,9 @@
 import { resolveDataDir } from '../config'
-import { createLogger } from '../log'
+import type { Logger } from '../log'
 import { installProcessGuard, startConsole } from '../serve'
 import { startDemo } from '../demo'
 import { intFlag, parseCommandArgs } from './args'
+import { heldCliLogger } from './io'
 import type { CliIo } from './io'
 import { err } from '../../shared/result'
 import type { Result } from '../../shared/result'
@@ -23,14 +24,16 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const listenerPort = portFlag(args.value.values['listener-port'], 'listener-port')
   if (!port.ok) return fail(io, port.error.message, exitUsage)
   if (!listenerPort.ok) return fail(io, listenerPort.error.message, exitUsage)
-  const log = createLogger()
+  // The URLs are the first lines; what was logged while starting follows them.
+  const { log, release } = heldCliLogger(io)
   // From here on an unexpected error is logged with its context and serving goes on; a start that
   // fails ends the process (exit 3), so there is never a listener without its console.
   const guard = installProcessGuard(log)
   try {
-    return await serve(args.value.values, port.value, listenerPort.value, io, log)
+    return await serve(args.value.values, port.value, listenerPort.value, io, log, release)
   } catch (error) {
     log.error('serve could not start', { error })
+    release()
     return fail(io, `could not start (${(error as Error).message}); the log above has the details.`)
   } finally {
     guard.dispose()
@@ -42,13 +45,17 @@ async function serve(
   port: number | undefined,
   listenerPort: number | undefined,
   io: CliIo,
-  log: ReturnType<typeof createLogger>,
+  log: Logger,
+  release: () => void,
 ): Promise<number> {
   const dataDirFlag = values['data-dir'] as string | undefined
   const configFlag = values.config as string | undefined
   // --demo: twelve local nodes, a temporary data dir (unless one is given), secrets in memory.
   const demo = values.demo ? await startDemo({ dataDir: dataDirFlag, configFile: configFlag }) : null
-  if (demo && !demo.ok) return fail(io, demo.error.message)
+  if (demo && !demo.ok) {
+    release()
+    return fail(io, demo.error.message)
+  }
   const running = await startConsole({
     dataDir: demo ? demo.value.dataDir : resolveDataDir(dataDirFlag, io.env),
     configFile: demo ? demo.value.configFile : configFlag,
@@ -61,6 +68,7 @@ async function serve(
   })
   if (!running.ok) {
     await demo?.value.stop()
+    release()
     return fail(io, running.error.message)
   }
   const { backend } = running.value
@@ -72,22 +80,24 @@ async function serve(
     process.once('SIGTERM', stop)
   })
   const listenerProblem = backend.context.urls.listenerProblem
-  // Before the console line, so whoever waits for that line has already seen this one.
-  if (listenerProblem)
-    io.err(
-      `webhooks: not listening, so no webhook is received (the console, chains, wallets and stored events work). ${listenerProblem.message}`,
-    )
-  if (demo) {
+  if (demo && backend.context.urls.listener)
+    await demo.value.sendEvents(backend.context.urls.listener, backend.context.log)
+  // The addresses first; then the demo's nodes, and what was logged while starting.
+  io.out(`watchdesk ${backend.context.version} serving ${backend.context.dataDir}`)
+  io.out(`console:  ${running.value.launchUrl}`)
+  if (demo)
     io.out(
       `demo: ${demo.value.nodes.length} local anvil nodes (pids ${demo.value.nodes.map((n) => n.pid).join(', ')})`,
     )
-    if (backend.context.urls.listener)
-      await demo.value.sendEvents(backend.context.urls.listener, backend.context.log)
-    else io.err('demo: the webhook listener is not running, so no sample events are sent.')
-  }
-  io.out(`watchdesk ${backend.context.version} serving ${backend.context.dataDir}`)
-  io.out(`console:  ${running.value.launchUrl}`)
+  if (demo && !backend.context.urls.listener)
+    io.err('demo: the webhook listener is not running, so no sample events are sent.')
+  // The listener's line ends the start (test/support/serve-process.ts waits for it).
   if (backend.context.urls.listener) io.out(`webhooks: ${backend.context.urls.listener}/webhooks`)
+  else
+    io.err(
+      `webhooks: not listening, so no webhook is received (the console, chains, wallets and stored events work). ${listenerProblem?.message ?? ''}`.trim(),
+    )
+  release()
   await stopped
   io.err('stopping…')
   // A second signal, or a stop that hangs, ends the process at once; the lock is released on exit.

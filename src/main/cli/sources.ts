@@ -112,6 +112,13 @@ export async function addSource(
   if (!token)
     return fail(io, 'No token arrived on stdin; nothing was stored. Pipe it or type it at the prompt.', 2)
   const check = await fetchPage(url, token, '0', 1, true, AbortSignal.timeout(10_000))
+  // The relay's webhook listener answers every other path with this 404: a URL with the wrong port.
+  if (!check.ok && /webhooks go to \/webhooks/.test(check.error.message))
+    return fail(
+      io,
+      `${url} is the relay's webhook listener port (--listener-port, 7421); the sync API is --port (7422): watchdesk sources add ${name} ${withPort(url, 7422)}. Nothing was stored.`,
+      2,
+    )
   const stored = await secretsOf(options, io).set(accounts.sourceToken(name), token)
   if (!stored.ok) return fail(io, stored.error.message, 3)
   const written = await updateSources(options.dataDir, (sources) => {
@@ -167,21 +174,56 @@ export async function listSources(options: SourcesCliOptions, io: CliIo): Promis
   const rows = await Promise.all(
     Object.entries(loaded.value.config.sources).map(async ([name, s]) => {
       const token = await secrets.get(accounts.sourceToken(name))
+      const enabled = s.enabled !== false
+      const tokenStored = token.ok && !!token.value
+      // Asked now, with a deadline: the state is what the relay answers, not a remembered one.
+      const check =
+        enabled && token.ok && token.value
+          ? await fetchPage(s.url, token.value, '0', 1, false, AbortSignal.timeout(5_000))
+          : null
+      const state = !enabled
+        ? 'disabled'
+        : !tokenStored
+          ? 'no token'
+          : check?.ok
+            ? 'reachable'
+            : check?.error.code === 'unauthorized'
+              ? 'refused'
+              : 'unreachable'
       return {
         name,
         url: s.url,
-        enabled: s.enabled !== false,
-        tokenStored: token.ok && !!token.value,
+        enabled,
+        state,
+        problem: check && !check.ok ? check.error.message : !token.ok ? token.error.message : null,
+        tokenStored,
         cursor: cursors.get(name) ?? null,
       }
     }),
   )
   printList(io, options.json, rows, {
     empty: 'No sources. Add a relay with: watchdesk sources add NAME URL   (the token is read from stdin)',
-    headers: ['name', 'url', 'token', 'cursor'],
-    row: (r) => [r.name, r.url, r.tokenStored ? 'in keychain' : 'MISSING', r.cursor ?? 'not synced yet'],
+    headers: ['name', 'state', 'url', 'token', 'cursor'],
+    row: (r) => [
+      r.name,
+      r.state,
+      r.url,
+      r.tokenStored ? 'in keychain' : 'MISSING',
+      r.cursor ?? 'not synced yet',
+    ],
   })
+  if (!options.json) for (const r of rows) if (r.problem) io.err(`watchdesk sources: ${r.name}: ${r.problem}`)
   return 0
+}
+
+function withPort(url: string, port: number): string {
+  try {
+    const u = new URL(url)
+    u.port = String(port)
+    return u.toString().replace(/\/$/, '')
+  } catch {
+    return url
+  }
 }
 
 function fail(io: CliIo, message: string, code = 1): number {

@@ -11,7 +11,7 @@ import {
   writeSync,
 } from 'node:fs'
 import type { FSWatcher } from 'node:fs'
-import { basename, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { Config } from '../../shared/config'
 import type { ConfigStatus } from '../../shared/contract/app'
@@ -335,6 +335,12 @@ function syncDir(dir: string) {
  * that died, or older than a write can take, is taken over. Returns the release function. */
 async function acquireLock(lockFile: string): Promise<Result<() => void>> {
   const deadline = Date.now() + lockWaitMs
+  // The first `config set` on a new machine comes before any start created the data dir.
+  try {
+    mkdirSync(dirname(lockFile), { recursive: true, mode: 0o700 })
+  } catch {
+    // Not ours to create: the open below names the cause.
+  }
   for (;;) {
     try {
       const fd = openSync(lockFile, 'wx', 0o600)
@@ -351,7 +357,7 @@ async function acquireLock(lockFile: string): Promise<Result<() => void>> {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
         return err(
           'unavailable',
-          `Cannot create ${lockFile} (${(error as Error).message}). Check the data dir's permissions.`,
+          `Cannot create ${lockFile} (${(error as Error).message}). Check the data dir's permissions (watchdesk doctor checks them).`,
         )
     }
     if (lockIsStale(lockFile)) {

@@ -54,20 +54,28 @@ export function deliver(d: Delivery): Promise<DeliveryOutcome> {
       (res) => {
         const chunks: Buffer[] = []
         let kept = 0
-        res.on('data', (chunk: Buffer) => {
-          if (kept >= d.keepBytes) return
-          const part = chunk.subarray(0, d.keepBytes - kept)
-          chunks.push(part)
-          kept += part.length
-        })
-        res.on('end', () =>
+        let received = 0
+        const length = Number(res.headers['content-length'] ?? NaN)
+        const answered = () =>
           finish({
             status: res.statusCode ?? null,
             error: statusError(res.statusCode ?? 0),
             response: Buffer.concat(chunks),
             contentType: contentTypeOf(res.headers),
-          }),
-        )
+          })
+        res.on('data', (chunk: Buffer) => {
+          const part = chunk.subarray(0, d.keepBytes - kept)
+          chunks.push(part)
+          kept += part.length
+          received += chunk.length
+          // A short answer that is all here ends by itself (its connection is reused).
+          if (kept < d.keepBytes || res.complete || received >= length) return
+          // Enough kept: the rest of a long answer is never read (a 50 MB answer would otherwise be
+          // downloaded at every attempt). Closing the connection is the only way to stop it.
+          answered()
+          res.destroy()
+        })
+        res.on('end', answered)
         res.on('error', (e) => fail(`the answer broke off (${e.message})`))
       },
     )

@@ -43,13 +43,23 @@ export interface DispatcherOptions {
   pollMs?: number
 }
 
+/** What applies to all targets: who answers authorizations, how often a paused target is probed. */
+export interface TargetSettings {
+  /** The target whose answer to card.authorization.request is relayed (see `authorizerOf`). */
+  authorizer: string | null
+  probeMs: number
+}
+
+export const defaultProbeMs = 10_000
+
 export interface Dispatcher {
-  setTargets(targets: ForwardTarget[]): void
+  setTargets(targets: ForwardTarget[], settings?: TargetSettings): void
   targets(): ForwardTarget[]
   /** Looks at the outbox now (new rows were committed). */
   kick(): void
-  /** card.authorization.request: forwards the event to its subscribed targets at once and resolves
-   * with the first target's answer if it comes within `budgetMs`, else null (the fallback). */
+  /** card.authorization.request: sends the event to the authorizer and, once each as a
+   * notification, to the other subscribed targets; resolves with the authorizer's answer if it comes
+   * within `budgetMs`, else null (the fallback). */
   relay(seq: number, budgetMs: number): Promise<RelayAnswer | null>
   status(): ForwardTargetStatus[]
   /** Attempts under way plus claimed rows about to start (not those of a target pausing). */
@@ -74,10 +84,17 @@ interface Runtime {
   lastErrorAt: number | null
   lastOkAt: number | null
   recovered: boolean
+  /** When the last attempt to it started (clock ms). */
+  lastStartAt: number
+  /** The target answered 410 Gone: nothing more is sent until its URL changes, it is enabled
+   * again or the process restarts (its queue is kept). */
+  stopped: string | null
 }
 
 /** Failures in a row after which a target is probed with one request at a time, on its schedule. */
 const failingAfter = 3
+/** A target answering this says the endpoint is gone for good: stop sending, say so. */
+const gone = 410
 const relayKeptBytes = 64 * 1024
 const flushAt = 256
 /** The one type relayed synchronously (spec 6.1); kept here so the worker imports nothing else. */
@@ -87,6 +104,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { store, clock, log, owner } = options
   const pollMs = options.pollMs ?? 50
   const runtimes = new Map<string, Runtime>()
+  let settings: TargetSettings = { authorizer: null, probeMs: defaultProbeMs }
   const running = new Set<Promise<void>>()
   let results: AttemptRecord[] = []
   let resultIds: string[] = []
@@ -105,6 +123,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const sameAgent =
       previous && previous.target.url === target.url && previous.target.concurrency === target.concurrency
     if (previous && !sameAgent) previous.agent.destroy()
+    // A stopped target (410) starts again when the operator changed its URL or enabled it again.
+    const restart =
+      previous && (previous.target.url !== target.url || (!previous.target.enabled && target.enabled))
     return {
       queue: [],
       inFlight: 0,
@@ -117,7 +138,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       lastErrorAt: null,
       lastOkAt: null,
       recovered: false,
+      lastStartAt: 0,
+      stopped: null,
       ...previous,
+      ...(restart ? { stopped: null, consecutiveFailures: 0, blockSteps: 0, blockedUntil: 0 } : {}),
       target,
       agent: sameAgent ? previous.agent : agentFor(target.url, target.concurrency),
     }
@@ -151,18 +175,25 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const now = clock.now()
     for (const rt of runtimes.values()) {
       const t = rt.target
-      if (!t.enabled || now < rt.blockedUntil) continue
-      const limit = rt.consecutiveFailures >= failingAfter ? 1 : t.concurrency
+      if (!t.enabled || rt.stopped !== null || now < rt.blockedUntil) continue
+      // A failing target is probed with one request at a time: its earliest-due row, due or not
+      // (a row's own back-off must not keep a target that answers again waiting). So is one whose
+      // last attempt failed and that had no attempt for probeMs (its rows wait on their schedule).
+      const probing =
+        rt.consecutiveFailures >= failingAfter ||
+        (rt.consecutiveFailures > 0 && rt.inFlight === 0 && now - rt.lastStartAt >= settings.probeMs)
+      const limit = probing ? 1 : t.concurrency
       if (rt.queue.length === 0 && rt.inFlight < limit) {
         const batch = Math.min(64, t.concurrency * 4)
         const rounds = Math.ceil(batch / t.concurrency) + 1
         try {
           rt.queue = store.claim(
             t.name,
-            limit === 1 ? 1 : batch,
+            probing ? 1 : batch,
             now,
             now + t.timeoutMs * rounds + 30_000,
             owner,
+            probing ? Number.MAX_SAFE_INTEGER : now,
           )
         } catch (error) {
           failed('forward outbox claim', error)
@@ -192,12 +223,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
-  /** One attempt; `relayBudgetMs` set for an authorization relay (answer kept whole, no retry). */
+  /** One attempt; `relayBudgetMs` set for the authorizer's relay (64 KB of the answer kept). */
   function start(rt: Runtime, row: ClaimedForward, relayBudgetMs: number | null): Promise<DeliveryOutcome> {
     const t = rt.target
     const body = row.editedBody ?? row.body
     rt.inFlight++
     const at = clock.now()
+    rt.lastStartAt = at
     const attempt = deliver({
       url: t.url,
       body,
@@ -232,15 +264,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     let state: ForwardState
     let dueAt = now
-    if (ok) state = 'delivered'
-    else if (relayBudgetMs !== null) {
-      state = 'gave_up'
-      error = `${error} (an authorization request is not retried: the service needed its answer within 2 s)`
-    } else if (now - row.createdAt >= options.maxAgeMs()) state = 'gave_up'
-    else {
-      state = 'failing'
-      dueAt = now + retryDelay(rt.target.retrySchedule, row.attempt)
-    }
+    // Every answer but a 2xx says the target is not taking events (a 3xx, 4xx or 5xx, a time-out,
+    // a refused connection): back off the whole target, not just the row. Answers of requests
+    // sent together count once: the pause grows per probe, not per request.
     if (ok) {
       rt.delivered++
       if (rt.consecutiveFailures > 0) rt.recovered = true
@@ -248,22 +274,41 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       rt.blockSteps = 0
       rt.blockedUntil = 0
       rt.lastOkAt = now
-    } else if (
-      outcome.status === null ||
-      outcome.status >= 500 ||
-      outcome.status === 429 ||
-      outcome.status === 408
-    ) {
-      // The target itself is unwell (down, overloaded): back off the whole target, not just the row.
-      // Answers of requests sent together count once: the pause grows per probe, not per request.
+    } else {
       rt.consecutiveFailures++
       if (rt.consecutiveFailures >= failingAfter && now >= rt.blockedUntil) {
         rt.blockSteps++
-        rt.blockedUntil = now + retryDelay(rt.target.retrySchedule, rt.blockSteps)
+        // Never longer than probeMs: a target that answers again is retried within that time.
+        rt.blockedUntil = now + Math.min(retryDelay(rt.target.retrySchedule, rt.blockSteps), settings.probeMs)
+      }
+      if (outcome.status === gone && rt.stopped === null) {
+        rt.stopped = `${rt.target.url} answered 410 Gone: the app says this endpoint no longer exists. Forwarding to ${rt.target.name} stopped; its queued events are kept. Fix the URL (or disable and enable the target) to resume.`
+        log.warn('a forward target answered 410 Gone; forwarding to it stopped', { target: rt.target.name })
+        // Rows claimed but not started go back to the outbox: queued for when it resumes.
+        try {
+          store.release(rt.queue.splice(0).map((r) => r.id))
+        } catch (error) {
+          failed('forward outbox release', error)
+        }
       }
     }
+    if (ok) state = 'delivered'
+    else if (row.type === authorizationRequestType) {
+      // The service needed its answer within 2 s: never retried, neither by the authorizer nor by
+      // a target that got it as a notification.
+      state = 'gave_up'
+      error =
+        rt.target.name === settings.authorizer
+          ? `${error} (an authorization request is not retried: the service needed its answer within 2 s)`
+          : `${error} (an authorization request is sent to a notified target once, never retried)`
+    } else if (now - row.createdAt >= options.maxAgeMs()) state = 'gave_up'
+    else {
+      state = 'failing'
+      // Not before the target's pause ends (its next probe).
+      dueAt = Math.max(now + retryDelay(rt.target.retrySchedule, row.attempt), rt.blockedUntil)
+    }
     if (!ok) {
-      rt.lastError = error
+      rt.lastError = rt.stopped ?? error
       rt.lastErrorAt = now
     }
     if (state === 'gave_up') rt.gaveUp++
@@ -285,6 +330,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     resultIds.push(row.eventId)
     options.onAttempt?.({
       target: rt.target,
+      outboxId: row.id,
+      queuedAt: row.createdAt,
+      dueAt: state === 'failing' ? dueAt : null,
+      stopped: rt.stopped !== null,
       eventId: row.eventId,
       type: row.type,
       attempt: row.attempt,
@@ -338,7 +387,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   schedulePoll()
 
   return {
-    setTargets(targets) {
+    setTargets(targets, nextSettings) {
+      if (nextSettings) settings = nextSettings
       const next = new Map<string, Runtime>()
       for (const t of targets) next.set(t.name, runtimeFor(t, runtimes.get(t.name)))
       for (const [name, rt] of runtimes) if (!next.has(name) && rt.inFlight === 0) rt.agent.destroy()
@@ -350,9 +400,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     kick: soon,
     async relay(seq, budgetMs) {
       const subscribed = [...runtimes.values()].filter(
-        (rt) => rt.target.enabled && typeMatches(rt.target.events, authorizationRequestType),
+        (rt) =>
+          rt.target.enabled && rt.stopped === null && typeMatches(rt.target.events, authorizationRequestType),
       )
-      let first: Promise<DeliveryOutcome> | null = null
+      let answer: Promise<DeliveryOutcome> | null = null
       for (const rt of subscribed) {
         let row: ClaimedForward | null
         try {
@@ -362,9 +413,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           return null
         }
         if (!row) continue
-        const attempt = start(rt, row, first === null ? budgetMs : null)
-        first ??= attempt
+        // Only the authorizer's answer counts; the others are told once (see settle).
+        const authorizer = rt.target.name === settings.authorizer
+        const attempt = start(rt, row, authorizer ? budgetMs : null)
+        if (authorizer) answer = attempt
       }
+      const first = answer as Promise<DeliveryOutcome> | null
       if (!first) return null
       let timer: NodeJS.Timeout | undefined
       const outcome = await Promise.race([
@@ -392,7 +446,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           adhoc: rt.target.adhoc,
           events: rt.target.events,
           signing: rt.target.secret ? 'target secret' : 'original',
-          health: !rt.target.enabled ? 'disabled' : rt.consecutiveFailures > 0 ? 'failing' : 'ok',
+          health: !rt.target.enabled
+            ? 'disabled'
+            : rt.stopped !== null
+              ? 'stopped'
+              : rt.consecutiveFailures > 0
+                ? 'failing'
+                : 'ok',
           delivered: rt.delivered,
           pending: c.pending,
           failing: c.failing,

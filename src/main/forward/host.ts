@@ -4,14 +4,15 @@ import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { ForwardState, ForwardTargetStatus } from '../../shared/contract/forward'
 import type { Logger } from '../log'
-import type { AttemptReport, RelayAnswer } from './dispatcher'
+import type { AttemptReport, RelayAnswer, TargetSettings } from './dispatcher'
+import { defaultProbeMs } from './dispatcher'
 import type { ForwardTarget } from './targets'
 import type { ForwardWorkerData, FromWorker, ToWorker } from './worker-protocol'
 
 /** What the forward service drives: the dispatcher in a worker thread (the app), or in this
  * thread (the replay command, tests with a manual clock). */
 export interface DispatcherHandle {
-  setTargets(targets: ForwardTarget[], maxAgeMs: number): void
+  setTargets(targets: ForwardTarget[], maxAgeMs: number, settings: TargetSettings): void
   setSecrets(secrets: ReadonlyMap<string, Buffer>): void
   kick(): void
   relay(seq: number, budgetMs: number): Promise<RelayAnswer | null>
@@ -29,6 +30,9 @@ export interface WorkerHostOptions {
   onAttempt?: (report: AttemptReport) => void
   onStates?: (states: Record<string, ForwardState>) => void
   storageFailed?: (what: string, error: { code: string | null; message: string }) => void
+  /** Queued rows per target from this thread's connection: the counts until the worker reports
+   * its own (right after the start, `listen` prints them). */
+  counts?: () => Map<string, { pending: number; failing: number }>
 }
 
 /** out/main/forward-worker.js beside the bundle (or one level up from a chunk), out/bench for the
@@ -45,7 +49,10 @@ export function forwardWorkerFile(): string | null {
 
 const restartDelayMs = 1_000
 
-export const emptyStatus = (t: ForwardTarget): ForwardTargetStatus => ({
+export const emptyStatus = (
+  t: ForwardTarget,
+  counts: { pending: number; failing: number } = { pending: 0, failing: 0 },
+): ForwardTargetStatus => ({
   name: t.name,
   url: t.url,
   enabled: t.enabled,
@@ -54,8 +61,8 @@ export const emptyStatus = (t: ForwardTarget): ForwardTargetStatus => ({
   signing: t.secret ? 'target secret' : 'original',
   health: t.enabled ? 'ok' : 'disabled',
   delivered: 0,
-  pending: 0,
-  failing: 0,
+  pending: counts.pending,
+  failing: counts.failing,
   gaveUp: 0,
   inFlight: 0,
   lastError: null,
@@ -72,9 +79,9 @@ export function inThreadHandle(
   setMaxAge: (ms: number) => void,
 ): DispatcherHandle {
   return {
-    setTargets(targets, maxAgeMs) {
+    setTargets(targets, maxAgeMs, settings) {
       setMaxAge(maxAgeMs)
-      dispatcher.setTargets(targets)
+      dispatcher.setTargets(targets, settings)
     },
     setSecrets,
     kick: () => dispatcher.kick(),
@@ -101,6 +108,7 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
   }
   let targets: ForwardTarget[] = []
   let maxAgeMs = 24 * 3_600_000
+  let settings: TargetSettings = { authorizer: null, probeMs: defaultProbeMs }
   let secrets: [string, Uint8Array][] = []
   let status: ForwardTargetStatus[] = []
   const relays = new Map<number, (answer: RelayAnswer | null) => void>()
@@ -127,7 +135,7 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
     })
     worker = w
     post({ kind: 'secrets', secrets })
-    post({ kind: 'targets', targets, maxAgeMs })
+    post({ kind: 'targets', targets, maxAgeMs, settings })
   }
 
   function post(message: ToWorker): void {
@@ -174,10 +182,11 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
 
   start()
   return {
-    setTargets(next, nextMaxAgeMs) {
+    setTargets(next, nextMaxAgeMs, nextSettings) {
       targets = next
       maxAgeMs = nextMaxAgeMs
-      post({ kind: 'targets', targets, maxAgeMs })
+      settings = nextSettings
+      post({ kind: 'targets', targets, maxAgeMs, settings })
     },
     setSecrets(next) {
       secrets = [...next].map(([endpoint, secret]) => [endpoint, new Uint8Array(secret)])
@@ -200,8 +209,20 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
         post({ kind: 'relay', id, seq, budgetMs })
       })
     },
-    // Until the worker reports a target, it shows with nothing counted yet.
-    status: () => targets.map((t) => status.find((s) => s.name === t.name) ?? emptyStatus(t)),
+    // Until the worker reports a target, it shows with what is queued for it and nothing else.
+    status() {
+      let counts: Map<string, { pending: number; failing: number }> | null = null
+      return targets.map((t) => {
+        const reported = status.find((s) => s.name === t.name)
+        if (reported) return reported
+        try {
+          counts ??= options.counts?.() ?? new Map()
+        } catch {
+          counts = new Map()
+        }
+        return emptyStatus(t, counts.get(t.name))
+      })
+    },
     stop() {
       closed = true
       const w = worker

@@ -18,13 +18,13 @@ import { forwardWorkerFile, inThreadHandle, startForwardWorker } from './host'
 import type { DispatcherHandle } from './host'
 import { openForwardStore } from './store'
 import type { ForwardStore } from './store'
-import { adhocTargetName, resolveTargets } from './targets'
-import type { AdhocTarget, ForwardTarget } from './targets'
+import { adhocTargetName, authorizerOf, resolveTargets } from './targets'
+import type { AdhocTarget, Authorizer, ForwardTarget } from './targets'
 
 export { enqueueOnCommitSql } from './sql'
-export { adhocTargetName } from './targets'
+export { adhocTargetName, authorizerOf } from './targets'
 export type { AdhocTarget, ForwardTarget } from './targets'
-export type { AttemptReport, RelayAnswer } from './dispatcher'
+export type { AttemptReport, RelayAnswer, TargetSettings } from './dispatcher'
 export { parsePatterns, typeMatches } from './patterns'
 export { openForwardStore } from './store'
 export { createDispatcher } from './dispatcher'
@@ -50,8 +50,9 @@ export interface ForwardService {
     name: string,
     target: ForwardTargetConfig | null,
   ): Promise<Result<{ targets: Record<string, ForwardTargetConfig> }>>
-  /** card.authorization.request, stored as `seq`: the first subscribed target's answer within
-   * forward.authorizationBudgetMs, else null (the listener answers its fallback). */
+  /** card.authorization.request, stored as `seq`: the authorizer's answer within
+   * forward.authorizationBudgetMs, else null (the listener answers its fallback); the other
+   * subscribed targets get it once as a notification. */
   relayAuthorization(seq: number, elapsedMs?: number): Promise<RelayAnswer | null>
   dispatcher: DispatcherHandle
   /** The listener's secrets may have changed (it just started): pass them on now. */
@@ -129,6 +130,7 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       onAttempt: options.onAttempt ? onAttempt : undefined,
       onStates,
       storageFailed: (what, failure) => ctx.storage.failed(what, failure),
+      counts: () => store.openCounts(),
     })
   } else {
     if (options.exclusive) {
@@ -175,6 +177,7 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
   const secretsTimer = setInterval(syncSecrets, 1000)
   secretsTimer.unref()
   let problem: string | null = null
+  let authorizer: Authorizer = { name: null, warning: null }
 
   async function applyConfig(config: Config): Promise<void> {
     const secrets = await targetSecrets(ctx.secrets, Object.keys(config.forward.targets), log)
@@ -186,7 +189,13 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       problem = `Forward routing could not be saved (${(error as Error).message}); new events are not queued for forwarding until the database takes writes.`
       ctx.storage.failed('forward routes', error)
     }
-    dispatcher.setTargets(targets, config.forward.maxAgeHours * 3_600_000)
+    const chosen = authorizerOf(config.forward, targets)
+    if (chosen.warning && chosen.warning !== authorizer.warning) log.warn(chosen.warning)
+    authorizer = chosen
+    dispatcher.setTargets(targets, config.forward.maxAgeHours * 3_600_000, {
+      authorizer: authorizer.name,
+      probeMs: config.forward.probeSeconds * 1000,
+    })
     syncSecrets()
   }
 
@@ -203,6 +212,8 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
   const status = (): ForwardStatus => ({
     targets: dispatcher.status(),
     authorizationBudgetMs: ctx.config().forward.authorizationBudgetMs,
+    authorizationTarget: authorizer.name,
+    authorizationWarning: authorizer.warning,
     problem,
   })
   let lastPushed = ''
@@ -269,9 +280,10 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       if (!ids && !filter) return err('bad_request', 'Say which events to replay: ids, or a filter.')
       const now = Date.now()
       return writing('forward replay', () => ({
-        queued: ids
+        queued: (ids
           ? store.enqueueIds(ids, target.value, now)
-          : store.enqueueFilter(filterClause(filter!), target.value, now, limit),
+          : store.enqueueFilter(filterClause(filter!), target.value, now, limit)
+        ).length,
         target: target.value,
       }))
     },

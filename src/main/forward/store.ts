@@ -40,7 +40,16 @@ export interface ForwardStore {
   syncRoutes(targets: { name: string; events: string[]; enabled: boolean }[]): void
   /** After a restart of the only process: leases of a killed process are free again at once. */
   releaseLeases(owner: string): number
-  claim(target: string, limit: number, now: number, leaseUntil: number, owner: string): ClaimedForward[]
+  /** Rows due by `dueBy` (default `now`; a probe of a failing target takes its earliest-due row
+   * whatever its due time), not leased, oldest due first. */
+  claim(
+    target: string,
+    limit: number,
+    now: number,
+    leaseUntil: number,
+    owner: string,
+    dueBy?: number,
+  ): ClaimedForward[]
   /** Claimed rows that will not be tried now (stopping): free for the next run at once. */
   release(ids: number[]): void
   /** The row of one event for one target, whatever its due time (the authorization relay). */
@@ -52,9 +61,15 @@ export interface ForwardStore {
   seqOf(id: string): number | null
   eventForwarding(seq: number): { forwards: EventForward[]; attempts: ForwardAttempt[] }
   statesOf(ids: string[]): Record<string, ForwardState>
-  enqueueIds(ids: string[], target: string, now: number): number
+  /** The new outbox rows' ids (a replay tells its own attempts from others of the target). */
+  enqueueIds(ids: string[], target: string, now: number): number[]
   /** `where` is the events view's filter as SQL (webhooks' filterClause). */
-  enqueueFilter(where: { sql: string; params: unknown[] }, target: string, now: number, limit: number): number
+  enqueueFilter(
+    where: { sql: string; params: unknown[] },
+    target: string,
+    now: number,
+    limit: number,
+  ): number[]
   enqueueEdited(seq: number, body: Buffer, target: string, now: number): number
   close(): void
 }
@@ -131,8 +146,8 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
   }
 
   const claim = db.transaction(
-    (target: string, limit: number, now: number, leaseUntil: number, owner: string) => {
-      const ids = (dueIds.all(target, now, now, limit) as { id: number }[]).map((r) => r.id)
+    (target: string, limit: number, now: number, leaseUntil: number, owner: string, dueBy: number) => {
+      const ids = (dueIds.all(target, dueBy, now, limit) as { id: number }[]).map((r) => r.id)
       if (ids.length === 0) return []
       return prepared(
         `UPDATE forward_outbox SET lease_until = ?, lease_owner = ?
@@ -156,10 +171,10 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
         `UPDATE forward_outbox SET lease_until = 0, lease_owner = NULL
          WHERE state IN ('pending', 'failing') AND lease_until > 0 AND lease_owner IS NOT ?`,
       ).run(owner).changes,
-    claim: (target, limit, now, leaseUntil, owner) => {
+    claim: (target, limit, now, leaseUntil, owner, dueBy = now) => {
       // A read first: an idle poll never takes the write lock the commit worker needs.
-      if (dueIds.all(target, now, now, 1).length === 0) return []
-      return withEvents(claim.immediate(target, limit, now, leaseUntil, owner))
+      if (dueIds.all(target, dueBy, now, 1).length === 0) return []
+      return withEvents(claim.immediate(target, limit, now, leaseUntil, owner, dueBy))
     },
     release(ids) {
       if (ids.length === 0) return
@@ -266,18 +281,26 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
       return out
     },
     enqueueIds(ids, target, now) {
-      if (ids.length === 0) return 0
-      return prepared(enqueueSelect(`id IN (${ids.map(() => '?').join(',')})`)).run(target, now, now, ...ids)
-        .changes
+      if (ids.length === 0) return []
+      return (
+        prepared(`${enqueueSelect(`id IN (${ids.map(() => '?').join(',')})`)} RETURNING id`).all(
+          target,
+          now,
+          now,
+          ...ids,
+        ) as { id: number }[]
+      ).map((r) => r.id)
     },
     enqueueFilter(where, target, now, limit) {
-      return prepared(`${enqueueSelect(where.sql)} ORDER BY seq LIMIT ?`).run(
-        target,
-        now,
-        now,
-        ...where.params,
-        limit,
-      ).changes
+      return (
+        prepared(`${enqueueSelect(where.sql)} ORDER BY seq LIMIT ? RETURNING id`).all(
+          target,
+          now,
+          now,
+          ...where.params,
+          limit,
+        ) as { id: number }[]
+      ).map((r) => r.id)
     },
     enqueueEdited: (seq, body, target, now) =>
       prepared(

@@ -1,5 +1,5 @@
 import type { Config } from '../../shared/config'
-import { allEvents } from './patterns'
+import { allEvents, typeMatches } from './patterns'
 import { defaultRetrySchedule } from './schedule'
 
 /** A forward target as the dispatcher uses it: configured (`forward.targets.<name>`) or ad hoc
@@ -65,4 +65,38 @@ export function resolveTargets(
       secret: a.secret ?? null,
     }))
   return [...configured, ...extra].sort((a, b) => a.name.localeCompare(b.name))
+}
+
+/** The one type whose answer the service waits for (spec 6.1). */
+export const authorizationRequestType = 'card.authorization.request'
+
+export interface Authorizer {
+  /** The target whose answer is the listener's answer; null: the listener's fallback answers. */
+  name: string | null
+  /** Why the choice may not be what the operator expects (logged, shown in the status). */
+  warning: string | null
+}
+
+/** Which target answers card.authorization.request: `forward.authorizationTarget`, else the only
+ * enabled target subscribing to it, else the first of those in the config (configured targets in
+ * the file's order, then `--forward-to` ones) with a warning. */
+export function authorizerOf(forward: Config['forward'], targets: readonly ForwardTarget[]): Authorizer {
+  const order = [...Object.keys(forward.targets), ...targets.filter((t) => t.adhoc).map((t) => t.name)]
+  const subscribed = order
+    .map((name) => targets.find((t) => t.name === name))
+    .filter((t): t is ForwardTarget => !!t && t.enabled && typeMatches(t.events, authorizationRequestType))
+  const chosen = forward.authorizationTarget
+  if (chosen !== undefined) {
+    if (subscribed.some((t) => t.name === chosen)) return { name: chosen, warning: null }
+    return {
+      name: null,
+      warning: `forward.authorizationTarget names ${chosen}, which is not an enabled target subscribing to ${authorizationRequestType}: the listener answers listener.authorizationAnswer. Fix the name or the target's events.`,
+    }
+  }
+  if (subscribed.length <= 1) return { name: subscribed[0]?.name ?? null, warning: null }
+  const names = subscribed.map((t) => t.name)
+  return {
+    name: names[0]!,
+    warning: `${names.length} targets subscribe to ${authorizationRequestType} (${names.join(', ')}): ${names[0]} answers the service (first in the config), the others get it once as a notification. Set forward.authorizationTarget to choose.`,
+  }
 }

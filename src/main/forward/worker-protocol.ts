@@ -2,6 +2,7 @@
  * and reads `FromWorker`; worker.ts the other way round. */
 import type { ForwardState, ForwardTargetStatus } from '../../shared/contract/forward'
 import type { ForwardTarget } from './targets'
+import type { TargetSettings } from './dispatcher'
 
 export interface ForwardWorkerData {
   /** The database file (already created and migrated by the main connection). */
@@ -17,6 +18,14 @@ export interface ForwardWorkerData {
 /** An attempt as the worker reports it (the target by name). */
 export interface AttemptMessage {
   target: string
+  /** The outbox row tried (a replay tells its own rows from others queued for the target). */
+  outboxId: number
+  /** When the row was queued (for a first delivery: when the event was committed). */
+  queuedAt: number
+  /** When the next attempt is due (state failing); null otherwise. */
+  dueAt: number | null
+  /** The target stopped after this answer (410 Gone). */
+  stopped: boolean
   eventId: string
   type: string
   attempt: number
@@ -29,7 +38,7 @@ export interface AttemptMessage {
 }
 
 export type ToWorker =
-  | { kind: 'targets'; targets: ForwardTarget[]; maxAgeMs: number }
+  | { kind: 'targets'; targets: ForwardTarget[]; maxAgeMs: number; settings: TargetSettings }
   /** Webhook secrets by endpoint id: the original X-Service-Signature is recomputed with them. */
   | { kind: 'secrets'; secrets: [string, Uint8Array][] }
   | { kind: 'relay'; id: number; seq: number; budgetMs: number }

@@ -52,18 +52,8 @@ const dispatcher = createDispatcher({
   },
   onAttempt: (a) => {
     if (!settings.reportAttempts) return
-    attempts.push({
-      target: a.target.name,
-      eventId: a.eventId,
-      type: a.type,
-      attempt: a.attempt,
-      status: a.status,
-      latencyMs: a.latencyMs,
-      error: a.error,
-      state: a.state,
-      edited: a.edited,
-      replay: a.replay,
-    })
+    const { target, ...rest } = a
+    attempts.push({ ...rest, target: target.name })
   },
   onStates: (states) => send({ kind: 'states', states }),
   storageFailed: (what, error) => {
@@ -104,7 +94,7 @@ port.on('message', (message: ToWorker) => {
   switch (message.kind) {
     case 'targets':
       maxAgeMs = message.maxAgeMs
-      dispatcher.setTargets(message.targets)
+      dispatcher.setTargets(message.targets, message.settings)
       return
     case 'secrets':
       secrets = new Map(message.secrets)

@@ -155,7 +155,7 @@ export function createPaymentsClient(options: ClientOptions): PaymentsClient {
         kind: 'failure',
         error: err(
           'unavailable',
-          `Could not reach the payments API at ${base} (${reason?.code ?? reason?.message ?? cause.message}). Check apiBaseUrl in Settings and the network.`,
+          `Could not reach the payments API at ${base} (${reason?.code ?? reason?.message ?? cause.message}). Check apiBaseUrl in Settings and the network (watchdesk doctor checks both).`,
         ),
       }
     }

@@ -15,7 +15,7 @@ import type { CommittedRow, DetailRow, EventParams, EventRow } from '../webhooks
 import { toDetail, toSummary } from '../webhooks'
 import { migratePostgres } from './pg-migrations'
 import type { MigrationOutcome } from './pg-migrations'
-import { toSyncEvent } from './store'
+import { syncColumns, toSyncEvent } from './store'
 import type { RelayStore, SyncPage, SyncRow, TokenScope, Wakeups } from './store'
 
 const notifyChannel = 'watchdesk_events'
@@ -270,7 +270,7 @@ async function readAfter(
     )
   const { rows } = await pool.query<SyncRow & { txid: number; bound: number }>(
     `WITH bound AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin)
-     SELECT txid, seq, id, type, created_at, received_at, last_delivery_at, deliveries, endpoint, data_id, data, body
+     SELECT txid, ${syncColumns}
      FROM events, bound
      WHERE (txid, seq) > ($1, $2) AND txid < bound.xmin
      ORDER BY txid, seq LIMIT $3`,
@@ -443,7 +443,10 @@ const upsertSql = `
     deliveries = e.deliveries + 1,
     last_delivery_at = excluded.last_delivery_at,
     conflicts = e.conflicts + (e.body IS DISTINCT FROM excluded.body)::int,
-    conflict_body = CASE WHEN e.body IS DISTINCT FROM excluded.body THEN excluded.body ELSE e.conflict_body END
+    conflict_body = CASE WHEN e.body IS DISTINCT FROM excluded.body THEN excluded.body ELSE e.conflict_body END,
+    -- A conflict moves the event to this transaction's place in the sync order: a console that
+    -- already read it reads it again, with the conflict.
+    txid = CASE WHEN e.body IS DISTINCT FROM excluded.body THEN pg_current_xact_id()::text::bigint ELSE e.txid END
   RETURNING ${pgSummaryColumns}, sha256(body) AS body_hash`
 
 function columnsOf(events: EventParams[]): unknown[] {
@@ -622,7 +625,8 @@ async function transaction(
         'DELETE FROM webhook_rejections WHERE seq <= (SELECT max(seq) FROM webhook_rejections) - 10000',
       )
     }
-    if (items.some((i) => i.ok && i.row.deliveries === 1)) await client.query(`NOTIFY ${notifyChannel}`)
+    if (items.some((i) => i.ok && (i.row.deliveries === 1 || i.row.conflicted === 1)))
+      await client.query(`NOTIFY ${notifyChannel}`)
     await client.query('COMMIT')
     return items
   } catch (error) {

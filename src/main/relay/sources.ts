@@ -60,6 +60,9 @@ function paramsOf(source: string, e: SyncEvent, last: boolean): SyncedParams {
     data_id: e.dataId,
     body: Buffer.from(e.body, 'base64'),
     data: e.data,
+    // A relay older than this console sends no conflict fields.
+    conflicts: e.conflicts ?? 0,
+    conflict_body: e.conflictBody ? Buffer.from(e.conflictBody, 'base64') : null,
     source,
     cursor: e.cursor,
     last: last ? 1 : 0,

@@ -7,12 +7,26 @@ import type { Committer } from '../webhooks'
 import { workerCommitter } from '../webhooks'
 import { createEventStore } from '../webhooks'
 import type { Logger } from '../log'
-import { toSyncEvent } from './store'
+import { syncColumns, toSyncEvent } from './store'
 import type { RelayStore, SyncRow, TokenScope } from './store'
 
 /** The embedded store: one SQLite file written by one relay (its commit worker). SQLite runs one
  * write transaction at a time and `seq` grows with each, so commit order is `seq` order and the
  * cursor is simply the last `seq` read. */
+
+/** Run in the commit transaction after each event's upsert: a redelivery with a different body (a
+ * conflict) moves the event to the end of the commit order, so a console that already read it
+ * reads it again, with its conflict. A relay's own database has nothing pointing at `seq`; the
+ * forward rows are moved along for a data dir that a console used before (`relay` defaults to the
+ * data dir's watchdesk.db). The console's own listener never runs this. */
+export const resyncOnConflictSql = [
+  'UPDATE events SET seq = (SELECT max(seq) FROM events) + 1 WHERE seq = @seq AND @conflicted = 1',
+  ...['forward_outbox', 'forward_attempts'].map(
+    (table) =>
+      `UPDATE ${table} SET event_seq = (SELECT seq FROM events WHERE id = @id) WHERE event_seq = @seq AND @conflicted = 1`,
+  ),
+]
+
 export function openSqliteRelayStore(
   file: string,
   options: { log?: Logger; committer?: Committer } = {},
@@ -25,6 +39,7 @@ export function openSqliteRelayStore(
   const inner =
     options.committer ??
     workerCommitter(db.name, {
+      afterEvent: resyncOnConflictSql,
       onRestart: (failure) => options.log?.warn('commit worker stopped; starting it again', { ...failure }),
     })
   const committer: Committer = {
@@ -37,8 +52,7 @@ export function openSqliteRelayStore(
     close: () => inner.close(),
   }
   const readPage = db.prepare(
-    `SELECT seq, id, type, created_at, received_at, last_delivery_at, deliveries, endpoint, data_id, data, body
-     FROM events WHERE seq > ? AND source IS NULL ORDER BY seq LIMIT ?`,
+    `SELECT ${syncColumns} FROM events WHERE seq > ? AND source IS NULL ORDER BY seq LIMIT ?`,
   )
   const countAfter = db.prepare('SELECT count(*) AS n FROM events WHERE seq > ? AND source IS NULL')
   const statement = {

@@ -6,6 +6,9 @@ import type { SyncEvent, SyncPage } from '../../shared/contract/sync'
 export type { SyncEvent, SyncPage } from '../../shared/contract/sync'
 
 /** The columns both stores read for the sync API (each adds what its cursor is made of). */
+export const syncColumns =
+  'seq, id, type, created_at, received_at, last_delivery_at, deliveries, endpoint, data_id, data, body, conflicts, conflict_body'
+
 export interface SyncRow {
   seq: number
   id: string
@@ -18,6 +21,8 @@ export interface SyncRow {
   data_id: string | null
   data: string
   body: Buffer
+  conflicts: number
+  conflict_body: Buffer | null
 }
 
 export function toSyncEvent(row: SyncRow, cursor: string): SyncEvent {
@@ -33,6 +38,8 @@ export function toSyncEvent(row: SyncRow, cursor: string): SyncEvent {
     dataId: row.data_id,
     data: row.data,
     body: row.body.toString('base64'),
+    conflicts: row.conflicts,
+    conflictBody: row.conflict_body?.toString('base64') ?? null,
   }
 }
 

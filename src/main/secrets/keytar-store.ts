@@ -76,7 +76,8 @@ export function keychainFailure(error: unknown): Err {
     process.platform === 'linux'
   const fix = linux
     ? 'On Linux, watchdesk keeps secrets in the Secret Service on D-Bus: run a keyring (gnome-keyring or ' +
-      "KeePassXC's Secret Service) in your desktop session and unlock it. On a server without a keychain, " +
+      "KeePassXC's Secret Service) in your desktop session and unlock it; without a desktop session, " +
+      '"watchdesk doctor" prints the two lines that start one. On a server without a keychain, ' +
       'start serve mode with WATCHDESK_API_KEY, WATCHDESK_WEBHOOK_SECRETS and WATCHDESK_PROJECT_UID instead.'
     : 'Unlock the OS keychain (Keychain Access on macOS, Credential Manager on Windows) and try again.'
   return err('keychain_unavailable', `The OS keychain is not reachable (${cause}). ${fix}`)

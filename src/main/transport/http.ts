@@ -160,7 +160,7 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
             err(
               'unavailable',
               error.code === 'EADDRINUSE'
-                ? `Port ${wantedPort} on ${host} is already in use (another watchdesk?). Stop it, or start with --port <other>.`
+                ? `Port ${wantedPort} on ${host} is already in use (another watchdesk?). Stop it, or start with --port <other> (watchdesk doctor shows the ports in use).`
                 : `Cannot listen on ${host}:${wantedPort}: ${error.message}`,
             ),
           )

@@ -49,7 +49,7 @@ export function createCommitTransaction(db: Database, afterEvent: string[] = [])
   const probe = db.prepare(probeSql)
   // Nested inside the batch's transaction this is a savepoint: a failing event is rolled back alone.
   const one = db.transaction((e: EventParams): CommittedRow => {
-    const row = upsert.get(e) as CommittedRow
+    const row = upsert.get({ conflicts: 0, conflict_body: null, ...e }) as CommittedRow
     for (const statement of after)
       statement.run({
         ...e,

@@ -39,6 +39,9 @@ export interface EventParams {
   data_id: string | null
   body: Uint8Array
   data: string
+  /** An event synced from a relay brings the relay's conflict (0 and null from a listener). */
+  conflicts?: number
+  conflict_body?: Uint8Array | null
 }
 
 export const baseColumns =
@@ -47,15 +50,19 @@ export const baseColumns =
 export const summaryColumns = `${baseColumns}, CASE WHEN type LIKE 'funding.%' THEN data END AS data`
 
 /** First delivery inserts; a redelivery counts, and a redelivery whose body differs is a conflict:
- * the first body stays, the latest differing body is kept beside it. */
+ * the first body stays, the latest differing body is kept beside it. An event synced from a relay
+ * also brings the relay's own count and body (`@conflicts`, `@conflict_body`): a conflict the relay
+ * saw after this console stored the event arrives as such a redelivery. */
 export const upsertEventSql = `
-    INSERT INTO events (id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, body, data)
-    VALUES (@id, @type, @grp, @created_at, @created_ms, @at, @at, 1, @endpoint, @data_id, @body, @data)
+    INSERT INTO events (id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, body, data, conflicts, conflict_body)
+    VALUES (@id, @type, @grp, @created_at, @created_ms, @at, @at, 1, @endpoint, @data_id, @body, @data, @conflicts, @conflict_body)
     ON CONFLICT (id) DO UPDATE SET
       deliveries = deliveries + 1,
-      last_delivery_at = excluded.last_delivery_at,
-      conflicts = conflicts + (body IS NOT excluded.body),
-      conflict_body = CASE WHEN body IS NOT excluded.body THEN excluded.body ELSE conflict_body END
+      last_delivery_at = max(last_delivery_at, excluded.last_delivery_at),
+      conflicts = max(conflicts + (body IS NOT excluded.body), excluded.conflicts),
+      conflict_body = CASE WHEN body IS NOT excluded.body THEN excluded.body
+                           WHEN excluded.conflicts > conflicts THEN excluded.conflict_body
+                           ELSE conflict_body END
     RETURNING ${summaryColumns}, body IS NOT @body AS conflicted`
 export const insertRejectionSql =
   'INSERT INTO webhook_rejections (at, path, status, reason, size, remote) VALUES (@at, @path, @status, @reason, @size, @remote)'

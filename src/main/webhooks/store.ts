@@ -7,6 +7,7 @@ import type {
   Rejection,
 } from '../../shared/contract/events'
 import { fundingLine, groupOf } from '../../shared/events'
+import type { SerializedEvent } from '../../shared/events/json'
 import type { EventGroup } from '../../shared/events'
 import type { Envelope } from './verify'
 import { filterClause } from '../db/event-filter'
@@ -83,12 +84,8 @@ export interface EventStore {
    * seq, id and type (a page of 10,000 reads in a few ms on the thread that answers deliveries). */
   after(seq: number, limit: number): EventHead[]
   get(id: string): EventDetail | null
-  /** Rows for export, newest first, with data; calls `each` so the caller streams. */
-  forEachForExport(
-    filter: EventFilter,
-    limit: number,
-    each: (row: EventSummary & { data: unknown }) => void,
-  ): number
+  /** Rows for export, newest first, with data and conflicts; calls `each` so the caller streams. */
+  forEachForExport(filter: EventFilter, limit: number, each: (row: SerializedEvent) => void): number
   recentRejections(limit: number): Rejection[]
   startRun(at: number): number
   stopRun(run: number, at: number): void
@@ -157,11 +154,17 @@ export function createEventStore(db: Database): EventStore {
     forEachForExport(filter, limit, each) {
       const where = filterClause(filter)
       const statement = prepared(
-        `SELECT ${baseColumns}, data FROM events WHERE ${where.sql} ORDER BY received_at DESC, seq DESC LIMIT ?`,
+        `SELECT ${baseColumns}, data, conflict_body FROM events WHERE ${where.sql} ORDER BY received_at DESC, seq DESC LIMIT ?`,
       )
       let n = 0
-      for (const row of statement.iterate(...where.params, limit) as Iterable<EventRow>) {
-        each({ ...toSummary(row), data: safeParse(row.data ?? 'null') })
+      type ExportRow = EventRow & { conflict_body: Buffer | null }
+      for (const row of statement.iterate(...where.params, limit) as Iterable<ExportRow>) {
+        each({
+          ...toSummary(row),
+          data: safeParse(row.data ?? 'null'),
+          conflicts: row.conflicts,
+          conflictBody: row.conflict_body?.toString('utf8') ?? null,
+        })
         n++
       }
       return n

@@ -59,10 +59,49 @@ export const FirstRunCheck = z.object({
   detail: z.string(),
   /** What to do, null when nothing is to be done. */
   fix: z.string().nullable(),
+  /** The item that has to be fixed first (its fix is written there, once); null when none. */
+  blockedBy: z.enum(['keychain']).nullable(),
 })
 export type FirstRunCheck = z.infer<typeof FirstRunCheck>
 /** complete: nothing is missing (a warning, such as secrets from the environment, does not block). */
 export const FirstRun = z.object({ checks: z.array(FirstRunCheck), complete: z.boolean() })
+
+/** One line of `watchdesk doctor` (and Settings → Doctor): what was checked, found, and the fix.
+ * A line that cannot be checked until another is fixed names that one in `blockedBy`. */
+export const DoctorCheck = z.object({
+  area: z.enum([
+    'node',
+    'keychain',
+    'data-dir',
+    'config',
+    'ports',
+    'payments',
+    'scopes',
+    'node-access',
+    'public-url',
+    'sources',
+    'store',
+  ]),
+  label: z.string(),
+  state: z.enum(['ok', 'warn', 'fail']),
+  detail: z.string(),
+  /** What to do (commands one a line), null when nothing is to be done. */
+  fix: z.string().nullable(),
+  blockedBy: z.string().nullable(),
+})
+export type DoctorCheck = z.infer<typeof DoctorCheck>
+/** ok: no line failed (warnings do not fail the doctor: exit 0). */
+export const DoctorReport = z.object({ checks: z.array(DoctorCheck), ok: z.boolean() })
+export type DoctorReport = z.infer<typeof DoctorReport>
+
+/** Its own group: the doctor reads every capability, so its handler needs the services. */
+export const doctorMethods = {
+  'app.doctor': method(
+    'The doctor: Node, keychain, data dir, config, ports, payments API and scopes, node access, public URL, relay sources',
+    z.object({}).strict(),
+    DoctorReport,
+  ),
+}
 
 export const appMethods = {
   'app.health': method('Liveness of the back end', z.object({}).strict(), Health),

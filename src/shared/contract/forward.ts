@@ -56,8 +56,10 @@ export const ForwardTargetStatus = z.object({
   events: z.array(z.string()),
   /** `original` passes the service's X-Service-Signature through; `target secret` re-signs. */
   signing: z.enum(['original', 'target secret']),
-  /** ok: the last attempt succeeded (or none yet); failing: the last attempt failed. */
-  health: z.enum(['ok', 'failing', 'disabled']),
+  /** ok: the last attempt succeeded (or none yet); failing: the last attempt failed (any answer
+   * but a 2xx); stopped: the target answered 410 Gone and gets nothing until its URL changes or it
+   * is enabled again (lastError says so). */
+  health: z.enum(['ok', 'failing', 'stopped', 'disabled']),
   /** Delivered since this process started. */
   delivered: z.number().int(),
   /** Queued and not yet tried, or waiting for a retry. */
@@ -75,6 +77,11 @@ export type ForwardTargetStatus = z.infer<typeof ForwardTargetStatus>
 export const ForwardStatus = z.object({
   targets: z.array(ForwardTargetStatus),
   authorizationBudgetMs: z.number().int(),
+  /** The target whose answer to card.authorization.request is relayed (forward.authorizationTarget,
+   * or the only / first subscribed one); null: the listener's fallback answers. */
+  authorizationTarget: z.string().nullable(),
+  /** Why that choice may not be what was meant (several subscribe, or the named one does not). */
+  authorizationWarning: z.string().nullable(),
   /** Why forwarding cannot run (its database connection failed); null while it runs. */
   problem: z.string().nullable(),
 })

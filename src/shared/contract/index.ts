@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { MethodSpec } from './define'
-import { appMethods, appPushes } from './app'
+import { appMethods, appPushes, doctorMethods } from './app'
 import { paymentsMethods, paymentsPushes } from './payments'
 import { eventsMethods, eventsPushes } from './events'
 import { chainsMethods, chainsPushes } from './chains'
@@ -14,6 +14,7 @@ import { settingsMethods } from './settings'
  * derive from it; each capability declares its own methods in a sibling file. */
 export const methods = {
   ...appMethods,
+  ...doctorMethods,
   ...paymentsMethods,
   ...eventsMethods,
   ...chainsMethods,

@@ -20,6 +20,12 @@ export const SyncEvent = z.object({
   data: z.string(),
   /** The raw body, base64. */
   body: z.string(),
+  /** Redeliveries to the relay whose body differed from `body` (the first body is kept). A
+   * conflict that reaches the relay after a console read the event sends the event again, at that
+   * redelivery's place in the commit order. */
+  conflicts: z.number().int(),
+  /** The latest differing body, base64; null without a conflict. */
+  conflictBody: z.string().nullable(),
 })
 export type SyncEvent = z.infer<typeof SyncEvent>
 

@@ -140,7 +140,8 @@ export function useAlertsRig(
     const upsert = db.prepare(upsertEventSql)
     const insertAll = db.transaction((rows: EventParams[]) =>
       rows.map((p) => {
-        const row = upsert.get(p) as CommittedRow
+        // A listener's delivery brings no relay conflict (the commit transaction defaults these too).
+        const row = upsert.get({ conflicts: 0, conflict_body: null, ...p }) as CommittedRow
         return { summary: toSummary(row), duplicate: row.deliveries > 1 }
       }),
     )

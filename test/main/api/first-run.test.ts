@@ -124,7 +124,7 @@ describe('first-run checklist (app.firstRun)', () => {
     })
   })
 
-  it('names the keychain problem and its fix when the keychain is unreachable', async () => {
+  it('names the keychain problem and its fix once; the items it blocks say "blocked by: keychain"', async () => {
     const unreachable = {
       ...createMemoryStore(),
       onChange: () => () => {},
@@ -151,6 +151,12 @@ describe('first-run checklist (app.firstRun)', () => {
       detail: 'The OS keychain is not reachable: no Secret Service on D-Bus.',
     })
     expect(checks.keychain.fix).toMatch(/gnome-keyring/)
-    expect(checks['api-key']).toMatchObject({ state: 'missing', fix: 'Make the keychain reachable first.' })
+    expect(checks.keychain.blockedBy).toBeNull()
+    expect(checks['api-key']).toMatchObject({
+      state: 'missing',
+      detail: 'blocked by: keychain',
+      fix: null,
+      blockedBy: 'keychain',
+    })
   })
 })

@@ -25,6 +25,8 @@ function dataDirWithEvents(dataDir: string, times: number[]): void {
       data_id: null,
       body: Buffer.from(`{"id":"evt_storage_${i}"}`),
       data: '{}',
+      conflicts: 0,
+      conflict_body: null,
     }),
   )
   db.close()

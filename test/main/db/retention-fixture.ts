@@ -16,6 +16,8 @@ export function eventParams(id: string, at: number): EventParams {
     data_id: null,
     body: Buffer.from(JSON.stringify({ id, type: 'payout.completed', data: { n: id } })),
     data: '{}',
+    conflicts: 0,
+    conflict_body: null,
   }
 }
 

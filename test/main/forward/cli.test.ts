@@ -1,4 +1,8 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { openDatabase } from '../../../src/main/db'
+import { unwrap } from '../../../src/shared/result'
 import { signBody } from '../../../src/main/webhooks'
 import { runCli, useServeProcess } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
@@ -31,8 +35,8 @@ describe('watchdesk listen', () => {
     listen.process.kill('SIGINT')
     expect(await listen.exited).toBe(0)
     const lines = listen.stdout().trim().split('\n')
-    expect(lines[0]).toBe('→ funding.completed evt_cli_1')
-    expect(lines[1]).toMatch(new RegExp(`^← 200 POST ${app.url} evt_cli_1 \\d+ ms$`))
+    expect(lines[0]).toBe('← funding.completed evt_cli_1')
+    expect(lines[1]).toMatch(new RegExp(`^→ 200 POST ${app.url} evt_cli_1 \\d+ ms$`))
     expect(lines).toHaveLength(2)
     expect(app.acknowledged.has('evt_cli_1')).toBe(true)
     expect(listen.stderr()).toContain('stopped.')
@@ -160,7 +164,8 @@ describe('watchdesk events replay', () => {
     const app = await startTarget()
     const one = await runCli(['events', 'replay', 'evt_rp_3', '--to', app.url, '--data-dir', dataDir], env())
     expect(one.code).toBe(0)
-    expect(one.stdout).toMatch(new RegExp(`^← 200 POST ${app.url} evt_rp_3 \\d+ ms\\n$`))
+    expect(one.stdout).toMatch(new RegExp(`^→ 200 POST ${app.url} evt_rp_3 \\d+ ms\\n$`))
+    expect(one.stderr).toContain('Replayed 1 event: delivered.')
     expect(app.received.map((r) => r.id)).toEqual(['evt_rp_3'])
     expect(signatureValid(app.received[0]!, secretA)).toBe(true)
 
@@ -191,4 +196,157 @@ describe('watchdesk events replay', () => {
       [...Array.from({ length: 100 }, (_, i) => `evt_rp_${i * 2}`), 'evt_rp_extra'].sort(),
     )
   }, 60_000)
+})
+
+describe('listen and replay say what happened', () => {
+  const tempDir = useTempDir('watchdesk-say-')
+  const startTarget = useTestTargets()
+  const startListen = useListenProcess()
+  const lines = (text: string) => text.trim().split('\n').filter(Boolean)
+
+  it("prints each event's receive line (←) before its forward lines (→)", async () => {
+    const app = await startTarget()
+    const listen = await startListen(['--forward-to', app.url, '--data-dir', tempDir()], env())
+    const ids = Array.from({ length: 30 }, (_, i) => `evt_order_${i}`)
+    await Promise.all(ids.map((id) => send(listen.webhookUrl, id)))
+    await waitFor(() => lines(listen.stdout()).length >= 60 || undefined, '30 receive and 30 forward lines')
+    const out = lines(listen.stdout())
+    expect(out).toHaveLength(60)
+    for (const id of ids) {
+      const received = out.indexOf(`← funding.completed ${id}`)
+      const forwarded = out.findIndex((l) => l.startsWith('→ 200 POST') && l.includes(` ${id} `))
+      expect(received, id).toBeGreaterThanOrEqual(0)
+      expect(forwarded, id).toBeGreaterThan(received)
+    }
+  })
+
+  it('says when a failed forward is retried, and retries a target that answers again within forward.probeSeconds', async () => {
+    let up = false
+    const app = await startTarget(() => (up ? { status: 200 } : { status: 503, body: 'deploying' }))
+    const dataDir = tempDir()
+    // A schedule whose second step is a minute: without the probe cap the target, once back, would
+    // wait for it.
+    const config = join(dataDir, 'overlay.json')
+    writeFileSync(
+      config,
+      JSON.stringify({
+        forward: { targets: { app: { url: app.url, retrySchedule: [200, 60_000] } }, probeSeconds: 2 },
+      }),
+    )
+    const listen = await startListen(['--data-dir', dataDir, '--config', config], {
+      ...env(),
+      TZ: 'UTC',
+    })
+    const sentAt = Date.now()
+    await send(listen.webhookUrl, 'evt_retry_1')
+    const failure = await waitFor(
+      () => lines(listen.stdout()).find((l) => l.startsWith('→ 503 POST')),
+      'the first failure',
+    )
+    const at = /, will retry at (\d\d):(\d\d):(\d\d) \(attempt 2\)$/.exec(failure)
+    expect(at, failure).not.toBeNull()
+    const day = new Date(sentAt)
+    const retryAt = Date.UTC(
+      day.getUTCFullYear(),
+      day.getUTCMonth(),
+      day.getUTCDate(),
+      +at![1]!,
+      +at![2]!,
+      +at![3]!,
+    )
+    expect(retryAt).toBeGreaterThanOrEqual(Math.floor(sentAt / 1000) * 1000)
+    expect(retryAt).toBeLessThanOrEqual(Date.now() + 2_000)
+    // Failing long enough for the pause to reach the schedule's minute (capped at 2 s).
+    await waitFor(() => app.received.length >= 5 || undefined, 'five failed attempts', { timeoutMs: 15_000 })
+    up = true
+    const backAt = Date.now()
+    await waitFor(() => app.acknowledged.has('evt_retry_1') || undefined, 'the retry after recovery', {
+      timeoutMs: 6_000,
+    })
+    expect(Date.now() - backAt).toBeLessThan(6_000)
+    await waitFor(
+      () => /→ 200 POST \S+ evt_retry_1 \d+ ms\n/.test(listen.stdout()) || undefined,
+      'the delivery printed',
+    )
+  }, 40_000)
+
+  it('prints the true queue count at start: what an earlier run left queued', async () => {
+    const app = await startTarget(() => ({ status: 503 }))
+    const dataDir = tempDir()
+    const first = await startListen(['--forward-to', app.url, '--data-dir', dataDir], env())
+    for (let i = 0; i < 40; i++) await send(first.webhookUrl, `evt_queue_${i}`)
+    first.process.kill('SIGINT')
+    expect(await first.exited).toBe(0)
+    await waitFor(
+      () => first.stderr().includes('stopped;') || undefined,
+      'the last line (stderr may end after exit)',
+    )
+    expect(first.stderr()).toContain('stopped; 40 forwards stay queued for the next run.')
+    const second = await startListen(['--forward-to', app.url, '--data-dir', dataDir], env())
+    // Its own line, which may come in a chunk after the "listening:" one.
+    const line = await waitFor(
+      () =>
+        second
+          .stderr()
+          .split('\n')
+          .find((l) => l.startsWith(`forwarding: ${app.url}`)),
+      'the forwarding line',
+    )
+    expect(line).toBe(`forwarding: ${app.url} (events *; original signature; 40 queued)`)
+  })
+
+  it('a replay that also sends other queued events of its target says so, with counts', async () => {
+    let up = false
+    const app = await startTarget(() => (up ? { status: 200 } : { status: 503 }))
+    const dataDir = tempDir()
+    const listen = await startListen(['--data-dir', dataDir], env())
+    for (let i = 1; i <= 5; i++) await send(listen.webhookUrl, `evt_flush_${i}`)
+    listen.process.kill('SIGINT')
+    expect(await listen.exited).toBe(0)
+
+    const down = await runCli(
+      [
+        'events',
+        'replay',
+        'evt_flush_1',
+        'evt_flush_2',
+        'evt_flush_3',
+        'evt_flush_4',
+        '--to',
+        app.url,
+        '--data-dir',
+        dataDir,
+      ],
+      env(),
+    )
+    expect(down.code).toBe(1)
+    expect(down.stderr).toContain(
+      `Replayed 4 events: 0 delivered, 4 failed and stay queued for url:${app.url}.`,
+    )
+    // Their retries are due a second later.
+    const db = unwrap(openDatabase(join(dataDir, 'watchdesk.db'), { readonly: true }))
+    try {
+      await waitFor(
+        () =>
+          (
+            db
+              .prepare(`SELECT count(*) AS n FROM forward_outbox WHERE state = 'failing' AND due_at <= ?`)
+              .get(Date.now()) as { n: number }
+          ).n === 4 || undefined,
+        'the four failed replays due again',
+      )
+    } finally {
+      db.close()
+    }
+    up = true
+    const one = await runCli(
+      ['events', 'replay', 'evt_flush_5', '--to', app.url, '--data-dir', dataDir],
+      env(),
+    )
+    expect(one.code).toBe(0)
+    expect(one.stderr).toContain(
+      `Replayed 1 event: delivered. 4 other queued events of url:${app.url} went out with it: 4 delivered.`,
+    )
+    expect(new Set(app.acknowledged)).toEqual(new Set([1, 2, 3, 4, 5].map((i) => `evt_flush_${i}`)))
+  })
 })

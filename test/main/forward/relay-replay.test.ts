@@ -31,6 +31,62 @@ describe('card.authorization.request relay', () => {
     expect(detail.forwards[0]).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 })
   })
 
+  it("with two targets, answers with the authorizer's 200 although the other answers 500, which gets the event once", async () => {
+    const audit = await startTarget(() => ({ status: 500, body: '{"error":"audit down"}' }))
+    const app = await startTarget(() => ({ status: 200, body: '{"approved":true,"by":"app"}' }))
+    const backend = await startBackend({
+      config: {
+        listener: { authorizationAnswer: { approved: false, source: 'fallback' } },
+        forward: {
+          // The broken audit target comes first by name and in the file.
+          targets: { 'a-audit': { url: audit.url }, 'z-app': { url: app.url, events: ['card.*'] } },
+          authorizationTarget: 'z-app',
+        },
+      },
+    })
+    expect(backend.services.forward.status()).toMatchObject({
+      authorizationTarget: 'z-app',
+      authorizationWarning: null,
+    })
+    const body = envelope('evt_auth_two', 'card.authorization.request', { id: 'auth_two' })
+    expect(await post(backend.webhookUrl, body, signed(body))).toEqual({
+      status: 200,
+      body: '{"approved":true,"by":"app"}',
+    })
+    // The notified target's row is final (gave up after its one attempt): nothing retries it.
+    const detail = await waitFor(() => {
+      const d = unwrap(backend.services.forward.event('evt_auth_two'))
+      return (
+        d.forwards.every((f) => f.state !== 'pending' && f.attempts === 1) && d.attempts.length === 2 && d
+      )
+    }, 'both attempts recorded')
+    const byTarget = Object.fromEntries(detail.forwards.map((f) => [f.target, f]))
+    expect(byTarget['z-app']).toMatchObject({ state: 'delivered', lastStatus: 200 })
+    expect(byTarget['a-audit']).toMatchObject({ state: 'gave_up', attempts: 1, lastStatus: 500 })
+    expect(byTarget['a-audit']!.lastError).toMatch(/sent to a notified target once, never retried/)
+    expect(audit.received.map((r) => r.id)).toEqual(['evt_auth_two'])
+    expect(app.received.map((r) => r.id)).toEqual(['evt_auth_two'])
+  })
+
+  it('without forward.authorizationTarget, the first subscribed target in the config answers, with a warning', async () => {
+    const audit = await startTarget(() => ({ status: 500 }))
+    const app = await startTarget(() => ({ status: 200, body: '{"approved":true}' }))
+    const backend = await startBackend({
+      config: { forward: { targets: { 'z-app': { url: app.url }, 'a-audit': { url: audit.url } } } },
+    })
+    const status = backend.services.forward.status()
+    expect(status.authorizationTarget).toBe('z-app')
+    expect(status.authorizationWarning).toMatch(
+      /2 targets subscribe to card.authorization.request \(z-app, a-audit\)/,
+    )
+    const body = envelope('evt_auth_first', 'card.authorization.request', { id: 'auth_first' })
+    expect(await post(backend.webhookUrl, body, signed(body))).toEqual({
+      status: 200,
+      body: '{"approved":true}',
+    })
+    await waitFor(() => audit.received.length === 1 || undefined, 'the notification')
+  })
+
   it('answers the fallback within 2 s when the target sleeps 5 s, and records the late answer', async () => {
     const app = await startTarget(() => ({ status: 200, body: '{"approved":false}', delayMs: 5000 }))
     const backend = await startBackend({
@@ -56,7 +112,7 @@ describe('card.authorization.request relay', () => {
     )
     expect(detail.attempts[0]!.status).toBe(200)
     expect(detail.attempts[0]!.error).toMatch(
-      /^answered after the 1\d{3} ms authorization budget: the listener sent the fallback answer$/,
+      /^answered after the \d+ ms authorization budget: the listener sent the fallback answer$/,
     )
     expect(detail.attempts[0]!.latencyMs).toBeGreaterThanOrEqual(5000)
     expect(backend.services.webhooks.status().authorizationLatency.count).toBe(1)

@@ -18,7 +18,7 @@ describe('a target that is down for a while', () => {
   const tempDir = useTempDir('watchdesk-forward-')
   const startTarget = useTestTargets()
 
-  it('answering 503 for its first 10 s still receives every event, probed on the back-off schedule', async () => {
+  it('answering 503 for its first 10 s receives every event, probed on its back-off schedule capped at probeSeconds (10 s)', async () => {
     const t0 = Date.parse('2026-11-20T10:00:00Z')
     const clock = manualClock(t0)
     const target = await startTarget(() =>
@@ -27,7 +27,12 @@ describe('a target that is down for a while', () => {
     const db = unwrap(openDatabase(join(tempDir(), 'watchdesk.db')))
     const store = openForwardStore(db.name)
     const targets = resolveTargets(
-      { targets: { app: { url: target.url } }, authorizationBudgetMs: 1500, maxAgeHours: 24 },
+      {
+        targets: { app: { url: target.url } },
+        authorizationBudgetMs: 1500,
+        probeSeconds: 10,
+        maxAgeHours: 24,
+      },
       [],
       new Map(),
     )
@@ -50,7 +55,7 @@ describe('a target that is down for a while', () => {
       maxAgeMs: () => 24 * 3_600_000,
       originalSignature: (_endpoint, body) => signBody(secretA, body),
     })
-    dispatcher.setTargets(targets)
+    dispatcher.setTargets(targets, { authorizer: null, probeMs: 10_000 })
     // Time moves only here, a second at a time, once nothing is under way.
     const sentAt: number[] = []
     let seen = 0
@@ -66,15 +71,16 @@ describe('a target that is down for a while', () => {
         .filter((r) => r.id && target.acknowledged.has(r.id))
         .every((r) => signatureValid(r, secretA)),
     ).toBe(true)
-    // While it failed: one round of 8, then one probe after 1 s, 5 s and 30 s (not 200 × retries).
     // While it failed: one first round (8 at once, a few more before the failures add up), then
-    // a single probe after 1 s, 5 s and 30 s; not 200 events × their retries.
+    // a single probe after 1 s, 5 s and 10 s (the schedule's 30 s capped at probeSeconds); not
+    // 200 events × their retries.
     const firstRound = sentAt.filter((t) => t === 1000).length
     expect(firstRound).toBeGreaterThanOrEqual(8)
     expect(firstRound).toBeLessThanOrEqual(8 + 2)
-    expect(sentAt.filter((t) => t > 1000 && t < 37_000)).toEqual([2000, 7000])
-    // The probe at 37 s succeeds and the whole queue drains at once.
-    expect(clock.now() - t0).toBe(37_000)
+    expect(sentAt.filter((t) => t > 1000 && t < 17_000)).toEqual([2000, 7000])
+    // The probe at 17 s (within 10 s of the target answering again at 10 s) succeeds and the
+    // whole queue drains at once.
+    expect(clock.now() - t0).toBe(17_000)
     expect(target.received.length).toBe(ids.length + firstRound + 2)
     const forwards = store.eventForwarding(1)
     expect(forwards.forwards[0]).toMatchObject({ state: 'delivered' })

@@ -104,7 +104,15 @@ describe('the relay and sources command line', () => {
     const listed = { ...captureIo(), env: { WATCHDESK_DATA_DIR: dataDir } }
     expect(await sourcesCommand(['list', '--json'], listed, deps)).toBe(0)
     expect(listed.lines.map((l) => JSON.parse(l))).toEqual([
-      { name: 'office', url: relay.syncUrl, enabled: true, tokenStored: true, cursor: null },
+      {
+        name: 'office',
+        url: relay.syncUrl,
+        enabled: true,
+        state: 'reachable',
+        problem: null,
+        tokenStored: true,
+        cursor: null,
+      },
     ])
     expect(await sourcesCommand(['remove', 'office'], io, deps)).toBe(0)
     expect(unwrap(await secrets.get('source-token:office'))).toBeNull()

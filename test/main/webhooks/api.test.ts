@@ -93,7 +93,9 @@ describe('events API', () => {
     expect(line).toMatchObject({ id: 'evt_x1', type: 'payout.failed', deliveries: 1, data: { id: 'po_1' } })
     const csv = await call(b, 'events.export', { filter: {}, format: 'csv' })
     const lines = csv.text.trim().split('\n')
-    expect(lines[0]).toBe('id,type,group,created_at,received_at,deliveries,endpoint,data_id,funding,data')
+    expect(lines[0]).toBe(
+      'id,type,group,created_at,received_at,deliveries,endpoint,data_id,funding,conflicts,conflict_body,data',
+    )
     expect(lines).toHaveLength(3)
     expect(lines[2]).toContain('"{""id"":""po_1"",""reason"":""bank said \\""no\\"", twice""}"')
     expect(csv.fileName).toMatch(/^watchdesk-events-.*\.csv$/)

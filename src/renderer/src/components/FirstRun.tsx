@@ -47,10 +47,14 @@ export function FirstRun() {
         {result.checks.map((c) => (
           <li key={c.id} className={`first-run-item first-run-${c.state}`}>
             <span className="first-run-state">
-              <StatusBadge tone={tone[c.state]} label={word[c.state]} />
+              {/* Blocked: the cause and its fix are on the blocking item, written once. */}
+              <StatusBadge
+                tone={c.blockedBy ? 'warn' : tone[c.state]}
+                label={c.blockedBy ? 'blocked' : word[c.state]}
+              />
             </span>
             <span className="first-run-label">{c.label}</span>
-            <span className="first-run-detail">{c.detail}</span>
+            <span className="first-run-detail">{c.blockedBy ? `blocked by: ${c.blockedBy}` : c.detail}</span>
             {c.fix && <span className="first-run-fix">Fix: {c.fix}</span>}
           </li>
         ))}

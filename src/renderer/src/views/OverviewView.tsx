@@ -41,7 +41,10 @@ export function OverviewView() {
           <dt>Data dir</dt>
           <dd className="mono">{settings?.dataDir ?? '—'}</dd>
         </dl>
-        {settings && !settings.keychain.reachable && <p className="hint">{settings.keychain.message}</p>}
+        {/* An unreachable keychain is an item of the first-run checklist, with its fix: said once, there. */}
+        {settings && !settings.keychain.reachable && settings.keychain.backend === 'environment' && (
+          <p className="hint">{settings.keychain.message}</p>
+        )}
       </section>
     </div>
   )

@@ -13,11 +13,13 @@ import { SourcesPanel } from '../components/sources/SourcesPanel'
 import { ConnectionPanel } from '../components/settings/ConnectionPanel'
 import { ChainsSettingsPanel } from '../components/settings/ChainsSettingsPanel'
 import { ListenerSettingsPanel } from '../components/settings/ListenerSettingsPanel'
+import { DoctorPanel } from '../components/settings/DoctorPanel'
 import { StoragePanel } from '../components/settings/StoragePanel'
 
 /** The panels of Settings, in order. A capability adds its own panel by appending an entry. */
 export const settingsSections: { id: string; Panel: ComponentType }[] = [
   { id: 'where', Panel: WhereThingsAre },
+  { id: 'doctor', Panel: DoctorPanel },
   { id: 'connection', Panel: ConnectionPanel },
   { id: 'keys', Panel: KeysPanel },
   { id: 'webhooks', Panel: WebhookEndpointsPanel },

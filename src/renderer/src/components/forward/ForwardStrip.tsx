@@ -16,8 +16,10 @@ export function ForwardStrip() {
       {status.targets.map((t) => (
         <div key={t.name} className="forward-strip-line">
           <StatusBadge
-            tone={t.health === 'ok' ? 'good' : t.health === 'failing' ? 'bad' : 'muted'}
-            label={t.health === 'disabled' ? 'disabled' : t.health === 'failing' ? 'failing' : 'forwarding'}
+            tone={
+              t.health === 'ok' ? 'good' : t.health === 'failing' || t.health === 'stopped' ? 'bad' : 'muted'
+            }
+            label={t.health === 'ok' ? 'forwarding' : t.health}
           />
           <span className="mono" title={t.url}>
             {t.adhoc ? t.url : `${t.name} → ${t.url}`}
@@ -38,7 +40,7 @@ export function ForwardStrip() {
               gave up <b className="num">{count(t.gaveUp)}</b>
             </span>
           )}
-          {t.health === 'failing' && t.lastError && (
+          {(t.health === 'failing' || t.health === 'stopped') && t.lastError && (
             <span className="forward-error" title={t.lastError}>
               {t.lastError}
             </span>

@@ -55,6 +55,13 @@ export function ForwardTargetsPanel() {
         signature unchanged.
       </p>
       {error && <p className="banner banner-bad">{error}</p>}
+      {status?.authorizationWarning && <p className="banner banner-warn">{status.authorizationWarning}</p>}
+      {status?.authorizationTarget && (
+        <p className="dim">
+          Card authorizations are answered by <span className="mono">{status.authorizationTarget}</span>{' '}
+          (forward.authorizationTarget); other subscribed targets get them once, as a notification.
+        </p>
+      )}
       {targets.length === 0 && <p className="dim">No forward target.</p>}
       {targets.length > 0 && (
         <table className="grid">
@@ -77,7 +84,13 @@ export function ForwardTargetsPanel() {
                 <td>{t.signing}</td>
                 <td>
                   <StatusBadge
-                    tone={t.health === 'ok' ? 'good' : t.health === 'failing' ? 'bad' : 'muted'}
+                    tone={
+                      t.health === 'ok'
+                        ? 'good'
+                        : t.health === 'failing' || t.health === 'stopped'
+                          ? 'bad'
+                          : 'muted'
+                    }
                     label={t.health}
                   />
                 </td>

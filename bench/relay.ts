@@ -6,7 +6,9 @@
  *  2. two relays on the same database ÷ one relay, the sender split between them (target ≥ 1.6
  *     on a machine with the cores for it);
  *  3. catch-up of 100,000 events from a relay into a console (events/s, target ≥ 20,000) and the
- *     console's longest event-loop stall meanwhile (the UI's back end stays responsive).
+ *     console's longest event-loop stall meanwhile (the UI's back end stays responsive);
+ *  4. ingest p99 at a steady 250 deliveries/s with 100 open /sync/stream followers ÷ the same load
+ *     with none, alternating runs (target ≤ 1.5), and the relay's RSS with the followers.
  * Relays and the bare server run in child processes; this process sends, and hosts the console.
  */
 import { fork } from 'node:child_process'
@@ -16,7 +18,7 @@ import { Agent, createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { silentLogger } from '../src/main/log'
 import { createRelayToken, startRelay } from '../src/main/relay'
@@ -38,6 +40,14 @@ const catchUpEvents = Number(process.env.BENCH_CATCHUP_EVENTS ?? 100_000)
 // ── child: a relay or the bare server ────────────────────────────────────────────────────────
 async function serveChild(kind: string, url: string): Promise<void> {
   process.on('SIGTERM', () => process.exit(0))
+  if (kind === 'followers') {
+    // The followers in a process of their own, so reading 100 streams does not delay the sender.
+    const [syncPort, token, after] = url.split(' ')
+    const streams = follow(Number(syncPort), token!, 100, after!)
+    process.on('message', () => process.send!({ received: streams.received() }))
+    process.send!({ port: 0 })
+    return
+  }
   if (kind === 'bare') {
     const server = createServer((req, res) => {
       req.on('data', () => {})
@@ -57,16 +67,33 @@ async function serveChild(kind: string, url: string): Promise<void> {
       secrets: observeSecrets(createMemoryStore({ 'webhook-secret:wh_bench': secret })),
       log: silentLogger,
       listener: { host: '127.0.0.1', port: 0 },
-      sync: { host: '127.0.0.1', port: 0 },
+      sync: { host: '127.0.0.1', port: 0, maxStreams: { perToken: 200, perRelay: 200 } },
     }),
   )
-  process.send!({ port: Number(new URL(kind === 'sync' ? relay.syncUrl : relay.listenerUrl).port) })
+  // Asked by the followers bench: the relay's resident memory.
+  process.on('message', () => {
+    const cpu = process.cpuUsage()
+    process.send!({
+      rss: process.memoryUsage().rss,
+      live: relay.streams().live,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+    })
+  })
+  process.send!({
+    port: Number(new URL(kind === 'sync' ? relay.syncUrl : relay.listenerUrl).port),
+    syncPort: Number(new URL(relay.syncUrl).port),
+  })
 }
 
-function startChild(kind: string, url = ''): Promise<{ child: ChildProcess; port: number }> {
+function startChild(
+  kind: string,
+  url = '',
+): Promise<{ child: ChildProcess; port: number; syncPort: number }> {
   const child = fork(self, ['child', kind, url], { stdio: 'inherit' })
   return new Promise((resolve, reject) => {
-    child.once('message', (m: { port: number }) => resolve({ child, port: m.port }))
+    child.once('message', (m: { port: number; syncPort: number }) =>
+      resolve({ child, port: m.port, syncPort: m.syncPort }),
+    )
     child.once('exit', (code) => reject(new Error(`${kind} child exited (${code})`)))
   })
 }
@@ -182,10 +209,133 @@ async function catchUp(url: string): Promise<{ perSecond: number; maxStallMs: nu
   return { perSecond: catchUpEvents / seconds, maxStallMs: loop.max / 1e6 }
 }
 
+/** Deliveries sent at a steady `rate` for `seconds` (open loop: one every 1000/rate ms whatever the
+ * answers), each timed from send to answer. */
+async function paced(port: number, seconds: number, rate: number): Promise<{ p99: number; failed: number }> {
+  const latencies: number[] = []
+  let failed = 0
+  const sent: Promise<void>[] = []
+  const started = performance.now()
+  for (let i = 0; i < seconds * rate; i++) {
+    const wait = started + (i * 1000) / rate - performance.now()
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+    const t0 = performance.now()
+    sent.push(
+      post(port).then((status) => {
+        if (status === 200) latencies.push(performance.now() - t0)
+        else failed++
+      }),
+    )
+  }
+  await Promise.all(sent)
+  latencies.sort((a, b) => a - b)
+  return { p99: latencies[Math.floor(latencies.length * 0.99)] ?? NaN, failed }
+}
+
+/** 100 followers: `/sync/stream` read and discarded, as consoles that are live would. */
+function follow(
+  syncPort: number,
+  token: string,
+  count: number,
+  after: string,
+): { received: () => number; close(): void } {
+  let received = 0
+  const requests = Array.from({ length: count }, () => {
+    const req = request({
+      host: '127.0.0.1',
+      port: syncPort,
+      path: `/sync/stream?after=${after}`,
+      headers: { authorization: `Bearer ${token}` },
+    })
+    req.on('response', (res) => res.on('data', (d: Buffer) => (received += d.length)))
+    req.on('error', () => {})
+    req.end()
+    return req
+  })
+  return { received: () => received, close: () => requests.forEach((r) => r.destroy()) }
+}
+
+async function followers(
+  url: string,
+): Promise<{ none: number; hundred: number; rssMb: number; failed: number; cpuRatio: number }> {
+  const rate = Number(process.env.BENCH_RATE ?? 250)
+  const seconds = Math.max(4, runSeconds * 2)
+  const store = unwrap(await openPostgresStore(url))
+  const token = unwrap(await createRelayToken(store, 'followers'))
+  const relay = await startChild('relay', url)
+  const ask = () =>
+    new Promise<{ rss: number; live: number; cpuMs: number }>((resolve) => {
+      relay.child.once('message', resolve)
+      relay.child.send('ask')
+    })
+  try {
+    await paced(relay.port, 2, rate) // warm-up
+    const runs = { none: [] as number[], hundred: [] as number[] }
+    // The relay's own CPU time per run: what the followers cost it, less noisy than a p99 on a
+    // shared machine.
+    const cpu = { none: [] as number[], hundred: [] as number[] }
+    let failed = 0
+    let peak = 0
+    for (let i = 0; i < 3; i++) {
+      let cpuAt = (await ask()).cpuMs
+      const quiet = await paced(relay.port, seconds, rate)
+      runs.none.push(quiet.p99)
+      cpu.none.push((await ask()).cpuMs - cpuAt)
+      const before = (await ask()).rss
+      // Consoles that were following already: they start at the end of what is stored.
+      let end = '0'
+      for (let page = unwrap(await store.readAfter(end, 5_000)); page.events.length > 0;) {
+        end = page.next
+        page = unwrap(await store.readAfter(end, 5_000))
+      }
+      const streams = await startChild('followers', `${relay.syncPort} ${token} ${end}`)
+      // Measured once they follow live (their catch-up of the history is not what is measured).
+      while ((await ask()).live < 100) await new Promise((r) => setTimeout(r, 100))
+      if (process.env.BENCH_VERBOSE)
+        console.log(
+          `  rss before followers ${(before / 1048576).toFixed(0)} MB, once live ${((await ask()).rss / 1048576).toFixed(0)} MB`,
+        )
+      cpuAt = (await ask()).cpuMs
+      const loaded = await paced(relay.port, seconds, rate)
+      runs.hundred.push(loaded.p99)
+      cpu.hundred.push((await ask()).cpuMs - cpuAt)
+      failed += quiet.failed + loaded.failed
+      peak = Math.max(peak, (await ask()).rss)
+      const received = await new Promise<number>((resolve) => {
+        streams.child.once('message', (m: { received: number }) => resolve(m.received))
+        streams.child.send('received')
+      })
+      if (received === 0) throw new Error('the followers received nothing')
+      streams.child.kill('SIGTERM')
+    }
+    if (process.env.BENCH_VERBOSE)
+      console.log(
+        `  p99 per run (ms): none ${runs.none.map((v) => v.toFixed(0)).join(', ')}; 100 followers ${runs.hundred.map((v) => v.toFixed(0)).join(', ')}`,
+      )
+    return {
+      none: median(runs.none),
+      hundred: median(runs.hundred),
+      rssMb: peak / 1024 / 1024,
+      failed,
+      cpuRatio: median(cpu.hundred) / median(cpu.none),
+    }
+  } finally {
+    relay.child.kill('SIGTERM')
+    await store.close()
+  }
+}
+
 async function main(): Promise<void> {
   const { cluster, stop } = await startCluster()
   const children: ChildProcess[] = []
   try {
+    if (process.env.BENCH_ONLY === 'followers') {
+      const f = await followers(cluster.createDatabase('followers'))
+      console.log(
+        `ingest p99 at 250/s, no followers ${f.none.toFixed(1)} ms; 100 followers ${f.hundred.toFixed(1)} ms   ratio ${(f.hundred / f.none).toFixed(2)} (target ≤ 1.5); relay CPU ${f.cpuRatio.toFixed(2)}×; relay RSS ${f.rssMb.toFixed(0)} MB${f.failed ? `; ${f.failed} not answered 200` : ''}`,
+      )
+      return
+    }
     const url = cluster.createDatabase('bench')
     const bare = await startChild('bare')
     const one = await startChild('relay', url)
@@ -207,6 +357,10 @@ async function main(): Promise<void> {
     const caught = await catchUp(cluster.createDatabase('catchup'))
     console.log(
       `catch-up ${catchUpEvents.toLocaleString('en-US')} events    ${fmt(caught.perSecond)} /s (target ≥ 20,000); console event loop max stall ${caught.maxStallMs.toFixed(0)} ms`,
+    )
+    const f = await followers(cluster.createDatabase('followers'))
+    console.log(
+      `ingest p99 at 250/s, no followers ${f.none.toFixed(1)} ms; 100 followers ${f.hundred.toFixed(1)} ms   ratio ${(f.hundred / f.none).toFixed(2)} (target ≤ 1.5); relay CPU ${f.cpuRatio.toFixed(2)}×; relay RSS ${f.rssMb.toFixed(0)} MB${f.failed ? `; ${f.failed} not answered 200` : ''}`,
     )
     console.log(
       `(${runSeconds} s per run, ${concurrency} in flight, ${(await import('node:os')).cpus().length} cores)`,

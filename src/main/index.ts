@@ -242,6 +242,25 @@ async function start(): Promise<void> {
   void backend.handlers['chains.list']({}).then(
     (r) => r.ok && attention?.handle({ topic: 'chains.status', payload: r.value }),
   )
+  // …and the glance's other facts from their current answers (the pushes follow changes only).
+  const { handlers } = backend
+  void handlers['alerts.incidents']({ open: true, limit: 1000 }).then(
+    (r) =>
+      r.ok &&
+      attention?.handle({ topic: 'alerts.changed', payload: { openIncidents: r.value.incidents.length } }),
+  )
+  void handlers['events.listener']({}).then(
+    (r) => r.ok && attention?.handle({ topic: 'events.listener', payload: r.value }),
+  )
+  void handlers['forward.status']({}).then(
+    (r) => r.ok && attention?.handle({ topic: 'forward.status', payload: r.value }),
+  )
+  void handlers['sources.list']({}).then(
+    (r) => r.ok && attention?.handle({ topic: 'sources.status', payload: r.value }),
+  )
+  void handlers['payments.publicUrl.state']({}).then(
+    (r) => r.ok && attention?.handle({ topic: 'payments.publicUrl', payload: r.value }),
+  )
   gate.open(backend.handlers)
   started = true
   if (mainWindow && !mainWindow.isDestroyed()) {

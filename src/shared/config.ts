@@ -175,6 +175,26 @@ export const RetentionConfig = z
   .strict()
 export type RetentionConfig = z.infer<typeof RetentionConfig>
 
+/** The relay's sync API and store (`watchdesk relay`): limits sized for a team; see docs/relay.md. */
+export const SyncConfig = z
+  .object({
+    /** Open `/sync/stream`s allowed; one more is refused with 429 and Retry-After. */
+    maxStreams: z
+      .object({
+        perToken: z.number().int().min(1).max(10_000).default(16),
+        perRelay: z.number().int().min(1).max(100_000).default(256),
+      })
+      .strict()
+      .default({ perToken: 16, perRelay: 256 }),
+    /** Sockets the sync port holds at once (idle or trickling ones included). */
+    maxConnections: z.number().int().min(16).max(1_000_000).default(1024),
+    /** A delivery not committed within this is answered 503 and the storage status says "stalled"
+     * (PostgreSQL's statement_timeout too; lock_timeout a quarter of it, at most 1 s). */
+    commitDeadlineMs: z.number().int().min(100).max(60_000).default(5000),
+  })
+  .strict()
+export type SyncConfig = z.infer<typeof SyncConfig>
+
 export const ConfigObject = z
   .object({
     apiBaseUrl: httpUrl.optional(),
@@ -191,6 +211,7 @@ export const ConfigObject = z
     alerts: AlertsConfig.default(AlertsConfig.parse({})),
     storage: StorageConfig.default(StorageConfig.parse({})),
     retention: RetentionConfig.default(RetentionConfig.parse({})),
+    sync: SyncConfig.default(SyncConfig.parse({})),
   })
   .strict()
 

@@ -64,3 +64,36 @@ export function maskNodeUrls<C extends WithChainUrls>(config: C): C {
   )
   return { ...config, chains }
 }
+
+/** Parameter names whose value is a secret (or says where one is) in a URL's query or a libpq
+ * `key=value` string: `password=`, `sslpassword=`, `passfile=`, tokens and API keys. */
+const secretParameter =
+  /(^|[?&;\s])((?:ssl)?password|passwd|pwd|passfile|sslkey|secret|token|access_token|api_?key)=('(?:[^'\\]|\\.)*'|[^&\s'"#]*)/gi
+
+/** Every secret a URL can carry, masked wherever it sits in `text` (a URL alone, an error message
+ * or a log line quoting one): the password of the userinfo (`postgres://u:***@h/db`) and the value
+ * of every secret parameter (`?password=***`, `sslpassword=***`, libpq's `password='…'`). The one
+ * function every place that shows a store or source URL goes through. */
+export function maskUrlSecrets(text: string): string {
+  return text
+    .replace(/([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*):([^\s/?#@]*)@/gi, (_m, head: string) => `${head}:***@`)
+    .replace(secretParameter, (_m, lead: string, name: string) => `${lead}${name}=***`)
+}
+
+/** The secret values a URL carries (decoded), so a logger can redact them even where a library
+ * quotes them in a form `maskUrlSecrets` does not recognise. */
+export function urlSecretValues(text: string): string[] {
+  const values: string[] = []
+  const userinfo = /[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:([^\s/?#@]*)@/gi.exec(text)
+  if (userinfo?.[1]) values.push(userinfo[1])
+  for (const m of text.matchAll(secretParameter)) if (m[3]) values.push(m[3].replace(/^'|'$/g, ''))
+  const decoded = values.flatMap((v) => {
+    try {
+      const d = decodeURIComponent(v)
+      return d === v ? [v] : [v, d]
+    } catch {
+      return [v]
+    }
+  })
+  return [...new Set(decoded)].filter((v) => v.length > 0)
+}

@@ -7,6 +7,7 @@ import { eventually, saveScreenshot, useChromium } from '../support/browser'
 import { useTestConsole } from '../support/console'
 import { useTempDir } from '../support/temp'
 import { useTestTargets } from '../main/forward/target'
+import { clippedCells } from '../support/layout'
 
 const secret = 'whsec_e2e_forward_0123456789'
 
@@ -34,7 +35,7 @@ describe('Forwarding in Chromium', () => {
     })
     const id = sent.ok ? sent.value.id : ''
     const row = page.locator(`[data-event-id="${id}"]`)
-    await eventually(() => row.textContent()).toContain('→ delivered')
+    await eventually(() => row.locator('.col-fwd').textContent()).toBe('delivered')
     const strip = page.getByRole('region', { name: 'Forward targets' })
     await eventually(() => strip.textContent()).toMatch(/delivered\s*1\s*pending\s*0\s*failing\s*0/)
     expect(await strip.textContent()).toContain(app.url)
@@ -55,6 +56,41 @@ describe('Forwarding in Chromium', () => {
     await page.setViewportSize({ width: 1024, height: 768 })
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1024)
     await saveScreenshot(page, 'forward-events-1024x768')
+    await page.close()
+  })
+
+  it('keeps the forward state in its own column and the conflict mark with the detail pane open at 1024 px', async () => {
+    const app = await startTarget(() => ({ status: 200, body: '{}' }))
+    const c = await startConsole({
+      dataDir: tempDir(),
+      secrets: createMemoryStore({ 'webhook-secret:wh_e2e': secret }),
+      forwardTo: [{ url: app.url }],
+    })
+    const url = `${c.backend.context.urls.listener}/webhooks`
+    const envelope = (amount: number) => ({
+      id: 'evt_conflicting_redelivery_0001',
+      type: 'card.transaction.completed',
+      created_at: new Date().toISOString(),
+      data: { id: 'ctx_1', amount },
+    })
+    expect((await sendTestEvent({ url, secret, type: 'x', envelope: envelope(10) })).ok).toBe(true)
+    expect((await sendTestEvent({ url, secret, type: 'x', envelope: envelope(99) })).ok).toBe(true)
+    const page = await chromium().newPage({ viewport: { width: 1024, height: 768 } })
+    await page.goto(`${c.launchUrl}#/events`)
+    const row = page.locator('[data-event-id="evt_conflicting_redelivery_0001"]')
+    await eventually(() => row.locator('.col-fwd').textContent()).toBe('delivered')
+    expect(await row.locator('.col-deliveries').textContent()).toBe('conflict')
+    expect(await row.locator('.col-source').textContent()).toBe('local')
+    await row.click()
+    await page.getByRole('complementary', { name: 'Event detail' }).waitFor()
+    // With the pane open: the type, the forward state and the conflict mark are shown whole.
+    for (const cell of ['.col-fwd', '.col-deliveries']) {
+      expect(await row.locator(cell).isVisible(), cell).toBe(true)
+      expect(await clippedCells(row, cell), cell).toEqual([])
+    }
+    expect(await row.locator('.col-deliveries').textContent()).toBe('conflict')
+    expect(await row.locator('.col-fwd').textContent()).toBe('delivered')
+    await saveScreenshot(page, 'events-detail-open-conflict-1024x768')
     await page.close()
   })
 

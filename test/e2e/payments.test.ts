@@ -6,6 +6,7 @@ import { eventually, saveScreenshot, useChromium } from '../support/browser'
 import { useTestConsole } from '../support/console'
 import { allScopes, sandboxLimits, usePaymentsStandin } from '../support/payments-standin'
 import { useTempDir } from '../support/temp'
+import { clippedCells } from '../support/layout'
 
 const root = join(import.meta.dirname, '..', '..')
 const sandboxKey = 'sk_sandbox_e2e_51c0ffee7d2a'
@@ -105,6 +106,51 @@ describe('payments in Chromium', () => {
     await eventually(() => table.locator('tbody tr').count()).toBe(1)
     expect(await table.locator('tbody td').first().textContent()).toBe('wal_gx1')
     expect(s.requests.at(-1)!.headers['x-business-id']).toBe('biz_globex')
+    await page.close()
+  })
+
+  it('shows every balance whole at 1024 px, however many fields a wallet has', async () => {
+    const wide = {
+      data: [1, 2, 3].map((i) => ({
+        id: `wal_01HZX${i}QK7M2N4P6R8T0V`,
+        currency: 'usdc',
+        available: `${i}2345678901.123456`,
+        pending: `${i}98765432.654321`,
+        reserved: 1_250_000.5 * i,
+        status: 'active',
+        network: 'ethereum-mainnet',
+        address: `0x${String(i).repeat(40)}`,
+        label: 'treasury settlement wallet for card payouts',
+        created_at: '2026-11-02T09:14:00Z',
+        updated_at: '2026-11-24T13:07:01Z',
+      })),
+    }
+    const s = await standin({
+      keys: { [sandboxKey]: { scopes: allScopes, limits: sandboxLimits, businesses: ['biz_acme'] } },
+      wallets: { biz_acme: wide },
+    })
+    const dataDir = tempDir()
+    writeFileSync(
+      join(dataDir, 'config.json'),
+      JSON.stringify({ apiBaseUrl: s.url, selectedBusinessId: 'biz_acme' }),
+    )
+    const c = await startConsole({
+      dataDir,
+      secrets: createMemoryStore({ 'api-key:main': sandboxKey }),
+      rendererDir: join(root, 'out', 'renderer'),
+    })
+    const page = await chromium().newPage({ viewport: { width: 1024, height: 768 } })
+    await page.goto(`${c.launchUrl}#/wallets`)
+    const table = page.locator('table.wallets-table')
+    await eventually(() => table.locator('tbody tr').count()).toBe(3)
+    expect(await table.locator('tbody td.num').count()).toBe(9)
+    expect(await clippedCells(table, 'td.num, th.num'), 'balances cut at 1024 px').toEqual([])
+    expect(await clippedCells(page, 'main.content, .table-panel'), 'the table scrolls sideways').toEqual([])
+    // The fields that gave way are named, and whole in Raw JSON.
+    expect(await page.locator('.table-panel .hint').textContent()).toContain(
+      'at this width network, address, label, created_at, updated_at are in Raw JSON',
+    )
+    await saveScreenshot(page, 'wallets-wide-1024x768')
     await page.close()
   })
 

@@ -10,6 +10,7 @@ import { unwrap } from '../../src/shared/result'
 import { useChromium, saveScreenshot } from '../support/browser'
 import { callApi, useTestConsole } from '../support/console'
 import { useTempDir } from '../support/temp'
+import { clippedCells } from '../support/layout'
 
 /** Every view at the window sizes an operator uses (the smallest laptop screen, the desktop
  * window's default, a full HD monitor), saved as the README's screenshots, with the checks a glance
@@ -180,6 +181,9 @@ describe('screens', () => {
           await expect
             .poll(() => page.locator('table.wallets-table tbody tr').count(), { timeout: 10_000 })
             .toBe(3)
+        // No chain name and no balance cut, at any size (scrollWidth ≤ clientWidth).
+        if (route.id === 'overview') expect(await clippedCells(page, '.chain-strip-name')).toEqual([])
+        if (route.id === 'wallets') expect(await clippedCells(page, 'table.wallets-table .num')).toEqual([])
         if (route.id === 'settings')
           await expect
             .poll(() => page.locator('table.endpoints-table tbody tr').allTextContents(), { timeout: 10_000 })

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { createElement } from 'react'
-import { cleanup, render } from '@testing-library/react'
+import { cleanup, fireEvent, render } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ReplayControl } from '../../src/renderer/src/components/forward/ReplayControl'
 import { useForwardStore } from '../../src/renderer/src/components/forward/store'
@@ -19,6 +19,25 @@ describe('Replay N events to…', () => {
     )
     expect(getByRole('button').textContent).toBe('Replay 8 events to…')
     expect(queryAllByRole('option')).toHaveLength(0)
+  })
+})
+
+describe('the Replay bar', () => {
+  afterEach(cleanup)
+
+  // The example URL used to be the input's value: pressing Replay at once sent every event there.
+  it('shows the example URL as a placeholder and replays nothing until a URL is typed', () => {
+    useForwardStore.setState({ status: null })
+    const { getByRole, getByLabelText } = render(
+      createElement(ReplayControl, { label: 'Replay 8 events to…', count: 8 }),
+    )
+    fireEvent.click(getByRole('button', { name: 'Replay 8 events to…' }))
+    const url = getByLabelText('Replay URL') as HTMLInputElement
+    expect(url.value).toBe('')
+    expect(url.placeholder).toBe('http://localhost:3000/webhooks')
+    expect((getByRole('button', { name: 'Replay' }) as HTMLButtonElement).disabled).toBe(true)
+    fireEvent.change(url, { target: { value: 'http://127.0.0.1:9/hook' } })
+    expect((getByRole('button', { name: 'Replay' }) as HTMLButtonElement).disabled).toBe(false)
   })
 })
 

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from './ports'
@@ -17,6 +17,11 @@ export interface PrivateCluster {
   /** Stops the server (pg_ctl stop -m fast), as an outage would; `startServer` brings it back. */
   stopServer(): void
   startServer(): void
+  /** SIGSTOP to this cluster's processes only (its postmaster and that postmaster's children):
+   * the server keeps its sockets open and answers nothing, as a frozen host would. */
+  freeze(): void
+  /** SIGCONT to the same processes. */
+  thaw(): void
   /** Runs SQL as the superuser in `database` (psql over the cluster's socket). */
   psql(database: string, sql: string): void
   /** With `ssl: true`: the server's self-signed certificate (its own CA, CN and SAN 127.0.0.1). */
@@ -88,6 +93,16 @@ export async function startCluster(
       'start',
     ])
   const stopServer = () => run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'])
+  /** The postmaster's pid (first line of postmaster.pid) and its children's. */
+  const processes = (): number[] => {
+    const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0])
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => Number(l.trim()))
+      .filter((pid) => pid > 0)
+    return [postmaster, ...children]
+  }
+  let frozen: number[] = []
   startServer()
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`
   const cluster: PrivateCluster = {
@@ -108,6 +123,15 @@ export async function startCluster(
     },
     stopServer,
     startServer,
+    freeze() {
+      frozen = processes()
+      // Children first, so none of them sees its postmaster stop.
+      for (const pid of [...frozen].reverse()) process.kill(pid, 'SIGSTOP')
+    },
+    thaw() {
+      for (const pid of frozen) process.kill(pid, 'SIGCONT')
+      frozen = []
+    },
     psql(database, sql) {
       run(join(bin, 'psql'), [
         '-h',
@@ -129,6 +153,7 @@ export async function startCluster(
   return {
     cluster,
     stop() {
+      cluster.thaw()
       try {
         if (existsSync(join(data, 'postmaster.pid'))) stopServer()
       } finally {

@@ -76,7 +76,11 @@ export function metricsFor(ctx: AppContext, services: Services): () => Promise<s
       for (const c of chains()) this.inc({ chain: String(c.serviceId), name: c.name }, c.reorgs)
     },
   })
-  registerPollMeters(registers, (listener) => services.chains.onRound(listener))
+  registerPollMeters(
+    registers,
+    (listener) => services.chains.onRound(listener),
+    () => services.chains.snapshot(),
+  )
   new Gauge({
     name: 'watchdesk_chain_status',
     help: 'The status of each chain: 1 for its current status, 0 for the others',
@@ -133,6 +137,9 @@ export function metricsFor(ctx: AppContext, services: Services): () => Promise<s
 function registerPollMeters(
   registers: Registry[],
   onRound: (listener: (snapshot: ChainsSnapshot) => void) => () => void,
+  /** The chains now: a round that ended before these meters existed (the poller starts first) is
+   * counted too, or the first poll of a fast node would be missing until the next round. */
+  current: () => ChainsSnapshot,
 ): void {
   const labelNames = ['chain', 'name'] as const
   const polls = new Counter({
@@ -140,6 +147,9 @@ function registerPollMeters(
     help: 'Polls of the service node since start',
     labelNames,
     registers,
+    // A scrape also takes the polls finished since the last round was told (each counts once,
+    // by its checkedAt), so a poll that a status already shows is never missing from the counters.
+    collect: () => count(current()),
   })
   const errors = new Counter({
     name: 'watchdesk_chain_poll_errors_total',
@@ -161,7 +171,7 @@ function registerPollMeters(
     registers,
   })
   const seen = new Map<number, string>()
-  onRound((snapshot) => {
+  const count = (snapshot: ChainsSnapshot) => {
     for (const c of snapshot.chains) {
       if (c.status === 'not_configured' || c.checkedAt === null || seen.get(c.serviceId) === c.checkedAt)
         continue
@@ -172,5 +182,7 @@ function registerPollMeters(
       else if (c.error) errors.inc({ ...labels, kind: c.error.kind })
       else if (c.latencyMs !== null) latency.observe(labels, c.latencyMs / 1000)
     }
-  })
+  }
+  count(current())
+  onRound(count)
 }

@@ -25,6 +25,7 @@ export function paymentsApi(ctx: AppContext, services: Services): PaymentsHandle
     'payments.keys.set': async ({ name, key, activate, keep }) =>
       thenStatus(await payments.setKey(name, key, activate, keep)),
     'payments.keys.test': ({ name }) => payments.testKey(name ? { keyName: name } : {}, true),
+    'payments.publicUrl.state': async () => ok(services.publicUrl.state()),
     'payments.publicUrl.check': async () => ok(await services.publicUrl.checkNow()),
     'payments.keys.remove': async ({ name }) => thenStatus(await payments.removeKey(name)),
     'payments.keys.select': async ({ name }) => thenStatus(await payments.selectKey(name)),

@@ -8,6 +8,7 @@ import type { RelayStore, TokenScope } from '../relay'
 import { tokenScopes } from '../relay'
 import { createKeytarStore, observeSecrets, withEnvironmentSecrets } from '../secrets'
 import type { SecretStore } from '../secrets'
+import { SyncConfig } from '../../shared/config'
 import { InvalidArgumentError } from 'commander'
 import type { Command } from 'commander'
 import type { CliContext, CommonOptions } from './common'
@@ -35,6 +36,8 @@ export interface RelayCliOptions {
   /** Defaults to the OS keychain with WATCHDESK_WEBHOOK_SECRETS over it. */
   secrets?: SecretStore
   retention?: () => RetentionConfig
+  /** `sync.*` from config.json (limits, commit deadline); the defaults without one. */
+  sync?: SyncConfig
 }
 
 const storeOf = (options: RelayOptions, io: CliIo) =>
@@ -55,14 +58,14 @@ export function registerRelay(program: Command, ctx: CliContext): void {
     .action(async (options: RelayOptions) => {
       if (!!options.tlsCert !== !!options.tlsKey)
         return ctx.exit(failure(ctx.io, 'relay', '--tls-cert and --tls-key go together.', exitCodes.usage))
-      // retention.* from the data dir's config.json (and --config); defaults without one.
-      const loaded = configFor(options, ctx.io)
-      if (!loaded.ok) return ctx.exit(failure(ctx.io, 'relay', loaded.error.message, loaded.error.exit))
+      // sync.* and retention.* from the data dir's config.json (and --config); defaults without one.
+      const config = configFor(options, ctx.io)
+      if (!config.ok) return ctx.exit(failure(ctx.io, 'relay', config.error.message, config.error.exit))
       ctx.exit(
         await runRelay(
           {
             store: storeOf(options, ctx.io),
-            retention: () => loaded.value.config.retention,
+            retention: () => config.value.config.retention,
             host: options.host,
             listenerPort: options.listenerPort,
             port: options.port,
@@ -70,6 +73,7 @@ export function registerRelay(program: Command, ctx: CliContext): void {
               ? { tls: { certFile: options.tlsCert, keyFile: options.tlsKey } }
               : {}),
             ...(ctx.deps.secrets ? { secrets: ctx.deps.secrets } : {}),
+            sync: config.value.config.sync,
           },
           ctx.io,
         ),
@@ -152,7 +156,8 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
   const { log, release } = heldCliLogger(io)
   const url = parseStoreUrl(options.store)
   if (!url.ok) return fail(io, url.error.message, 2, release)
-  const store = await openRelayStore(url.value, log)
+  const sync = options.sync ?? SyncConfig.parse({})
+  const store = await openRelayStore(url.value, log, { commitDeadlineMs: sync.commitDeadlineMs })
   if (!store.ok) return fail(io, store.error.message, 3, release)
   const secrets = observeSecrets(options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env))
   const relay = await startRelay({
@@ -160,7 +165,13 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
     secrets,
     log,
     listener: { host: options.host, port: options.listenerPort, tls: options.tls },
-    sync: { host: options.host, port: options.port, tls: options.tls },
+    sync: {
+      host: options.host,
+      port: options.port,
+      tls: options.tls,
+      maxStreams: sync.maxStreams,
+      maxConnections: sync.maxConnections,
+    },
     ...(options.retention ? { retention: options.retention } : {}),
   })
   if (!relay.ok) {
@@ -170,8 +181,10 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
   const status = await relay.value.status()
   io.out(`watchdesk relay on ${store.value.where}`)
   io.out(`wake-ups: ${store.value.wakeups().detail}`)
-  io.out(`webhooks: ${relay.value.listenerUrl}/webhooks`)
-  io.out(`sync:     ${relay.value.syncUrl}/sync/`)
+  // The address it is bound to (0.0.0.0 means every interface), not a loopback stand-in.
+  io.out(`webhooks: ${boundUrl(relay.value.listenerUrl, options.host)}/webhooks`)
+  io.out(`sync:     ${boundUrl(relay.value.syncUrl, options.host)}/sync/`)
+  for (const warning of relay.value.warnings) io.out(`warning: ${warning}`)
   release()
   if (status.secretsProblem) io.err(`watchdesk relay: ${status.secretsProblem}`)
   await new Promise<void>((resolveStop) => {
@@ -182,6 +195,13 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
   await relay.value.stop()
   await store.value.close()
   return 0
+}
+
+/** `url` with the host the server was asked to bind (`0.0.0.0`, `::`, a LAN address). */
+function boundUrl(url: string, host: string): string {
+  const u = new URL(url)
+  u.hostname = host.includes(':') ? `[${host}]` : host
+  return u.toString().replace(/\/$/, '')
 }
 
 /** `relay migrate`: exit 0 with the schema version, 3 when the store cannot be migrated. */

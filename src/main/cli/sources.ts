@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { sourceNamePattern } from '../../shared/config'
 import { loadConfig, openConfigStore } from '../config'
 import { databaseFileName, openDatabase } from '../db'
-import { fetchPage } from '../relay'
+import { fetchPage, isLoopback } from '../relay'
+import { maskUrlSecrets } from '../../shared/mask'
 import { accounts, createKeytarStore, withEnvironmentSecrets } from '../secrets'
 import type { SecretStore } from '../secrets'
 import type { Command } from 'commander'
@@ -125,13 +126,30 @@ export async function addSource(
     sources[name] = { url }
   })
   if (!written.ok) return fail(io, written.message, 3)
-  io.out(`added the source "${name}" (${url}); its token is in the keychain as source-token:${name}`)
+  io.out(
+    `added the source "${name}" (${maskUrlSecrets(url)}); its token is in the keychain as source-token:${name}`,
+  )
+  const exposed = cleartextWarning(url)
+  if (exposed) io.out(`warning: ${exposed}`)
   if (check.ok)
     io.out(
       `the relay accepts the token and holds ${check.value.events.length + (check.value.remaining ?? 0)} events`,
     )
   else io.err(`watchdesk sources: saved, but the relay cannot be used yet: ${check.error.message}`)
   return check.ok ? 0 : 1
+}
+
+/** An `http://` relay that is not on this machine: the token and every event cross the network in
+ * clear text. Said, not refused (a private network may be trusted). */
+export function cleartextWarning(url: string): string | null {
+  let u: URL
+  try {
+    u = new URL(url)
+  } catch {
+    return null
+  }
+  if (u.protocol !== 'http:' || isLoopback(u.hostname)) return null
+  return `${u.host} is reached over plain http://: the relay token and every event cross the network unencrypted. Serve the relay over TLS (--tls-cert/--tls-key or a proxy, see docs/relay.md) and add it as https://.`
 }
 
 export async function removeSource(name: string, options: SourcesCliOptions, io: CliIo): Promise<number> {
@@ -192,7 +210,7 @@ export async function listSources(options: SourcesCliOptions, io: CliIo): Promis
               : 'unreachable'
       return {
         name,
-        url: s.url,
+        url: maskUrlSecrets(s.url),
         enabled,
         state,
         problem: check && !check.ok ? check.error.message : !token.ok ? token.error.message : null,

@@ -1,10 +1,10 @@
 import type { Logger } from '../log'
 import { alertNotification, createUnseenCounter } from './notifications'
 import type { DesktopNotification } from './notifications'
-import { alertFromPush, chainsFromPush, eventsFromPush } from './push-payloads'
+import { alertFromPush, chainsFromPush, eventsFromPush, trayFactsFromPush } from './push-payloads'
 import type { ChainStatusLike } from './push-payloads'
-import { trayState } from './tray-status'
-import type { TrayState } from './tray-status'
+import { noTrayFacts, trayState } from './tray-status'
+import type { TrayFacts, TrayState } from './tray-status'
 
 export interface AttentionOptions {
   /** `alerts.eventTypes`, read at each batch so a saved config applies at once. */
@@ -15,15 +15,17 @@ export interface AttentionOptions {
   log: Logger
 }
 
-/** What the desktop shell does with the push stream, without Electron: follows `chains.status`
- * and `events.appended` for the tray's state, and raises a notification for each `alerts.alert`
+/** What the desktop shell does with the push stream, without Electron: follows `chains.status`,
+ * `events.appended` and the glance's facts (open incidents, events/min, failing targets, relay
+ * sources) for the tray's state, and raises a notification for each `alerts.alert`
  * (the alerts capability's `desktop` channel) — the only source of notifications, so a chain
  * outage notifies once, after confirmation, and a muted alert not at all. */
 export function createAttention(options: AttentionOptions) {
   const { patterns, windowFocused, showTray, notify, log } = options
   const unseen = createUnseenCounter()
   let chains: ChainStatusLike[] = []
-  const refresh = () => showTray(trayState(chains, unseen.count()))
+  let facts: TrayFacts = noTrayFacts
+  const refresh = () => showTray(trayState(chains, unseen.count(), facts))
 
   const handlers: Record<string, (payload: unknown) => void> = {
     'chains.status'(payload) {
@@ -48,6 +50,14 @@ export function createAttention(options: AttentionOptions) {
   refresh()
   return {
     handle(message: { topic: string; payload: unknown }): void {
+      const fact = trayFactsFromPush(message.topic, message.payload)
+      if (fact === null)
+        return log.warn(`desktop: a ${message.topic} push of an unexpected shape was ignored`)
+      if (fact) {
+        facts = { ...facts, ...fact }
+        // The listener pushes every second; the tray only hears about a change of its words.
+        return refresh()
+      }
       handlers[message.topic]?.(message.payload)
     },
     markSeen(): void {
@@ -55,7 +65,7 @@ export function createAttention(options: AttentionOptions) {
       unseen.markSeen()
       refresh()
     },
-    state: () => trayState(chains, unseen.count()),
+    state: () => trayState(chains, unseen.count(), facts),
   }
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { chainStatuses } from '../../shared/chains/health'
 import type { ChainStatusKind } from '../../shared/chains/health'
 import { Alert } from '../../shared/contract/alerts'
+import { troubledSourceStates } from '../../shared/glance'
 
 /** The desktop shell's reading of the push topics it follows (`chains.status`, `events.appended`,
  * `alerts.alert`).
@@ -54,3 +55,53 @@ export function alertFromPush(payload: unknown): Alert | null {
 }
 
 export type { ChainStatusKind }
+
+/** The tray's other facts, each from its own push topic; null for a payload of another shape. */
+const factReaders: Record<string, (payload: unknown) => Partial<TrayFactsLike> | null> = {
+  'alerts.changed': (payload) => {
+    const p = z.object({ openIncidents: z.number().int() }).safeParse(payload)
+    return p.success ? { openIncidents: p.data.openIncidents } : null
+  },
+  'events.listener': (payload) => {
+    const p = z
+      .object({ listening: z.boolean(), activity: z.object({ lastMinute: z.number() }) })
+      .safeParse(payload)
+    return p.success ? { eventsPerMinute: p.data.activity.lastMinute, listenerDown: !p.data.listening } : null
+  },
+  'payments.publicUrl': (payload) => {
+    const p = z.object({ state: z.string() }).safeParse(payload)
+    return p.success ? { publicUrlUnreachable: p.data.state === 'unreachable' } : null
+  },
+  'forward.status': (payload) => {
+    const p = z.object({ targets: z.array(z.object({ health: z.string() })) }).safeParse(payload)
+    return p.success ? { failingTargets: p.data.targets.filter((t) => t.health === 'failing').length } : null
+  },
+  'sources.status': (payload) => {
+    const p = z.object({ sources: z.array(z.object({ state: z.string() })) }).safeParse(payload)
+    return p.success
+      ? { troubledSources: p.data.sources.filter((s) => troubledSourceStates.has(s.state)).length }
+      : null
+  },
+}
+
+interface TrayFactsLike {
+  openIncidents: number | null
+  eventsPerMinute: number | null
+  failingTargets: number
+  troubledSources: number
+  listenerDown: boolean
+  publicUrlUnreachable: boolean
+}
+
+/** The topics the tray follows besides chains.status. */
+export const trayFactTopics = Object.keys(factReaders)
+
+/** What a push says for the tray's facts: undefined when the topic is not one of them, null
+ * when its payload has another shape. */
+export function trayFactsFromPush(
+  topic: string,
+  payload: unknown,
+): Partial<TrayFactsLike> | null | undefined {
+  const read = factReaders[topic]
+  return read ? read(payload) : undefined
+}

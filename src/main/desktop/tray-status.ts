@@ -1,5 +1,7 @@
-import { statusLabel, statusTone, worstStatus } from '../../shared/chains/health'
-import type { ChainStatusKind, StatusTone } from '../../shared/chains/health'
+import { statusTone } from '../../shared/chains/health'
+import type { ChainStatusKind } from '../../shared/chains/health'
+import { glance } from '../../shared/glance'
+import type { Glance, GlanceInput } from '../../shared/glance'
 import type { ChainStatusLike } from './push-payloads'
 
 /** The tray's four looks: a glance must tell "all fine" from "look now". */
@@ -10,47 +12,49 @@ export interface TrayState {
   /** The worst status over the configured chains; null before the first poll or with none configured. */
   worst: ChainStatusKind | null
   unseenAlerts: number
+  /** The one-line summary (src/shared/glance.ts): the menu's first line. */
+  summary: string
   tooltip: string
 }
 
-/** The tray's level is the status's tone (one ranking for the Chains view and the tray); the
- * tones that are no verdict (checking, not configured) show as idle. */
-const levelOfTone: Record<StatusTone, TrayLevel> = {
+/** The glance's tone as the tray's level; muted (nothing known, nothing configured) is idle. */
+const levelOfTone: Record<Glance['tone'], TrayLevel> = {
   good: 'good',
   warn: 'warn',
   bad: 'bad',
-  info: 'idle',
   muted: 'idle',
 }
-const levelOf = (status: ChainStatusKind): TrayLevel => levelOfTone[statusTone[status]]
 
-/** Tray icon and tooltip from the chains' statuses and the count of unseen alerting events.
- * Chains that are not configured do not count: they cannot be unhealthy. An unseen alert turns a
- * good tray amber, so a notification missed while away still shows. */
-export function trayState(chains: readonly ChainStatusLike[], unseenAlerts: number): TrayState {
-  const configured = chains.filter((c) => c.status !== 'not_configured' && c.enabled !== false)
-  const worst = worstStatus(configured.map((c) => c.status))
-  let level: TrayLevel = worst ? levelOf(worst) : 'idle'
+/** What the tray knows besides the chains: open incidents (`alerts.changed`), the listener's
+ * events per minute (`events.listener`), failing forward targets and relay sources not syncing. */
+export type TrayFacts = Omit<GlanceInput, 'chains'>
+
+export const noTrayFacts: TrayFacts = { openIncidents: null, eventsPerMinute: null }
+
+/** Tray icon, tooltip and menu line from the same one-line summary as the Overview's header
+ * (src/shared/glance.ts). Chains that are not configured do not count: they cannot be unhealthy.
+ * An unseen alert turns a good tray amber, so a notification missed while away still shows. */
+export function trayState(
+  chains: readonly ChainStatusLike[],
+  unseenAlerts: number,
+  facts: TrayFacts = noTrayFacts,
+): TrayState {
+  const summary = glance({ ...facts, chains })
+  let level = levelOfTone[summary.tone]
   if (unseenAlerts > 0 && (level === 'good' || level === 'idle')) level = 'warn'
-  const lines = ['watchdesk', chainSummary(chains, configured, worst)]
+  const lines = ['watchdesk', summary.line]
+  const detail = chainDetail(chains, summary)
+  if (detail) lines.push(detail)
   if (unseenAlerts > 0) lines.push(`${unseenAlerts} unseen alerting event${unseenAlerts === 1 ? '' : 's'}`)
-  return { level, worst, unseenAlerts, tooltip: lines.join('\n') }
+  return { level, worst: summary.worst, unseenAlerts, summary: summary.line, tooltip: lines.join('\n') }
 }
 
-function chainSummary(
-  all: readonly ChainStatusLike[],
-  configured: readonly ChainStatusLike[],
-  worst: ChainStatusKind | null,
-): string {
-  if (all.length === 0) return 'chains: waiting for the first poll'
-  if (configured.length === 0) return 'chains: none configured (set rpcBaseUrl and the project uid)'
-  if (worst === 'healthy') return `chains: all ${configured.length} healthy`
-  const counts = new Map<ChainStatusKind, number>()
-  for (const c of configured)
-    if (c.status !== 'healthy') counts.set(c.status, (counts.get(c.status) ?? 0) + 1)
-  const parts = [...counts].map(([status, n]) => `${n} ${statusLabel[status]}`)
-  const bad = configured.filter((c) => levelOf(c.status) === 'bad').map((c) => c.name)
-  return `chains: ${parts.join(', ')}${bad.length ? ` (${bad.slice(0, 3).join(', ')}${bad.length > 3 ? ', …' : ''})` : ''}`
+/** The second tooltip line: which chains are in a bad state, or what to set when none is configured. */
+function chainDetail(chains: readonly ChainStatusLike[], summary: Glance): string | null {
+  if (chains.length > 0 && summary.chains === 0) return 'set rpcBaseUrl and the project uid to watch chains'
+  const bad = summary.unhealthy.filter((u) => statusTone[u.status] === 'bad').flatMap((u) => u.names)
+  if (bad.length === 0) return null
+  return `not working: ${bad.slice(0, 3).join(', ')}${bad.length > 3 ? ', …' : ''}`
 }
 
 const rgba: Record<TrayLevel, [number, number, number]> = {
@@ -97,11 +101,10 @@ export interface TrayLook {
 }
 
 export function trayLook(state: TrayState): TrayLook {
-  const summary = state.tooltip.split('\n')[1] ?? ''
   return {
     level: state.level,
     tooltip: state.tooltip,
-    menu: `${summary}\n${state.unseenAlerts}`,
+    menu: `${state.summary}\n${state.unseenAlerts}`,
     badge: state.unseenAlerts,
   }
 }

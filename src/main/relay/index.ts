@@ -1,6 +1,6 @@
 /** The relay (issue 12): a headless listener writing into a SQLite or PostgreSQL store, the sync
  * API consoles read it through, and the console side that follows relays as sources. */
-export { startRelay } from './relay'
+export { startRelay, isLoopback, exposureWarnings } from './relay'
 export type { RelayOptions, RunningRelay } from './relay'
 export { migratePostgresUrl, openRelayStore, parseStoreUrl } from './open'
 export type { StoreUrl } from './open'

@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { err } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
+import { maskUrlSecrets } from '../../shared/mask'
 import { openSqliteRelayStore } from './sqlite-store'
 import type { RelayStore } from './store'
 
@@ -18,16 +19,20 @@ export function parseStoreUrl(text: string): Result<StoreUrl> {
   if (path) return { ok: true, value: { kind: 'sqlite', file: resolve(path) } }
   return err(
     'bad_request',
-    `--store takes sqlite:PATH or postgres://user@host/db, not "${text.replace(/:[^:@/]*@/, ':…@')}".`,
+    `--store takes sqlite:PATH or postgres://user@host/db, not "${maskUrlSecrets(text)}".`,
   )
 }
 
 /** The PostgreSQL client is loaded only for a PostgreSQL store: the desktop app and every other
  * command start without it. */
-export async function openRelayStore(url: StoreUrl, log?: Logger): Promise<Result<RelayStore>> {
+export async function openRelayStore(
+  url: StoreUrl,
+  log?: Logger,
+  options: { commitDeadlineMs?: number } = {},
+): Promise<Result<RelayStore>> {
   if (url.kind === 'sqlite') return openSqliteRelayStore(url.file, { log })
   const { openPostgresStore } = await import('./pg-store')
-  return openPostgresStore(url.url, { log })
+  return openPostgresStore(url.url, { log, ...options })
 }
 
 /** `relay migrate` on a PostgreSQL store, with the client loaded for it. */

@@ -104,6 +104,9 @@ export async function migratePostgres(
   if (before === latest) return { version: latest, applied: 0 }
   await client.query('BEGIN')
   try {
+    // The relay's connections have a statement and lock time-out (the commit deadline); waiting
+    // for another relay's migration, or a long step, must not hit them (SET LOCAL: PgBouncer-safe).
+    await client.query('SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0')
     await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKey])
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`)

@@ -7,7 +7,9 @@ import type { EventFilter, Rejection } from '../../shared/contract/events'
 import { filterSql, postgresDialect } from '../../shared/events/filter'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
+import { redactFromLogs } from '../log'
 import type { Logger } from '../log'
+import { maskUrlSecrets, urlSecretValues } from '../../shared/mask'
 import type { CommitReply, ItemResult, StorageFailure } from '../webhooks'
 import { resultOf } from '../webhooks'
 import type { CommitResult, Committer } from '../webhooks'
@@ -15,7 +17,7 @@ import type { CommittedRow, DetailRow, EventParams, EventRow } from '../webhooks
 import { toDetail, toSummary } from '../webhooks'
 import { migratePostgres } from './pg-migrations'
 import type { MigrationOutcome } from './pg-migrations'
-import { syncColumns, toSyncEvent } from './store'
+import { stalledCode, syncColumns, toSyncEvent } from './store'
 import type { RelayStore, SyncPage, SyncRow, TokenScope, Wakeups } from './store'
 
 const notifyChannel = 'watchdesk_events'
@@ -29,8 +31,13 @@ const types = {
 export interface PgStoreOptions {
   /** Transactions committing at once; requests arriving meanwhile are joined into the next one. */
   parallelCommits?: number
-  /** Read connections beside the committing ones. */
+  /** Connections of the read pool (sync API, tokens, `events --store`): a pool of their own, so
+   * followers never take a connection a commit needs. */
   readConnections?: number
+  /** A delivery whose commit has not finished by then is answered 503 and the storage status says
+   * "stalled" (a frozen server, a held lock, a full WAL disk…). Also PostgreSQL's
+   * statement_timeout; lock_timeout is a quarter of it (at most 1 s). */
+  commitDeadlineMs?: number
   log?: Logger
   /** How often streams' wake-up poll asks whether anything committed when LISTEN/NOTIFY does not
    * arrive (PgBouncer in transaction mode). */
@@ -90,15 +97,19 @@ export function postgresFix(error: unknown): string {
   return 'Check the URL, that the server runs and that the user may use the database.'
 }
 
-/** `postgres://user:secret@host/db` → `postgres://user@host/db`, for output and logs. */
-export function safePostgresUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    u.password = ''
-    return u.toString()
-  } catch {
-    return 'postgres://(unparsable URL)'
-  }
+/** `postgres://user:secret@host/db?sslpassword=…` with every secret masked, for output, logs, error
+ * messages and the sync API (the one masking function, shared/mask.ts). */
+export const safePostgresUrl = (url: string): string => maskUrlSecrets(url)
+
+export const defaultCommitDeadlineMs = 5_000
+
+/** Session settings every connection gets when it opens. A `SET` rather than startup parameters:
+ * PgBouncer refuses unknown startup parameters. Behind PgBouncer's transaction pooling they land
+ * on whichever server connection ran them, so there they are a best effort; the commit deadline
+ * (client side) holds regardless. */
+export function sessionSettings(deadlineMs: number): string {
+  const lock = Math.max(50, Math.min(1_000, Math.floor(deadlineMs / 4)))
+  return `SET statement_timeout = ${deadlineMs}; SET lock_timeout = ${lock}; SET idle_in_transaction_session_timeout = ${deadlineMs * 2}`
 }
 
 /** A shared store several relays write at once. The database enforces one row per event id
@@ -108,31 +119,51 @@ export async function openPostgresStore(
   url: string,
   options: PgStoreOptions = {},
 ): Promise<Result<RelayStore>> {
+  // Whatever a library quotes of the URL, a log line or the output never carries its secrets.
+  for (const secret of urlSecretValues(url)) redactFromLogs(secret)
   const parallel = options.parallelCommits ?? 6
+  const deadlineMs = options.commitDeadlineMs ?? defaultCommitDeadlineMs
   const config = pgConfigOf(url)
-  if (!config.ok) return config
-  const pool = new pg.Pool({
-    ...config.value,
-    max: parallel + (options.readConnections ?? 4),
-    connectionTimeoutMillis: 10_000,
-  })
-  // An idle connection that dies (server restart) must not take the process down.
-  pool.on('error', (error) => options.log?.warn('a PostgreSQL connection failed', { error: error.message }))
+  if (!config.ok) return err(config.error.code, maskUrlSecrets(config.error.message))
+  const poolOf = (max: number, queryTimeoutMs?: number) => {
+    const p = new pg.Pool({
+      ...config.value,
+      max,
+      connectionTimeoutMillis: 10_000,
+      ...(queryTimeoutMs ? { query_timeout: queryTimeoutMs } : {}),
+      // Before the connection is handed out (a failure discards it).
+      onConnect: async (client: pg.ClientBase) => {
+        await client.query(sessionSettings(deadlineMs))
+      },
+    })
+    // An idle connection that dies (server restart) must not take the process down.
+    p.on('error', (error) =>
+      options.log?.warn('a PostgreSQL connection failed', { error: maskUrlSecrets(error.message) }),
+    )
+    return p
+  }
+  // Commits (and the probe) on one pool, every read on another: a hundred followers catching up
+  // never make a delivery wait for a connection.
+  const pool = poolOf(parallel + 1)
+  // A read of a frozen server fails (and its connection is dropped) rather than hang a sync
+  // request; commits keep their deadline instead (a transaction's connection must not be reused
+  // while its statement may still run).
+  const reads = poolOf(options.readConnections ?? 4, deadlineMs * 2)
   const schema = await preparedSchema(pool)
   if (!schema.ok) {
-    await pool.end().catch(() => {})
+    await Promise.all([pool.end().catch(() => {}), reads.end().catch(() => {})])
     return err(
       'unavailable',
-      `PostgreSQL at ${safePostgresUrl(url)} cannot be used (${schema.error.message}). ${schema.error.fix}`,
+      `PostgreSQL at ${safePostgresUrl(url)} cannot be used (${maskUrlSecrets(schema.error.message)}). ${schema.error.fix}`,
     )
   }
   const wakers = new Set<() => void>()
   const wake = () => wakers.forEach((w) => w())
-  const listen = await listenForCommits(config.value, pool, wake, options.log)
-  const poll = pollForCommits(pool, wake, () => wakers.size > 0 && listen.mode() !== 'notify', {
+  const listen = await listenForCommits(config.value, reads, wake, options.log)
+  const poll = pollForCommits(reads, wake, () => wakers.size > 0 && listen.mode() !== 'notify', {
     everyMs: options.wakePollMs ?? 250,
   })
-  const committer = postgresCommitter(pool, parallel, wake)
+  const committer = postgresCommitter(pool, parallel, wake, deadlineMs)
 
   return ok({
     kind: 'postgres',
@@ -146,7 +177,7 @@ export async function openPostgresStore(
           },
     committer,
     retention: postgresRetentionTarget(pool),
-    readAfter: (after, limit, withRemaining) => readAfter(pool, after, limit, withRemaining),
+    readAfter: (after, limit, withRemaining) => readAfter(reads, after, limit, withRemaining),
     onCommitted(listener) {
       wakers.add(listener)
       return () => wakers.delete(listener)
@@ -165,7 +196,7 @@ export async function openPostgresStore(
           : err('conflict', `A token named ${name} exists. Revoke it first, or pick another name.`)
       },
       async list() {
-        const { rows } = await pool.query<{
+        const { rows } = await reads.query<{
           name: string
           created_at: number
           revoked_at: number | null
@@ -186,7 +217,7 @@ export async function openPostgresStore(
         return rowCount === 1
       },
       async lookup(hash) {
-        const { rows } = await pool.query<{ name: string; scope: TokenScope }>(
+        const { rows } = await reads.query<{ name: string; scope: TokenScope }>(
           'SELECT name, scope FROM relay_tokens WHERE hash = $1 AND revoked_at IS NULL',
           [hash],
         )
@@ -194,7 +225,7 @@ export async function openPostgresStore(
       },
     },
     async recentRejections(limit) {
-      const { rows } = await pool.query<Rejection>(
+      const { rows } = await reads.query<Rejection>(
         'SELECT at, path, status, reason, size, remote FROM webhook_rejections ORDER BY seq DESC LIMIT $1',
         [limit],
       )
@@ -209,7 +240,7 @@ export async function openPostgresStore(
         keyset = ` AND (received_at, seq) < ($${params.length - 1}, $${params.length})`
       }
       params.push(limit)
-      const { rows } = await pool.query<EventRow>(
+      const { rows } = await reads.query<EventRow>(
         `SELECT ${pgSummaryColumns} FROM events WHERE ${where.sql}${keyset}
          ORDER BY received_at DESC, seq DESC LIMIT $${params.length}`,
         params,
@@ -221,7 +252,7 @@ export async function openPostgresStore(
       }
     },
     async get(id) {
-      const { rows } = await pool.query<DetailRow>(
+      const { rows } = await reads.query<DetailRow>(
         `SELECT ${pgBaseColumns}, data, body, conflict_body FROM events WHERE id = $1`,
         [id],
       )
@@ -232,7 +263,7 @@ export async function openPostgresStore(
       await committer.close()
       poll.close()
       await listen.close()
-      await pool.end()
+      await Promise.all([pool.end(), reads.end()])
     },
   })
 }
@@ -304,7 +335,7 @@ export async function migratePostgresUrl(url: string): Promise<Result<MigrationO
     ? schema
     : err(
         'unavailable',
-        `PostgreSQL at ${safePostgresUrl(url)} cannot be migrated (${schema.error.message}). ${schema.error.fix}`,
+        `PostgreSQL at ${safePostgresUrl(url)} cannot be migrated (${maskUrlSecrets(schema.error.message)}). ${schema.error.fix}`,
       )
 }
 
@@ -478,11 +509,23 @@ function failureOf(error: unknown): StorageFailure {
   }
 }
 
-type Request = { events: EventParams[]; rejections: Rejection[]; resolve: (r: CommitResult) => void }
+type Request = {
+  events: EventParams[]
+  rejections: Rejection[]
+  resolve: (r: CommitResult) => void
+}
 
 /** Group commit on PostgreSQL: up to `parallel` transactions at once; whatever queues meanwhile is
- * joined into the next one (one round trip per statement and one WAL flush for all of them). */
-export function postgresCommitter(pool: pg.Pool, parallel: number, committed: () => void): Committer {
+ * joined into the next one (one round trip per statement and one WAL flush for all of them).
+ * Every request has a deadline: past it, it is answered as failed (`STALLED`) whether or not its
+ * transaction still runs, and dropped from the queue if it had not started, so a frozen server
+ * means 503s after `deadlineMs`, never senders kept waiting nor a queue growing without bound. */
+export function postgresCommitter(
+  pool: pg.Pool,
+  parallel: number,
+  committed: () => void,
+  deadlineMs = defaultCommitDeadlineMs,
+): Committer {
   const queue: Request[] = []
   let running = 0
   let closed = false
@@ -526,12 +569,33 @@ export function postgresCommitter(pool: pg.Pool, parallel: number, committed: ()
     }
   }
 
+  const stalled = (): CommitResult => ({
+    ok: false,
+    failure: { code: stalledCode, message: `PostgreSQL did not commit within ${deadlineMs} ms` },
+  })
+
   return {
     commit(events, rejections) {
       if (closed)
         return Promise.resolve({ ok: false, failure: { code: 'CLOSED', message: 'the relay is stopping' } })
       return new Promise((resolve) => {
-        queue.push({ events, rejections, resolve })
+        let settled = false
+        const request: Request = {
+          events,
+          rejections,
+          resolve(result) {
+            if (settled) return
+            settled = true
+            clearTimeout(timer)
+            resolve(result)
+          },
+        }
+        const timer = setTimeout(() => {
+          const queued = queue.indexOf(request)
+          if (queued >= 0) queue.splice(queued, 1)
+          request.resolve(stalled())
+        }, deadlineMs)
+        queue.push(request)
         pump()
       })
     },
@@ -574,11 +638,17 @@ async function commitEvents(
       const byId = new Map(rows.map((r) => [r.id, r]))
       return events.map((e) => itemOf(e, byId.get(e.id)))
     } catch (error) {
-      if (!isDataError(failureOf(error).code ?? undefined)) throw error
+      const code = failureOf(error).code ?? undefined
+      // Another session holds the row of one of these ids: store the others, refuse that one now.
+      if (code === lockNotAvailable) return transaction(pool, events, rejections, true)
+      if (!isDataError(code)) throw error
     }
   }
   return transaction(pool, events, rejections)
 }
+
+/** lock_timeout ran out. */
+const lockNotAvailable = '55P03'
 
 /** One transaction: the events in rounds (an id at most once per statement, as ON CONFLICT DO
  * UPDATE requires), each round sorted by id so two relays lock the same ids in the same order. A
@@ -587,13 +657,25 @@ async function transaction(
   pool: pg.Pool,
   events: EventParams[],
   rejections: Rejection[],
+  skipLocked = false,
 ): Promise<ItemResult[]> {
   const client = await pool.connect()
   let broken = false
   try {
     await client.query('BEGIN')
     const items: ItemResult[] = new Array(events.length)
-    for (const round of roundsOf(events)) {
+    const locked = skipLocked ? await lockedIds(client, events) : new Set<string>()
+    events.forEach((e, i) => {
+      if (locked.has(e.id))
+        items[i] = {
+          ok: false,
+          code: lockNotAvailable,
+          message: 'its row is locked by another database session',
+          retryable: true,
+        }
+    })
+    const free = events.map((e, i) => i).filter((i) => !locked.has(events[i]!.id))
+    for (const round of roundsOf(free.map((i) => events[i]!)).map((r) => r.map((j) => free[j]!))) {
       await client.query('SAVEPOINT round')
       try {
         const rows = await upsert(
@@ -639,6 +721,19 @@ async function transaction(
   } finally {
     client.release(broken)
   }
+}
+
+/** The ids among `events` whose row another session has locked (FOR UPDATE, or an update still
+ * running). The others are locked here (SKIP LOCKED never waits), so this transaction can update
+ * them; the locked ones are answered 503 at once instead of stalling the whole batch. */
+async function lockedIds(client: PoolClient, events: EventParams[]): Promise<Set<string>> {
+  const ids = [...new Set(events.map((e) => e.id))].sort()
+  const { rows } = await client.query<{ id: string }>(
+    `WITH free AS (SELECT id FROM events WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE SKIP LOCKED)
+     SELECT id FROM events WHERE id = ANY($1::text[]) AND id NOT IN (SELECT id FROM free)`,
+    [ids],
+  )
+  return new Set(rows.map((r) => r.id))
 }
 
 async function oneByOne(client: PoolClient, event: EventParams): Promise<ItemResult> {

@@ -11,15 +11,16 @@ import { createIngest } from '../webhooks'
 import { startListener } from '../webhooks'
 import type { ListenerCounters, ListenerSettings } from '../webhooks'
 import { loadSecretsCache } from '../webhooks'
-import { LatencyWindow } from '../webhooks'
+import { ActivityWindow, LatencyWindow, recordNew } from '../webhooks'
 import { createMeters, registerListenerTotals, registerStorageOk } from '../meters'
 import type { RelayStore } from './store'
 import { registerRetentionMetrics, startRetention } from '../db/retention'
 import type { Retention } from '../db/retention'
 import type { RetentionConfig } from '../../shared/config'
 import type { Registry } from 'prom-client'
+import { stalledCode } from './store'
 import { startSyncServer } from './sync-server'
-import type { SyncServerSettings } from './sync-server'
+import type { SyncServerSettings, SyncStreamStats } from './sync-server'
 
 export interface RelayOptions {
   store: RelayStore
@@ -34,6 +35,10 @@ export interface RelayOptions {
 export interface RunningRelay {
   listenerUrl: string
   syncUrl: string
+  /** Said on stdout at start and in `/healthz` (a non-loopback bind without TLS). */
+  warnings: string[]
+  /** The sync API's open streams and change feed (tests, status). */
+  streams(): SyncStreamStats
   status(): Promise<ListenerStatus>
   stop(): Promise<void>
 }
@@ -57,7 +62,8 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
   registerStorageOk(meters, () => storage.status().state === 'ok')
   const latency = new LatencyWindow()
   const authorizationLatency = new LatencyWindow()
-  const ingest = createIngest(store.committer, log, () => {}, {
+  const activity = new ActivityWindow(Date.now())
+  const ingest = createIngest(store.committer, log, (summaries) => recordNew(activity, summaries), {
     committed: () => storage.committed(),
     failed: (failure) => storage.failed('relay commit', failure),
   })
@@ -97,11 +103,25 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
     ...counters,
     latency: latency.summary(),
     authorizationLatency: authorizationLatency.summary(),
+    activity: activity.summary(Date.now()),
     storage: storage.status(),
-    recentRejections: await store.recentRejections(50).catch(() => []),
+    // A stalled store must not hold up the status that says it is stalled.
+    recentRejections: await within(store.recentRejections(50), 2_000, []),
     outages: [],
   })
-  const sync = await startSyncServer(store, status, options.sync, log, () => meters.registry.metrics())
+  const warnings = exposureWarnings(options.listener.host, options.listener.tls !== undefined)
+  const health = () => {
+    const s = storage.status()
+    return { ok: s.state === 'ok', storage: s.state, cause: s.cause, fix: s.fix, warnings }
+  }
+  const sync = await startSyncServer(
+    store,
+    status,
+    options.sync,
+    log,
+    () => meters.registry.metrics(),
+    health,
+  )
   if (!sync.ok) {
     await listener.value.close()
     await ingest.drain()
@@ -121,6 +141,7 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
   }, probeEveryMs)
   probe.unref()
   const retention = await startRelayRetention(options, meters.registry)
+  for (const warning of warnings) log.warn(warning)
   log.info('relay started', {
     webhooks: `${listener.value.url}/webhooks`,
     sync: sync.value.url,
@@ -131,6 +152,8 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
   return ok({
     listenerUrl: listener.value.url,
     syncUrl: sync.value.url,
+    warnings,
+    streams: () => sync.value.streams(),
     status,
     async stop() {
       retention?.stop()
@@ -142,6 +165,25 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
     },
   })
 }
+
+/** `promise`, or `fallback` when it fails or has not settled within `ms`. */
+function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)))
+  return Promise.race([promise.catch(() => fallback), late]).finally(() => clearTimeout(timer))
+}
+
+/** A host other than loopback without TLS: relay tokens and every event cross the network in
+ * clear text. Said, not refused (a TLS proxy in front is a fine setup). */
+export function exposureWarnings(host: string, tls: boolean): string[] {
+  if (tls || isLoopback(host)) return []
+  return [
+    `The relay listens on ${host} without TLS: relay tokens and events cross the network unencrypted. Put a TLS proxy in front (deploy/), pass --tls-cert and --tls-key, or bind 127.0.0.1.`,
+  ]
+}
+
+export const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host === '::1' || /^127\./.test(host) || host === '[::1]'
 
 /** The storage status of a PostgreSQL store: the SQLite wording (disk, data dir) does not apply. */
 function postgresHealth(where: string, log: Logger): StorageHealth {
@@ -166,12 +208,18 @@ function postgresHealth(where: string, log: Logger): StorageHealth {
         status = { ...status, failures }
         return
       }
+      // Past the commit deadline, or cancelled by statement_timeout: PostgreSQL answers nothing.
+      const stalled = failure.code === stalledCode || failure.code === '57014'
       status = {
         ...status,
-        state: 'failing',
+        state: stalled ? 'stalled' : 'failing',
         code: failure.code,
-        cause: `PostgreSQL at ${where} cannot commit (${failure.code ? `${failure.code}: ` : ''}${failure.message}).`,
-        fix: 'Check that PostgreSQL runs and accepts this relay (URL, user, disk). The relay retries by itself and answers 503 meanwhile, so the service redelivers.',
+        cause: stalled
+          ? `PostgreSQL at ${where} is stalled: ${failure.message}.`
+          : `PostgreSQL at ${where} cannot commit (${failure.code ? `${failure.code}: ` : ''}${failure.message}).`,
+        fix: stalled
+          ? 'Check the PostgreSQL server: is it frozen or overloaded, is a lock held (pg_stat_activity), is its disk full? The relay answers 503 meanwhile (the service redelivers) and recovers by itself.'
+          : 'Check that PostgreSQL runs and accepts this relay (URL, user, disk). The relay retries by itself and answers 503 meanwhile, so the service redelivers.',
         since: Date.now(),
         failures,
       }

@@ -108,3 +108,7 @@ export interface RelayStore extends EventReads {
 }
 
 export const startCursor = '0'
+
+/** The code a commit past its deadline fails with (the storage status says "stalled"). Here, not in
+ * pg-store.ts, so that reading it does not load the PostgreSQL client. */
+export const stalledCode = 'STALLED'

@@ -8,6 +8,8 @@ import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
 import type { RelayStore } from './store'
+import { createChangeFeed, frameOf } from './change-feed'
+import type { FeedPage } from './change-feed'
 import { scopeAllows } from './store'
 import { authorize, tokenOf } from './tokens'
 import { version } from '../version'
@@ -16,21 +18,70 @@ export interface SyncServerSettings {
   host: string
   port: number
   tls?: { certFile: string; keyFile: string }
-  /** A stream sends a heartbeat (and re-checks its token) at least this often. */
+  /** A stream sends a heartbeat (and its token is checked again) at least this often. */
   heartbeatMs?: number
-  /** A stream re-reads at least this often even without a commit notice. */
+  /** The change feed re-reads at least this often even without a commit notice. */
   pollMs?: number
+  /** Open streams allowed (`sync.maxStreams`): beyond them a stream is refused with 429. */
+  maxStreams?: { perToken?: number; perRelay?: number }
+  /** Connections the sync port holds at once; more are closed as they arrive. */
+  maxConnections?: number
+  /** Unsent bytes a live stream may hold before it is cut to catch-up mode. */
+  maxBufferedBytes?: number
+}
+
+export const syncDefaults = {
+  heartbeatMs: 10_000,
+  pollMs: 1_000,
+  maxStreams: { perToken: 16, perRelay: 256 },
+  maxConnections: 1_024,
+  maxBufferedBytes: 256 * 1024,
+  headersTimeoutMs: 5_000,
+  requestTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+} as const
+
+/** What `/healthz` answers: not ok (503) while the store cannot commit; warnings either way. */
+export interface HealthReport {
+  ok: boolean
+  storage: string
+  cause: string | null
+  fix: string | null
+  warnings: string[]
+}
+
+export interface SyncStreamStats {
+  /** Open streams: following the change feed, or reading the store to catch up. */
+  live: number
+  catchingUp: number
+  /** Live streams cut to catch-up because they did not keep up. */
+  cut: number
+  /** Reads of the change feed (one per commit notice, however many streams follow). */
+  feedReads: number
+  /** Bytes written to streams and not yet sent, all streams together. */
+  buffered: number
 }
 
 export interface SyncServer {
   url: string
   port: number
+  streams(): SyncStreamStats
   close(): Promise<void>
 }
 
 export const maxPageSize = 5_000
 let openApi: unknown = null
 const streamPageSize = 1_000
+
+interface OpenStream {
+  token: string
+  buffered(): number
+  authorization: string
+  live: boolean
+  beat(): void
+  revoke(): void
+  end(): void
+}
 
 /** The sync API consoles read a relay through. Every request needs a live relay token. */
 export async function startSyncServer(
@@ -40,31 +91,89 @@ export async function startSyncServer(
   log: Logger,
   /** GET /metrics: the relay's Prometheus text (same token as the sync API). */
   metrics?: () => Promise<string>,
+  /** GET /healthz (no token). */
+  health: () => HealthReport = () => ({ ok: true, storage: 'ok', cause: null, fix: null, warnings: [] }),
 ): Promise<Result<SyncServer>> {
-  const heartbeatMs = settings.heartbeatMs ?? 10_000
-  const pollMs = settings.pollMs ?? 1_000
-  const streams = new Set<() => void>()
+  const heartbeatMs = settings.heartbeatMs ?? syncDefaults.heartbeatMs
+  const perToken = settings.maxStreams?.perToken ?? syncDefaults.maxStreams.perToken
+  const perRelay = settings.maxStreams?.perRelay ?? syncDefaults.maxStreams.perRelay
+  const maxBuffered = settings.maxBufferedBytes ?? syncDefaults.maxBufferedBytes
+  const feed = createChangeFeed(
+    store,
+    {
+      pageSize: streamPageSize,
+      keepEvents: 5_000,
+      pollMs: settings.pollMs ?? syncDefaults.pollMs,
+      coalesceMs: 100,
+    },
+    log,
+  )
+  const open = new Set<OpenStream>()
+  /** Streams being opened (their first read running), by token name. */
+  const opening = new Map<string, number>()
+  let cut = 0
+  // Streams catching up read a page at a time, a few at once: a hundred followers reconnecting
+  // together hold a few pages in memory, not a hundred.
+  const catchUpRead = limiter(4)
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       log.error('sync request failed', { path: req.url?.split('?')[0], error: (error as Error).message })
       send(res, 503, { error: 'the relay store cannot be read now; retry later' })
     })
   }
+  // The listener's time-outs: a socket that sends no complete request within 5 s is closed, an
+  // idle keep-alive one after 5 s, and no more than maxConnections are held, so a slowloris on
+  // this port cannot take the file descriptors the webhook listener needs.
+  const timeouts = {
+    headersTimeout: syncDefaults.headersTimeoutMs,
+    requestTimeout: syncDefaults.requestTimeoutMs,
+    keepAliveTimeout: syncDefaults.keepAliveTimeoutMs,
+    connectionsCheckingInterval: 1_000,
+  }
   let server: Server
   if (settings.tls) {
     try {
       server = createTlsServer(
-        { cert: readFileSync(settings.tls.certFile), key: readFileSync(settings.tls.keyFile) },
+        { ...timeouts, cert: readFileSync(settings.tls.certFile), key: readFileSync(settings.tls.keyFile) },
         handler,
       )
     } catch (error) {
+      feed.close()
       return err(
         'unavailable',
         `The sync API's TLS files cannot be read (${(error as Error).message}). Fix --tls-cert / --tls-key.`,
       )
     }
-  } else server = createServer(handler)
-  server.keepAliveTimeout = 5_000
+  } else server = createServer(timeouts, handler)
+  server.maxConnections = settings.maxConnections ?? syncDefaults.maxConnections
+
+  // One token check per token (not per stream) each heartbeat; a revoked token's streams end.
+  let beating = false
+  const beat = async () => {
+    if (beating || open.size === 0) return
+    beating = true
+    try {
+      const byAuthorization = new Map<string, OpenStream[]>()
+      for (const s of open)
+        byAuthorization.set(s.authorization, [...(byAuthorization.get(s.authorization) ?? []), s])
+      for (const [authorization, streams] of byAuthorization) {
+        let live: string | null
+        try {
+          live = await authorize(store, authorization)
+        } catch {
+          continue // the store cannot answer now: checked again next heartbeat
+        }
+        for (const s of streams) {
+          if (live) s.beat()
+          else s.revoke()
+        }
+      }
+    } finally {
+      beating = false
+    }
+  }
+  const heartbeat = setInterval(() => void beat(), heartbeatMs)
+  heartbeat.unref()
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let url: URL
@@ -73,7 +182,10 @@ export async function startSyncServer(
     } catch {
       return send(res, 400, { error: 'malformed request target' })
     }
-    if (url.pathname === '/healthz') return send(res, 200, { ok: true, wakeups: store.wakeups() })
+    if (url.pathname === '/healthz') {
+      const report = health()
+      return send(res, report.ok ? 200 : 503, { ...report, wakeups: store.wakeups() })
+    }
     // No token: the document describes the API and holds no secret.
     if (url.pathname === '/openapi.json') return send(res, 200, (openApi ??= relayOpenApi(version)))
     const isMetrics = url.pathname === '/metrics' && metrics !== undefined
@@ -108,7 +220,7 @@ export async function startSyncServer(
         return send(res, 200, page.value)
       }
       case '/sync/stream':
-        return stream(req, res, after, req.headers.authorization!)
+        return stream(req, res, after, token.name, req.headers.authorization!)
       case '/sync/listener':
         return send(res, 200, await listenerStatus())
       default:
@@ -116,11 +228,43 @@ export async function startSyncServer(
     }
   }
 
-  /** Server-sent events: `events` with a page and its next cursor, `heartbeat` when idle. The
-   * token is checked again at every heartbeat: a revoked token's stream ends within one. */
-  async function stream(req: IncomingMessage, res: ServerResponse, after: string, authorization: string) {
-    const first = await store.readAfter(after, streamPageSize)
+  /** A refusal for too many streams: 429 with when to try again (a console retries by itself). */
+  function tooMany(res: ServerResponse, error: string): void {
+    send(res, 429, { error }, { 'retry-after': String(Math.ceil(heartbeatMs / 1000) * 3) })
+  }
+
+  /** Server-sent events: `events` with a page and its next cursor, `heartbeat` when idle,
+   * `revoked` before the stream ends for a revoked token. A stream first catches up from the
+   * store page by page (each page written once the previous one drained), then joins the change
+   * feed; a live stream that falls more than `maxBufferedBytes` behind is cut back to catching
+   * up, so nothing buffers without bound. */
+  async function stream(
+    req: IncomingMessage,
+    res: ServerResponse,
+    after: string,
+    token: string,
+    authorization: string,
+  ): Promise<void> {
+    const ofToken = [...open].filter((s) => s.token === token).length + (opening.get(token) ?? 0)
+    if (open.size + [...opening.values()].reduce((a, b) => a + b, 0) >= perRelay)
+      return tooMany(
+        res,
+        `this relay already serves ${perRelay} streams (sync.maxStreams.perRelay); retry later or raise it`,
+      )
+    if (ofToken >= perToken)
+      return tooMany(
+        res,
+        `the token "${token}" already has ${perToken} open streams (sync.maxStreams.perToken); close one, use another token, or raise it`,
+      )
+    // The place is taken now: streams opened at the same moment cannot all pass the limit.
+    opening.set(token, (opening.get(token) ?? 0) + 1)
+    const first = await catchUpRead(() => store.readAfter(after, streamPageSize)).finally(() => {
+      const n = (opening.get(token) ?? 1) - 1
+      if (n > 0) opening.set(token, n)
+      else opening.delete(token)
+    })
     if (!first.ok) return send(res, 400, { error: first.error.message })
+    if (req.socket.destroyed) return
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-store',
@@ -129,69 +273,112 @@ export async function startSyncServer(
     res.write(`retry: 1000\n\n`)
     let cursor = after
     let closed = false
+    let wrote = false
+    let membership: { leave(): void } | null = null
     let wake: (() => void) | null = null
-    // Set by a commit notice; a notice that lands between a read and the wait is not lost.
-    let dirty = false
     const poke = () => {
-      dirty = true
       const w = wake
       wake = null
       w?.()
     }
-    const off = store.onCommitted(poke)
-    const end = () => {
+    /** Until `poke` (cut, end), or also until the socket drained. */
+    const pause = (untilDrain: boolean) =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done)
+          wake = null
+          resolve()
+        }
+        wake = done
+        if (untilDrain) res.once('drain', done)
+      })
+    const write = (frame: string | Buffer) => {
+      wrote = true
+      res.write(frame)
+    }
+    const finish = (last?: string) => {
+      if (closed) return
       closed = true
+      membership?.leave()
+      membership = null
+      open.delete(entry)
+      res.end(last)
+      // A client that stopped reading would keep the socket (and the revoked token's data) open.
+      if (!res.writableFinished) setTimeout(() => res.destroy(), Math.min(1_000, heartbeatMs)).unref()
       poke()
     }
-    streams.add(end)
-    req.once('close', end)
-    const write = async (text: string) => {
-      if (!res.write(text)) await new Promise<void>((r) => res.once('drain', r).once('close', r))
+    const entry: OpenStream = {
+      token,
+      buffered: () => res.writableLength,
+      authorization,
+      live: false,
+      beat() {
+        if (!wrote && !closed)
+          write(`event: heartbeat\ndata: ${JSON.stringify({ at: Date.now(), cursor })}\n\n`)
+        wrote = false
+      },
+      revoke: () =>
+        finish(`event: revoked\ndata: ${JSON.stringify({ error: 'the relay token was revoked' })}\n\n`),
+      end: () => finish(),
     }
-    let lastBeat = Date.now()
+    open.add(entry)
+    req.once('close', () => finish())
+    const deliver = (page: FeedPage) => {
+      if (closed || !membership) return
+      if (res.writableLength > maxBuffered) {
+        // Too far behind: leave the feed, catch up from the store at this stream's own pace.
+        membership.leave()
+        membership = null
+        entry.live = false
+        cut++
+        return poke()
+      }
+      write(page.frame)
+      cursor = page.page.next
+    }
+    const readPage = async () => {
+      const page = await catchUpRead(() => store.readAfter(cursor, streamPageSize))
+      if (!page.ok) throw new Error(page.error.message)
+      return page.value
+    }
     let page = first.value
     try {
       while (!closed) {
         if (page.events.length > 0) {
+          write(frameOf(page))
           cursor = page.next
-          await write(`id: ${cursor}\nevent: events\ndata: ${JSON.stringify(page)}\n\n`)
-          if (page.events.length === streamPageSize) {
-            const more = await store.readAfter(cursor, streamPageSize)
-            if (!more.ok) break
-            page = more.value
-            continue
-          }
+          if (res.writableNeedDrain) await pause(true)
+          if (closed) break
         }
-        const wait = dirty ? 0 : Math.max(0, Math.min(pollMs, lastBeat + heartbeatMs - Date.now()))
-        dirty = false
-        await new Promise<void>((r) => {
-          const t = setTimeout(r, wait)
-          wake = () => {
-            clearTimeout(t)
-            r()
-          }
-        })
+        if (page.events.length === streamPageSize) {
+          page = await readPage()
+          continue
+        }
+        // At the end of what the store holds: join the feed (once it has read this far).
+        let joined = feed.join(cursor, deliver)
+        if (!joined) {
+          await feed.refresh()
+          if (closed) break
+          joined = feed.join(cursor, deliver)
+        }
+        if (!joined) {
+          page = await readPage()
+          continue
+        }
+        membership = joined
+        entry.live = true
+        for (const b of joined.backlog) deliver(b)
+        // Live until cut (or the end); a backlog already too large was cut above.
+        if (membership) await pause(false)
         if (closed) break
-        if (Date.now() - lastBeat >= heartbeatMs) {
-          lastBeat = Date.now()
-          if (!(await authorize(store, authorization))) {
-            await write(
-              `event: revoked\ndata: ${JSON.stringify({ error: 'the relay token was revoked' })}\n\n`,
-            )
-            break
-          }
-          await write(`event: heartbeat\ndata: ${JSON.stringify({ at: lastBeat, cursor })}\n\n`)
-        }
-        const next = await store.readAfter(cursor, streamPageSize)
-        if (!next.ok) break
-        page = next.value
+        // Cut: let the socket drain, then catch up from where this stream got to.
+        if (res.writableNeedDrain) await pause(true)
+        page = closed ? page : await readPage()
       }
     } catch (error) {
       log.warn('a sync stream ended on a read error', { error: (error as Error).message })
     } finally {
-      off()
-      streams.delete(end)
-      res.end()
+      finish()
     }
   }
 
@@ -212,9 +399,16 @@ export async function startSyncServer(
         ok({
           url: `${settings.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
           port,
+          streams: () => {
+            const live = [...open].filter((s) => s.live).length
+            const buffered = [...open].reduce((sum, s) => sum + s.buffered(), 0)
+            return { live, catchingUp: open.size - live, cut, feedReads: feed.reads, buffered }
+          },
           close: () =>
             new Promise<void>((r) => {
-              for (const end of streams) end()
+              clearInterval(heartbeat)
+              for (const s of open) s.end()
+              feed.close()
               server.close(() => r())
               server.closeAllConnections()
             }),
@@ -224,9 +418,36 @@ export async function startSyncServer(
   })
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+/** Runs at most `n` of the calls given to it at once, the others in turn. */
+function limiter(n: number): <T>(run: () => Promise<T>) => Promise<T> {
+  let running = 0
+  const waiting: (() => void)[] = []
+  return async (run) => {
+    // A finishing call hands its place to the next waiting one.
+    if (running >= n) await new Promise<void>((r) => waiting.push(r))
+    else running++
+    try {
+      return await run()
+    } finally {
+      const next = waiting.shift()
+      if (next) next()
+      else running--
+    }
+  }
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return
   const text = JSON.stringify(body)
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  })
   res.end(text)
 }

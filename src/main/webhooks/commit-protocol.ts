@@ -24,7 +24,10 @@ export interface StorageFailure {
 
 /** One delivery of a committed transaction: its row, or why this delivery alone can never be
  * stored (the others of its transaction were). */
-export type ItemResult = { ok: true; row: CommittedRow } | { ok: false; code: string | null; message: string }
+/** A failed item is refused alone: 400 (it can never be stored), or 503 when `retryable` (its row
+ * is locked by another session now; a redelivery will go through). */
+export type ItemResult =
+  { ok: true; row: CommittedRow } | { ok: false; code: string | null; message: string; retryable?: boolean }
 
 export interface CommitRequest {
   id: number

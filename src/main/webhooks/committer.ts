@@ -22,7 +22,8 @@ export type { StorageFailure } from './commit-protocol'
 /** One delivery after its transaction committed: stored (a first delivery, a duplicate, or a
  * conflicting redelivery), or refused alone because it can never be stored. */
 export type StoredItem =
-  { ok: true; summary: EventSummary; duplicate: boolean; conflict: boolean } | { ok: false; reason: string }
+  | { ok: true; summary: EventSummary; duplicate: boolean; conflict: boolean }
+  | { ok: false; reason: string; retryable?: boolean }
 
 export type CommitResult = { ok: true; items: StoredItem[] } | { ok: false; failure: StorageFailure }
 
@@ -51,7 +52,9 @@ export function resultOf(reply: CommitReply): CommitResult {
             duplicate: item.row.deliveries > 1,
             conflict: item.row.conflicted === 1,
           }
-        : { ok: false, reason: `the event cannot be stored (${item.message})` },
+        : item.retryable
+          ? { ok: false, reason: `the event cannot be stored now (${item.message})`, retryable: true }
+          : { ok: false, reason: `the event cannot be stored (${item.message})` },
     ),
   }
 }

@@ -15,7 +15,7 @@ import { answeredByListener, explainElsewhere, explainFailure, explainPath, prob
 import { sampleEnvelope, sendTestEvent } from './send'
 import { signBody } from './verify'
 import type { SentTestEvent } from './send'
-import { LatencyWindow } from './stats'
+import { ActivityWindow, LatencyWindow, recordNew } from './stats'
 import { createEventStore } from './store'
 import type { EventStore } from './store'
 
@@ -31,7 +31,7 @@ export { createIngest, createBatchedPublisher } from './ingest'
 export { startListener } from './listener'
 export type { ListenerCounters, ListenerSettings } from './listener'
 export { loadSecretsCache } from './secrets-cache'
-export { LatencyWindow } from './stats'
+export { ActivityWindow, LatencyWindow, recordNew } from './stats'
 export { resultOf, workerCommitter } from './committer'
 export type { CommitResult, Committer } from './committer'
 export type { CommitReply, ItemResult, PruneReply, StorageFailure } from './commit-protocol'
@@ -88,15 +88,28 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
   const counters: ListenerCounters = { accepted: 0, duplicates: 0, rejected: 0, conflicts: 0, unavailable: 0 }
   const latency = new LatencyWindow()
   const authorizationLatency = new LatencyWindow()
+  const activity = new ActivityWindow(Date.now())
+  // Seeded before the listener starts, so no event is counted twice; a restart keeps the hour's counts.
+  try {
+    const seedFrom = Date.now() - 3_600_000
+    activity.seed(store.receivedPerSecond(seedFrom), seedFrom)
+  } catch (error) {
+    ctx.storage.failed('listener activity', error)
+  }
   const committer = workerCommitter(ctx.db.name, {
     afterEvent: options.afterEvent,
     onRestart: (failure) => log.warn('commit worker stopped; starting it again', { ...failure }),
   })
   // Committed batches go to the committed-events channel (lossless); the screen's push is one of its subscribers.
-  const ingest = createIngest(committer, log, (events) => ctx.committed.publish({ origin, events }), {
-    committed: () => ctx.storage.committed(),
-    failed: (failure) => ctx.storage.failed('webhook commit', failure),
-  })
+  const ingest = createIngest(
+    committer,
+    log,
+    (events) => (recordNew(activity, events), ctx.committed.publish({ origin, events })),
+    {
+      committed: () => ctx.storage.committed(),
+      failed: (failure) => ctx.storage.failed('webhook commit', failure),
+    },
+  )
   let changed = false
   const identity = randomBytes(12).toString('hex')
   const config = ctx.config().listener
@@ -164,6 +177,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
     ...counters,
     latency: latency.summary(),
     authorizationLatency: authorizationLatency.summary(),
+    activity: activity.summary(Date.now()),
     storage: ctx.storage.status(),
     recentRejections: reading('listener rejections', () => store.recentRejections(50), []),
     outages: reading('listener outages', () => store.outages(10, 2_000), []),
@@ -190,9 +204,15 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
   }, probeEveryMs / 2)
   alive.unref()
   const offStorage = ctx.storage.onChange(() => (changed = true))
+  // Counts of the last minute and hour fall as time passes, with no delivery to mark a change:
+  // they are compared each second too, so a quiet listener never shows an old rate as current.
+  let pushedCounts = ''
   const pushStatus = setInterval(() => {
-    if (!changed) return
+    const a = activity.summary(Date.now())
+    const counts = `${a.lastMinute}/${a.lastHour}`
+    if (!changed && counts === pushedCounts) return
     changed = false
+    pushedCounts = counts
     try {
       ctx.push.publish('events.listener', status())
     } catch (error) {

@@ -96,6 +96,7 @@ export function createIngest(
     const summaries: CommittedEvent[] = []
     batch.forEach((b, i) => {
       const item = result.items[i]
+      if (item && !item.ok && item.retryable) return b.resolve(err('unavailable', `${item.reason}.`))
       if (!item || !item.ok) {
         const reason = item ? item.reason : 'the store returned no row for this event'
         log.warn('webhook delivery cannot be stored; answering 400', { id: b.params.id, reason })

@@ -267,7 +267,8 @@ function handle(
         if (!committed.ok) {
           if (committed.error.code === 'bad_request') return reject(400, committed.error.message, body.length)
           hooks.counters.unavailable++
-          return send(res, 503, { error: 'the event could not be stored; retry later' })
+          // The cause (disk full, the store stalled…) goes to the sender's delivery log too.
+          return send(res, 503, { error: `${committed.error.message} Retry later.` })
         }
         if (committed.value.duplicate) hooks.counters.duplicates++
         else hooks.counters.accepted++

@@ -87,6 +87,8 @@ export interface EventStore {
   /** Rows for export, newest first, with data and conflicts; calls `each` so the caller streams. */
   forEachForExport(filter: EventFilter, limit: number, each: (row: SerializedEvent) => void): number
   recentRejections(limit: number): Rejection[]
+  /** New events from the local listener (not synced) per second since `from`, for the activity counts. */
+  receivedPerSecond(from: number): { second: number; count: number }[]
   startRun(at: number): number
   stopRun(run: number, at: number): void
   outages(limit: number, minGapMs: number): { from: number; to: number }[]
@@ -173,6 +175,10 @@ export function createEventStore(db: Database): EventStore {
       prepared(
         'SELECT at, path, status, reason, size, remote FROM webhook_rejections ORDER BY seq DESC LIMIT ?',
       ).all(limit) as Rejection[],
+    receivedPerSecond: (from) =>
+      prepared(
+        'SELECT received_at / 1000 AS second, count(*) AS count FROM events WHERE received_at >= ? AND source IS NULL GROUP BY second',
+      ).all(from) as { second: number; count: number }[],
     startRun: (at) =>
       Number(
         prepared('INSERT INTO listener_runs (started_at, alive_at) VALUES (?, ?)').run(at, at)

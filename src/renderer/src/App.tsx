@@ -10,6 +10,8 @@ import { RestartBanner } from './components/RestartBanner'
 import { StorageStatus } from './components/StorageStatus'
 import { ViewBoundary } from './components/ViewBoundary'
 import { useBrowserNotifications } from './components/alerts/useBrowserNotifications'
+import { useAlertsStore } from './stores/alerts'
+import { zoneLabel } from '../../shared/time'
 
 function useHashRoute() {
   const [route, setRoute] = useState(() => routeFromHash(window.location.hash))
@@ -25,6 +27,9 @@ function useHashRoute() {
   }, [])
   return route
 }
+
+/** The zone every time is written in, said once (the offset as of the page's load). */
+const zone = zoneLabel(Date.now())
 
 function useDigitShortcuts(enabled: boolean) {
   useEffect(() => {
@@ -50,7 +55,9 @@ export function App() {
   useBrowserNotifications()
   useEffect(() => {
     void load()
+    void useAlertsStore.getState().loadOpen()
   }, [load])
+  const openIncidents = useAlertsStore((s) => s.open?.length ?? 0)
   const { View } = route
   return (
     <div className="shell">
@@ -65,7 +72,19 @@ export function App() {
                 aria-keyshortcuts={digitShortcuts ? r.key : undefined}
               >
                 <span>{r.label}</span>
-                {digitShortcuts && <kbd>{r.key}</kbd>}
+                {r.id === 'alerts' && openIncidents > 0 && (
+                  <span
+                    className="nav-count"
+                    title={`${openIncidents} open incident${openIncidents === 1 ? '' : 's'}`}
+                  >
+                    {openIncidents} open
+                  </span>
+                )}
+                {digitShortcuts && (
+                  <kbd title={`shortcut: press ${r.key}`} aria-hidden="true">
+                    {r.key}
+                  </kbd>
+                )}
               </a>
             </li>
           ))}
@@ -74,6 +93,10 @@ export function App() {
           <BackendStatus health={health} />
           <StorageStatus />
           <span className="transport">{backend().transport === 'ipc' ? 'desktop' : 'browser'}</span>
+          {/* Every time in the console is in this zone, written once here rather than on each time. */}
+          <span className="transport" data-testid="time-zone">
+            times in {zone}
+          </span>
         </div>
       </nav>
       <main className="content" aria-label={route.label}>

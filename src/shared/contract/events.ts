@@ -96,6 +96,14 @@ export const ListenerStatus = z.object({
   latency: LatencyStats,
   /** The same for card.authorization.request, which the service needs answered within 2 s. */
   authorizationLatency: LatencyStats,
+  /** New events the listener stored in the last minute and hour, and when the last one came.
+   * `since`: the counts cover only time after it (the start, or an hour back read from the store). */
+  activity: z.object({
+    lastMinute: z.number().int(),
+    lastHour: z.number().int(),
+    lastEventAt: z.number().nullable(),
+    since: z.number(),
+  }),
   recentRejections: z.array(Rejection),
   /** Times the listener was not running (previous run's last sign of life → next start). */
   outages: z.array(z.object({ from: z.number(), to: z.number() })),

@@ -319,6 +319,11 @@ export const paymentsMethods = {
     z.object({ ids: z.array(z.string().min(1).max(200)).min(1).max(100), confirmLive }).strict(),
     CleanupResult,
   ),
+  'payments.publicUrl.state': method(
+    'Whether listener.publicUrl reached this console’s listener at its last check (no new check)',
+    z.object({}).strict(),
+    PublicUrlState,
+  ),
   'payments.publicUrl.check': method(
     'Check now whether listener.publicUrl reaches this console’s listener',
     z.object({}).strict(),

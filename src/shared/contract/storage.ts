@@ -5,7 +5,9 @@ import { method } from './define'
  * fix; the back end keeps retrying and returns to `ok` by itself when the disk or the lock frees.
  * While it is not `ok`, the webhook listener answers 503 (the service redelivers later). */
 export const StorageStatus = z.object({
-  state: z.enum(['ok', 'full', 'locked', 'failing']),
+  /** `stalled`: a relay's PostgreSQL did not commit within the commit deadline (frozen, a lock
+   * held, overloaded); the deliveries meanwhile are answered 503. */
+  state: z.enum(['ok', 'full', 'locked', 'failing', 'stalled']),
   /** The database file. */
   file: z.string(),
   /** What is wrong, in one sentence (`Disk full at /data: 0 B free.`); null while ok. */

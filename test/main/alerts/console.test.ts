@@ -238,6 +238,11 @@ describe('alert channels and metrics in serve mode', () => {
       () => c.backend.services.forward.status().targets[0]?.failing === 1 || undefined,
       'the forward to the dead target to fail once',
     )
+    // The attempt's report reaches the counter in its own message from the forward worker.
+    await waitFor(
+      () => c.backend.context.meters.forward.failures?.() === 1 || undefined,
+      'the failed attempt to be counted',
+    )
 
     expect((await fetch(`${c.url}/metrics`)).status).toBe(401)
     const response = await fetch(`${c.url}/metrics`, { headers: { authorization: `Bearer ${c.token}` } })

@@ -154,9 +154,12 @@ describe('the built desktop shell under a stand-in for Electron', () => {
   })
 
   it("starts the tray from the chains' current statuses, with open and quit in its menu", () => {
-    expect(report.trayTooltip).toBe('watchdesk\nchains: none configured (set rpcBaseUrl and the project uid)')
+    // The same one-line summary as the Overview's (src/shared/glance.ts).
+    expect(report.trayTooltip).toBe(
+      'watchdesk\nno incidents · no chains configured · 0 events/min\nset rpcBaseUrl and the project uid to watch chains',
+    )
     expect(report.trayMenu).toEqual([
-      'chains: none configured (set rpcBaseUrl and the project uid)',
+      'no incidents · no chains configured · 0 events/min',
       'separator',
       'Open watchdesk',
       'Quit watchdesk',
@@ -191,25 +194,35 @@ describe('the built desktop shell under a stand-in for Electron', () => {
   })
 
   it('counts alerting events in the tray until the window is opened, rebuilding it only when it changes', () => {
-    expect(report.trayWithUnseen).toEqual({
-      tooltip:
-        'watchdesk\nchains: none configured (set rpcBaseUrl and the project uid)\n2 unseen alerting events',
-      badge: 2,
-      menu: [
-        'chains: none configured (set rpcBaseUrl and the project uid)',
-        '2 unseen alerting events',
-        'separator',
-        'Open watchdesk',
-        'Quit watchdesk',
-      ],
-    })
-    expect(report.trayAfterOpen).toEqual({
-      tooltip: 'watchdesk\nchains: none configured (set rpcBaseUrl and the project uid)',
-      badge: 0,
-      visible: true,
-    })
-    // Five looks: waiting for the first poll, none configured, 1 unseen, 2 unseen, none again.
-    expect(report.trayUpdates).toEqual({ image: 3, tooltip: 5, menu: 5 })
+    // Events per minute counts the test events the listener stored (1 to 3 by the time it is read).
+    const line = /^no incidents · no chains configured · [1-3] events\/min$/
+    expect(report.trayWithUnseen.badge).toBe(2)
+    expect(report.trayWithUnseen.tooltip.split('\n')).toEqual([
+      'watchdesk',
+      expect.stringMatching(line),
+      'set rpcBaseUrl and the project uid to watch chains',
+      '2 unseen alerting events',
+    ])
+    expect(report.trayWithUnseen.menu).toEqual([
+      expect.stringMatching(line),
+      '2 unseen alerting events',
+      'separator',
+      'Open watchdesk',
+      'Quit watchdesk',
+    ])
+    expect(report.trayAfterOpen.badge).toBe(0)
+    expect(report.trayAfterOpen.visible).toBe(true)
+    expect(report.trayAfterOpen.tooltip.split('\n')).toEqual([
+      'watchdesk',
+      expect.stringMatching(line),
+      'set rpcBaseUrl and the project uid to watch chains',
+    ])
+    // The icon changes with the level only (idle, amber while unseen, idle again); the tooltip is
+    // handed to Electron only when its words change (the listener pushes every second).
+    expect(report.trayUpdates.image).toBe(3)
+    const tooltips: string[] = report.trayTooltips
+    expect(tooltips.filter((t, i) => i > 0 && t === tooltips[i - 1])).toEqual([])
+    expect(report.trayUpdates.tooltip).toBe(tooltips.length)
   })
 
   it('shows nothing for an alert muted from the console, and records it as muted', () => {

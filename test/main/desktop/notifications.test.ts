@@ -148,6 +148,31 @@ describe('desktop attention over the push bus', () => {
     expect(trays.at(-1)).toMatchObject({ unseenAlerts: 1 })
   })
 
+  it('carries incidents, events per minute, failing targets and relay sources in the tray summary', () => {
+    const push = createPushBus()
+    const { trays } = attend(push)
+    push.publish('chains.status', {
+      at: '2026-01-01T00:00:00Z',
+      chains: [chain(1, 'Ethereum', 'healthy'), chain(137, 'Polygon', 'lagging')],
+    })
+    publishTrayFacts(push)
+    expect(trays.at(-1)).toMatchObject({
+      level: 'bad',
+      summary:
+        '2 incidents · 2 chains, 1 lagging · 1 forward target failing · 1 relay source not syncing · 38 events/min',
+    })
+    // The counts fall back: a closed incident and a recovered target leave the summary at once.
+    push.publish('alerts.changed', { openIncidents: 0 })
+    push.publish('forward.status', {
+      targets: [{ health: 'ok' }],
+      authorizationBudgetMs: 2000,
+      problem: null,
+    } as never)
+    expect(trays.at(-1)!.summary).toBe(
+      'no incidents · 2 chains, 1 lagging · 1 relay source not syncing · 38 events/min',
+    )
+  })
+
   it('ignores a payload of another shape instead of throwing', () => {
     const push = createPushBus()
     const { attention, trays, notes } = attend(push)
@@ -155,10 +180,24 @@ describe('desktop attention over the push bus', () => {
     attention.handle({ topic: 'chains.status', payload: { chains: [{ serviceId: 'x' }] } })
     attention.handle({ topic: 'events.appended', payload: 42 })
     attention.handle({ topic: 'alerts.alert', payload: { title: 'no rule, no kind' } })
+    attention.handle({ topic: 'alerts.changed', payload: { openIncidents: 'two' } })
+    attention.handle({ topic: 'events.listener', payload: { listening: true } })
     expect(trays.length).toBe(before)
     expect(notes).toEqual([])
   })
 })
+
+/** The other facts the tray follows, as their capabilities push them (only the fields it reads). */
+function publishTrayFacts(push: PushBus): void {
+  push.publish('alerts.changed', { openIncidents: 2 })
+  push.publish('events.listener', { listening: true, activity: { lastMinute: 38 } } as never)
+  push.publish('forward.status', {
+    targets: [{ health: 'failing' }, { health: 'ok' }],
+    authorizationBudgetMs: 2000,
+    problem: null,
+  } as never)
+  push.publish('sources.status', { sources: [{ state: 'unreachable' }, { state: 'live' }] } as never)
+}
 
 /** The real alerts capability (default `desktop` channel) behind the poller and a scripted node,
  * the desktop's attention on the same push bus. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { trayBitmap, trayState } from '../../../src/main/desktop/tray-status'
+import { trayBitmap, trayLook, trayState } from '../../../src/main/desktop/tray-status'
 import { chain } from './chains-fixture'
 
 describe('tray state from chain statuses', () => {
@@ -14,7 +14,7 @@ describe('tray state from chain statuses', () => {
     )
     expect(state.level).toBe('good')
     expect(state.worst).toBe('healthy')
-    expect(state.tooltip).toBe('watchdesk\nchains: all 2 healthy')
+    expect(state.tooltip).toBe('watchdesk\n2 chains, all healthy')
   })
 
   it('takes the worst status: wrong network beats down beats stalled beats lagging', () => {
@@ -46,7 +46,7 @@ describe('tray state from chain statuses', () => {
       ],
       0,
     )
-    expect(state.tooltip).toBe('watchdesk\nchains: 2 down, 1 lagging (Ethereum, Polygon)')
+    expect(state.tooltip).toBe('watchdesk\n4 chains, 2 down, 1 lagging\nnot working: Ethereum, Polygon')
   })
 
   it('ignores chains that are not configured or disabled, and says when none is configured', () => {
@@ -58,7 +58,7 @@ describe('tray state from chain statuses', () => {
     ).toBe('good')
     const none = trayState([chain(1, 'Ethereum', 'not_configured')], 0)
     expect(none).toMatchObject({ level: 'idle', worst: null })
-    expect(none.tooltip).toContain('none configured')
+    expect(none.tooltip).toContain('no chains configured')
     expect(trayState([], 0).tooltip).toContain('waiting for the first poll')
   })
 
@@ -68,6 +68,31 @@ describe('tray state from chain statuses', () => {
     expect(trayState(healthy, 1).tooltip).toMatch(/\n1 unseen alerting event$/)
     expect(trayState(healthy, 3).tooltip).toMatch(/\n3 unseen alerting events$/)
     expect(trayState([chain(1, 'Ethereum', 'down')], 5).level).toBe('bad')
+  })
+})
+
+describe('tray summary shared with the Overview', () => {
+  it('carries incidents, chains and events per minute in the tooltip and the menu line', () => {
+    const chains = [chain(1, 'Ethereum', 'healthy'), chain(137, 'Polygon', 'lagging')]
+    const state = trayState(chains, 0, { openIncidents: 2, eventsPerMinute: 38 })
+    expect(state.summary).toBe('2 incidents · 2 chains, 1 lagging · 38 events/min')
+    expect(state.tooltip).toBe('watchdesk\n2 incidents · 2 chains, 1 lagging · 38 events/min')
+    expect(trayLook(state).menu.split('\n')[0]).toBe(state.summary)
+  })
+
+  it('turns a green tray red for an open incident and names failing targets and sources', () => {
+    const healthy = [chain(1, 'Ethereum', 'healthy')]
+    expect(trayState(healthy, 0, { openIncidents: 0, eventsPerMinute: 0 }).level).toBe('good')
+    const state = trayState(healthy, 0, {
+      openIncidents: 1,
+      eventsPerMinute: 0,
+      failingTargets: 1,
+      troubledSources: 2,
+    })
+    expect(state.level).toBe('bad')
+    expect(state.summary).toBe(
+      '1 incident · 1 chain healthy · 1 forward target failing · 2 relay sources not syncing · 0 events/min',
+    )
   })
 })
 

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -6,37 +6,11 @@ import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { usePostgres } from '../../support/postgres'
 import { waitFor } from '../../support/wait'
+import { spawnRelay } from '../../support/relay-process'
 import { deliver, relaySecret } from './helpers'
 
 const root = join(import.meta.dirname, '../../..')
 const bin = join(root, 'bin/watchdesk')
-
-/** `bin/watchdesk relay` from the built bundle, as an operator runs it. */
-async function spawnRelay(store: string): Promise<{ child: ChildProcess; webhooks: string; sync: string }> {
-  const child = spawn(
-    process.execPath,
-    [bin, 'relay', '--store', store, '--listener-port', '0', '--port', '0'],
-    {
-      env: { ...process.env, WATCHDESK_WEBHOOK_SECRETS: relaySecret, WATCHDESK_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
-  let out = ''
-  let errors = ''
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
-  child.stderr!.on('data', (d: Buffer) => (errors += d.toString()))
-  const urls = await waitFor(
-    () => {
-      if (child.exitCode !== null) throw new Error(`the relay exited (${child.exitCode}): ${errors}`)
-      const webhooks = /^webhooks: (\S+)$/m.exec(out)?.[1]
-      const sync = /^sync: +(\S+)$/m.exec(out)?.[1]
-      return webhooks && sync ? { webhooks, sync } : undefined
-    },
-    'the relay to print its URLs',
-    { timeoutMs: 20_000 },
-  )
-  return { child, ...urls }
-}
 
 describe('relays under kill -9', () => {
   const postgres = usePostgres()
@@ -48,7 +22,8 @@ describe('relays under kill -9', () => {
   it('keep every delivery that got 200 from either relay when one is killed mid-load', async () => {
     expect(existsSync(join(root, 'out/main/cli.js')), 'the built bundle (npm run build)').toBe(true)
     const url = postgres().createDatabase('crash')
-    const [a, b] = [await spawnRelay(url), await spawnRelay(url)]
+    const env = { WATCHDESK_WEBHOOK_SECRETS: relaySecret }
+    const [a, b] = [await spawnRelay(url, env).ready, await spawnRelay(url, env).ready]
     children.push(a.child, b.child)
     const ids = Array.from({ length: 3000 }, (_, i) => `evt_load_${String(i).padStart(5, '0')}`)
     const acknowledged: string[] = []

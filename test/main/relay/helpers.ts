@@ -1,8 +1,11 @@
 import { request } from 'node:http'
 import { Agent } from 'node:http'
-import { afterEach } from 'vitest'
+import { afterEach, expect } from 'vitest'
+import type { EventParams } from '../../../src/main/webhooks/sql'
 import { silentLogger } from '../../../src/main/log'
 import { openPostgresStore } from '../../../src/main/relay/pg-store'
+import type { PgStoreOptions } from '../../../src/main/relay/pg-store'
+import type { SyncServerSettings } from '../../../src/main/relay/sync-server'
 import { openSqliteRelayStore, startRelay } from '../../../src/main/relay'
 import type { RelayStore, RunningRelay } from '../../../src/main/relay'
 import { createMemoryStore, observeSecrets } from '../../../src/main/secrets'
@@ -28,8 +31,50 @@ export function envelopeBody(
   })
 }
 
+export function params(id: string, extra: Record<string, unknown> = {}): EventParams {
+  const body = envelopeBody(id, 'funding.completed', extra)
+  return {
+    id,
+    type: 'funding.completed',
+    grp: 'payments',
+    created_at: '2025-01-01T00:00:00Z',
+    created_ms: Date.parse('2025-01-01T00:00:00Z'),
+    at: Date.now(),
+    endpoint: 'wh_relay',
+    data_id: `fund_${id}`,
+    body: Buffer.from(body),
+    data: JSON.stringify(JSON.parse(body).data),
+  }
+}
+
+/** Commits `count` events straight into a relay store, 1,000 per transaction. */
+export async function fill(
+  store: RelayStore,
+  prefix: string,
+  count: number,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  for (let i = 0; i < count; i += 1000) {
+    const batch = Array.from({ length: Math.min(1000, count - i) }, (_, j) =>
+      params(`${prefix}_${String(i + j).padStart(6, '0')}`, extra),
+    )
+    const result = await store.committer.commit(batch, [])
+    expect(result.ok).toBe(true)
+  }
+}
+
 /** Posts one signed delivery; resolves with the status (0 when the connection failed). */
-export function deliver(webhookUrl: string, id: string, body = envelopeBody(id)): Promise<number> {
+export async function deliver(webhookUrl: string, id: string, body = envelopeBody(id)): Promise<number> {
+  return (await deliverAnswer(webhookUrl, id, body)).status
+}
+
+/** Posts one signed delivery; resolves with the status (0 when the connection failed) and the
+ * answer's body. */
+export function deliverAnswer(
+  webhookUrl: string,
+  id: string,
+  body = envelopeBody(id),
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve) => {
     const req = request(
       webhookUrl,
@@ -39,11 +84,13 @@ export function deliver(webhookUrl: string, id: string, body = envelopeBody(id))
         headers: { 'content-type': 'application/json', 'x-service-signature': signBody(relaySecret, body) },
       },
       (res) => {
-        res.resume()
-        res.on('end', () => resolve(res.statusCode ?? 0))
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => (text += chunk))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
       },
     )
-    req.on('error', () => resolve(0))
+    req.on('error', () => resolve({ status: 0, text: '' }))
     req.end(body)
   })
 }
@@ -63,8 +110,8 @@ export function useRelays() {
     }
   })
   return {
-    async postgresStore(url: string): Promise<RelayStore> {
-      const store = unwrap(await openPostgresStore(url))
+    async postgresStore(url: string, options: PgStoreOptions = {}): Promise<RelayStore> {
+      const store = unwrap(await openPostgresStore(url, options))
       opened.push({ store })
       return store
     },
@@ -74,10 +121,7 @@ export function useRelays() {
       opened.push({ store })
       return store
     },
-    async relay(
-      store: RelayStore,
-      sync: { heartbeatMs?: number; port?: number } = {},
-    ): Promise<RunningRelay> {
+    async relay(store: RelayStore, sync: Partial<SyncServerSettings> = {}): Promise<RunningRelay> {
       const relay = unwrap(
         await startRelay({
           store,

@@ -1,39 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { createRelayToken } from '../../../src/main/relay'
-import type { RelayStore } from '../../../src/main/relay'
-import type { EventParams } from '../../../src/main/webhooks/sql'
 import type { PushMessage } from '../../../src/shared/contract'
 import { unwrap } from '../../../src/shared/result'
 import { usePostgres } from '../../support/postgres'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
-import { deliver, envelopeBody, useFollowingConsoles, useRelays } from './helpers'
-
-function params(id: string): EventParams {
-  const body = envelopeBody(id)
-  return {
-    id,
-    type: 'funding.completed',
-    grp: 'payments',
-    created_at: '2025-01-01T00:00:00Z',
-    created_ms: Date.parse('2025-01-01T00:00:00Z'),
-    at: Date.now(),
-    endpoint: 'wh_relay',
-    data_id: `fund_${id}`,
-    body: Buffer.from(body),
-    data: JSON.stringify(JSON.parse(body).data),
-  }
-}
-
-async function fill(store: RelayStore, prefix: string, count: number): Promise<void> {
-  for (let i = 0; i < count; i += 1000) {
-    const batch = Array.from({ length: Math.min(1000, count - i) }, (_, j) =>
-      params(`${prefix}_${String(i + j).padStart(6, '0')}`),
-    )
-    const result = await store.committer.commit(batch, [])
-    expect(result.ok).toBe(true)
-  }
-}
+import { deliver, fill, useFollowingConsoles, useRelays } from './helpers'
 
 describe('a console following a relay as a source', () => {
   const postgres = usePostgres()

@@ -34,10 +34,13 @@ export function createTray(actions: TrayMenuActions): { show(state: TrayState): 
         app.setBadgeCount(look.badge)
       }
       if (changed.includes('menu')) {
-        const summary = state.tooltip.split('\n')[1] ?? ''
         tray.setContextMenu(
           Menu.buildFromTemplate(
-            trayMenu({ summary, unseenAlerts: state.unseenAlerts, actions }) as MenuItemConstructorOptions[],
+            trayMenu({
+              summary: state.summary,
+              unseenAlerts: state.unseenAlerts,
+              actions,
+            }) as MenuItemConstructorOptions[],
           ),
         )
       }

@@ -2,16 +2,14 @@ import { useNow } from '../hooks/useNow'
 import { useStaleSince, useLinkStore } from '../stores/link'
 import { StatusBadge } from './Status'
 import type { ResponseOf } from '../../../shared/contract'
+import { formatClock, formatDuration } from '../../../shared/time'
 
-export const clockTime = (ms: number) => new Date(ms).toLocaleTimeString('en-GB', { hour12: false })
+/** A time of today in the one format (src/shared/time.ts): `13:07:01`. */
+export const clockTime = (ms: number) => formatClock(ms)
 
 /** "42 s", "3 min 5 s", "2 h 10 min": how old a figure is. */
 export function formatAge(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000))
-  if (s < 60) return `${s} s`
-  const m = Math.floor(s / 60)
-  if (m < 60) return `${m} min ${s % 60} s`
-  return `${Math.floor(m / 60)} h ${m % 60} min`
+  return ms < 60_000 ? `${Math.max(0, Math.floor(ms / 1000))} s` : formatDuration(ms)
 }
 
 /** The sidebar's back-end status: the version in green only while heartbeats arrive. */

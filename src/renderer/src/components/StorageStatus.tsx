@@ -7,6 +7,7 @@ const labels: Record<Storage['state'], string> = {
   full: 'storage: disk full',
   locked: 'storage: locked',
   failing: 'storage failing',
+  stalled: 'storage stalled',
 }
 
 /** Red with the cause and the fix while the database cannot commit; nothing while it can (calm

@@ -19,10 +19,15 @@ interface AlertsState {
   log: AlertRecord[]
   mutes: MuteInfo[]
   channels: ResponseOf<'alerts.channels'> | null
+  /** Every open incident, whatever the view's filter (the sidebar's count, the Overview's tile);
+   * null until the first answer. */
+  open: Incident[] | null
   error: ApiError | null
   /** The incident a link opened (`#/alerts/incident/12`): highlighted in the table. */
   linkedIncident: number | null
   load(): Promise<void>
+  /** Loads the open incidents and follows `alerts.changed` from then on. */
+  loadOpen(): Promise<void>
   setFilter(filter: IncidentFilter): void
   mute(minutes: number, serviceIds?: number[]): Promise<void>
   unmute(id: string): Promise<void>
@@ -30,6 +35,7 @@ interface AlertsState {
 }
 
 let subscribed = false
+let followingOpen = false
 
 export const useAlertsStore = create<AlertsState>((set, get) => ({
   filter: {},
@@ -37,6 +43,7 @@ export const useAlertsStore = create<AlertsState>((set, get) => ({
   log: [],
   mutes: [],
   channels: null,
+  open: null,
   error: null,
   linkedIncident: null,
   async load() {
@@ -44,6 +51,7 @@ export const useAlertsStore = create<AlertsState>((set, get) => ({
       subscribed = true
       backend().onPush('alerts.changed', () => void get().load())
     }
+    void get().loadOpen()
     const [incidents, log, mutes] = await Promise.all([
       backend().call('alerts.incidents', { ...get().filter, limit: 200 }),
       backend().call('alerts.log', { limit: 200 }),
@@ -55,6 +63,14 @@ export const useAlertsStore = create<AlertsState>((set, get) => ({
       mutes: mutes.ok ? mutes.value.mutes : get().mutes,
       error: !incidents.ok ? incidents.error : !log.ok ? log.error : !mutes.ok ? mutes.error : null,
     })
+  },
+  async loadOpen() {
+    if (!followingOpen) {
+      followingOpen = true
+      backend().onPush('alerts.changed', () => void get().loadOpen())
+    }
+    const r = await backend().call('alerts.incidents', { open: true, limit: 1000 })
+    if (r.ok) set({ open: r.value.incidents })
   },
   setFilter(filter) {
     set({ filter })

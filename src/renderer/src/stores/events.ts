@@ -50,6 +50,8 @@ interface EventsState {
   setFollowing(following: boolean): void
   showHeld(): void
   refreshListener(): Promise<void>
+  /** Follows the `events.listener` push (the Overview, without the table's subscriptions). */
+  followListener(): Disposable
   sendTest(type: string, endpoint?: string): Promise<void>
   exportFiltered(format: 'jsonl' | 'csv'): Promise<ExportedFile | null>
   /** Applies one `events.appended` push (exported for tests; attach wires it). */
@@ -246,6 +248,10 @@ export const useEventsStore = create<EventsState>((set, get) => ({
       const missed = page.value.rows.filter((r) => !known.has(r.id))
       set({ held: mergeNewest(missed, s.held), count: count.ok ? count.value : s.count })
     })
+  },
+
+  followListener() {
+    return backend().onPush('events.listener', (listener) => set({ listener }))
   },
 
   attach() {

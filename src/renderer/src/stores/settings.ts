@@ -45,6 +45,8 @@ interface SettingsState {
   setProjectUid(uid: string): Promise<boolean>
   removeProjectUid(): Promise<void>
   checkPublicUrl(): Promise<void>
+  /** The last check's answer (no new check) and every change after it: the Overview's tile. */
+  followPublicUrl(): Disposable
   attach(): Disposable
 }
 
@@ -123,6 +125,12 @@ export const useSettingsStore = create<SettingsState>((set, get) => {
     async checkPublicUrl() {
       const result = await backend().call('payments.publicUrl.check', {})
       if (result.ok) set({ publicUrl: result.value })
+    },
+    followPublicUrl() {
+      void backend()
+        .call('payments.publicUrl.state', {})
+        .then((r) => r.ok && set({ publicUrl: r.value }))
+      return backend().onPush('payments.publicUrl', (publicUrl) => set({ publicUrl }))
     },
     attach() {
       void get().loadProjectUid()

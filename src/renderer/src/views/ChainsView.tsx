@@ -19,6 +19,7 @@ import { excludedSummary } from '../components/chains/sources'
 import { StaleNote } from '../components/Liveness'
 import { useChainsStore } from '../stores/chains'
 import { useStaleSince } from '../stores/link'
+import { formatClock } from '../../../shared/time'
 
 function Summary({ chains }: { chains: ChainStatus[] }) {
   const counts = chainStatuses
@@ -162,7 +163,7 @@ export function ChainsView() {
         <span className="spacer" />
         <StaleNote />
         {snapshot && !stale && (
-          <span className="hint num">updated {new Date(snapshot.at).toLocaleTimeString('en-GB')}</span>
+          <span className="hint num">updated {formatClock(Date.parse(snapshot.at))}</span>
         )}
       </header>
       {error && <p className="banner banner-bad">{error.message}</p>}

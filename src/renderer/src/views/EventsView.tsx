@@ -14,6 +14,8 @@ import { useStaleSince } from '../stores/link'
 import { SourcesStrip } from '../components/sources/SourceProgress'
 import { ForwardStrip } from '../components/forward/ForwardStrip'
 import { ReplayFilteredButton } from '../components/forward/ReplayFilteredButton'
+import { useForwardStore } from '../components/forward/store'
+import { useSourcesStore } from '../stores/sources'
 
 const ranges = [
   { id: 'any', label: 'Any time', ms: null },
@@ -72,22 +74,35 @@ export function EventsView() {
           <EventCount />
         </span>
         <span className="spacer" />
-        <select aria-label="Test event type" value={testType} onChange={(e) => setTestType(e.target.value)}>
-          {eventTypes.map((t) => (
-            <option key={t.type}>{t.type}</option>
-          ))}
-        </select>
-        <button
-          onClick={() => void sendTest(testType)}
-          disabled={s.listening === false}
-          title={
-            s.listening === false
-              ? 'The webhook listener is not running'
-              : 'Sign a sample envelope with a configured secret and post it to the listener'
-          }
-        >
-          Send test event
-        </button>
+        {/* One framed control, labelled, so the type picker reads as part of "send a test event"
+            and never as a filter of the table below. */}
+        <div className="send-test" role="group" aria-label="Send a test event">
+          <label htmlFor="test-event-type" className="send-test-label">
+            Test event
+          </label>
+          <select
+            id="test-event-type"
+            aria-label="Test event type"
+            value={testType}
+            onChange={(e) => setTestType(e.target.value)}
+          >
+            {eventTypes.map((t) => (
+              <option key={t.type}>{t.type}</option>
+            ))}
+          </select>
+          <button
+            aria-label="Send test event"
+            onClick={() => void sendTest(testType)}
+            disabled={s.listening === false}
+            title={
+              s.listening === false
+                ? 'The webhook listener is not running'
+                : 'Sign a sample envelope with a configured secret and post it to the listener'
+            }
+          >
+            Send
+          </button>
+        </div>
         <button onClick={() => void exportAs('jsonl')}>Export JSON lines</button>
         <button onClick={() => void exportAs('csv')}>Export CSV</button>
       </header>
@@ -210,6 +225,10 @@ function EventsBody({
     return () => window.removeEventListener('keydown', onKey)
   }, [selectedId, closeDetail])
   const selected = rows.find((r) => r.id === selectedId) ?? detail
+  // Columns that would say the same word on every row give their room to type and id.
+  const hasTargets = useForwardStore((s) => (s.status?.targets.length ?? 0) > 0)
+  const hasSources = useSourcesStore((s) => (s.sources?.length ?? 0) > 0)
+  const showSource = hasSources || rows.some((r) => r.source)
   return (
     <div className={selected ? 'events-body with-detail' : 'events-body'}>
       {rows.length === 0 && !loading ? (
@@ -225,7 +244,7 @@ function EventsBody({
               <p>
                 Signed webhooks arrive at <code>{listenerUrl ?? 'http://127.0.0.1:7421'}/webhooks</code>.
                 Register that URL (through a tunnel or reverse proxy) as a webhook endpoint, or press “Send
-                test event” to post a signed sample here.
+                Send” beside Test event to post a signed sample here.
               </p>
             )}
           </EmptyState>
@@ -238,6 +257,8 @@ function EventsBody({
           onSelect={onSelect}
           onNearEnd={onNearEnd}
           onScrolledTop={setFollowing}
+          showForward={hasTargets}
+          showSource={showSource}
         />
       )}
       {selected && <EventDetailPane summary={selected} detail={detail} onClose={closeDetail} />}

@@ -1,52 +1,118 @@
+import { useEffect } from 'react'
+import { glance, troubledSourceStates } from '../../../shared/glance'
 import { useAppStore } from '../stores/app'
+import { useAlertsStore } from '../stores/alerts'
+import { useChainsStore } from '../stores/chains'
+import { useEventsStore } from '../stores/events'
+import { useSettingsStore } from '../stores/settings'
+import { useForwardStore } from '../components/forward/store'
+import { useSources } from '../components/sources/useSources'
 import { StatusBadge } from '../components/Status'
 import { FirstRun } from '../components/FirstRun'
 import { ChainStrip } from '../components/chains/ChainStrip'
 import { BackendStatus, StaleNote } from '../components/Liveness'
 import { useStaleSince } from '../stores/link'
+import { useNow } from '../hooks/useNow'
+import { Fact, Tile } from '../components/overview/Tile'
+import {
+  ForwardTile,
+  IncidentsTile,
+  ListenerTile,
+  PublicUrlTile,
+  SourcesTile,
+} from '../components/overview/tiles'
 
+/** The glance page: at 1280×800 without scrolling it answers "is anything wrong, and where?".
+ * One line (the same as the tray's), then a tile per part, each linking to its view, then the
+ * chains with their head lag. */
 export function OverviewView() {
-  const health = useAppStore((s) => s.health)
-  const settings = useAppStore((s) => s.settings)
   const error = useAppStore((s) => s.error)
   const stale = useStaleSince() !== null
+  const now = useNow(true)
+  const open = useAlertsStore((s) => s.open)
+  const listener = useEventsStore((s) => s.listener)
+  const forward = useForwardStore((s) => s.status)
+  const publicUrl = useSettingsStore((s) => s.publicUrl)
+  const chains = useChainsStore((s) => s.snapshot?.chains ?? null)
+  const { sources } = useSources()
+  useFollowGlanceFacts()
+  const summary = glance({
+    chains,
+    openIncidents: open?.length ?? null,
+    eventsPerMinute: listener?.activity.lastMinute ?? null,
+    failingTargets: forward?.targets.filter((t) => t.enabled && t.health === 'failing').length,
+    troubledSources: sources?.filter((s) => troubledSourceStates.has(s.state)).length,
+    listenerDown: listener ? !listener.listening : undefined,
+    publicUrlUnreachable: publicUrl?.state === 'unreachable',
+  })
   return (
-    <div className="view">
+    <div className="view overview" data-stale={stale || undefined}>
       <header className="view-head">
         <h1>Overview</h1>
+        <StatusBadge
+          tone={summary.tone}
+          label={summary.tone === 'good' ? 'all well' : summary.tone === 'muted' ? 'waiting' : 'needs a look'}
+        />
+        <span className="overview-line" data-testid="glance-line">
+          {summary.line}
+        </span>
+        <StaleNote />
       </header>
       {error && <p className="banner banner-bad">{error.message}</p>}
-      <FirstRun />
+      <div className="tiles">
+        <IncidentsTile open={open} now={now} />
+        <ListenerTile status={listener} now={now} />
+        <ForwardTile status={forward} now={now} />
+        <SourcesTile sources={sources} now={now} />
+        <PublicUrlTile state={publicUrl} now={now} />
+        <ConsoleTile />
+      </div>
       <ChainStrip />
-      <section className="panel" aria-label="This console" data-stale={stale || undefined}>
-        <div className="panel-title">
-          <h2>This console</h2>
-          <StaleNote />
-        </div>
-        <dl className="facts">
-          <dt>Back end</dt>
-          <dd>
-            <BackendStatus health={health} liveLabel="running" />
-          </dd>
-          <dt>Version</dt>
-          <dd className="tabular">{health?.version ?? '—'}</dd>
-          <dt>Keychain</dt>
-          <dd>
-            {settings ? (
-              <StatusBadge {...keychainBadge(settings.keychain)} title={settings.keychain.message} />
-            ) : (
-              '—'
-            )}
-          </dd>
-          <dt>Data dir</dt>
-          <dd className="mono">{settings?.dataDir ?? '—'}</dd>
-        </dl>
-        {/* An unreachable keychain is an item of the first-run checklist, with its fix: said once, there. */}
-        {settings && !settings.keychain.reachable && settings.keychain.backend === 'environment' && (
-          <p className="hint">{settings.keychain.message}</p>
-        )}
-      </section>
+      {/* Below the glance: what is wrong now comes first; the checklist hides once complete. */}
+      <FirstRun />
     </div>
+  )
+}
+
+/** Loads what the tiles show and follows its pushes while the Overview is open. */
+function useFollowGlanceFacts() {
+  useEffect(() => {
+    void useAlertsStore.getState().loadOpen()
+    void useEventsStore.getState().refreshListener()
+    const offListener = useEventsStore.getState().followListener()
+    const offForward = useForwardStore.getState().attach()
+    const offPublicUrl = useSettingsStore.getState().followPublicUrl()
+    return () => {
+      offListener.dispose()
+      offForward()
+      offPublicUrl.dispose()
+    }
+  }, [])
+}
+
+function ConsoleTile() {
+  const health = useAppStore((s) => s.health)
+  const settings = useAppStore((s) => s.settings)
+  const keychain = settings ? keychainBadge(settings.keychain) : null
+  const tone = !settings ? 'muted' : keychain!.tone
+  return (
+    <Tile
+      title="This console"
+      href="#/settings"
+      linkLabel="open Settings"
+      tone={tone}
+      label={!settings ? 'loading' : tone === 'good' ? 'ok' : 'keychain'}
+    >
+      <Fact label="back end">
+        <BackendStatus health={health} liveLabel={`running ${health?.version ?? ''}`.trim()} />
+      </Fact>
+      <Fact label="keychain">
+        {keychain ? <StatusBadge {...keychain} title={settings!.keychain.message} /> : '—'}
+      </Fact>
+      <Fact label="data dir">
+        <span className="mono">{settings?.dataDir ?? '—'}</span>
+      </Fact>
+    </Tile>
   )
 }
 

@@ -3,8 +3,9 @@ import { useEffect, useState } from 'react'
 import { EmptyState } from '../components/EmptyState'
 import { StatusBadge } from '../components/Status'
 import { usePaymentsStore } from '../stores/payments'
+import { formatClock } from '../../../shared/time'
 
-const clock = (ms: number) => new Date(ms).toLocaleTimeString('en-GB', { hour12: false })
+const clock = (ms: number) => formatClock(ms)
 
 /** GET /v1/wallets for the selected business: on demand and on an interval. The spec shows no
  * shape, so the columns are the fields present and the raw answer is one click away. */
@@ -114,8 +115,8 @@ export function WalletsView() {
           <table className="grid wallets-table">
             <thead>
               <tr>
-                {wallets.columns.map((c) => (
-                  <th key={c.key} className={c.kind === 'amount' ? 'num' : undefined}>
+                {wallets.columns.map((c, j) => (
+                  <th key={c.key} className={columnClass(c.kind, j, c.kind === 'amount' ? 'num' : undefined)}>
                     {c.key}
                   </th>
                 ))}
@@ -125,7 +126,15 @@ export function WalletsView() {
               {wallets.rows.map((row, i) => (
                 <tr key={i}>
                   {row.map((cell, j) => (
-                    <td key={j} className={cellClass(cell.kind, wallets.columns[j]!.kind)} title={cell.text}>
+                    <td
+                      key={j}
+                      className={columnClass(
+                        wallets.columns[j]!.kind,
+                        j,
+                        cellClass(cell.kind, wallets.columns[j]!.kind),
+                      )}
+                      title={cell.text}
+                    >
                       {cell.kind === 'status' ? (
                         <StatusBadge tone={statusTone(cell.text)} label={cell.text} />
                       ) : (
@@ -140,6 +149,12 @@ export function WalletsView() {
           <p className="hint">
             <span className="num">{wallets.rows.length}</span> wallet{wallets.rows.length === 1 ? '' : 's'} ·
             list found in <span className="mono">{wallets.source}</span> · amounts as the service sent them
+            {extraColumns(wallets.columns).length > 0 && (
+              <span className="narrow-only">
+                {' '}
+                · at this width {extraColumns(wallets.columns).join(', ')} are in Raw JSON
+              </span>
+            )}
           </p>
         </div>
       )}
@@ -153,6 +168,17 @@ export function WalletsView() {
       )}
     </div>
   )
+}
+
+/** The columns a glance needs (the first, ids, currency, amounts, status) always show; the others
+ * give way below 1200 px (named under the table, whole in Raw JSON) so no balance is ever cut. */
+const priorityKinds = new Set(['id', 'currency', 'amount', 'status'])
+const isExtra = (kind: string, index: number) => index > 0 && !priorityKinds.has(kind)
+const extraColumns = (columns: { key: string; kind: string }[]) =>
+  columns.filter((c, i) => isExtra(c.kind, i)).map((c) => c.key)
+
+function columnClass(kind: string, index: number, base: string | undefined): string | undefined {
+  return isExtra(kind, index) ? [base, 'col-extra'].filter(Boolean).join(' ') : base
 }
 
 function cellClass(kind: string, columnKind: string): string | undefined {

@@ -151,7 +151,8 @@ export class Tray extends EventEmitter {
   updates = { image: 0, tooltip: 0, menu: 0 }
   destroyed = false
   setImage = (i) => ((this.image = i), this.updates.image++)
-  setToolTip = (t) => ((this.tooltip = t), this.updates.tooltip++)
+  tooltips = []
+  setToolTip = (t) => ((this.tooltip = t), this.tooltips.push(t), this.updates.tooltip++)
   setTitle = (t) => (this.title = t)
   setContextMenu = (m) => ((this.menu = m.template), this.updates.menu++)
   isDestroyed = () => this.destroyed

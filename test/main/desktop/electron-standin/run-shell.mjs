@@ -110,7 +110,7 @@ if (scenario === 'full') {
     done(report)
   }
 }
-await until('the tray', () => record.trays[0]?.tooltip?.includes('chains:'))
+await until('the tray', () => record.trays[0]?.tooltip?.startsWith('watchdesk\n'))
 report.titleOnceStarted = win.title
 report.pageUrl = win.webContents.mainFrame.url
 report.indexFileUrl = pathToFileURL(join(mainBundle, '..', '..', 'renderer', 'index.html')).href
@@ -247,6 +247,10 @@ frame.url = pageUrl
 
 // Tray, menu and About.
 const tray = record.trays[0]
+// The tray's facts come from four answers and their pushes: wait for the whole line.
+await until('the tray summary', () =>
+  /no incidents · no chains configured · \d+ events\/min/.test(tray.tooltip),
+)
 report.trayTooltip = tray.tooltip
 report.trayMenu = tray.menu.map((i) => i.label ?? i.type)
 report.applicationMenu = record.applicationMenu.map((m) => m.label ?? m.role)
@@ -286,6 +290,8 @@ report.notificationHandlers = record.shownNotifications.map((n) =>
 // One fails to show (Windows without the shortcut, macOS unsigned): the log says so.
 record.shownNotifications[1].emit('failed', {}, 'stand-in: the notification server refused it')
 await until('the failure logged', () => readFileSync(logFile, 'utf8').includes('could not be shown'))
+// The listener's status (pushed each second while it changes) brings the events per minute.
+await until('the events per minute in the tray', () => /· [1-9]\d* events\/min/.test(tray.tooltip))
 report.trayWithUnseen = {
   tooltip: tray.tooltip,
   badge: record.badge,
@@ -298,6 +304,7 @@ report.notificationClick = [...record.calls]
 tray.menu.find((i) => i.label === 'Open watchdesk').click()
 report.trayAfterOpen = { tooltip: tray.tooltip, badge: record.badge, visible: win.visible }
 report.trayUpdates = { ...tray.updates }
+report.trayTooltips = [...tray.tooltips]
 
 // "Mute 1 h" from the console: an alerting event is recorded as muted and shows nothing.
 await record.ipc.get('watchdesk:call:alerts.mute')(mainFrame(), { minutes: 60 })

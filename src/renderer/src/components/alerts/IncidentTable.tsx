@@ -1,8 +1,10 @@
 import type { Incident } from '../../../../shared/contract/alerts'
+import { formatDateTime, formatDuration } from '../../../../shared/time'
 import { StatusBadge } from '../Status'
-import { fmtDuration, fmtTime } from './format'
 
-/** Incidents, newest first: open ones in red or amber, closed ones with how long they lasted. */
+/** Incidents, newest first: open ones in red or amber, closed ones with how long they lasted. What
+ * fired wraps (its rule on a line of its own) rather than being cut, so the table fits the chain
+ * drawer at 1024 px. */
 export function IncidentTable({
   incidents,
   label,
@@ -15,7 +17,7 @@ export function IncidentTable({
 }) {
   if (incidents.length === 0) return <p className="hint">No incidents.</p>
   return (
-    <table className="grid" aria-label={label}>
+    <table className="grid incident-table" aria-label={label}>
       <thead>
         <tr>
           <th>State</th>
@@ -44,11 +46,13 @@ export function IncidentTable({
                 />
               )}
             </td>
-            <td title={i.detail}>
-              {i.title} <span className="dim">{i.rule}</span>
+            <td className="incident-what" title={i.detail}>
+              {i.title} <span className="dim incident-rule">{i.rule}</span>
             </td>
-            <td className="num-left">{fmtTime(i.openedAt)}</td>
-            <td className="num">{i.closedAt === null ? 'ongoing' : fmtDuration(i.durationMs)}</td>
+            <td className="num-left incident-time">{formatDateTime(i.openedAt)}</td>
+            <td className="num">
+              {i.closedAt === null || i.durationMs === null ? 'ongoing' : formatDuration(i.durationMs)}
+            </td>
             <td className="num">{i.alerts}</td>
           </tr>
         ))}

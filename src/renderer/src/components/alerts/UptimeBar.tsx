@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react'
 import type { Uptime } from '../../../../shared/contract/alerts'
 import { backend } from '../../api'
 import { describeUptime } from '../../../../shared/alerts/uptime'
+import { formatDateTime } from '../../../../shared/time'
 
 /** The last 24 hours hour by hour (green all up, amber some down, red mostly down, grey no polls)
  * and uptime over 24 h, 7 d and 30 d from the back end's hourly aggregate: only the windows the
@@ -34,7 +35,7 @@ export function UptimeBar({ serviceId }: { serviceId: number }) {
             <span
               key={h.t}
               className={`uptime-beat uptime-${cls}`}
-              title={`${new Date(h.t).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' })}: ${h.polls ? `${h.up}/${h.polls} polls up` : 'no polls'}`}
+              title={`${formatDateTime(h.t).slice(0, 16)}: ${h.polls ? `${h.up}/${h.polls} polls up` : 'no polls'}`}
             />
           )
         })}

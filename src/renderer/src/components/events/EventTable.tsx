@@ -6,7 +6,7 @@ import { formatEventDelay, groupLabel } from '../../../../shared/events'
 import { StatusBadge } from '../Status'
 import type { Tone } from '../Status'
 import { gridTarget } from '../grid'
-import { formatDateTime } from './format'
+import { formatClock, formatDate } from '../../../../shared/time'
 
 const rowHeight = 26
 
@@ -21,6 +21,10 @@ export function EventTable(props: {
   onSelect(id: string): void
   onNearEnd(): void
   onScrolledTop(atTop: boolean): void
+  /** Without forward targets the forward column has nothing to say: its track shrinks to nothing. */
+  showForward?: boolean
+  /** Without relay sources every row is local: the source column shrinks to nothing. */
+  showSource?: boolean
 }) {
   const { rows, hasMore, selectedId, onSelect, onNearEnd, onScrolledTop } = props
   const scrollRef = useRef<HTMLDivElement>(null)
@@ -51,6 +55,8 @@ export function EventTable(props: {
   return (
     <div
       className="events-table"
+      data-forward={props.showForward === false ? 'off' : undefined}
+      data-source={props.showSource === false ? 'off' : undefined}
       role="grid"
       aria-label="Events"
       aria-rowcount={rows.length + 1}
@@ -71,6 +77,9 @@ export function EventTable(props: {
       <div className="events-row events-head" role="row" aria-rowindex={1}>
         <span role="columnheader">received</span>
         <span role="columnheader">type</span>
+        <span role="columnheader" className="col-fwd" title="Where the event stands with the forward targets">
+          forward
+        </span>
         <span role="columnheader" className="col-group">
           group
         </span>
@@ -80,10 +89,17 @@ export function EventTable(props: {
         <span role="columnheader" className="col-detail">
           detail
         </span>
+        <span
+          role="columnheader"
+          className="col-source"
+          title="The local listener, or the relay it was synced from"
+        >
+          source
+        </span>
         <span role="columnheader" className="num col-delay">
           delay
         </span>
-        <span role="columnheader" className="num">
+        <span role="columnheader" className="num col-deliveries">
           deliveries
         </span>
       </div>
@@ -126,10 +142,12 @@ export function EventTable(props: {
                 onFocus={() => setFocusIndex(item.index)}
               >
                 <span role="gridcell" className="mono">
-                  {formatDateTime(event.receivedAt)}
+                  <ReceivedAt ms={event.receivedAt} />
                 </span>
-                <span role="gridcell" className="mono">
+                <span role="gridcell" className="mono" title={event.type}>
                   {event.type}
+                </span>
+                <span role="gridcell" className="col-fwd">
                   <ForwardStateMark id={event.id} />
                 </span>
                 <span role="gridcell" className="col-group">
@@ -138,29 +156,26 @@ export function EventTable(props: {
                     label={event.group === 'unknown' ? 'unknown type' : groupLabel(event.group)}
                   />
                 </span>
-                <span role="gridcell" className="mono col-id">
+                <span role="gridcell" className="mono col-id" title={event.id}>
                   {event.id}
-                  {event.conflict && (
-                    <StatusBadge tone="bad" label="conflict" title="redelivered with a different body" />
-                  )}
                 </span>
                 <span role="gridcell" className={event.fundingLine ? 'col-detail' : 'col-detail mono dim'}>
                   {event.fundingLine ?? event.dataId ?? ''}
-                  {event.source ? <span className="dim"> · via {event.source}</span> : null}
+                </span>
+                <span
+                  role="gridcell"
+                  className={event.source ? 'col-source mono' : 'col-source dim'}
+                  title={
+                    event.source ? `synced from the relay source ${event.source}` : 'this console’s listener'
+                  }
+                >
+                  {event.source ?? 'local'}
                 </span>
                 <span role="gridcell" className="num col-delay">
                   {delay ?? '—'}
                 </span>
-                <span role="gridcell" className="num">
-                  {event.deliveries > 1 ? (
-                    <StatusBadge
-                      tone="warn"
-                      label={String(event.deliveries)}
-                      title="earlier attempts failed on our side"
-                    />
-                  ) : (
-                    1
-                  )}
+                <span role="gridcell" className="num col-deliveries">
+                  <Deliveries event={event} />
                 </span>
               </div>
             )
@@ -169,4 +184,36 @@ export function EventTable(props: {
       </div>
     </div>
   )
+}
+
+/** The date part can be hidden (the detail pane open at 1024 px) while the clock stays. */
+function ReceivedAt({ ms }: { ms: number }) {
+  return (
+    <>
+      <span className="date-part">{formatDate(ms)} </span>
+      {formatClock(ms, { millis: true })}
+    </>
+  )
+}
+
+/** Deliveries, with a conflict marked here: this column stays when the detail pane is open. */
+function Deliveries({ event }: { event: EventSummary }) {
+  const times = `${event.deliveries} deliver${event.deliveries === 1 ? 'y' : 'ies'}`
+  if (event.conflict)
+    return (
+      <StatusBadge
+        tone="bad"
+        label="conflict"
+        title={`${times}; a redelivery came with a different body (the first body is kept)`}
+      />
+    )
+  if (event.deliveries > 1)
+    return (
+      <StatusBadge
+        tone="warn"
+        label={String(event.deliveries)}
+        title={`${times}: earlier attempts failed on our side`}
+      />
+    )
+  return <>1</>
 }

@@ -1,11 +1,14 @@
 import { useState } from 'react'
 import type { ListenerStatus } from '../../../../shared/contract/events'
-import { authorizationDeadlineMs, formatDuration, outageExpectation } from '../../../../shared/events'
+import { authorizationDeadlineMs, outageExpectation } from '../../../../shared/events'
 import { StatusBadge } from '../Status'
 import { StorageStatus } from '../StorageStatus'
 import { StaleNote } from '../Liveness'
 import { useStaleSince } from '../../stores/link'
 import { formatCount, formatDateTime } from './format'
+import { formatDateTime as formatPoint, formatDuration, formatMoment } from '../../../../shared/time'
+import { useSourcesStore } from '../../stores/sources'
+import { useNow } from '../../hooks/useNow'
 
 const ms = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} ms`)
 
@@ -13,6 +16,11 @@ const ms = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} ms`)
 export function ListenerPanel({ status }: { status: ListenerStatus | null }) {
   const [open, setOpen] = useState<'rejections' | 'outages' | null>(null)
   const stale = useStaleSince() !== null
+  // The day of an outage is left out when it is today (the page's day is close enough for that).
+  const now = useNow(false)
+  const synced = useSourcesStore((s) =>
+    s.sources && s.sources.length > 0 ? s.sources.reduce((sum, source) => sum + source.synced, 0) : null,
+  )
   if (!status) return <section className="panel events-listener">Listener: loading…</section>
   const authMax = status.authorizationLatency.maxMs
   const lastOutage = status.outages[0]
@@ -35,9 +43,14 @@ export function ListenerPanel({ status }: { status: ListenerStatus | null }) {
         </span>
         <span className="spacer" />
         <StaleNote />
-        <span className="stat">
-          accepted <b className="num">{formatCount(status.accepted)}</b>
+        <span className="stat" title="New events this listener stored since the console started">
+          received here <b className="num">{formatCount(status.accepted)}</b>
         </span>
+        {synced !== null && (
+          <span className="stat" title="Events stored from the relay sources since the console started">
+            synced from relays <b className="num">{formatCount(synced)}</b>
+          </span>
+        )}
         <span className="stat">
           duplicates <b className="num">{formatCount(status.duplicates)}</b>
         </span>
@@ -60,28 +73,32 @@ export function ListenerPanel({ status }: { status: ListenerStatus | null }) {
           rejected <b className="num">{formatCount(status.rejected)}</b>
         </button>
         <span className="stat" title="Answer latency over the last 1,000 deliveries">
-          p50 <b className="num">{ms(status.latency.p50Ms)}</b> p99{' '}
+          answered in p50 <b className="num">{ms(status.latency.p50Ms)}</b> p99{' '}
           <b className="num">{ms(status.latency.p99Ms)}</b>
         </span>
         <span className="stat" title="card.authorization.request must be answered within 2 s">
-          auth max{' '}
           {authMax === null ? (
-            <b>—</b>
+            'no card authorization yet'
           ) : (
-            <StatusBadge
-              tone={
-                authMax < authorizationDeadlineMs / 4
-                  ? 'good'
-                  : authMax < authorizationDeadlineMs
-                    ? 'warn'
-                    : 'bad'
-              }
-              label={ms(authMax)}
-            />
+            <>
+              slowest card authorization{' '}
+              <StatusBadge
+                tone={
+                  authMax < authorizationDeadlineMs / 4
+                    ? 'good'
+                    : authMax < authorizationDeadlineMs
+                      ? 'warn'
+                      : 'bad'
+                }
+                label={ms(authMax)}
+              />
+            </>
           )}
         </span>
         <button className="stat-button" onClick={() => setOpen(open === 'outages' ? null : 'outages')}>
-          {lastOutage ? `last down ${formatDuration(lastOutage.to - lastOutage.from)}` : 'no outage'}
+          {lastOutage
+            ? `listener was down ${formatDuration(lastOutage.to - lastOutage.from)} at ${formatMoment(lastOutage.from, now)}`
+            : 'no outage recorded'}
         </button>
       </div>
       {!status.listening && (
@@ -142,7 +159,7 @@ function Outages({ status }: { status: ListenerStatus }) {
         return (
           <section key={outage.from} aria-label="Expected redeliveries">
             <h2>
-              Down {formatDateTime(outage.from)} → {formatDateTime(outage.to)} (
+              Down {formatPoint(outage.from)} → {formatPoint(outage.to)} (
               {formatDuration(outage.to - outage.from)})
             </h2>
             <table className="grid">
@@ -157,11 +174,11 @@ function Outages({ status }: { status: ListenerStatus }) {
                 {expectation.redeliveries.map((r) => (
                   <tr key={r.retry}>
                     <td className="mono">
-                      {formatDateTime(r.sentFrom)} – {formatDateTime(r.sentTo)}
+                      {formatPoint(r.sentFrom)} – {formatPoint(r.sentTo)}
                     </td>
                     <td>retry {r.retry}</td>
                     <td className="mono">
-                      {formatDateTime(r.arriveFrom)} – {formatDateTime(r.arriveTo)}
+                      {formatPoint(r.arriveFrom)} – {formatPoint(r.arriveTo)}
                     </td>
                   </tr>
                 ))}
@@ -169,9 +186,9 @@ function Outages({ status }: { status: ListenerStatus }) {
             </table>
             <p className="hint">
               {expectation.allArriveBy !== null &&
-                `Everything sent during the outage should be back by ${formatDateTime(expectation.allArriveBy)}. `}
+                `Everything sent during the outage should be back by ${formatPoint(expectation.allArriveBy)}. `}
               {expectation.failedIfSentBefore !== null &&
-                `Events first sent before ${formatDateTime(expectation.failedIfSentBefore)} used all 5 retries while the listener was down: the service marked them failed; retry them from its dashboard.`}
+                `Events first sent before ${formatPoint(expectation.failedIfSentBefore)} used all 5 retries while the listener was down: the service marked them failed; retry them from its dashboard.`}
             </p>
           </section>
         )

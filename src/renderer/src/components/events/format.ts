@@ -1,15 +1,8 @@
-/** Display helpers for the Events view: fixed-width local times so columns never jiggle. */
-const pad = (n: number, width = 2) => String(n).padStart(width, '0')
+import { formatDateTime as formatPoint } from '../../../../shared/time'
 
-export function formatTime(ms: number): string {
-  const d = new Date(ms)
-  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`
-}
-
-export function formatDateTime(ms: number): string {
-  const d = new Date(ms)
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${formatTime(ms)}`
-}
+/** An event's time: the one format (src/shared/time.ts) with milliseconds, since order within a
+ * second matters here; fixed width so columns never jiggle. */
+export const formatDateTime = (ms: number) => formatPoint(ms, { millis: true })
 
 export const formatCount = (n: number) => n.toLocaleString('en-US')
 

@@ -4,8 +4,9 @@ import { backend } from '../../api'
 import { StatusBadge } from '../Status'
 import { ReplayControl } from './ReplayControl'
 import { stateLabel, stateTone, useForwardStore } from './store'
+import { formatClock } from '../../../../shared/time'
 
-const time = (ms: number) => new Date(ms).toLocaleTimeString('en-GB')
+const time = (ms: number) => formatClock(ms)
 
 /** In the event's detail pane: its forward state per target, the attempts, "Replay to…", and an
  * editor for a one-off replay of a changed payload. */

@@ -6,7 +6,7 @@ import { useForwardStore } from './store'
 
 const blank = {
   name: '',
-  url: 'http://localhost:3000/webhooks',
+  url: '',
   events: '',
   timeoutMs: '',
   concurrency: '',
@@ -136,7 +136,13 @@ export function ForwardTargetsPanel() {
           </label>
           <label>
             url{' '}
-            <input value={draft.url} onChange={(e) => setDraft({ ...draft, url: e.target.value })} required />
+            <input
+              type="url"
+              placeholder="http://localhost:3000/webhooks"
+              value={draft.url}
+              onChange={(e) => setDraft({ ...draft, url: e.target.value })}
+              required
+            />
           </label>
           <label>
             events{' '}

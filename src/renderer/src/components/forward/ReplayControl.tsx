@@ -19,7 +19,7 @@ export function ReplayControl(props: {
   const targets = (useForwardStore((s) => s.status?.targets) ?? noTargets).filter((t) => !t.adhoc)
   const [open, setOpen] = useState(false)
   const [choice, setChoice] = useState('')
-  const [url, setUrl] = useState('http://localhost:3000/webhooks')
+  const [url, setUrl] = useState('')
   const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null)
   const destination = (): Destination => (choice ? { target: choice } : { url })
 
@@ -65,12 +65,16 @@ export function ReplayControl(props: {
       {!choice && (
         <input
           aria-label="Replay URL"
+          type="url"
+          placeholder="http://localhost:3000/webhooks"
+          required
           value={url}
           onChange={(e) => setUrl(e.target.value)}
           spellCheck={false}
         />
       )}
-      <button className="primary" onClick={() => void send()}>
+      {/* An empty URL sends nothing: the example is a placeholder, never a value Replay would use. */}
+      <button className="primary" onClick={() => void send()} disabled={!choice && url.trim() === ''}>
         Replay
       </button>
       <button onClick={() => (setOpen(false), setResult(null))}>Cancel</button>

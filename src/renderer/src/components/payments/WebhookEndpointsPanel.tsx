@@ -8,9 +8,9 @@ import type { PaymentsState } from '../../stores/payments'
 import { StatusBadge } from '../Status'
 import { EventPicker } from './EventPicker'
 import { SecretOnce } from './SecretOnce'
+import { formatClock } from '../../../../shared/time'
 
-const time = (ms: number) =>
-  new Date(ms).toLocaleTimeString('en-GB', { hour12: false }) + `.${String(ms % 1000).padStart(3, '0')}`
+const time = (ms: number) => formatClock(ms, { millis: true })
 
 /** Settings → webhook endpoints: list, create (secret shown once, kept in the keychain), delete,
  * "connect this console", and the list/delete paths the spec leaves open. */

@@ -3,7 +3,8 @@ import { StatusBadge } from '../Status'
 import type { Tone } from '../Status'
 import { useSources } from './useSources'
 
-const labels: Record<SourceStatus['state'], [string, Tone]> = {
+/** Each state's word and tone (the Overview's tile uses the same). */
+export const sourceStateLabels: Record<SourceStatus['state'], [string, Tone]> = {
   disabled: ['disabled', 'muted'],
   'no-token': ['no token', 'bad'],
   connecting: ['connecting', 'info'],
@@ -18,7 +19,7 @@ const number = new Intl.NumberFormat('en-US')
 
 /** One source's state in words and colour, and while it catches up how far it got. */
 export function SourceProgress({ source }: { source: SourceStatus }) {
-  const [label, tone] = labels[source.state]
+  const [label, tone] = sourceStateLabels[source.state]
   const total = source.remaining === null ? null : source.synced + source.remaining
   const fraction = total ? source.synced / total : null
   return (

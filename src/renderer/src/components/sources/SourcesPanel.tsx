@@ -4,8 +4,9 @@ import { InlineForm, TextField } from '../InlineForm'
 import { ListTable } from '../ListTable'
 import { SourceProgress } from './SourceProgress'
 import { useSources } from './useSources'
+import { formatDateTime } from '../../../../shared/time'
 
-const time = (ms: number | null) => (ms === null ? '—' : new Date(ms).toLocaleTimeString())
+const time = (ms: number | null) => (ms === null ? '—' : formatDateTime(ms))
 
 /** Settings → Sources: relays this console follows. The token goes to the keychain and never
  * comes back to this window. */

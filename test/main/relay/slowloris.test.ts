@@ -1,0 +1,103 @@
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { useTempDir } from '../../support/temp'
+import { waitFor } from '../../support/wait'
+import { spawnRelay } from '../../support/relay-process'
+import { deliver, relaySecret } from './helpers'
+
+/** Opens `count` sockets to host:port, sends half a request line on each and then a header byte
+ * now and then (a slowloris), never reconnecting; prints `opened N closed M` as it goes. Its own
+ * process, so its file descriptors are not the test's (10,000 each fit the default limit). */
+const slowloris = `
+const net = require('node:net')
+const [host, port, count] = [process.argv[1], Number(process.argv[2]), Number(process.argv[3])]
+let opened = 0, closed = 0, failed = 0, started = 0
+const sockets = new Set()
+const report = () => process.stdout.write('opened ' + opened + ' closed ' + closed + ' failed ' + failed + ' started ' + started + '\\n')
+function open() {
+  started++
+  const s = net.connect(port, host)
+  s.on('connect', () => { opened++; s.write('GET /sync/events HTTP/1.1\\r\\nHost: x\\r\\n') })
+  s.on('error', () => { failed++ })
+  s.on('close', () => { closed++; sockets.delete(s) })
+  sockets.add(s)
+}
+const drip = setInterval(() => { for (const s of sockets) if (!s.destroyed) s.write('X: y\\r\\n') }, 2000)
+let i = 0
+const batch = () => {
+  for (let n = 0; n < 250 && i < count; n++, i++) open()
+  report()
+  if (i < count) setTimeout(batch, 5)
+}
+batch()
+setInterval(report, 500)
+`
+
+describe('the sync port under a slowloris', () => {
+  const tempDir = useTempDir('watchdesk-slowloris-')
+  const children: ChildProcess[] = []
+  afterEach(() => {
+    for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+  })
+
+  it('keeps answering webhooks while 20,000 idle and trickling sockets hit the sync port (a cap and time-outs close them)', async () => {
+    const relay = await spawnRelay(`sqlite:${join(tempDir(), 'relay.db')}`, {
+      WATCHDESK_WEBHOOK_SECRETS: relaySecret,
+    }).ready
+    children.push(relay.child)
+    const syncPort = new URL(relay.sync).port
+    // Two attackers of 10,000 sockets each: each fits the default limit of open files.
+    const attackers = [0, 1].map(() => {
+      const child = spawn(process.execPath, ['-e', slowloris, '127.0.0.1', syncPort, '10000'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      })
+      children.push(child)
+      let last = { opened: 0, closed: 0, failed: 0, started: 0 }
+      child.stdout!.on('data', (d: Buffer) => {
+        const m = [...d.toString().matchAll(/opened (\d+) closed (\d+) failed (\d+) started (\d+)/g)].at(-1)
+        if (m) last = { opened: +m[1]!, closed: +m[2]!, failed: +m[3]!, started: +m[4]! }
+      })
+      return () => last
+    })
+    const totals = () =>
+      attackers.reduce(
+        (t, a) => ({
+          opened: t.opened + a().opened,
+          started: t.started + a().started,
+          closed: t.closed + a().closed,
+        }),
+        { opened: 0, started: 0, closed: 0 },
+      )
+    // Deliveries while the sockets open and trickle.
+    const statuses: number[] = []
+    let n = 0
+    const webhooks = relay.webhooks
+    await waitFor(
+      async () => {
+        statuses.push(await deliver(webhooks, `evt_loris_${n++}`))
+        return totals().started >= 20_000 || undefined
+      },
+      'the attackers to start 20,000 sockets',
+      { timeoutMs: 120_000, intervalMs: 10 },
+    )
+    // And once all of them are out there.
+    for (let i = 0; i < 50; i++) statuses.push(await deliver(webhooks, `evt_loris_${n++}`))
+    expect(statuses.filter((s) => s !== 200)).toEqual([])
+    expect(totals().opened).toBeGreaterThan(1_024)
+    // The relay held at most its cap: the rest were closed at once, the held ones after the
+    // header time-out (5 s), however slowly they trickle.
+    await waitFor(
+      () => totals().closed >= 20_000 || undefined,
+      'every attacking socket closed by the relay',
+      {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+      },
+    )
+    expect(relay.child.exitCode).toBeNull()
+    // The sync port serves again once the attack is over.
+    expect((await fetch(`${relay.sync}/healthz`)).status).toBe(200)
+  }, 180_000)
+})

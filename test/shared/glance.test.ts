@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest'
+import { glance, lagTone } from '../../src/shared/glance'
+import type { GlanceChain } from '../../src/shared/glance'
+
+const chain = (name: string, status: GlanceChain['status'], enabled = true): GlanceChain => ({
+  name,
+  status,
+  enabled,
+})
+
+describe('the one-line glance', () => {
+  it('reads "2 incidents · 12 chains, 1 lagging · 38 events/min"', () => {
+    const chains = [
+      ...Array.from({ length: 11 }, (_, i) => chain(`c${i}`, 'healthy')),
+      chain('Polygon', 'lagging'),
+    ]
+    const g = glance({ chains, openIncidents: 2, eventsPerMinute: 38 })
+    expect(g.line).toBe('2 incidents · 12 chains, 1 lagging · 38 events/min')
+    expect(g.tone).toBe('bad')
+    expect(g.unhealthy).toEqual([{ status: 'lagging', count: 1, names: ['Polygon'] }])
+  })
+
+  it('is good only when nothing needs a look, and lists statuses worst first', () => {
+    const calm = glance({ chains: [chain('a', 'healthy')], openIncidents: 0, eventsPerMinute: 0 })
+    expect(calm).toMatchObject({ tone: 'good', line: 'no incidents · 1 chain healthy · 0 events/min' })
+    const mixed = glance({
+      chains: [chain('a', 'lagging'), chain('b', 'down'), chain('c', 'healthy'), chain('d', 'down', false)],
+      openIncidents: 0,
+      eventsPerMinute: null,
+    })
+    expect(mixed.line).toBe('no incidents · 3 chains, 1 down, 1 lagging')
+    expect(mixed.tone).toBe('bad')
+  })
+
+  it('names a listener that is not running and a public URL that reaches nothing', () => {
+    const g = glance({
+      chains: [chain('a', 'healthy')],
+      openIncidents: 0,
+      eventsPerMinute: 0,
+      listenerDown: true,
+      publicUrlUnreachable: true,
+    })
+    expect(g.line).toBe(
+      'no incidents · 1 chain healthy · listener not running · public URL unreachable · 0 events/min',
+    )
+    expect(g.tone).toBe('bad')
+  })
+
+  it('says what it does not know instead of a figure', () => {
+    expect(glance({ chains: null, openIncidents: null, eventsPerMinute: null })).toMatchObject({
+      line: 'chains: waiting for the first poll',
+      tone: 'muted',
+    })
+  })
+
+  it('colours head lag by the chain thresholds', () => {
+    const t = { laggingAfterSeconds: 10, stalledAfterSeconds: 60 }
+    expect([lagTone(null, t), lagTone(2, t), lagTone(10, t), lagTone(61, t)]).toEqual([
+      'muted',
+      'good',
+      'warn',
+      'bad',
+    ])
+  })
+})

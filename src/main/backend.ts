@@ -132,7 +132,9 @@ export function createContext(
   log: Logger,
 ): AppContext {
   const push = createPushBus({ log: log.child({ part: 'push' }) })
-  const storage = createStorageHealth(db.name, log.child({ part: 'storage' }))
+  const storage = createStorageHealth(db.name, log.child({ part: 'storage' }), Date.now, {
+    warnFreeMb: () => store.current().config.storage.warnFreeMb,
+  })
   storage.onChange((status) => push.publish('storage.status', status))
   store.onStatus((status) => push.publish('app.config', status))
   const startedAt = new Date()

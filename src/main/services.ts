@@ -3,6 +3,13 @@ import { ok } from '../shared/result'
 import type { Result } from '../shared/result'
 import type { AppContext } from './context'
 import { createBatchedPublisher, startWebhooks } from './webhooks'
+import {
+  readRetentionState,
+  registerRetentionMetrics,
+  sqliteRetentionTarget,
+  startRetention,
+} from './db/retention'
+import type { Retention } from './db/retention'
 import type { WebhookService } from './webhooks'
 import { startChainsService } from './chains'
 import type { ChainsService } from './chains'
@@ -100,10 +107,12 @@ export async function startListening(
   })
   webhooks = started
   forward.secretsChanged()
+  const retention = startConsoleRetention(ctx, started)
   return {
     webhooks: started,
     forward,
     stop: async () => {
+      retention.stop()
       await started.stop()
       offScreen.dispose()
       screen.stop()
@@ -112,6 +121,26 @@ export async function startListening(
       return forward.stop()
     },
   }
+}
+
+/** Retention over the console's database, through the commit worker (the one writer). */
+function startConsoleRetention(ctx: AppContext, webhooks: WebhookService): Retention {
+  const log = ctx.log.child({ part: 'retention' })
+  const retention = startRetention({
+    config: () => ctx.config().retention,
+    target: sqliteRetentionTarget(async (statements) => {
+      const done = await webhooks.prune(statements)
+      return done.ok ? done : { ok: false, message: done.failure.message }
+    }),
+    initial: readRetentionState(ctx.db),
+    onRun: (state) => {
+      if (state.error) log.warn('retention could not finish', { error: state.error })
+      else if (Object.values(state.removed).some((n) => n > 0))
+        log.info('retention removed old rows', { ...state.removed, ms: state.lastRunMs })
+    },
+  })
+  registerRetentionMetrics(ctx.meters.registry, () => retention.state())
+  return retention
 }
 
 export async function startServices(

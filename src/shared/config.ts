@@ -150,6 +150,31 @@ export const ForwardConfig = z
   })
   .strict()
 
+/** Disk use: below this much free space on the data dir's disk, `watchdesk storage`, the console's
+ * storage status and /metrics warn, before a write fails for want of space. 0 = no warning. */
+export const StorageConfig = z
+  .object({ warnFreeMb: z.number().int().min(0).max(10_000_000).default(500) })
+  .strict()
+
+const retentionDays = (days: number) =>
+  z
+    .object({ days: z.number().int().min(0).max(36_500).default(days) })
+    .strict()
+    .default({ days })
+
+/** How long each kind of row is kept (days; 0 = keep for ever). Events still waiting in the forward
+ * outbox or part of an open incident are kept whatever their age. */
+export const RetentionConfig = z
+  .object({
+    events: retentionDays(90),
+    attempts: retentionDays(30),
+    alerts: retentionDays(90),
+    rejections: retentionDays(30),
+    intervalMinutes: z.number().int().min(1).max(10_080).default(60),
+  })
+  .strict()
+export type RetentionConfig = z.infer<typeof RetentionConfig>
+
 /** The relay's sync API and store (`watchdesk relay`): limits sized for a team; see docs/relay.md. */
 export const SyncConfig = z
   .object({
@@ -184,6 +209,8 @@ export const ConfigObject = z
     forward: ForwardConfig.default(ForwardConfig.parse({})),
     ...PaymentsConfigShape,
     alerts: AlertsConfig.default(AlertsConfig.parse({})),
+    storage: StorageConfig.default(StorageConfig.parse({})),
+    retention: RetentionConfig.default(RetentionConfig.parse({})),
     sync: SyncConfig.default(SyncConfig.parse({})),
   })
   .strict()

@@ -21,6 +21,9 @@ import { registerDoctor } from './doctor'
 import { registerOpenApi } from './openapi'
 import { registerCompletion } from './completion'
 import { registerMcp } from './mcp'
+import { registerBackup } from './backup'
+import { registerStorage } from './storage'
+import { registerStore } from './store'
 
 export type { CliDeps } from './common'
 
@@ -78,6 +81,9 @@ Example:
     registerOpenApi,
     registerCompletion,
     registerMcp,
+    registerBackup,
+    registerStorage,
+    registerStore,
   ]) {
     register(program, ctx)
   }

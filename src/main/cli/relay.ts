@@ -1,3 +1,4 @@
+import type { RetentionConfig } from '../../shared/config'
 import { join } from 'node:path'
 import type { EventFilter } from '../../shared/contract/events'
 import { eventJson } from '../../shared/events/json'
@@ -34,6 +35,7 @@ export interface RelayCliOptions {
   tls?: { certFile: string; keyFile: string }
   /** Defaults to the OS keychain with WATCHDESK_WEBHOOK_SECRETS over it. */
   secrets?: SecretStore
+  retention?: () => RetentionConfig
   /** `sync.*` from config.json (limits, commit deadline); the defaults without one. */
   sync?: SyncConfig
 }
@@ -56,12 +58,14 @@ export function registerRelay(program: Command, ctx: CliContext): void {
     .action(async (options: RelayOptions) => {
       if (!!options.tlsCert !== !!options.tlsKey)
         return ctx.exit(failure(ctx.io, 'relay', '--tls-cert and --tls-key go together.', exitCodes.usage))
+      // sync.* and retention.* from the data dir's config.json (and --config); defaults without one.
       const config = configFor(options, ctx.io)
       if (!config.ok) return ctx.exit(failure(ctx.io, 'relay', config.error.message, config.error.exit))
       ctx.exit(
         await runRelay(
           {
             store: storeOf(options, ctx.io),
+            retention: () => config.value.config.retention,
             host: options.host,
             listenerPort: options.listenerPort,
             port: options.port,
@@ -168,6 +172,7 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
       maxStreams: sync.maxStreams,
       maxConnections: sync.maxConnections,
     },
+    ...(options.retention ? { retention: options.retention } : {}),
   })
   if (!relay.ok) {
     await store.value.close()

@@ -31,7 +31,19 @@ export function failureFrom(error: unknown): WriteFailure {
   return { code: null, message: String(error) }
 }
 
-export function createStorageHealth(file: string, log: Logger, now: () => number = Date.now): StorageHealth {
+export interface StorageHealthOptions {
+  /** `storage.warnFreeMb`, read at each check (a config change applies). */
+  warnFreeMb?: () => number
+  /** How long a free-space reading is reused (statfs is cheap; status() is read often). */
+  spaceCheckMs?: number
+}
+
+export function createStorageHealth(
+  file: string,
+  log: Logger,
+  now: () => number = Date.now,
+  options: StorageHealthOptions = {},
+): StorageHealth {
   let status: StorageStatus = {
     state: 'ok',
     file,
@@ -52,8 +64,26 @@ export function createStorageHealth(file: string, log: Logger, now: () => number
       }
     }
   }
+  // Free space is read when the status is (the alerts engine, /metrics and the views read it every
+  // few seconds), at most every spaceCheckMs; a change is pushed like a change of state.
+  let spaceCheckedAt = -Infinity
+  const checkSpace = () => {
+    const warnFreeMb = options.warnFreeMb
+    if (!warnFreeMb || now() - spaceCheckedAt < (options.spaceCheckMs ?? 10_000)) return
+    spaceCheckedAt = now()
+    const dir = dirname(file)
+    const lowSpace = lowSpaceWarning(dir, freeBytesAt(dir), warnFreeMb())
+    if (lowSpace === (status.lowSpace ?? null)) return
+    status = { ...status, lowSpace }
+    if (lowSpace) log.warn('free space is low', { lowSpace })
+    else log.info('free space is above storage.warnFreeMb again')
+    changed()
+  }
   return {
-    status: () => status,
+    status: () => {
+      checkSpace()
+      return status
+    },
     failed(where, error) {
       const failure = failureFrom(error)
       const described = describe(file, failure)
@@ -124,6 +154,27 @@ export function describe(
     code,
     cause: `Database ${file} cannot be written (${code ? `${code}: ` : ''}${failure.message}).`,
     fix: `Check the disk and that the data dir is writable by this user. ${resumes}`,
+  }
+}
+
+export function lowSpaceWarning(
+  dataDir: string,
+  freeBytes: number | null,
+  warnFreeMb: number,
+): string | null {
+  if (freeBytes === null || warnFreeMb === 0 || freeBytes >= warnFreeMb * 1024 * 1024) return null
+  return (
+    `Only ${formatBytes(freeBytes)} free on the disk of ${dataDir} (warning below ${warnFreeMb} MB, storage.warnFreeMb): ` +
+    'free space, shorten retention (retention.<kind>.days), or move the data dir, before writes fail.'
+  )
+}
+
+export function freeBytesAt(dir: string): number | null {
+  try {
+    const stats = statfsSync(dir)
+    return stats.bavail * stats.bsize
+  } catch {
+    return null
   }
 }
 

@@ -1,3 +1,4 @@
+import { postgresRetentionTarget } from './pg-retention'
 import { createHash, randomUUID } from 'node:crypto'
 import pg from 'pg'
 import type { PoolClient } from 'pg'
@@ -175,6 +176,7 @@ export async function openPostgresStore(
             detail: `polling every ${options.wakePollMs ?? 250} ms (LISTEN/NOTIFY does not arrive here, e.g. PgBouncer in transaction mode)`,
           },
     committer,
+    retention: postgresRetentionTarget(pool),
     readAfter: (after, limit, withRemaining) => readAfter(reads, after, limit, withRemaining),
     onCommitted(listener) {
       wakers.add(listener)

@@ -14,6 +14,10 @@ import { loadSecretsCache } from '../webhooks'
 import { ActivityWindow, LatencyWindow, recordNew } from '../webhooks'
 import { createMeters, registerListenerTotals, registerStorageOk } from '../meters'
 import type { RelayStore } from './store'
+import { registerRetentionMetrics, startRetention } from '../db/retention'
+import type { Retention } from '../db/retention'
+import type { RetentionConfig } from '../../shared/config'
+import type { Registry } from 'prom-client'
 import { stalledCode } from './store'
 import { startSyncServer } from './sync-server'
 import type { SyncServerSettings, SyncStreamStats } from './sync-server'
@@ -24,6 +28,8 @@ export interface RelayOptions {
   log: Logger
   listener: Pick<ListenerSettings, 'host' | 'port' | 'tls'> & Partial<ListenerSettings>
   sync: SyncServerSettings
+  /** `retention.*` of the relay's config; without it, no retention runs. */
+  retention?: () => RetentionConfig
 }
 
 export interface RunningRelay {
@@ -134,6 +140,7 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
       .finally(() => (probing = false))
   }, probeEveryMs)
   probe.unref()
+  const retention = await startRelayRetention(options, meters.registry)
   for (const warning of warnings) log.warn(warning)
   log.info('relay started', {
     webhooks: `${listener.value.url}/webhooks`,
@@ -149,6 +156,7 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
     streams: () => sync.value.streams(),
     status,
     async stop() {
+      retention?.stop()
       clearInterval(probe)
       await listener.value.close()
       await sync.value.close()
@@ -233,4 +241,24 @@ function postgresHealth(where: string, log: Logger): StorageHealth {
       return () => listeners.delete(listener)
     },
   }
+}
+
+/** Retention on the relay's store, at start and every retention.intervalMinutes. */
+async function startRelayRetention(options: RelayOptions, registry: Registry): Promise<Retention | null> {
+  const target = options.store.retention
+  const config = options.retention
+  if (!target || !config) return null
+  const log = options.log.child({ part: 'retention' })
+  const retention = startRetention({
+    config,
+    target,
+    initial: await target.load(),
+    onRun: (state) => {
+      if (state.error) log.warn('retention could not finish', { error: state.error })
+      else if (Object.values(state.removed).some((n) => n > 0))
+        log.info('retention removed old rows', { ...state.removed, ms: state.lastRunMs })
+    },
+  })
+  registerRetentionMetrics(registry, () => retention.state())
+  return retention
 }

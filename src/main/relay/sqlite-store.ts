@@ -1,3 +1,4 @@
+import { readRetentionState, sqliteRetentionTarget } from '../db/retention'
 import type { Database } from 'better-sqlite3'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
@@ -73,6 +74,15 @@ export function openSqliteRelayStore(
     // One relay writes a SQLite file: its own commits wake its streams directly.
     wakeups: () => ({ mode: 'in-process', detail: 'in-process (one relay per SQLite file)' }),
     committer,
+    retention: {
+      ...sqliteRetentionTarget(async (statements) => {
+        const done = await inner.prune!(statements)
+        return done.ok ? done : { ok: false, message: done.failure.message }
+      }),
+      // A relay holds events and rejections; forward and alerts tables stay empty there.
+      kinds: ['events', 'rejections'],
+      load: async () => readRetentionState(db),
+    },
     async readAfter(after, limit, withRemaining) {
       const from = after === '' ? 0 : /^\d{1,18}$/.test(after) ? Number(after) : null
       if (from === null)

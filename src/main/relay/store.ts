@@ -1,3 +1,4 @@
+import type { RetentionState, RetentionTarget } from '../db/retention'
 import type { Result } from '../../shared/result'
 import type { Committer, EventStore } from '../webhooks'
 import type { SyncEvent, SyncPage } from '../../shared/contract/sync'
@@ -101,6 +102,8 @@ export interface RelayStore extends EventReads {
   /** Called (at least) after each commit that stored something; streams re-read then. */
   onCommitted(listener: () => void): () => void
   tokens: RelayTokens
+  /** Where retention removes old rows (docs/storage.md#retention), and its stored state. */
+  retention?: RetentionTarget & { load(): Promise<RetentionState> }
   close(): Promise<void>
 }
 

@@ -1,6 +1,7 @@
 /** The commit worker's messages, imported (as types) by both sides: src/main/webhooks/committer.ts
  * posts `ToWorker` and reads `FromWorker`; src/main/webhooks/commit-worker.ts the other way round. */
 import type { Rejection } from '../../shared/contract/events'
+import type { PruneStatement } from '../db/retention'
 import type { CommittedRow, EventParams } from './sql'
 
 export interface CommitWorkerData {
@@ -37,12 +38,20 @@ export interface CommitRequest {
 export type CommitReply =
   { id: number; ok: true; items: ItemResult[] } | { id: number; ok: false; failure: StorageFailure }
 
+export type { PruneStatement }
+
+export type PruneReply = { ok: true; changes: number } | { ok: false; failure: StorageFailure }
+
 export type ToWorker =
   | ({ kind: 'commit' } & CommitRequest)
+  /** A retention batch, queued with the commits so the one writer runs it between them. */
+  | { kind: 'prune'; id: number; statements: PruneStatement[] }
   /** Marks the listener run alive (or writes a probe row when `run` is null): a small commit that
    * also proves the database takes writes again after a fault. */
   | { kind: 'alive'; id: number; run: number | null; at: number }
   | { kind: 'close' }
 
 export type FromWorker =
-  { kind: 'replies'; replies: CommitReply[] } | { kind: 'alive'; id: number; failure: StorageFailure | null }
+  | { kind: 'replies'; replies: CommitReply[] }
+  | { kind: 'alive'; id: number; failure: StorageFailure | null }
+  | { kind: 'pruned'; id: number; reply: PruneReply }

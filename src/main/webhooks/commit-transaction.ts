@@ -1,8 +1,15 @@
 /** The one commit transaction, run by the commit worker and by the in-thread committer alike.
  * Runtime imports carry their `.ts` extension: the worker runs this file directly under vitest
  * (Node strips the types), and the bundler resolves it for the built app. */
-import type { Database } from 'better-sqlite3'
-import type { CommitReply, CommitRequest, ItemResult, StorageFailure } from './commit-protocol.ts'
+import type { Database, Statement } from 'better-sqlite3'
+import type {
+  CommitReply,
+  CommitRequest,
+  ItemResult,
+  PruneReply,
+  PruneStatement,
+  StorageFailure,
+} from './commit-protocol.ts'
 import { insertRejectionSql, markAliveSql, probeSql, trimRejectionsSql, upsertEventSql } from './sql.ts'
 import type { CommittedRow, EventParams } from './sql.ts'
 
@@ -29,6 +36,8 @@ export interface CommitTransaction {
   /** Everything in one transaction and one fsync; a delivery that cannot be stored fails alone. */
   commit(requests: CommitRequest[]): CommitReply[]
   alive(run: number | null, at: number): StorageFailure | null
+  /** One retention batch in its own short transaction; the changes of its last statement. */
+  prune(statements: PruneStatement[]): PruneReply
 }
 
 export function createCommitTransaction(db: Database, afterEvent: string[] = []): CommitTransaction {
@@ -69,7 +78,28 @@ export function createCommitTransaction(db: Database, afterEvent: string[] = [])
     if (rejected > 0) trimRejections.run()
     return replies
   })
+  const prepared = new Map<string, Statement>()
+  const statement = (sql: string) => {
+    let s = prepared.get(sql)
+    if (!s) prepared.set(sql, (s = db.prepare(sql)))
+    return s
+  }
+  const prune = db.transaction((statements: PruneStatement[]): number => {
+    let changes = 0
+    for (const s of statements) {
+      const done = statement(s.sql).run(s.params).changes
+      if (s.counts) changes += done
+    }
+    return changes
+  })
   return {
+    prune(statements) {
+      try {
+        return { ok: true, changes: prune.immediate(statements) }
+      } catch (error) {
+        return { ok: false, failure: failureOf(error) }
+      }
+    },
     commit(requests) {
       try {
         return all.immediate(requests)

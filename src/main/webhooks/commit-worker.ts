@@ -32,6 +32,8 @@ port.on('message', (first: ToWorker) => {
   let closing = false
   const take = (message: ToWorker) => {
     if (message.kind === 'close') closing = true
+    else if (message.kind === 'prune')
+      send({ kind: 'pruned', id: message.id, reply: transaction.prune(message.statements) })
     else if (message.kind === 'alive')
       send({ kind: 'alive', id: message.id, failure: transaction.alive(message.run, message.at) })
     else requests.push({ ...message, events: message.events.map((e) => ({ ...e, body: asBuffer(e.body) })) })

@@ -4,7 +4,15 @@ import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { Database } from 'better-sqlite3'
 import type { EventSummary, Rejection } from '../../shared/contract/events'
-import type { CommitReply, CommitWorkerData, FromWorker, StorageFailure, ToWorker } from './commit-protocol'
+import type {
+  CommitReply,
+  CommitWorkerData,
+  FromWorker,
+  PruneReply,
+  PruneStatement,
+  StorageFailure,
+  ToWorker,
+} from './commit-protocol'
 import { createCommitTransaction, failureOf } from './commit-transaction'
 import type { EventParams } from './sql'
 import { toSummary } from './store'
@@ -28,6 +36,8 @@ export interface Committer {
    * tells whether the database takes writes again after a fault. Null when it committed. */
   alive(run: number | null, at: number): Promise<StorageFailure | null>
   close(): Promise<void>
+  /** A retention batch through the same writer (SQLite committers; src/main/db/retention.ts). */
+  prune?(statements: PruneStatement[]): Promise<PruneReply>
 }
 
 export function resultOf(reply: CommitReply): CommitResult {
@@ -55,6 +65,7 @@ export function inThreadCommitter(db: Database, afterEvent: string[] = []): Comm
   return {
     commit: async (events, rejections) => resultOf(transaction.commit([{ id: 0, events, rejections }])[0]!),
     alive: async (run, at) => transaction.alive(run, at),
+    prune: async (statements) => transaction.prune(statements),
     close: async () => {},
   }
 }
@@ -95,6 +106,7 @@ export function workerCommitter(file: string, options: WorkerCommitterOptions = 
   }
   const commits = new Map<number, (reply: CommitReply) => void>()
   const alives = new Map<number, (failure: StorageFailure | null) => void>()
+  const prunes = new Map<number, (reply: PruneReply) => void>()
   let nextId = 1
   let worker: Worker | null = null
   let lastFailure: StorageFailure = { code: 'WORKER_STARTING', message: 'the commit worker is starting' }
@@ -117,6 +129,11 @@ export function workerCommitter(file: string, options: WorkerCommitterOptions = 
     w.unref()
     w.on('message', (message: FromWorker) => {
       restartDelay = firstRestartDelayMs
+      if (message.kind === 'pruned') {
+        prunes.get(message.id)?.(message.reply)
+        prunes.delete(message.id)
+        return
+      }
       if (message.kind === 'alive') {
         alives.get(message.id)?.(message.failure)
         alives.delete(message.id)
@@ -142,6 +159,8 @@ export function workerCommitter(file: string, options: WorkerCommitterOptions = 
     commits.clear()
     for (const resolve of alives.values()) resolve(failure)
     alives.clear()
+    for (const resolve of prunes.values()) resolve({ ok: false, failure })
+    prunes.clear()
     if (closed) return
     options.onRestart?.(failure)
     restartTimer = setTimeout(start, restartDelay)
@@ -169,6 +188,15 @@ export function workerCommitter(file: string, options: WorkerCommitterOptions = 
       return new Promise((resolve) => {
         alives.set(id, resolve)
         post(w, { kind: 'alive', id, run, at })
+      })
+    },
+    prune(statements) {
+      const w = worker
+      if (!w) return Promise.resolve({ ok: false, failure: lastFailure })
+      const id = nextId++
+      return new Promise((resolve) => {
+        prunes.set(id, resolve)
+        post(w, { kind: 'prune', id, statements })
       })
     },
     async close() {

@@ -1,3 +1,4 @@
+import type { PruneReply, PruneStatement } from './commit-protocol'
 import type { ListenerStatus } from '../../shared/contract/events'
 import { authorizationRequestType } from '../../shared/events'
 import { err, ok } from '../../shared/result'
@@ -33,7 +34,7 @@ export { loadSecretsCache } from './secrets-cache'
 export { ActivityWindow, LatencyWindow, recordNew } from './stats'
 export { resultOf, workerCommitter } from './committer'
 export type { CommitResult, Committer } from './committer'
-export type { CommitReply, ItemResult, StorageFailure } from './commit-protocol'
+export type { CommitReply, ItemResult, PruneReply, StorageFailure } from './commit-protocol'
 export type { CommittedRow, EventParams, EventRow } from './sql'
 export { parseTime, toDetail, toSummary } from './store'
 export type { DetailRow } from './store'
@@ -60,6 +61,8 @@ export interface WebhookService {
   ): Promise<TestDelivery>
   /** Whether the public URL reaches this listener now (a HEAD answered with its identity). */
   checkPublicUrl(publicUrl: string, env?: NodeJS.ProcessEnv): Promise<PublicUrlState>
+  /** A retention batch through the commit worker, between commits (src/main/db/retention.ts). */
+  prune(statements: PruneStatement[]): Promise<PruneReply>
   stop(): Promise<void>
 }
 
@@ -225,6 +228,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
     url,
     status,
     webhookSecrets: () => secrets.all(),
+    prune: (statements) => committer.prune!(statements),
     async sendTest(type, endpoint) {
       if (url === null) return err('unavailable', `The webhook listener is not running: ${problem}`)
       const chosen = endpoint ?? secrets.firstEndpoint()

@@ -16,7 +16,18 @@ const labels: Record<Storage['state'], string> = {
 export function StorageStatus({ status, banner = false }: { status?: Storage | null; banner?: boolean }) {
   const followed = usePushedValue('storage.status', 'storage.status', status === undefined)
   const shown = status === undefined ? followed : status
-  if (!shown || shown.state === 'ok') return null
+  if (!shown) return null
+  if (shown.state === 'ok') {
+    // Before the disk is full: amber, with the fix, while writes still go through.
+    if (!shown.lowSpace) return null
+    if (banner)
+      return (
+        <p className="banner banner-warn" role="status">
+          {shown.lowSpace}
+        </p>
+      )
+    return <StatusBadge tone="warn" label="storage: disk low" title={shown.lowSpace} />
+  }
   const text = `${shown.cause ?? ''} ${shown.fix ?? ''}`.trim()
   if (banner)
     return (

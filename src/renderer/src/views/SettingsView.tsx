@@ -14,6 +14,7 @@ import { ConnectionPanel } from '../components/settings/ConnectionPanel'
 import { ChainsSettingsPanel } from '../components/settings/ChainsSettingsPanel'
 import { ListenerSettingsPanel } from '../components/settings/ListenerSettingsPanel'
 import { DoctorPanel } from '../components/settings/DoctorPanel'
+import { StoragePanel } from '../components/settings/StoragePanel'
 
 /** The panels of Settings, in order. A capability adds its own panel by appending an entry. */
 export const settingsSections: { id: string; Panel: ComponentType }[] = [
@@ -27,6 +28,7 @@ export const settingsSections: { id: string; Panel: ComponentType }[] = [
   { id: 'forward', Panel: ForwardTargetsPanel },
   { id: 'sources', Panel: SourcesPanel },
   { id: 'alerts', Panel: ChannelsPanel },
+  { id: 'storage', Panel: StoragePanel },
   { id: 'keychain', Panel: KeychainPanel },
   { id: 'browser', Panel: BrowserPanel },
   { id: 'effective', Panel: EffectiveConfig },

@@ -1,0 +1,132 @@
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { openDatabase } from '../../../src/main/db'
+import { RetentionConfig } from '../../../src/shared/config'
+import {
+  emptyRetentionState,
+  readRetentionState,
+  sqliteRetentionTarget,
+  startRetention,
+} from '../../../src/main/db/retention'
+import { workerCommitter } from '../../../src/main/webhooks'
+import { useTempDir } from '../../support/temp'
+import { waitFor } from '../../support/wait'
+import { counts, eventIds, eventParams, seedRetention } from './retention-fixture'
+
+describe('retention on SQLite, through the commit worker', () => {
+  const tempDir = useTempDir('watchdesk-retention-')
+
+  it('removes exactly what is past its age, keeps queued and open-incident events, while deliveries keep committing', async () => {
+    const opened = openDatabase(join(tempDir(), 'watchdesk.db'))
+    if (!opened.ok) throw new Error(opened.error.message)
+    const db = opened.value
+    const now = Date.now()
+    const seeded = seedRetention(db, now)
+    const before = counts(db)
+    const committer = workerCommitter(db.name)
+    // Deliveries committed through the same worker during the whole run.
+    const committed: string[] = []
+    let delivering = true
+    let n = 0
+    const deliveries = (async () => {
+      while (delivering) {
+        const batch = Array.from({ length: 5 }, () => eventParams(`evt_live_${n++}`, Date.now()))
+        const result = await committer.commit(batch, [])
+        if (!result.ok) throw new Error(result.failure.message)
+        committed.push(...batch.map((e) => e.id))
+      }
+    })()
+    await waitFor(() => committed.length > 0, 'the first delivery committed', { timeoutMs: 30_000 })
+    const committedBefore = committed.length
+    const batches: number[] = []
+    const retention = startRetention({
+      config: () => RetentionConfig.parse({}),
+      target: sqliteRetentionTarget(async (statements) => {
+        const done = await committer.prune!(statements)
+        if (done.ok && statements.length > 2) batches.push(done.changes)
+        return done.ok ? done : { ok: false, message: done.failure.message }
+      }),
+      initial: emptyRetentionState(),
+      now: () => now,
+      batchRows: 1_000,
+    })
+    const state = await retention.runNow()
+    const committedDuringRetention = committed.length - committedBefore
+    delivering = false
+    await deliveries
+    retention.stop()
+    await committer.close()
+
+    expect(state.error).toBeNull()
+    expect(state.removed).toEqual({
+      events: seeded.expiredEvents.length,
+      attempts: seeded.expiredAttempts - 50, // the old events' attempts went with their events
+      alerts: seeded.expiredAlertLog + seeded.expiredIncidents,
+      rejections: seeded.expiredRejections,
+    })
+    // Small batches: none larger than the batch size, several of them.
+    expect(Math.max(...batches)).toBeLessThanOrEqual(1_000)
+    expect(batches.length).toBeGreaterThanOrEqual(5)
+    expect(committedDuringRetention).toBeGreaterThan(0)
+
+    const ids = eventIds(db)
+    expect(seeded.expiredEvents.filter((id) => ids.has(id))).toEqual([])
+    expect(
+      [...seeded.keptOldEvents, ...seeded.recentEvents, ...committed].filter((id) => !ids.has(id)),
+    ).toEqual([])
+    const after = counts(db)
+    expect(after.events).toBe(before.events - seeded.expiredEvents.length + committed.length)
+    expect(after.attempts).toBe(seeded.keptAttempts)
+    expect(after.alertLog).toBe(before.alertLog - seeded.expiredAlertLog)
+    expect(after.incidents).toBe(before.incidents - seeded.expiredIncidents)
+    expect(after.rejections).toBe(before.rejections - seeded.expiredRejections)
+    expect(after.orphanOutbox).toBe(0)
+    expect(after.orphanAttempts).toBe(0)
+    // The state is stored for `watchdesk storage` in another process.
+    expect(readRetentionState(db)).toMatchObject({
+      lastRunAt: now,
+      removed: state.removed,
+      removedTotal: state.removed,
+    })
+    db.close()
+  }, 120_000)
+
+  it('keeps everything of a kind set to 0 days, and counts totals across runs', async () => {
+    const opened = openDatabase(join(tempDir(), 'watchdesk.db'))
+    if (!opened.ok) throw new Error(opened.error.message)
+    const db = opened.value
+    const now = Date.now()
+    seedRetention(db, now, 100)
+    const before = counts(db)
+    const committer = workerCommitter(db.name)
+    const run = async (statements: Parameters<NonNullable<typeof committer.prune>>[0]) => {
+      const done = await committer.prune!(statements)
+      return done.ok ? done : { ok: false as const, message: done.failure.message }
+    }
+    const keepEvents = RetentionConfig.parse({ events: { days: 0 } })
+    const first = startRetention({
+      config: () => keepEvents,
+      target: sqliteRetentionTarget(run),
+      initial: emptyRetentionState(),
+      now: () => now,
+    })
+    const one = await first.runNow()
+    first.stop()
+    expect(one.removed.events).toBe(0)
+    expect(counts(db).events).toBe(before.events)
+    expect(one.removed.rejections).toBe(300)
+    const second = startRetention({
+      config: () => RetentionConfig.parse({}),
+      target: sqliteRetentionTarget(run),
+      initial: readRetentionState(db),
+      now: () => now,
+    })
+    const two = await second.runNow()
+    second.stop()
+    await committer.close()
+    expect(two.removed.events).toBe(101)
+    expect(two.removed.rejections).toBe(0)
+    expect(two.removedTotal).toMatchObject({ events: 101, rejections: 300 })
+    db.close()
+  }, 60_000)
+})

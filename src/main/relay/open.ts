@@ -41,3 +41,10 @@ export async function migratePostgresUrl(
 ): ReturnType<typeof import('./pg-store').migratePostgresUrl> {
   return (await import('./pg-store')).migratePostgresUrl(url)
 }
+
+/** `store copy`, with the PostgreSQL client loaded for it. */
+export async function copySqliteToPostgres(
+  ...args: Parameters<typeof import('./store-copy').copySqliteToPostgres>
+): ReturnType<typeof import('./store-copy').copySqliteToPostgres> {
+  return (await import('./store-copy')).copySqliteToPostgres(...args)
+}

@@ -1,10 +1,5 @@
 import type { AttemptReport } from '../forward'
-
-/** A local clock time for a terminal line: `13:02:34`. */
-export function clockTime(ms: number): string {
-  const d = new Date(ms)
-  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':')
-}
+import { formatClock } from '../../shared/time'
 
 /** One forward attempt as `listen` and `events replay` print it: `→ 200 POST url evt_… 12 ms`, or
  * one JSON object. `listen` forwards to several targets and retries, so it also names the target,
@@ -32,7 +27,7 @@ export function attemptLine(a: AttemptReport, json: boolean, { retries }: { retr
     : a.stopped
       ? `, target stopped (410 Gone: fix its URL, its queue waits)`
       : a.state === 'failing' && a.dueAt !== null
-        ? `, will retry at ${clockTime(a.dueAt)} (attempt ${a.attempt + 1})`
+        ? `, will retry at ${formatClock(a.dueAt)} (attempt ${a.attempt + 1})`
         : a.state === 'gave_up'
           ? ', gave up'
           : ''

@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { formatClock } from '../../shared/time'
 import { alarmStatuses, statusLabel } from '../../shared/chains/health'
 import type { Config } from '../../shared/config'
 import type { ChainStatus } from '../../shared/contract/chains'
@@ -94,7 +95,7 @@ function report(
         '~ lag estimated from block age and block time (no reference configured, or none passes its checks: watchdesk chains --sources)',
       )
     if (options.watch) {
-      lines.unshift(`watchdesk chains · ${new Date().toISOString().slice(11, 19)} · Ctrl-C ends`)
+      lines.unshift(`watchdesk chains · ${formatClock(Date.now())} · Ctrl-C ends`)
       // Redraw in place on a terminal; a plain stream (a file, a pipe) gets one block per round.
       io.out((io.isTTY ? '\x1b[H\x1b[2J' : '') + lines.join('\n') + (io.isTTY ? '' : '\n'))
     } else io.out(lines.join('\n'))

@@ -1,4 +1,5 @@
 import type { RetentionConfig } from '../../shared/config'
+import { formatDate, formatDateTime, zoneLabel } from '../../shared/time'
 import { join } from 'node:path'
 import type { EventFilter } from '../../shared/contract/events'
 import { eventJson } from '../../shared/events/json'
@@ -261,12 +262,12 @@ export async function relayTokenCommand(
     const tokens = await store.tokens.list()
     printList(io, options.json, tokens, {
       empty: 'No relay tokens yet. Create one with: watchdesk relay token create NAME',
-      headers: ['name', 'scope', 'created', 'state'],
+      headers: ['name', 'scope', `created (${zoneLabel(Date.now())})`, 'state'],
       row: (t) => [
         t.name,
         t.scope,
-        new Date(t.createdAt).toISOString().replace('T', ' ').slice(0, 19),
-        t.revokedAt === null ? 'live' : `revoked ${new Date(t.revokedAt).toISOString().slice(0, 10)}`,
+        formatDateTime(t.createdAt),
+        t.revokedAt === null ? 'live' : `revoked ${formatDate(t.revokedAt)}`,
       ],
     })
     return 0

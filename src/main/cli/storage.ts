@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { formatDateTime, zoneLabel } from '../../shared/time'
 import { join } from 'node:path'
 import type { Command } from 'commander'
 import { databaseFileName, openDatabase } from '../db'
@@ -59,12 +60,12 @@ function runStorage(options: CommonOptions, io: CliIo): number {
 
 function storageLines(usage: StorageUsage & { retention: RetentionState }): string[] {
   const r = usage.retention
-  const when = (t: number | null) => (t === null ? 'not yet' : new Date(t).toISOString())
+  const when = (t: number | null) => (t === null ? 'not yet' : formatDateTime(t))
   const rows: [string, string][] = [
     ['data dir', `${usage.dataDir}  ${formatBytes(usage.dataDirBytes)}`],
     ['database', `${usage.database}  ${formatBytes(usage.databaseBytes)}`],
     ['events stored', String(usage.events)],
-    ['oldest event', usage.oldestEventAt === null ? '—' : new Date(usage.oldestEventAt).toISOString()],
+    ['oldest event', usage.oldestEventAt === null ? '—' : formatDateTime(usage.oldestEventAt)],
     [
       'free space',
       usage.freeBytes === null
@@ -76,6 +77,7 @@ function storageLines(usage: StorageUsage & { retention: RetentionState }): stri
     ['retention next run', r.nextRunAt === null ? 'when watchdesk runs' : when(r.nextRunAt)],
   ]
   if (r.error) rows.push(['retention error', r.error])
+  rows.push(['times in', zoneLabel(Date.now())])
   const width = Math.max(...rows.map(([label]) => label.length))
   const lines = rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`)
   if (usage.warning) lines.push('', `warning: ${usage.warning}`)

@@ -57,7 +57,9 @@ describe('watchdesk send-test-event and events', () => {
     const io = capture()
     expect(await main(['events', '--data-dir', b.dataDir, '--limit', '2'], io)).toBe(0)
     const lines = io.stdout.join('\n').split('\n')
-    expect(lines[0]).toMatch(/^received\s+type\s+group\s+id\s+deliveries\s+endpoint\s+detail$/)
+    // The zone is said once, in the header (the console writes times the same way).
+    expect(lines[0]).toMatch(/^received \(UTC[^)]*\)\s+type\s+group\s+id\s+deliveries\s+endpoint\s+detail$/)
+    expect(lines[1]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\s/)
     expect(lines).toHaveLength(3)
     expect(lines[1]).toContain('report.ready')
     expect(lines[2]).toContain('1,000 USD → 998.75 USDC')

@@ -85,7 +85,7 @@ describe('retention in bin/watchdesk serve', () => {
         'm',
       ),
     )
-    expect(text.stdout).toMatch(/^retention next run\s+\d{4}-\d\d-\d\dT/m)
+    expect(text.stdout).toMatch(/^retention next run\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/m)
 
     const metrics = await (
       await fetch(`${running.consoleUrl}/metrics`, { headers: { authorization: `Bearer ${running.token}` } })

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { afterEach } from 'vitest'
+import { signBody } from '../../src/main/webhooks'
 
 export const repoRoot = join(import.meta.dirname, '..', '..')
 export const cliPath = join(repoRoot, 'bin', 'watchdesk')
@@ -87,4 +88,20 @@ function stopChild(child: ChildProcess): Promise<void> {
     })
     child.kill('SIGTERM')
   })
+}
+
+/** Posts one body to a listener's /webhooks signed with `secret` (the signer the listener checks
+ * with); resolves with the status, 0 when no answer came within 8 s. */
+export async function postSigned(listenerUrl: string, secret: string, body: string): Promise<number> {
+  try {
+    const answer = await fetch(`${listenerUrl}/webhooks`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'x-service-signature': signBody(secret, body) },
+      signal: AbortSignal.timeout(8_000),
+    })
+    return answer.status
+  } catch {
+    return 0
+  }
 }

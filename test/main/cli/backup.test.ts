@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto'
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
@@ -6,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
 import { createKeytarStore } from '../../../src/main/secrets'
 import { useRelayProcesses } from '../../support/relay-process'
-import { runCli, useServeProcess } from '../../support/serve-process'
+import { runCli, useServeProcess, postSigned } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
 
@@ -22,18 +21,7 @@ async function deliver(listenerUrl: string, id: string): Promise<number> {
     created_at: '2026-11-20T10:00:00Z',
     data: { id: `po_${id}`, amount: '12.50' },
   })
-  const signature = createHmac('sha256', envSecret).update(body).digest('hex')
-  try {
-    const answer = await fetch(`${listenerUrl}/webhooks`, {
-      method: 'POST',
-      body,
-      headers: { 'content-type': 'application/json', 'x-service-signature': signature },
-      signal: AbortSignal.timeout(8_000),
-    })
-    return answer.status
-  } catch {
-    return 0
-  }
+  return postSigned(listenerUrl, envSecret, body)
 }
 
 interface Answer {

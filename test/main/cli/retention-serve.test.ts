@@ -1,9 +1,8 @@
-import { createHmac } from 'node:crypto'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
-import { runCli, useServeProcess } from '../../support/serve-process'
+import { runCli, useServeProcess, postSigned } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
 import { counts, eventIds, seedRetention } from '../db/retention-fixture'
@@ -18,18 +17,7 @@ async function deliver(listenerUrl: string, id: string): Promise<number> {
     created_at: new Date().toISOString(),
     data: { id },
   })
-  const signature = createHmac('sha256', secret).update(body).digest('hex')
-  try {
-    const answer = await fetch(`${listenerUrl}/webhooks`, {
-      method: 'POST',
-      body,
-      headers: { 'content-type': 'application/json', 'x-service-signature': signature },
-      signal: AbortSignal.timeout(8_000),
-    })
-    return answer.status
-  } catch {
-    return 0
-  }
+  return postSigned(listenerUrl, secret, body)
 }
 
 describe('retention in bin/watchdesk serve', () => {

@@ -1,9 +1,8 @@
-import { createHmac } from 'node:crypto'
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import { useServeProcess, runCli } from '../../support/serve-process'
+import { useServeProcess, runCli, postSigned } from '../../support/serve-process'
 import { waitFor } from '../../support/wait'
 import { fillDisk, mountTmpfs } from '../db/tmpfs'
 
@@ -17,18 +16,7 @@ async function deliver(listenerUrl: string, id: string, padding = ''): Promise<n
     created_at: '2026-11-20T10:00:00Z',
     data: { id: `po_${id}`, padding },
   })
-  const signature = createHmac('sha256', secret).update(body).digest('hex')
-  try {
-    const answer = await fetch(`${listenerUrl}/webhooks`, {
-      method: 'POST',
-      body,
-      headers: { 'content-type': 'application/json', 'x-service-signature': signature },
-      signal: AbortSignal.timeout(8_000),
-    })
-    return answer.status
-  } catch {
-    return 0
-  }
+  return postSigned(listenerUrl, secret, body)
 }
 
 /** Full-disk behaviour of the real process (bin/watchdesk serve, the built bundle) on a tmpfs. */

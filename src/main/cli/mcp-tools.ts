@@ -263,7 +263,6 @@ export const writeTools = {
   }),
 }
 
-export type ToolName = keyof typeof readTools | keyof typeof writeTools
 
 /** A short-lived writable connection for one write: the read model stays read-only. */
 export function withWritableDb<T>(dataDir: string, write: (db: Database) => T): T {

@@ -263,7 +263,6 @@ export const writeTools = {
   }),
 }
 
-
 /** A short-lived writable connection for one write: the read model stays read-only. */
 export function withWritableDb<T>(dataDir: string, write: (db: Database) => T): T {
   const db = openDatabase(join(dataDir, databaseFileName))

@@ -67,6 +67,33 @@ const boundaries = [
   ),
 ]
 
+/* Lifecycles (docs/architecture.md): whatever subscribes, starts a timer or opens a stream returns a
+ * Disposable (src/shared/disposable.ts) that someone owns, never a bare `() => void` to call. Caught
+ * in declarations (a function, method or function type declared to return `() => void`) and in
+ * implementations whose type is inferred (an on*, watch*, subscribe*, attach* or follow* member
+ * that returns an arrow function). */
+const returnsUnsubscribe =
+  'TSTypeAnnotation > TSFunctionType[params.length=0] > TSTypeAnnotation > TSVoidKeyword'
+const subscriber = /^(on[A-Z]|watch|subscribe|attach|follow)/.toString()
+const disposableRule = {
+  files: ['src/**/*.{ts,tsx}'],
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      ...[
+        `:matches(TSMethodSignature, TSFunctionType, TSDeclareFunction, TSEmptyBodyFunctionExpression) > ${returnsUnsubscribe}`,
+        `:matches(FunctionDeclaration, FunctionExpression, ArrowFunctionExpression) > ${returnsUnsubscribe}`,
+        `Property[key.name=${subscriber}] > :function > BlockStatement > ReturnStatement > ArrowFunctionExpression`,
+        `Property[key.name=${subscriber}] > ArrowFunctionExpression > ArrowFunctionExpression`,
+      ].map((selector) => ({
+        selector,
+        message:
+          'Return a Disposable (src/shared/disposable.ts: toDisposable, DisposableStore), not a function to call: every subscription, timer and stream is disposed by its owner (docs/architecture.md, Lifecycles).',
+      })),
+    ],
+  },
+}
+
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', '.tmp/**'] },
   js.configs.recommended,
@@ -80,6 +107,7 @@ export default tseslint.config(
     },
   },
   ...boundaries,
+  disposableRule,
   {
     files: ['src/main/index.ts', 'src/preload/**/*.ts'],
     rules: { 'no-restricted-imports': 'off' },

@@ -1,4 +1,5 @@
 import type { Config } from '../shared/config'
+import type { Disposable } from '../shared/disposable'
 import type { Database, StorageHealth } from './db'
 import type { Logger } from './log'
 import type { PushBus } from './push'
@@ -48,7 +49,7 @@ export interface AppContext {
    * differs is written, onto the file as it is now, so edits made meanwhile elsewhere survive. */
   saveConfig(next: Record<string, unknown>): Promise<Result<Config>>
   /** Every change applied, from this process or from the file (editor, CLI). */
-  onConfigChange(listener: (config: Config) => void): () => void
+  onConfigChange(listener: (config: Config) => void): Disposable
   urls: {
     console: string | null
     /** The webhook listener's base URL while it listens. */

@@ -19,6 +19,8 @@ import { engineConfirm, startAlerts } from './alerts'
 import type { AlertsService } from './alerts'
 import { systemPollClock } from '../shared/clock'
 import type { PollClock } from '../shared/clock'
+import { toDisposable } from '../shared/disposable'
+import type { Disposable } from '../shared/disposable'
 import { startSources } from './relay'
 import type { SourcesService } from './relay'
 import { enqueueOnCommitSql, startForward } from './forward'
@@ -184,9 +186,9 @@ export async function startServices(
   catchingUp = () => sources.list().some((s) => s.state === 'catching-up')
   stops.push(() => sources.stop())
   const stopWatch = watchSources(sources, alerts, options.clock ?? systemPollClock)
-  stops.push(async () => stopWatch())
+  stops.push(async () => stopWatch.dispose())
   const stopTargets = watchForwardTargets(forward, alerts, options.clock ?? systemPollClock)
-  stops.push(async () => stopTargets())
+  stops.push(async () => stopTargets.dispose())
   const services: Services = { webhooks, chains, payments, alerts, sources, forward, publicUrl, env }
   return ok({
     services,
@@ -202,9 +204,9 @@ const sourceCheckMs = 5_000
  * 5 s and confirmed like the other rules (3 observations and 15 s), so a relay that restarts is no
  * outage; a refused token counts too (nothing arrives either way). A source removed from the
  * config closes its incident as "source removed" (not a recovery: nobody saw it answer). */
-function watchSources(sources: SourcesService, alerts: AlertsService, clock: PollClock): () => void {
+function watchSources(sources: SourcesService, alerts: AlertsService, clock: PollClock): Disposable {
   let watched = new Set<string>()
-  let cancel: (() => void) | null = null
+  let cancel: Disposable | null = null
   const observe = (name: string, active: boolean, title: string, body: string, gone?: string) =>
     alerts.condition({
       rule: 'relay.source',
@@ -237,15 +239,15 @@ function watchSources(sources: SourcesService, alerts: AlertsService, clock: Pol
     cancel = clock.after(sourceCheckMs, check)
   }
   check()
-  return () => cancel?.()
+  return toDisposable(() => cancel?.dispose())
 }
 
 /** The alert rule "forward target gone" over the forward status: a target that answered 410 Gone
  * is stopped by the forwarder (a definite answer, so no confirmation); the incident closes when the
  * target delivers again (its URL changed, it was enabled again), is disabled or is removed. */
-function watchForwardTargets(forward: ForwardService, alerts: AlertsService, clock: PollClock): () => void {
+function watchForwardTargets(forward: ForwardService, alerts: AlertsService, clock: PollClock): Disposable {
   let watched = new Set<string>()
-  let cancel: (() => void) | null = null
+  let cancel: Disposable | null = null
   const observe = (name: string, active: boolean, title: string, body: string) =>
     alerts.condition({
       rule: 'forward.gone',
@@ -282,5 +284,5 @@ function watchForwardTargets(forward: ForwardService, alerts: AlertsService, clo
     cancel = clock.after(sourceCheckMs, check)
   }
   check()
-  return () => cancel?.()
+  return toDisposable(() => cancel?.dispose())
 }

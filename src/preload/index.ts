@@ -23,7 +23,8 @@ const bridge: WatchdeskBridge = {
   onPush(listener) {
     const forward = (_event: unknown, message: unknown) => listener(message as Parameters<typeof listener>[0])
     ipcRenderer.on(ipc.push, forward)
-    return () => ipcRenderer.off(ipc.push, forward)
+    // A plain object: contextBridge copies it to the page with its function proxied.
+    return { dispose: () => void ipcRenderer.off(ipc.push, forward) }
   },
 }
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { clientForPage, takeLaunchToken } from '../../src/renderer/src/api/client'
 import type { WatchdeskBridge } from '../../src/shared/contract/bridge'
+import { noopDisposable } from '../../src/shared/disposable'
 
 afterEach(() => {
   window.sessionStorage.clear()
@@ -35,7 +36,7 @@ describe('launch token', () => {
     expect(clientForPage(window)).toBeNull()
     window.history.replaceState(null, '', '/?token=abc')
     expect(clientForPage(window)?.transport).toBe('http')
-    window.watchdesk = { methods: {} as WatchdeskBridge['methods'], onPush: () => () => {} }
+    window.watchdesk = { methods: {} as WatchdeskBridge['methods'], onPush: () => noopDisposable }
     expect(clientForPage(window)?.transport).toBe('ipc')
   })
 })

@@ -1,4 +1,5 @@
 import type { PollClock } from '../../src/shared/clock'
+import { toDisposable } from '../../src/shared/disposable'
 
 export interface ManualClock extends PollClock {
   /** Moves time forward and runs, in time order, every callback that has come due. */
@@ -20,7 +21,7 @@ export function manualClock(start = Date.now()): ManualClock {
     after(ms, fn) {
       const id = nextId++
       waiting.set(id, { due: t + Math.max(0, ms), fn })
-      return () => waiting.delete(id)
+      return toDisposable(() => waiting.delete(id))
     },
     advance(ms) {
       const until = t + ms

@@ -55,7 +55,7 @@ export interface AlertsDeps {
   meters: Meters
   clock?: PollClock
   /** The chains capability's rounds (statuses after each burst of polls). */
-  onChainsRound(listener: (snapshot: ChainsSnapshot) => void): () => void
+  onChainsRound(listener: (snapshot: ChainsSnapshot) => void): Disposable
   /** The webhook listener's status; null when there is none. */
   listener(): ListenerStatus | null
   /** The committed-events channel (lossless): wakes the event rule, feeds quiet-endpoint tracking. */
@@ -379,7 +379,7 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
 
   // Listener, storage and quiet endpoints: every few seconds.
   const rejections: { t: number; n: number }[] = []
-  let cancelCheck: (() => void) | null = null
+  let cancelCheck: Disposable | null = null
   function check(): void {
     cancelCheck = null
     if (stopped) return
@@ -566,9 +566,9 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
     },
     async stop() {
       stopped = true
-      cancelCheck?.()
+      cancelCheck?.dispose()
       if (reading) clearTimeout(reading)
-      offChains()
+      offChains.dispose()
       offCommitted.dispose()
       await queue
     },

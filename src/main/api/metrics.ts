@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram } from 'prom-client'
 import type { Registry } from 'prom-client'
 import type { ChainsSnapshot } from '../../shared/contract/chains'
+import type { Disposable } from '../../shared/disposable'
 import { chainStatuses } from '../../shared/chains/health'
 import type { AppContext } from '../context'
 import type { Services } from '../services'
@@ -136,7 +137,7 @@ export function metricsFor(ctx: AppContext, services: Services): () => Promise<s
  * window and across instances. Fed by each poll round: a chain counts once per new `checkedAt`. */
 function registerPollMeters(
   registers: Registry[],
-  onRound: (listener: (snapshot: ChainsSnapshot) => void) => () => void,
+  onRound: (listener: (snapshot: ChainsSnapshot) => void) => Disposable,
   /** The chains now: a round that ended before these meters existed (the poller starts first) is
    * counted too, or the first poll of a fast node would be missing until the next round. */
   current: () => ChainsSnapshot,

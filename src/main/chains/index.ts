@@ -4,6 +4,8 @@ import type { Uptime } from '../../shared/contract/alerts'
 import { explainEstimateGasError } from '../../shared/chains/rpc-errors'
 import { chainInfo } from '../../shared/chains/registry'
 import type { Config } from '../../shared/config'
+import { toDisposable } from '../../shared/disposable'
+import type { Disposable } from '../../shared/disposable'
 import { maskSecret } from '../../shared/mask'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
@@ -31,7 +33,7 @@ export interface ChainsService {
   history(serviceId: number, minutes: number): Result<ChainHistory>
   uptime(serviceId: number): Result<Uptime>
   /** Called after each poll round with the statuses (the alerts capability listens here). */
-  onRound(listener: (snapshot: ChainsSnapshot) => void): () => void
+  onRound(listener: (snapshot: ChainsSnapshot) => void): Disposable
   rpc(serviceId: number, method: string, params: unknown[]): Promise<Result<RpcExchange>>
   stop(): Promise<void>
 }
@@ -143,7 +145,7 @@ export async function startChainsService(ctx: AppContext, clock?: PollClock): Pr
     },
     onRound(listener) {
       roundListeners.add(listener)
-      return () => roundListeners.delete(listener)
+      return toDisposable(() => roundListeners.delete(listener))
     },
     async rpc(serviceId, method, params) {
       const monitor = poller?.monitor(serviceId)
@@ -170,8 +172,8 @@ export async function startChainsService(ctx: AppContext, clock?: PollClock): Pr
     },
     async stop() {
       generation++
-      offConfig()
-      offSecrets()
+      offConfig.dispose()
+      offSecrets.dispose()
       poller?.stop()
       history.flush()
     },

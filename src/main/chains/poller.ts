@@ -5,6 +5,7 @@ import type { Sample } from './monitor'
 import type { ChainTarget } from './targets'
 import { systemPollClock } from '../../shared/clock'
 import type { PollClock } from '../../shared/clock'
+import type { Disposable } from '../../shared/disposable'
 
 /** Polls every configured chain on its own timer, so a slow or dead chain never delays another,
  * and hands the twelve statuses (and the new samples) to `onRound` after each burst of polls. */
@@ -42,9 +43,9 @@ export function createPoller(options: PollerOptions): Poller {
   const clock = options.clock ?? systemPollClock
   const now = () => clock.now()
   const monitors = options.targets.map((t) => new ChainMonitor(t, options.scrub))
-  const timers = new Map<number, () => void>()
+  const timers = new Map<number, Disposable>()
   let pendingSamples: Sample[] = []
-  let cancelPublish: (() => void) | null = null
+  let cancelPublish: Disposable | null = null
   let running = false
 
   const snapshot = (): ChainsSnapshot => ({
@@ -96,9 +97,9 @@ export function createPoller(options: PollerOptions): Poller {
     },
     stop() {
       running = false
-      for (const cancel of timers.values()) cancel()
+      for (const timer of timers.values()) timer.dispose()
       timers.clear()
-      cancelPublish?.()
+      cancelPublish?.dispose()
       cancelPublish = null
       for (const monitor of monitors) monitor.close()
     },

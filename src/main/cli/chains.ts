@@ -69,7 +69,7 @@ async function runChains(options: ChainsOptions, io: CliIo, deps: CliDeps): Prom
       if (await pause(options.interval ?? config.pollIntervalMs, interrupted)) return exitCodes.ok
     }
   } finally {
-    stopListening?.()
+    stopListening?.dispose()
     poller.stop()
   }
 }

@@ -149,6 +149,6 @@ async function follow(db: Database, store: EventStore, options: EventsOptions, i
     }
     return exitCodes.ok
   } finally {
-    stopListening?.()
+    stopListening?.dispose()
   }
 }

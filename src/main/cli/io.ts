@@ -1,3 +1,5 @@
+import { toDisposable } from '../../shared/disposable'
+import type { Disposable } from '../../shared/disposable'
 import { createLogger, redact } from '../log'
 import type { LogLevel, Logger } from '../log'
 
@@ -17,8 +19,8 @@ export interface CliIo {
   /** stderr is a terminal: log lines are then text, not JSON (unless --log-format json). */
   errIsTTY?: boolean
   logging?: CliLogging
-  /** Calls `stop` on Ctrl-C (SIGINT) or SIGTERM; returns the function that stops listening. */
-  onInterrupt?(stop: () => void): () => void
+  /** Calls `stop` on Ctrl-C (SIGINT) or SIGTERM; disposing the result stops listening. */
+  onInterrupt?(stop: () => void): Disposable
 }
 
 export const processIo: CliIo = {
@@ -30,10 +32,10 @@ export const processIo: CliIo = {
   onInterrupt(stop) {
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
-    return () => {
+    return toDisposable(() => {
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
-    }
+    })
   },
 }
 

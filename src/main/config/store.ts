@@ -15,6 +15,8 @@ import { basename, dirname, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { Config } from '../../shared/config'
 import type { ConfigStatus } from '../../shared/contract/app'
+import { toDisposable } from '../../shared/disposable'
+import type { Disposable } from '../../shared/disposable'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
@@ -50,10 +52,10 @@ export interface ConfigStore {
   get(key: string): Result<{ saved: unknown; effective: unknown }>
   /** Re-reads the file now (what the watcher does after an edit settles). */
   check(): void
-  /** Starts following the file; the returned function stops it (also `close`). */
-  watch(): () => void
-  onChange(listener: (loaded: LoadedConfig, origin: ConfigChangeOrigin) => void): () => void
-  onStatus(listener: (status: ConfigStatus) => void): () => void
+  /** Starts following the file; disposing the result stops it (so does `close`). */
+  watch(): Disposable
+  onChange(listener: (loaded: LoadedConfig, origin: ConfigChangeOrigin) => void): Disposable
+  onStatus(listener: (status: ConfigStatus) => void): Disposable
   close(): void
 }
 
@@ -106,7 +108,7 @@ function createStore(options: ConfigStoreOptions, file: string, first: LoadedCon
   let queue: Promise<unknown> = Promise.resolve()
   const changeListeners = new Set<(loaded: LoadedConfig, origin: ConfigChangeOrigin) => void>()
   const statusListeners = new Set<(status: ConfigStatus) => void>()
-  let stopWatching: (() => void) | null = null
+  let watching: Disposable | null = null
 
   const status = (): ConfigStatus => ({
     file,
@@ -243,23 +245,23 @@ function createStore(options: ConfigStoreOptions, file: string, first: LoadedCon
     },
     check,
     watch: () => {
-      stopWatching ??= watchFile(options, file, check, log)
-      return () => {
-        stopWatching?.()
-        stopWatching = null
-      }
+      watching ??= watchFile(options, file, check, log)
+      return toDisposable(() => {
+        watching?.dispose()
+        watching = null
+      })
     },
     onChange: (listener) => {
       changeListeners.add(listener)
-      return () => changeListeners.delete(listener)
+      return toDisposable(() => changeListeners.delete(listener))
     },
     onStatus: (listener) => {
       statusListeners.add(listener)
-      return () => statusListeners.delete(listener)
+      return toDisposable(() => statusListeners.delete(listener))
     },
     close: () => {
-      stopWatching?.()
-      stopWatching = null
+      watching?.dispose()
+      watching = null
       changeListeners.clear()
       statusListeners.clear()
     },
@@ -403,7 +405,7 @@ function watchFile(
   file: string,
   check: () => void,
   log: Logger | undefined,
-): () => void {
+): Disposable {
   const name = basename(file)
   const debounceMs = options.debounceMs ?? 150
   let timer: NodeJS.Timeout | null = null
@@ -432,11 +434,11 @@ function watchFile(
     }
   }, options.pollMs ?? 2_000)
   poll.unref()
-  return () => {
+  return toDisposable(() => {
     watcher?.close()
     clearInterval(poll)
     if (timer) clearTimeout(timer)
-  }
+  })
 }
 
 function statKey(file: string): string {

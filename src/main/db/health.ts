@@ -1,6 +1,8 @@
 import { readdirSync, readlinkSync, statfsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { StorageStatus } from '../../shared/contract/storage'
+import { toDisposable } from '../../shared/disposable'
+import type { Disposable } from '../../shared/disposable'
 import type { Logger } from '../log'
 
 /** A failed write as every writer sees it: SQLite's code (when there is one) and the message. */
@@ -17,7 +19,7 @@ export interface StorageHealth {
   failed(where: string, error: unknown): void
   /** A write committed: back to `ok` if it was not. */
   committed(): void
-  onChange(listener: (status: StorageStatus) => void): () => void
+  onChange(listener: (status: StorageStatus) => void): Disposable
 }
 
 export function failureFrom(error: unknown): WriteFailure {
@@ -113,7 +115,7 @@ export function createStorageHealth(
     },
     onChange(listener) {
       listeners.add(listener)
-      return () => listeners.delete(listener)
+      return toDisposable(() => listeners.delete(listener))
     },
   }
 }

@@ -1,12 +1,8 @@
+import { realTimer } from './starting-gate'
 import type { Timer } from './starting-gate'
 
 export type CloseOutcome =
   { outcome: 'closed' } | { outcome: 'timed-out' } | { outcome: 'failed'; error: Error }
-
-const realTimer: Timer = (ms, fire) => {
-  const t = setTimeout(fire, ms)
-  return () => clearTimeout(t)
-}
 
 /** Quit must end: the back end gets `ms` to stop its services, flush and release the data dir;
  * a close that throws or hangs is reported, and the app quits anyway. */
@@ -20,7 +16,7 @@ export function closeWithin(
     const finish = (outcome: CloseOutcome) => {
       if (done) return
       done = true
-      cancel()
+      cancel.dispose()
       resolve(outcome)
     }
     const cancel = timer(ms, () => finish({ outcome: 'timed-out' }))

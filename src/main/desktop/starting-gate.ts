@@ -2,6 +2,8 @@ import { methodNames } from '../../shared/contract'
 import type { MethodName } from '../../shared/contract'
 import { err } from '../../shared/result'
 import type { Result } from '../../shared/result'
+import { systemPollClock } from '../../shared/clock'
+import type { Disposable } from '../../shared/disposable'
 import type { ApiHandlers } from '../transport/dispatch'
 
 /** The sentence a call gets while the back end is still starting. */
@@ -9,11 +11,9 @@ export const startingMessage =
   'watchdesk is still starting: it is opening the database and reading the OS keychain (unlock it ' +
   'if the system asks). This window fills in by itself when it is ready.'
 
-export type Timer = (ms: number, fire: () => void) => () => void
-const realTimer: Timer = (ms, fire) => {
-  const t = setTimeout(fire, ms)
-  return () => clearTimeout(t)
-}
+/** Calls `fire` once, `ms` from now; disposing the result cancels it (tests fire it by hand). */
+export type Timer = (ms: number, fire: () => void) => Disposable
+export const realTimer: Timer = (ms, fire) => systemPollClock.after(ms, fire)
 
 /** Window first: the shell binds IPC to these handlers before the back end starts, so the window
  * opens at once. A call made meanwhile waits up to `holdMs` for the back end (a normal start takes
@@ -34,7 +34,7 @@ export function createStartingGate(options: { holdMs: number; timer?: Timer }) {
       await new Promise<void>((resolve) => {
         const wake = () => {
           waiting.delete(wake)
-          cancel()
+          cancel.dispose()
           resolve()
         }
         const cancel = timer(holdMs, wake)

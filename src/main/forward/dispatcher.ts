@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto'
 import type { Agent } from 'node:http'
 import type { ForwardState, ForwardTargetStatus } from '../../shared/contract/forward'
 import type { PollClock } from '../../shared/clock'
+import type { Disposable } from '../../shared/disposable'
 import type { Logger } from '../log'
 import { agentFor, deliver, responseKeptBytes } from './deliver.ts'
 import type { DeliveryOutcome } from './deliver.ts'
@@ -111,7 +112,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const changedIds = new Set<string>()
   let statesAt = 0
   let stopped = false
-  let cancelPoll: (() => void) | null = null
+  let cancelPoll: Disposable | null = null
   let soonScheduled = false
 
   const failed = (what: string, error: unknown) => {
@@ -148,7 +149,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   function schedulePoll(): void {
-    cancelPoll?.()
+    cancelPoll?.dispose()
     cancelPoll = stopped ? null : clock.after(pollMs, tick)
   }
 
@@ -471,7 +472,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       ),
     async stop() {
       stopped = true
-      cancelPoll?.()
+      cancelPoll?.dispose()
       cancelPoll = null
       const unstarted = [...runtimes.values()].flatMap((rt) => rt.queue.splice(0).map((r) => r.id))
       while (running.size > 0) await Promise.all([...running])

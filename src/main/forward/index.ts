@@ -324,8 +324,8 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
     secretsChanged: syncSecrets,
     dispatcher,
     async stop() {
-      offConfig()
-      offSecrets()
+      offConfig.dispose()
+      offSecrets.dispose()
       offCommitted.dispose()
       clearInterval(pushTimer)
       clearInterval(secretsTimer)

@@ -39,7 +39,7 @@ const dispatcher = createDispatcher({
     now: () => Date.now(),
     after(ms, fn) {
       const timer = setTimeout(fn, ms)
-      return () => clearTimeout(timer)
+      return { dispose: () => clearTimeout(timer) }
     },
   },
   log,

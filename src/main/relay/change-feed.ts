@@ -1,3 +1,4 @@
+import type { Disposable } from '../../shared/disposable'
 import type { Logger } from '../log'
 import type { RelayStore, SyncEvent, SyncPage } from './store'
 
@@ -56,7 +57,7 @@ export function createChangeFeed(store: RelayStore, settings: FeedSettings, log:
   const tail = () => held.at(-1)?.cursor ?? anchor!
 
   const reset = () => {
-    off?.()
+    off?.dispose()
     off = null
     anchor = null
     held = []
@@ -118,7 +119,7 @@ export function createChangeFeed(store: RelayStore, settings: FeedSettings, log:
   }
   // Subscribed only while someone follows: a store that polls for commits (PgBouncer) polls only
   // while it has subscribers.
-  let off: (() => void) | null = null
+  let off: Disposable | null = null
   const poll = setInterval(() => {
     if (anchor !== null) void read()
   }, settings.pollMs)

@@ -7,6 +7,7 @@ import type { EventFilter, Rejection } from '../../shared/contract/events'
 import { filterSql, postgresDialect } from '../../shared/events/filter'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
+import { toDisposable } from '../../shared/disposable'
 import { redactFromLogs } from '../log'
 import type { Logger } from '../log'
 import { maskUrlSecrets, urlSecretValues } from '../../shared/mask'
@@ -180,7 +181,7 @@ export async function openPostgresStore(
     readAfter: (after, limit, withRemaining) => readAfter(reads, after, limit, withRemaining),
     onCommitted(listener) {
       wakers.add(listener)
-      return () => wakers.delete(listener)
+      return toDisposable(() => wakers.delete(listener))
     },
     tokens: {
       async create(name, hash, at, scope) {

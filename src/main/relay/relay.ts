@@ -5,6 +5,7 @@ import type { Result } from '../../shared/result'
 import { createStorageHealth, failureFrom } from '../db'
 import type { StorageHealth } from '../db'
 import type { StorageStatus } from '../../shared/contract/storage'
+import { toDisposable } from '../../shared/disposable'
 import type { Logger } from '../log'
 import type { ObservedSecretStore } from '../secrets'
 import { createIngest } from '../webhooks'
@@ -238,7 +239,7 @@ function postgresHealth(where: string, log: Logger): StorageHealth {
     },
     onChange(listener) {
       listeners.add(listener)
-      return () => listeners.delete(listener)
+      return toDisposable(() => listeners.delete(listener))
     },
   }
 }

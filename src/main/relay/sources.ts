@@ -390,7 +390,7 @@ export function startSources(ctx: AppContext, options: SourcesOptions = {}): Sou
       }
     },
     async stop() {
-      offConfig()
+      offConfig.dispose()
       await reconciling
       for (const runner of runners.values()) await runner.stop()
       runners.clear()

@@ -2,6 +2,7 @@ import { readRetentionState, sqliteRetentionTarget } from '../db/retention'
 import type { Database } from 'better-sqlite3'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
+import { toDisposable } from '../../shared/disposable'
 import { openDatabase } from '../db'
 import type { Committer } from '../webhooks'
 import { workerCommitter } from '../webhooks'
@@ -101,7 +102,7 @@ export function openSqliteRelayStore(
     },
     onCommitted(listener) {
       wakers.add(listener)
-      return () => wakers.delete(listener)
+      return toDisposable(() => wakers.delete(listener))
     },
     tokens: {
       async create(name, hash, at, scope) {

@@ -1,5 +1,6 @@
 import type { RetentionState, RetentionTarget } from '../db/retention'
 import type { Result } from '../../shared/result'
+import type { Disposable } from '../../shared/disposable'
 import type { Committer, EventStore } from '../webhooks'
 import type { SyncEvent, SyncPage } from '../../shared/contract/sync'
 
@@ -100,7 +101,7 @@ export interface RelayStore extends EventReads {
   /** Events after `after` in commit order; never skips one that commits later (see each store). */
   readAfter(after: string, limit: number, withRemaining?: boolean): Promise<Result<SyncPage>>
   /** Called (at least) after each commit that stored something; streams re-read then. */
-  onCommitted(listener: () => void): () => void
+  onCommitted(listener: () => void): Disposable
   tokens: RelayTokens
   /** Where retention removes old rows (docs/storage.md#retention), and its stored state. */
   retention?: RetentionTarget & { load(): Promise<RetentionState> }

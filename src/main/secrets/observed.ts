@@ -1,8 +1,10 @@
+import { toDisposable } from '../../shared/disposable'
+import type { Disposable } from '../../shared/disposable'
 import type { SecretStore } from './store'
 
 export type ObservedSecretStore = SecretStore & {
   /** Called after a set or delete succeeded, with the account that changed. */
-  onChange(listener: (account: string) => void): () => void
+  onChange(listener: (account: string) => void): Disposable
 }
 
 /** Lets a capability cache secrets (the listener's webhook secrets) and hear when another one
@@ -24,7 +26,7 @@ export function observeSecrets(store: SecretStore): ObservedSecretStore {
     },
     onChange: (listener) => {
       listeners.add(listener)
-      return () => listeners.delete(listener)
+      return toDisposable(() => listeners.delete(listener))
     },
   }
 }

@@ -333,7 +333,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
     },
     async stop() {
       clearInterval(alive)
-      offStorage()
+      offStorage.dispose()
       clearInterval(pushStatus)
       await running?.close()
       await ingest.drain()

@@ -62,7 +62,7 @@ export function startPublicUrlWatch(
     checkNow,
     stop() {
       clearInterval(timer)
-      offConfig()
+      offConfig.dispose()
     },
   }
 }

@@ -113,6 +113,6 @@ export async function loadSecretsCache(
       void reading.finally(() => (reading = null))
       return reading
     },
-    stop: unsubscribe,
+    stop: () => unsubscribe.dispose(),
   }
 }

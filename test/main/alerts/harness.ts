@@ -26,6 +26,7 @@ import { Config } from '../../../src/shared/config'
 import type { ConfigInput } from '../../../src/shared/config'
 import type { ChainsSnapshot } from '../../../src/shared/contract/chains'
 import { unwrap } from '../../../src/shared/result'
+import { toDisposable } from '../../../src/shared/disposable'
 import { manualClock } from '../../support/clock'
 import type { ManualClock } from '../../support/clock'
 import { waitFor } from '../../support/wait'
@@ -120,7 +121,7 @@ export function useAlertsRig(
       clock,
       onChainsRound: (l) => {
         listeners.add(l)
-        return () => listeners.delete(l)
+        return toDisposable(() => listeners.delete(l))
       },
       listener: () => null,
       committed,

@@ -12,6 +12,7 @@ import { callApi, useTestConsole } from '../../support/console'
 import { useTestKeychain } from '../../support/keychain'
 import { useTempDir } from '../../support/temp'
 import { occupyPort } from '../../support/ports'
+import { noopDisposable } from '../../../src/shared/disposable'
 
 const byId = (checks: { id: string }[]) =>
   Object.fromEntries(checks.map((c) => [c.id, c])) as Record<string, any>
@@ -65,7 +66,7 @@ describe('first-run checklist (app.firstRun)', () => {
       const config = Config.parse({ listener: { port } })
       const checks = byId(
         await firstRunChecks({
-          secrets: { ...createMemoryStore(), onChange: () => () => {} },
+          secrets: { ...createMemoryStore(), onChange: () => noopDisposable },
           urls: { console: null, listener: null },
           config: () => config,
           log: silentLogger,
@@ -112,7 +113,7 @@ describe('first-run checklist (app.firstRun)', () => {
     const config = Config.parse({ listener: { port } })
     const checks = byId(
       await firstRunChecks({
-        secrets: { ...createMemoryStore(), onChange: () => () => {} },
+        secrets: { ...createMemoryStore(), onChange: () => noopDisposable },
         urls: { console: null, listener: null },
         config: () => config,
         log: { ...silentLogger, file: '/home/op/.local/share/watchdesk/watchdesk.log' },

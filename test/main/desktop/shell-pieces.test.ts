@@ -18,6 +18,7 @@ import { createFileLogger, openLogFile } from '../../../src/main/log'
 import { methodNames } from '../../../src/shared/contract'
 import type { ApiHandlers } from '../../../src/main/transport/dispatch'
 import { ok } from '../../../src/shared/result'
+import { toDisposable } from '../../../src/shared/disposable'
 import { useTempDir } from '../../support/temp'
 
 /** A timer the test fires by hand: no unit test here waits on the clock. */
@@ -27,7 +28,7 @@ function manualTimer() {
   const timer: Timer = (_ms, fire) => {
     const id = next++
     pending.set(id, fire)
-    return () => pending.delete(id)
+    return toDisposable(() => pending.delete(id))
   }
   return { timer, fireAll: () => [...pending.values()].forEach((f) => f()), pending: () => pending.size }
 }

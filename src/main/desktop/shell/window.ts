@@ -1,5 +1,7 @@
 import { BrowserWindow, screen, shell } from 'electron'
 import appIcon from '../../../../build/icons/256x256.png?asset'
+import { toDisposable } from '../../../shared/disposable'
+import type { Disposable } from '../../../shared/disposable'
 import type { Logger } from '../../log'
 import { desktopCsp, secureWebPreferences, windowDefaults } from '../window'
 import { placeWindow, readWindowState, windowStateFile, writeWindowState } from '../window-state'
@@ -43,17 +45,17 @@ export function createMainWindow(options: {
   win.webContents.on('will-navigate', (event) => event.preventDefault())
   win.webContents.on('will-redirect', (event) => event.preventDefault())
   win.webContents.on('will-attach-webview', (event) => event.preventDefault())
-  const stopRemembering = rememberBounds(win, file, options.log)
-  win.once('closed', stopRemembering)
+  const remembering = rememberBounds(win, file, options.log)
+  win.once('closed', () => remembering.dispose())
   if (placed.maximized) win.maximize()
   win.show()
   options.load(win)
   return win
 }
 
-/** Saves the bounds half a second after the last move or resize, and on close. Returns what
- * stops the pending save (the window's timer must not outlive it). */
-function rememberBounds(win: BrowserWindow, file: string, log: Logger): () => void {
+/** Saves the bounds half a second after the last move or resize, and on close. Disposing the
+ * result stops the pending save (the window's timer must not outlive it). */
+function rememberBounds(win: BrowserWindow, file: string, log: Logger): Disposable {
   let timer: NodeJS.Timeout | undefined
   const save = () => {
     clearTimeout(timer)
@@ -71,5 +73,5 @@ function rememberBounds(win: BrowserWindow, file: string, log: Logger): () => vo
   }
   for (const event of ['resize', 'move', 'maximize', 'unmaximize'] as const) win.on(event as 'resize', later)
   win.on('close', save)
-  return () => clearTimeout(timer)
+  return toDisposable(() => clearTimeout(timer))
 }

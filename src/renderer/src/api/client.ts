@@ -41,7 +41,10 @@ export function ipcTransport(bridge: WatchdeskBridge): Transport {
     call: (name, request) => (bridge.methods[name] as (r: unknown) => Promise<Result<unknown>>)(request),
     // IPC has no connection to lose: silence (a hung back end) is noticed by the client's watchdog,
     // and the first message after it brings the link back.
-    openPushes: (sink) => ({ ...toDisposable(bridge.onPush((m) => sink.message(m))), restart() {} }),
+    openPushes: (sink) => {
+      const pushes = bridge.onPush((m) => sink.message(m))
+      return { ...toDisposable(() => pushes.dispose()), restart() {} }
+    },
   }
 }
 

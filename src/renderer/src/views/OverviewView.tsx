@@ -84,7 +84,7 @@ function useFollowGlanceFacts() {
     const offPublicUrl = useSettingsStore.getState().followPublicUrl()
     return () => {
       offListener.dispose()
-      offForward()
+      offForward.dispose()
       offPublicUrl.dispose()
     }
   }, [])

@@ -8,7 +8,10 @@ const count = (n: number) => n.toLocaleString('en-US')
 export function ForwardStrip() {
   const status = useForwardStore((s) => s.status)
   const attach = useForwardStore((s) => s.attach)
-  useEffect(() => attach(), [attach])
+  useEffect(() => {
+    const attached = attach()
+    return () => attached.dispose()
+  }, [attach])
   if (!status || status.targets.length === 0) return null
   return (
     <section className="panel forward-strip" aria-label="Forward targets">

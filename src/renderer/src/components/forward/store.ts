@@ -1,5 +1,7 @@
 import { create } from 'zustand'
 import type { ForwardState, ForwardStatus } from '../../../../shared/contract/forward'
+import { DisposableStore } from '../../../../shared/disposable'
+import type { Disposable } from '../../../../shared/disposable'
 import { backend } from '../../api'
 
 /** Forward states of the events on screen and the targets' status, fed by `forward.*` pushes.
@@ -11,7 +13,7 @@ interface ForwardStore {
   status: ForwardStatus | null
   want(id: string): void
   refreshStatus(): Promise<void>
-  attach(): () => void
+  attach(): Disposable
 }
 
 let wanted = new Set<string>()
@@ -43,24 +45,25 @@ export const useForwardStore = create<ForwardStore>((set, get) => ({
     if (r.ok) set({ status: r.value })
   },
   attach() {
-    const offStates = backend().onPush('forward.states', ({ states }) => {
-      const versions = { ...get().versions }
-      for (const id of Object.keys(states)) versions[id] = (versions[id] ?? 0) + 1
-      set({ states: { ...get().states, ...states }, versions })
-    })
-    const offStatus = backend().onPush('forward.status', (status) => set({ status }))
+    const owned = new DisposableStore()
+    owned.add(
+      backend().onPush('forward.states', ({ states }) => {
+        const versions = { ...get().versions }
+        for (const id of Object.keys(states)) versions[id] = (versions[id] ?? 0) + 1
+        set({ states: { ...get().states, ...states }, versions })
+      }),
+    )
+    owned.add(backend().onPush('forward.status', (status) => set({ status })))
     // New events are queued at once: forget what is known about them so it is asked again.
-    const offAppended = backend().onPush('events.appended', ({ events }) => {
-      const states = { ...get().states }
-      for (const e of events) delete states[e.id]
-      set({ states })
-    })
+    owned.add(
+      backend().onPush('events.appended', ({ events }) => {
+        const states = { ...get().states }
+        for (const e of events) delete states[e.id]
+        set({ states })
+      }),
+    )
     void get().refreshStatus()
-    return () => {
-      offStates.dispose()
-      offStatus.dispose()
-      offAppended.dispose()
-    }
+    return owned
   },
 }))
 

@@ -67,6 +67,28 @@ const boundaries = [
   ),
 ]
 
+/* Composers meet a capability at its surface: `../alerts` (its index.ts), never `../alerts/channels`.
+ * What a composer needs is exported from the capability's index.ts. Tests are exempt. */
+const throughIndex = (prefix) => ({
+  regex: `^${prefix}(main/)?(${capabilities.join('|')})/(?!index(\\.ts)?$)`,
+  message:
+    "A composer imports a capability through its index.ts only ('../alerts', not '../alerts/channels'): export what it needs there.",
+})
+const composerRules = [
+  { files: ['src/main/{api,cli,demo}/**/*.ts'], prefix: '(\\.\\./)+', electron: true },
+  { files: ['src/main/{api,backend,cli,serve,services}.ts'], prefix: '\\./', electron: true },
+  // The Electron entry imports electron itself.
+  { files: ['src/main/index.ts'], prefix: '\\./', electron: false },
+].map(({ files, prefix, electron }) => ({
+  files,
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { ...(electron ? electronImport : {}), patterns: [throughIndex(prefix)] },
+    ],
+  },
+}))
+
 /* Lifecycles (docs/architecture.md): whatever subscribes, starts a timer or opens a stream returns a
  * Disposable (src/shared/disposable.ts) that someone owns, never a bare `() => void` to call. Caught
  * in declarations (a function, method or function type declared to return `() => void`) and in
@@ -112,6 +134,7 @@ export default tseslint.config(
     files: ['src/main/index.ts', 'src/preload/**/*.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
+  ...composerRules,
   // The shell may import electron, and is still part of the desktop capability.
   {
     ...boundaries[capabilities.indexOf('desktop')],

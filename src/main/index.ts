@@ -9,22 +9,28 @@ import { createFileLogger, createLogger, guardStderr, openLogFile } from './log'
 import type { LogFile, Logger } from './log'
 import { bindIpc, forwardPushes } from './transport/ipc'
 import { build, version } from './version'
-import { electronPaths } from './desktop/app-paths'
-import { createAttention } from './desktop/attention'
-import { deepLinkInArgv, deepLinkRoute } from './desktop/deep-link'
-import { aboutText, applicationMenu, closeAction, views } from './desktop/menus'
-import { createNotificationKeeper } from './desktop/notification-keeper'
-import type { DesktopNotification } from './desktop/notifications'
-import { allowPermission } from './desktop/permissions'
-import { closeWithin } from './desktop/quit'
+import {
+  aboutText,
+  allowPermission,
+  applicationMenu,
+  closeAction,
+  closeWithin,
+  createAttention,
+  createMainWindow,
+  createNotificationKeeper,
+  createStartingGate,
+  createTray,
+  deepLinkInArgv,
+  deepLinkRoute,
+  desktopCsp,
+  electronPaths,
+  isAppMainFrame,
+  trayHostAvailable,
+  views,
+} from './desktop'
+import type { DesktopNotification, FrameLike } from './desktop'
 import { DisposableStore, toDisposable } from '../shared/disposable'
 import { deepLinkScheme } from '../shared/links'
-import { createStartingGate } from './desktop/starting-gate'
-import { trayHostAvailable } from './desktop/tray-host'
-import { isAppMainFrame } from './desktop/trusted-frame'
-import type { FrameLike } from './desktop/trusted-frame'
-import { createMainWindow, desktopCsp } from './desktop/shell/window'
-import { createTray } from './desktop/shell/tray'
 
 /** The Electron shell: window, tray, menu, notifications, IPC binding and hardening. The decisions
  * live in ./desktop (plain modules, tested under Node); everything else behind startBackend.

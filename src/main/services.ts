@@ -25,8 +25,8 @@ import { startSources } from './relay'
 import type { SourcesService } from './relay'
 import { enqueueOnCommitSql, startForward } from './forward'
 import type { AdhocTarget, AttemptReport, ForwardService } from './forward'
-import { startPublicUrlWatch } from './webhooks/public-url-watch'
-import type { PublicUrlWatch } from './webhooks/public-url-watch'
+import { startPublicUrlWatch } from './webhooks'
+import type { PublicUrlWatch } from './webhooks'
 
 /** The long-running parts of each capability (listener, poller, payments client), started in
  * `startServices` and stopped in reverse order; api.ts maps contract methods onto them. */

@@ -40,7 +40,15 @@ export type { Meters } from '../meters'
 export { formatDuration } from './duration'
 export { engineConfirm, ruleCatalog } from './rules'
 export type { Condition } from './rules'
-export { channelAccount, channelEnvName } from './channels'
+export {
+  channelAccount,
+  channelEnvName,
+  checkChannelSecret,
+  describeChannel,
+  readChannelSecret,
+  sendAlert,
+  storeChannelSecret,
+} from './channels'
 export { createAlertStore } from './store'
 export { testAlert, testChannelNames } from './test-alert'
 

@@ -1,5 +1,5 @@
 import { err, ok } from '../../shared/result'
-import { describeChannel, readChannelSecret, storeChannelSecret } from '../alerts/channels'
+import { describeChannel, readChannelSecret, storeChannelSecret } from '../alerts'
 import type { alertsMethods } from '../../shared/contract/alerts'
 import type { AppContext } from '../context'
 import type { ApiHandlers } from '../transport/dispatch'

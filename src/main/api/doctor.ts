@@ -16,7 +16,7 @@ import type { PaymentsService } from '../payments'
 import { pollerFor, readProjectUid } from '../chains'
 import { fetchPage, openRelayStore, parseStoreUrl } from '../relay'
 import { listenerIdentityHeader } from '../webhooks'
-import { explainFailure, probe } from '../webhooks/public-url'
+import { explainFailure, probe } from '../webhooks'
 import { portIsFree } from './first-run'
 
 /** What the doctor looks at. The CLI builds it from the data dir; the app passes its own parts,

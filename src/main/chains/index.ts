@@ -3,10 +3,8 @@ import type { ChainHistory, ChainsSnapshot, RpcExchange } from '../../shared/con
 import type { Uptime } from '../../shared/contract/alerts'
 import { explainEstimateGasError } from '../../shared/chains/rpc-errors'
 import { chainInfo } from '../../shared/chains/registry'
-import type { Config } from '../../shared/config'
 import { toDisposable } from '../../shared/disposable'
 import type { Disposable } from '../../shared/disposable'
-import { maskSecret } from '../../shared/mask'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { AppContext } from '../context'
@@ -14,14 +12,15 @@ import { accounts } from '../secrets'
 import type { SecretStore } from '../secrets'
 import { createChainHistory } from './history'
 import type { ChainHistoryStore } from './history'
-import { createPoller } from './poller'
 import type { Poller } from './poller'
 import type { PollClock } from '../../shared/clock'
-import { resolveTargets } from './targets'
+import { pollerFor } from './configured'
 
 export { createPoller, sortWorstFirst, backoffDelay } from './poller'
 export type { Poller } from './poller'
 export { resolveTargets } from './targets'
+export { pollerFor, uidScrubber } from './configured'
+export { testRpcBase } from './probe'
 export { createRpcClient } from './rpc'
 export { systemPollClock } from '../../shared/clock'
 export type { PollClock } from '../../shared/clock'
@@ -40,38 +39,12 @@ export interface ChainsService {
 
 const compactEveryMs = 5 * 60_000
 
-/** Removes the project uid from any text before it is shown or stored (a node may echo the URL). */
-export function uidScrubber(uid: string | null): (text: string) => string {
-  if (!uid) return (text) => text
-  const forms = [...new Set([uid, encodeURIComponent(uid)])]
-  return (text) => forms.reduce((out, form) => out.split(form).join(maskSecret(uid)), text)
-}
-
 export async function readProjectUid(
   secrets: SecretStore,
 ): Promise<{ uid: string | null; problem: string | null }> {
   const stored = await secrets.get(accounts.projectUid)
   if (!stored.ok) return { uid: null, problem: stored.error.message }
   return { uid: stored.value?.trim() || null, problem: null }
-}
-
-/** Builds a poller over the current config and project uid (also used by `watchdesk chains`). */
-export function pollerFor(
-  config: Config,
-  uid: string | null,
-  onRound?: Parameters<typeof createPoller>[0]['onRound'],
-  uidProblem: string | null = null,
-  clock?: PollClock,
-  /** A one-shot check (`watchdesk chains`): one round cannot confirm, so a bad poll counts at once. */
-  oneShot = false,
-): Poller {
-  const targets = resolveTargets(config, uid, uidProblem)
-  return createPoller({
-    targets: oneShot ? targets.map((t) => ({ ...t, confirmFailures: 1 })) : targets,
-    scrub: uidScrubber(uid),
-    onRound,
-    clock,
-  })
 }
 
 export async function startChainsService(ctx: AppContext, clock?: PollClock): Promise<ChainsService> {

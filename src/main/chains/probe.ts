@@ -1,7 +1,7 @@
 import type { RpcBaseTest } from '../../shared/contract/settings'
 import { chainInfo } from '../../shared/chains/registry'
 import type { Config } from '../../shared/config'
-import { pollerFor } from './index'
+import { pollerFor } from './configured'
 
 /** Settings' "Test" of rpcBaseUrl: one round over the twelve chains at that base URL, and which
  * slugs answered with which chain id. Nothing is stored; the running poller is not touched. */

@@ -1,5 +1,4 @@
 import type { Command } from 'commander'
-import { testAlert, testChannelNames } from '../alerts'
 import type { ChannelConfig } from '../../shared/alerts/config'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
@@ -11,7 +10,9 @@ import {
   readChannelSecret,
   sendAlert,
   storeChannelSecret,
-} from '../alerts/channels'
+  testAlert,
+  testChannelNames,
+} from '../alerts'
 import { openConfigStore } from '../config'
 import { createPushBus } from '../push'
 import { createKeytarStore, withEnvironmentSecrets } from '../secrets'

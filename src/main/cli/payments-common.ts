@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline'
 import { Option } from 'commander'
 import type { Command } from 'commander'
-import { standalonePayments } from '../payments/standalone'
+import { standalonePayments } from '../payments'
 import type { PaymentsService } from '../payments'
 import type { Result } from '../../shared/result'
 import type { CliDeps, CommonOptions } from './common'

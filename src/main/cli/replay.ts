@@ -7,9 +7,14 @@ import { createInterface } from 'node:readline/promises'
 import type { EventFilter } from '../../shared/contract/events'
 import { loadConfig, resolveDataDir } from '../config'
 import { databaseFileName, openDatabase } from '../db'
-import { adhocTargetName, createDispatcher, openForwardStore, targetSecrets } from '../forward'
+import {
+  adhocTargetName,
+  createDispatcher,
+  openForwardStore,
+  resolveTargets,
+  targetSecrets,
+} from '../forward'
 import type { ForwardTarget } from '../forward'
-import { resolveTargets } from '../forward/targets'
 import { systemPollClock } from '../../shared/clock'
 import { accounts, createKeytarStore, withEnvironmentSecrets } from '../secrets'
 import type { SecretStore } from '../secrets'

@@ -22,7 +22,7 @@ import { adhocTargetName, authorizerOf, resolveTargets } from './targets'
 import type { AdhocTarget, Authorizer, ForwardTarget } from './targets'
 
 export { enqueueOnCommitSql } from './sql'
-export { adhocTargetName, authorizerOf } from './targets'
+export { adhocTargetName, authorizerOf, resolveTargets } from './targets'
 export type { AdhocTarget, ForwardTarget } from './targets'
 export type { AttemptReport, RelayAnswer, TargetSettings } from './dispatcher'
 export { parsePatterns, typeMatches } from './patterns'

@@ -10,6 +10,7 @@ export { createLimiter } from './limiter'
 export type { Limiter } from './limiter'
 export { systemClock, virtualClock } from './clock'
 export type { Clock } from './clock'
+export { standalonePayments } from './standalone'
 
 /** The app's payments service: the context's config, keychain and log; rate-limit state is pushed. */
 export function startPayments(ctx: AppContext, env: NodeJS.ProcessEnv): PaymentsService {

@@ -21,6 +21,8 @@ import type { EventStore } from './store'
 
 export { sendTestEvent, sampleEnvelope } from './send'
 export { listenerIdentityHeader, probe, explainFailure } from './public-url'
+export { startPublicUrlWatch } from './public-url-watch'
+export type { PublicUrlWatch } from './public-url-watch'
 export type { SendTestEventOptions, SentTestEvent } from './send'
 export { signBody, verifySignature, parseEnvelope } from './verify'
 export type { Envelope } from './verify'

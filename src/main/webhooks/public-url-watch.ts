@@ -1,6 +1,5 @@
 import type { PublicUrlState } from '../../shared/contract/payments'
 import type { AppContext } from '../context'
-import type { WebhookService } from './index'
 
 export interface PublicUrlWatch {
   state(): PublicUrlState
@@ -22,7 +21,8 @@ const unset: PublicUrlState = {
  * so the listener's reachability from outside is shown beside it, never assumed. */
 export function startPublicUrlWatch(
   ctx: Pick<AppContext, 'config' | 'onConfigChange' | 'push' | 'log'>,
-  webhooks: Pick<WebhookService, 'checkPublicUrl'>,
+  // The listener's check (WebhookService.checkPublicUrl), named by shape: index.ts re-exports this file.
+  webhooks: { checkPublicUrl(publicUrl: string, env?: NodeJS.ProcessEnv): Promise<PublicUrlState> },
   env: NodeJS.ProcessEnv,
   everyMs = 60_000,
 ): PublicUrlWatch {

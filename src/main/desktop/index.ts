@@ -1,0 +1,16 @@
+/** The desktop capability's surface for the Electron entry (src/main/index.ts): the decisions as
+ * plain modules (tested under Node) and the shell pieces that touch electron (./shell). */
+export { electronPaths } from './app-paths'
+export { createAttention } from './attention'
+export { deepLinkInArgv, deepLinkRoute } from './deep-link'
+export { aboutText, applicationMenu, closeAction, views } from './menus'
+export { createNotificationKeeper } from './notification-keeper'
+export type { DesktopNotification } from './notifications'
+export { allowPermission } from './permissions'
+export { closeWithin } from './quit'
+export { createStartingGate } from './starting-gate'
+export { trayHostAvailable } from './tray-host'
+export { isAppMainFrame } from './trusted-frame'
+export type { FrameLike } from './trusted-frame'
+export { createMainWindow, desktopCsp } from './shell/window'
+export { createTray } from './shell/tray'

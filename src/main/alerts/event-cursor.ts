@@ -1,0 +1,103 @@
+import type { Config } from '../../shared/config'
+import type { Alert } from '../../shared/contract/alerts'
+import type { EventSummary } from '../../shared/contract/events'
+import type { PollClock } from '../../shared/clock'
+import type { Disposable } from '../../shared/disposable'
+import type { CommittedEvents } from '../committed'
+import { eventAlerts } from './event-alerts'
+import type { EventHead } from './event-alerts'
+import type { AlertStore } from './store'
+import type { GuardedWrite } from './writes'
+
+/** The longest an event alert waits for a burst (a catch-up) to end before it is sent anyway. */
+const burstHoldMs = 30_000
+const pageSize = 10_000
+/** A short pause before reading, so commits back to back make one round. */
+const coalesceMs = 200
+
+export interface EventCursorDeps {
+  store: Pick<AlertStore, 'eventCursor'>
+  config(): Config['alerts']
+  clock: PollClock
+  writing: GuardedWrite
+  committed: CommittedEvents
+  eventsAfter(seq: number, limit: number): EventHead[]
+  eventSummary(id: string): EventSummary | null
+  burstArriving?(): boolean
+  /** Queues the alerts' outbox rows with the new cursor in one transaction (the sender). */
+  enqueueAll(alerts: Alert[], cursor: number): boolean
+  stopped(): boolean
+}
+
+export interface EventCursor extends Disposable {
+  /** When an event on `endpoint` ('*': any) was last committed; undefined when none since start. */
+  lastEventAt(endpoint: string): number | undefined
+  /** Reads now what the coalescing pause (or a backlog's next page) would read later; false when
+   * no read was pending. */
+  flush(): boolean
+  pending(): boolean
+}
+
+/** The event rule's durable cursor over committed events (first deliveries, in commit order). Each
+ * round reads everything after the cursor, turns it into alerts (a burst into one summary) and
+ * writes their outbox rows with the new cursor in one transaction: a crash loses no event's alert
+ * and sends none twice (but for one whose channel answered in the instant before the log write).
+ * Reads once at start: events committed before a restart and not alerted yet. */
+export function followCommittedEvents(deps: EventCursorDeps): EventCursor {
+  const { clock, writing } = deps
+  const cfg = deps.config
+  const lastEventAt = new Map<string, number>()
+  let cursor = writing('alert event cursor', () => deps.store.eventCursor(), 0)
+  let reading: NodeJS.Timeout | null = null
+  let heldSince: number | null = null
+
+  function readEvents(force = false): void {
+    reading = null
+    if (deps.stopped()) return
+    if (!force && deps.burstArriving?.()) {
+      heldSince ??= Date.now()
+      if (Date.now() - heldSince < burstHoldMs) return void (reading = setTimeout(readEvents, coalesceMs))
+    }
+    heldSince = null
+    const events = writing('alert events', () => deps.eventsAfter(cursor, pageSize), [] as EventHead[])
+    if (events.length === 0) return
+    const alerts = cfg().disabledRules.includes('event.type')
+      ? []
+      : eventAlerts(events, cfg().eventTypes, clock.now(), (e) =>
+          writing('alert event', () => deps.eventSummary(e.id), null),
+        )
+    // Queued with the cursor, or (the database takes no writes) sent from memory: either way this
+    // process goes on after them; only the durable cursor lags until the next write succeeds.
+    deps.enqueueAll(alerts, events.at(-1)!.seq)
+    cursor = events.at(-1)!.seq
+    // A long backlog (events stored while only `listen` ran) is read page by page, between turns.
+    if (events.length === pageSize) reading = setTimeout(() => readEvents(true), 0)
+  }
+
+  const wake = () => (reading ??= setTimeout(readEvents, coalesceMs))
+  const subscription = deps.committed.subscribe((batch) => {
+    if (deps.stopped()) return
+    for (const { summary: e } of batch.events) {
+      lastEventAt.set(e.endpoint ?? '*', clock.now())
+      lastEventAt.set('*', clock.now())
+    }
+    if (batch.events.some((e) => !e.duplicate)) wake()
+  })
+  readEvents()
+
+  return {
+    lastEventAt: (endpoint) => lastEventAt.get(endpoint),
+    flush() {
+      if (!reading) return false
+      clearTimeout(reading)
+      readEvents(true)
+      return true
+    },
+    pending: () => reading !== null,
+    dispose() {
+      if (reading) clearTimeout(reading)
+      reading = null
+      subscription.dispose()
+    },
+  }
+}

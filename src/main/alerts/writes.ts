@@ -1,0 +1,18 @@
+import type { StorageHealth } from '../db'
+
+/** A write that must never stop an alert (least of all the storage alert): it is done, or the
+ * storage health is told why not and `fallback` stands in for its answer. */
+export type GuardedWrite = <T>(what: string, write: () => T, fallback: T) => T
+
+export function guardedWrites(storage: StorageHealth): GuardedWrite {
+  return (what, write, fallback) => {
+    try {
+      const value = write()
+      storage.committed()
+      return value
+    } catch (error) {
+      storage.failed(what, error)
+      return fallback
+    }
+  }
+}

@@ -7,7 +7,7 @@ import type { CommittedEvents } from '../committed'
 import { eventAlerts } from './event-alerts'
 import type { EventHead } from './event-alerts'
 import type { AlertStore } from './store'
-import type { GuardedWrite } from './writes'
+import type { GuardedWrite } from './parts'
 
 /** The longest an event alert waits for a burst (a catch-up) to end before it is sent anyway. */
 const burstHoldMs = 30_000

@@ -30,23 +30,15 @@ import { watchStatus } from './status-rules'
 import { createAlertStore } from './store'
 import type { AlertStore } from './store'
 import { testAlert, testChannelNames } from './test-alert'
-import { guardedWrites } from './writes'
-import type { GuardedWrite } from './writes'
+import { guardedWrites } from './parts'
+import type { AlertParts, GuardedWrite } from './parts'
 
 export { createMeters } from '../meters'
 export type { Meters } from '../meters'
 export { formatDuration } from './duration'
 export { engineConfirm, ruleCatalog } from './rules'
 export type { Condition } from './rules'
-export {
-  channelAccount,
-  channelEnvName,
-  checkChannelSecret,
-  describeChannel,
-  readChannelSecret,
-  sendAlert,
-  storeChannelSecret,
-} from './channels'
+export * from './channels'
 export { createAlertStore } from './store'
 export { testAlert, testChannelNames } from './test-alert'
 
@@ -111,18 +103,21 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
   const isStopped = () => stopped
   const openCount = () => engine.openCount()
 
-  const sender = createAlertSender({
+  const parts: AlertParts = {
     store,
-    push: deps.push,
-    secrets: deps.secrets,
-    env: deps.env,
-    shell: deps.shell,
-    linkBase: () => deps.linkBase?.() ?? null,
-    storage: deps.storage,
     config: cfg,
     clock,
     log,
     writing,
+    storage: deps.storage,
+    push: deps.push,
+  }
+  const sender = createAlertSender({
+    ...parts,
+    secrets: deps.secrets,
+    env: deps.env,
+    shell: deps.shell,
+    linkBase: () => deps.linkBase?.() ?? null,
     consolePages: () => consolePages(),
     openCount,
     stopped: isStopped,
@@ -183,16 +178,7 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
   )
 
   return {
-    ...alertRecords({
-      store,
-      config: cfg,
-      clock,
-      log,
-      writing,
-      storage: deps.storage,
-      push: deps.push,
-      openCount,
-    }),
+    ...alertRecords({ ...parts, openCount }),
     async channels() {
       const disabled = cfg().disabledRules
       const channels = await Promise.all(

@@ -1,23 +1,10 @@
-import type { Config } from '../../shared/config'
 import type { AlertRecord, Incident, MuteInfo } from '../../shared/contract/alerts'
-import type { PollClock } from '../../shared/clock'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
-import type { StorageHealth } from '../db'
-import type { Logger } from '../log'
-import type { PushBus } from '../push'
 import { describeConsoleMute, describeWindow } from './mute'
-import type { AlertStore } from './store'
-import type { GuardedWrite } from './writes'
+import type { AlertParts } from './parts'
 
-export interface RecordsDeps {
-  store: AlertStore
-  config(): Config['alerts']
-  clock: PollClock
-  log: Logger
-  writing: GuardedWrite
-  storage: StorageHealth
-  push: PushBus
+export interface RecordsDeps extends AlertParts {
   openCount(): number
 }
 

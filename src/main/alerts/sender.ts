@@ -1,27 +1,15 @@
-import type { Config } from '../../shared/config'
 import type { ChannelConfig } from '../../shared/alerts/config'
 import type { Alert, AlertRecord } from '../../shared/contract/alerts'
-import type { PollClock } from '../../shared/clock'
 import { alertTarget, consoleLink } from '../../shared/links'
 import { err } from '../../shared/result'
 import type { Result } from '../../shared/result'
-import type { StorageHealth } from '../db'
-import type { Logger } from '../log'
-import type { PushBus } from '../push'
 import type { SecretStore } from '../secrets'
 import { readChannelSecret, sendAlert } from './channels'
 import { mutedBy } from './mute'
-import type { AlertStore, OutboxRow } from './store'
-import type { GuardedWrite } from './writes'
+import type { OutboxRow } from './store'
+import type { AlertParts } from './parts'
 
-export interface SenderDeps {
-  store: AlertStore
-  config(): Config['alerts']
-  clock: PollClock
-  log: Logger
-  writing: GuardedWrite
-  storage: StorageHealth
-  push: PushBus
+export interface SenderDeps extends AlertParts {
   secrets: SecretStore
   env: NodeJS.ProcessEnv
   shell: 'electron' | 'serve'

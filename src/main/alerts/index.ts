@@ -38,9 +38,16 @@ export type { Meters } from '../meters'
 export { formatDuration } from './duration'
 export { engineConfirm, ruleCatalog } from './rules'
 export type { Condition } from './rules'
-export * from './channels'
+export { channelAccount, channelEnvName } from './channels'
 export { createAlertStore } from './store'
 export { testAlert, testChannelNames } from './test-alert'
+export {
+  checkChannelSecret,
+  describeChannel,
+  readChannelSecret,
+  sendAlert,
+  storeChannelSecret,
+} from './channels'
 
 export interface AlertsDeps {
   db: Database

@@ -22,12 +22,13 @@ import { adhocTargetName, authorizerOf, resolveTargets } from './targets'
 import type { AdhocTarget, Authorizer, ForwardTarget } from './targets'
 
 export { enqueueOnCommitSql } from './sql'
-export { adhocTargetName, authorizerOf, resolveTargets } from './targets'
+export { adhocTargetName, authorizerOf } from './targets'
 export type { AdhocTarget, ForwardTarget } from './targets'
 export type { AttemptReport, RelayAnswer, TargetSettings } from './dispatcher'
 export { parsePatterns, typeMatches } from './patterns'
 export { forwardStoreOn, openForwardStore } from './store'
 export { createDispatcher } from './dispatcher'
+export { resolveTargets } from './targets'
 
 export type ReplayDestination = { target: string } | { url: string }
 

@@ -3,7 +3,7 @@ import type { MethodName } from '../../shared/contract'
 import { err } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import { systemPollClock } from '../../shared/clock'
-import type { Disposable } from '../../shared/disposable'
+import type { PollClock } from '../../shared/clock'
 import type { ApiHandlers } from '../transport/dispatch'
 
 /** The sentence a call gets while the back end is still starting. */
@@ -12,7 +12,7 @@ export const startingMessage =
   'if the system asks). This window fills in by itself when it is ready.'
 
 /** Calls `fire` once, `ms` from now; disposing the result cancels it (tests fire it by hand). */
-export type Timer = (ms: number, fire: () => void) => Disposable
+export type Timer = PollClock['after']
 export const realTimer: Timer = (ms, fire) => systemPollClock.after(ms, fire)
 
 /** Window first: the shell binds IPC to these handlers before the back end starts, so the window

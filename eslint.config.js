@@ -91,23 +91,26 @@ const composerRules = [
 
 /* Lifecycles (docs/architecture.md): whatever subscribes, starts a timer or opens a stream returns a
  * Disposable (src/shared/disposable.ts) that someone owns, never a bare `() => void` to call. Caught
- * in declarations (a function, method or function type declared to return `() => void`) and in
- * implementations whose type is inferred (an on*, watch*, subscribe*, attach* or follow* member
- * that returns an arrow function). */
+ * by name (on*, subscribe*, watch*, attach*, follow*, listen*, after): a declaration that returns
+ * `() => void` (interface member, function, a parameter typed as such) and an implementation whose
+ * type is inferred and that returns an arrow function. A function that hands back a continuation
+ * (`done`, `release`) is not a subscription and is left alone. */
+const subscriber = /^(on[A-Z]|subscribe|watch|attach|follow|listen|after$)/.toString()
 const returnsUnsubscribe =
   'TSTypeAnnotation > TSFunctionType[params.length=0] > TSTypeAnnotation > TSVoidKeyword'
-const subscriber = /^(on[A-Z]|watch|subscribe|attach|follow)/.toString()
+const disposableSelectors = [
+  `TSMethodSignature[key.name=${subscriber}] > ${returnsUnsubscribe}`,
+  `:matches(TSPropertySignature[key.name=${subscriber}], Identifier[name=${subscriber}]) > TSTypeAnnotation > TSFunctionType > ${returnsUnsubscribe}`,
+  `:matches(FunctionDeclaration[id.name=${subscriber}], :matches(Property, MethodDefinition)[key.name=${subscriber}] > :function, VariableDeclarator[id.name=${subscriber}] > ArrowFunctionExpression) > ${returnsUnsubscribe}`,
+  `:matches(Property, MethodDefinition)[key.name=${subscriber}] > :function > BlockStatement > ReturnStatement > ArrowFunctionExpression`,
+  `Property[key.name=${subscriber}] > ArrowFunctionExpression > ArrowFunctionExpression`,
+]
 const disposableRule = {
   files: ['src/**/*.{ts,tsx}'],
   rules: {
     'no-restricted-syntax': [
       'error',
-      ...[
-        `:matches(TSMethodSignature, TSFunctionType, TSDeclareFunction, TSEmptyBodyFunctionExpression) > ${returnsUnsubscribe}`,
-        `:matches(FunctionDeclaration, FunctionExpression, ArrowFunctionExpression) > ${returnsUnsubscribe}`,
-        `Property[key.name=${subscriber}] > :function > BlockStatement > ReturnStatement > ArrowFunctionExpression`,
-        `Property[key.name=${subscriber}] > ArrowFunctionExpression > ArrowFunctionExpression`,
-      ].map((selector) => ({
+      ...disposableSelectors.map((selector) => ({
         selector,
         message:
           'Return a Disposable (src/shared/disposable.ts: toDisposable, DisposableStore), not a function to call: every subscription, timer and stream is disposed by its owner (docs/architecture.md, Lifecycles).',

@@ -4,6 +4,7 @@ import { authorizationRequestType } from '../../shared/events'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { AppContext } from '../context'
+import type { CommitHook } from '../db'
 import { workerCommitter } from './committer'
 import { createIngest } from './ingest'
 import { startListener } from './listener'
@@ -70,7 +71,7 @@ export interface WebhookOptions {
   /** `--listener-port`, over `listener.port`. */
   port?: number
   /** Run in the commit transaction after each event (the forward outbox's enqueue). */
-  afterEvent?: string[]
+  hooks?: readonly CommitHook[]
   relayAuthorization?: ListenerHooks['relayAuthorization']
 }
 
@@ -97,7 +98,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
     ctx.storage.failed('listener activity', error)
   }
   const committer = workerCommitter(ctx.db.name, {
-    afterEvent: options.afterEvent,
+    hooks: options.hooks,
     onRestart: (failure) => log.warn('commit worker stopped; starting it again', { ...failure }),
   })
   // Committed batches go to the committed-events channel (lossless); the screen's push is one of its subscribers.

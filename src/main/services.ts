@@ -86,7 +86,7 @@ function alertLinkBase(ctx: AppContext): string | null {
   const configured = ctx.config().listener.publicConsoleUrl
   if (configured) return configured
   if (ctx.shell === 'electron') return deepLinkBase
-  return ctx.urls.console
+  return ctx.consoleUrl()
 }
 
 /** The listener, the store and the forwarder: what `listen` runs, and the first part of every

@@ -231,7 +231,7 @@ describe('a full disk', () => {
         }),
       )
       backends.push(b)
-      const url = `${b.context.urls.listener}/webhooks`
+      const url = `${b.services.webhooks.address().url}/webhooks`
       const filler = join(tmpfs.dir!, 'filler')
       fillDisk(filler)
       const padding = 'x'.repeat(20_000)

@@ -109,7 +109,7 @@ describe('webhook listener', () => {
     expect((await post(b.webhookUrl, big, signed(big))).status).toBe(413)
     const streamed = await new Promise<number>((resolve, reject) => {
       const socket = connect(
-        (b.services.webhooks.url!.match(/:(\d+)$/) ?? [])[1] as unknown as number,
+        (b.services.webhooks.address().url!.match(/:(\d+)$/) ?? [])[1] as unknown as number,
         '127.0.0.1',
       )
       socket.on('error', reject)
@@ -244,8 +244,12 @@ describe('webhook listener', () => {
         expect(status.problem).toBe(
           `Port ${port} on 127.0.0.1 is in use (another watchdesk?). Stop it, or set listener.port / --listener-port, then restart watchdesk.`,
         )
-        expect(b.context.urls.listener).toBeNull()
-        expect(b.context.urls.listenerProblem).toMatchObject({ inUse: true, port, message: status.problem })
+        expect(b.services.webhooks.address().url).toBeNull()
+        expect(b.services.webhooks.address().problem).toMatchObject({
+          inUse: true,
+          port,
+          message: status.problem,
+        })
         // The store still answers; nothing can arrive through a listener that is not there.
         expect(b.services.webhooks.store.list({}, undefined, 10).rows).toEqual([])
         const sent = await b.services.webhooks.sendTest('funding.completed')

@@ -8,6 +8,7 @@ import { silentLogger } from '../../../src/main/log'
 import { createMemoryStore } from '../../../src/main/secrets'
 import { signBody } from '../../../src/main/webhooks'
 import { useTempDir } from '../../support/temp'
+import { unwrap } from '../../../src/shared/result'
 import { countEvents, envelope, post, secretA, secretB, useWebhookBackend } from './helpers'
 
 const { vectors } = JSON.parse(readFileSync(join(import.meta.dirname, 'signature-vectors.json'), 'utf8')) as {
@@ -262,6 +263,27 @@ describe('webhook listener', () => {
     } finally {
       blocker.close()
     }
+  })
+
+  it('once stopped, answers that it no longer listens, when asked for its address or to send a test event', async () => {
+    const b = unwrap(
+      await startBackend({
+        dataDir: tempDir(),
+        shell: 'serve',
+        env: {},
+        log: silentLogger,
+        listenerPort: 0,
+        secrets: createMemoryStore({ 'webhook-secret:wh_alpha': secretA }),
+      }),
+    )
+    expect(b.services.webhooks.address()).toEqual({
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      problem: null,
+    })
+    await b.close()
+    expect(b.services.webhooks.address()).toEqual({ url: null, problem: null })
+    const sent = await b.services.webhooks.sendTest('funding.completed')
+    expect(sent.ok || sent.error.message).toBe('The webhook listener is not running: it has stopped.')
   })
 
   it('pushes committed events in batches, not one message per event', async () => {

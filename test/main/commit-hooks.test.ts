@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { commitHookParams, openDatabase, prepareCommitHook } from '../../src/main/db'
 import type { CommitHook } from '../../src/main/db'
+import { syncedEventHooks } from '../../src/main/relay'
 import { commitHooks } from '../../src/main/services'
 import { hookParamsOf } from '../../src/main/webhooks/commit-transaction'
 import { workerCommitter } from '../../src/main/webhooks/committer'
@@ -40,6 +41,10 @@ describe('commit hooks', () => {
     expect(Object.keys(params).sort()).toEqual([...commitHookParams].sort())
     expect(params).toMatchObject({ seq: row.seq, inserted: 1, conflicted: 0, source: 'eu', last: 1 })
     db.close()
+  })
+
+  it("a synced event's commit keeps the source's own hooks (its mark and cursor) first", () => {
+    expect(commitHooks.sources.slice(0, syncedEventHooks.length)).toEqual(syncedEventHooks)
   })
 
   it.each(allHooks.map(({ commit, hook }) => [`${commit}: ${hook.name}`, hook] as const))(

@@ -261,12 +261,23 @@ async function openEventsView(
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
   })
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
+  // What the page asks the console while it follows the deliveries (each call costs the listener's thread).
+  const calls = new Map<string, number>()
+  page.on('request', (r) => {
+    const method = /\/api\/call\/([\w.]+)/.exec(r.url())?.[1]
+    if (method) calls.set(method, (calls.get(method) ?? 0) + 1)
+  })
   await page.goto(`${launchUrl}#/events`)
   await page.getByRole('heading', { name: 'Events', exact: true }).waitFor({ timeout: 30_000 })
   await page.getByLabel('Event count').waitFor({ timeout: 30_000 })
   return {
     // What the page says it shows, read after a leg: proof that it followed the deliveries.
-    stored: async () => ((await page.getByLabel('Event count').textContent()) ?? '').trim(),
+    stored: async () => {
+      const shown = ((await page.getByLabel('Event count').textContent()) ?? '').trim()
+      const asked = [...calls].map(([m, n]) => `${m} ×${n}`).join(', ')
+      calls.clear()
+      return `${shown}" (API calls: ${asked || 'none'})`
+    },
     close: () => browser.close(),
   }
 }
@@ -448,7 +459,11 @@ async function throughputPart(dataDir: string): Promise<void> {
       const cpuUs = (((await cpuMsOf(child)) - cpuBefore) * 1000) / done
       rates[kind].push(rate)
       cpu[kind].push(cpuUs)
-      const shown = browser ? `, page shows "${await browser.stored()}"` : ''
+      const shown = browser
+        ? `, page shows "${await browser.stored()}`
+        : kind === 'listener'
+          ? `; ${(await listenerStats(child))[1]}`
+          : ''
       console.log(
         `  ${legName(kind).padEnd(15)} ${fmt(rate, 0).padStart(7)} deliveries/s, ${fmt(cpuUs, 0).padStart(4)} µs CPU per delivery${shown}`,
       )
@@ -499,7 +514,7 @@ async function latencyPart(dataDir: string): Promise<void> {
     const verdict = kind === 'bare' ? '' : ` (target p99 ≤ 25 ms) ${p99 <= 25 ? 'OK' : 'MISSED'}`
     console.log(`  ${legName(kind).padEnd(15)} ${line(sorted)}${verdict} (${senderDelay[kind]})`)
   }
-  if (withBrowser) console.log(`  the Events view showed "${shown}" after the console's leg`)
+  if (withBrowser) console.log(`  the Events view showed "${shown} after the console's leg`)
   console.log(`  listener, measured inside the server (what the Events view shows): ${serverSide[0]}`)
   for (const extra of serverSide.slice(1)) console.log(`    ${extra}`)
 }

@@ -47,7 +47,7 @@ function answerCpu(): void {
   process.on('message', (m) => {
     if (m !== 'cpu') return
     const { user, system } = process.cpuUsage()
-    process.send!({ cpuMs: (user + system) / 1000 })
+    process.send!({ cpuMs: (user + system) / 1000, systemMs: system / 1000 })
   })
 }
 
@@ -238,17 +238,31 @@ async function startChild(
   return { child, port, launchUrl }
 }
 
-async function cpuMsOf(child: ChildProcess): Promise<number> {
-  const reply = new Promise<number>((r) => {
+/** CPU time used by a server child so far (ms), and of it in the kernel (syscalls: socket
+ * writes, fsync, waking threads). */
+async function cpuMsOf(child: ChildProcess): Promise<{ total: number; system: number }> {
+  const reply = new Promise<{ total: number; system: number }>((r) => {
     const on = (m: unknown) => {
       if (typeof m !== 'object' || m === null || !('cpuMs' in m)) return
       child.off('message', on)
-      r((m as { cpuMs: number }).cpuMs)
+      const { cpuMs, systemMs } = m as { cpuMs: number; systemMs: number }
+      r({ total: cpuMs, system: systemMs })
     }
     child.on('message', on)
   })
   child.send('cpu')
   return reply
+}
+
+/** µs of CPU per delivery between two readings, and the kernel's share. */
+function cpuPerDelivery(
+  before: { total: number; system: number },
+  after: { total: number; system: number },
+  deliveries: number,
+): { us: number; text: string } {
+  const us = ((after.total - before.total) * 1000) / deliveries
+  const systemUs = ((after.system - before.system) * 1000) / deliveries
+  return { us, text: `${fmt(us, 0).padStart(4)} µs CPU per delivery (${fmt(systemUs, 0)} µs in the kernel)` }
 }
 
 /** Chromium on the served console's live Events view, for as long as a leg runs. */
@@ -456,16 +470,16 @@ async function throughputPart(dataDir: string): Promise<void> {
       const { child, port, browser } = await startLeg(kind, join(dataDir, `l${round++}`))
       const cpuBefore = await cpuMsOf(child)
       const { rate, done } = await throughput(port)
-      const cpuUs = (((await cpuMsOf(child)) - cpuBefore) * 1000) / done
+      const spent = cpuPerDelivery(cpuBefore, await cpuMsOf(child), done)
       rates[kind].push(rate)
-      cpu[kind].push(cpuUs)
+      cpu[kind].push(spent.us)
       const shown = browser
         ? `, page shows "${await browser.stored()}`
         : kind === 'listener'
           ? `; ${(await listenerStats(child))[1]}`
           : ''
       console.log(
-        `  ${legName(kind).padEnd(15)} ${fmt(rate, 0).padStart(7)} deliveries/s, ${fmt(cpuUs, 0).padStart(4)} µs CPU per delivery${shown}`,
+        `  ${legName(kind).padEnd(15)} ${fmt(rate, 0).padStart(7)} deliveries/s, ${spent.text}${shown}`,
       )
       await browser?.close()
       await stopChild(child)
@@ -494,9 +508,12 @@ async function latencyPart(dataDir: string): Promise<void> {
     if (kind === 'listener') child.send('reset')
     const senderLoop = monitorEventLoopDelay({ resolution: 1 })
     senderLoop.enable()
+    const cpuBefore = await cpuMsOf(child)
     latency[kind] = await latencyAtRate(port, 1000, 5)
+    const spent = cpuPerDelivery(cpuBefore, await cpuMsOf(child), latency[kind].length)
     senderLoop.disable()
     senderDelay[kind] =
+      `server ${spent.text.trim()}; ` +
       `sender's event-loop delay p99 ${fmt(senderLoop.percentile(99) / 1e6, 2)} ms, max ${fmt(senderLoop.max / 1e6, 2)} ms`
     if (kind === 'listener') serverSide = await listenerStats(child)
     if (browser) shown = await browser.stored()

@@ -310,10 +310,13 @@ export class BodyDeadlines {
   private readonly waiting = new Set<Deadline>()
   private timer: NodeJS.Timeout | null = null
 
-  constructor(private readonly ms: number) {}
+  constructor(
+    private readonly ms: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   add(expire: () => void): Deadline {
-    const deadline = { at: performance.now() + this.ms, expire }
+    const deadline = { at: this.now() + this.ms, expire }
     this.waiting.add(deadline)
     if (this.timer === null) this.arm(this.ms)
     return deadline
@@ -336,7 +339,7 @@ export class BodyDeadlines {
 
   private readonly sweep = (): void => {
     this.timer = null
-    const now = performance.now()
+    const now = this.now()
     for (const deadline of this.waiting) {
       if (deadline.at > now) return this.arm(deadline.at - now)
       this.waiting.delete(deadline)

@@ -340,11 +340,17 @@ export class BodyDeadlines {
   private readonly sweep = (): void => {
     this.timer = null
     const now = this.now()
+    const expired: Deadline[] = []
     for (const deadline of this.waiting) {
-      if (deadline.at > now) return this.arm(deadline.at - now)
+      if (deadline.at > now) {
+        this.arm(deadline.at - now)
+        break
+      }
       this.waiting.delete(deadline)
-      deadline.expire()
+      expired.push(deadline)
     }
+    // Re-armed before any answer is sent, so one that throws cannot leave the others unwatched.
+    for (const deadline of expired) deadline.expire()
   }
 }
 

@@ -71,7 +71,7 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
         env: {},
       }),
     )
-    port = Number(new URL(running.backend.context.urls.listener!).port)
+    port = Number(new URL(running.backend.services.webhooks.address().url!).port)
     launchUrl = running.launchUrl
   } else if (kind === 'bare') {
     const server = createServer((req, res) => {

@@ -11,12 +11,12 @@
  *     with none, alternating runs (target ≤ 1.5), and the relay's RSS with the followers.
  * Relays and the bare server run in child processes; this process sends, and hosts the console.
  */
-import { fork } from 'node:child_process'
+import { execFileSync, fork } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { Agent, createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
+import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -28,6 +28,7 @@ import { signBody } from '../src/main/webhooks'
 import type { EventParams } from '../src/main/webhooks/sql'
 import { unwrap } from '../src/shared/result'
 import { startCluster } from '../test/support/postgres-cluster'
+import type { PrivateCluster } from '../test/support/postgres-cluster'
 import { startFollowingConsole } from '../test/support/following-console'
 import { median } from './stats'
 
@@ -150,6 +151,94 @@ async function load(ports: number[]): Promise<number> {
   // Status 0: a kept-alive connection the server had closed while idle (between runs).
   if (failed.size > 0) console.log(`  (not answered 200: ${JSON.stringify(Object.fromEntries(failed))})`)
   return ok / runSeconds
+}
+
+// ── CPU time and pinning: the scaling model ─────────────────────────────────────────────────
+
+/** CPU time (ms) of processes by pid, from /proc (utime + stime in clock ticks of 10 ms). */
+function cpuMsOf(pids: number[]): number {
+  let ticks = 0
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      ticks += Number(fields[11]) + Number(fields[12])
+    } catch {
+      // A backend that exited meanwhile.
+    }
+  }
+  return ticks * 10
+}
+
+const senderCpuMs = () => {
+  const c = process.cpuUsage()
+  return (c.user + c.system) / 1000
+}
+
+const relayCpuMs = (relay: ChildProcess) =>
+  new Promise<number>((resolve) => {
+    relay.once('message', (m: { cpuMs: number }) => resolve(m.cpuMs))
+    relay.send('ask')
+  })
+
+type Cost = { sender: number; relay: number; postgres: number }
+
+/** `load`, with the CPU time each side spent per 1,000 deliveries answered 200. */
+async function costed(
+  ports: number[],
+  relays: ChildProcess[],
+  cluster: PrivateCluster,
+): Promise<{ rate: number; cost: Cost }> {
+  const relayCpu = async () => (await Promise.all(relays.map(relayCpuMs))).reduce((a, b) => a + b, 0)
+  const before = { sender: senderCpuMs(), relay: await relayCpu(), postgres: cpuMsOf(cluster.pids()) }
+  const rate = await load(ports)
+  const per = 1000 / Math.max(1, rate * runSeconds)
+  return {
+    rate,
+    cost: {
+      sender: (senderCpuMs() - before.sender) * per,
+      relay: ((await relayCpu()) - before.relay) * per,
+      postgres: (cpuMsOf(cluster.pids()) - before.postgres) * per,
+    },
+  }
+}
+
+/** Every thread of these processes onto `cpus` (taskset's list syntax, e.g. "0" or "0,1"). */
+function pin(cpuList: string, pids: number[]): void {
+  for (const pid of pids)
+    execFileSync('taskset', ['-a', '-p', '-c', cpuList, String(pid)], { stdio: 'ignore' })
+}
+
+/** The same loads with processes pinned: what a core given to the relays, or to PostgreSQL,
+ * changes (docs/benchmarks.md#relay, the scaling model). Needs two CPUs and taskset. */
+async function pinned(
+  cluster: PrivateCluster,
+  one: { child: ChildProcess; port: number },
+  two: { child: ChildProcess; port: number },
+): Promise<{ apart: number; shared: number; single: number } | null> {
+  if (cpus().length < 2 || process.env.BENCH_PINNED === '0') return null
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' })
+  } catch {
+    return null
+  }
+  const all = `0-${cpus().length - 1}`
+  const relays = [one.child.pid!, two.child.pid!]
+  const rest = () => [...cluster.pids(), process.pid]
+  const runs = { apart: [] as number[], shared: [] as number[], single: [] as number[] }
+  try {
+    for (let i = 0; i < 3; i++) {
+      pin('0', relays)
+      pin('1', rest())
+      runs.apart.push(await load([one.port]))
+      runs.shared.push(await load([one.port, two.port]))
+      pin('0', rest())
+      runs.single.push(await load([one.port]))
+    }
+  } finally {
+    pin(all, [...relays, ...rest()])
+  }
+  return { apart: median(runs.apart), shared: median(runs.shared), single: median(runs.single) }
 }
 
 async function catchUp(url: string): Promise<{ perSecond: number; maxStallMs: number }> {
@@ -342,18 +431,40 @@ async function main(): Promise<void> {
     const two = await startChild('relay', url)
     children.push(bare.child, one.child, two.child)
     await load([one.port]) // warm-up: connections, plans, JIT
+    await load([two.port])
     const rounds = { bare: [] as number[], one: [] as number[], two: [] as number[] }
+    const costs: Cost[] = []
     for (let i = 0; i < 3; i++) {
       rounds.bare.push(await load([bare.port]))
-      rounds.one.push(await load([one.port]))
+      const measured = await costed([one.port], [one.child], cluster)
+      rounds.one.push(measured.rate)
+      costs.push(measured.cost)
       rounds.two.push(await load([one.port, two.port]))
     }
     const [b, o, t] = [median(rounds.bare), median(rounds.one), median(rounds.two)]
     const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+    const cost = (k: keyof Cost) => median(costs.map((c) => c[k])).toFixed(0)
     console.log(`bare node:http 200          ${fmt(b)} /s`)
-    console.log(`one relay → PostgreSQL      ${fmt(o)} /s   ratio ${(o / b).toFixed(2)} (target ≥ 0.5)`)
-    console.log(`two relays → PostgreSQL     ${fmt(t)} /s   two ÷ one ${(t / o).toFixed(2)} (target ≥ 1.6)`)
+    console.log(`one relay → PostgreSQL      ${fmt(o)} /s   ratio ${(o / b).toFixed(2)} (target ≥ 0.7)`)
+    console.log(
+      `two relays → PostgreSQL     ${fmt(t)} /s   two ÷ one ${(t / o).toFixed(2)} (target ≥ 1.0 here)`,
+    )
+    console.log(
+      `CPU per 1,000 deliveries (one relay): sender ${cost('sender')} ms, relay ${cost('relay')} ms, PostgreSQL ${cost('postgres')} ms`,
+    )
+    bare.child.kill('SIGTERM')
+    const p = await pinned(cluster, one, two)
+    if (p) {
+      console.log(`pinned: one relay on CPU 0, PostgreSQL + sender on CPU 1     ${fmt(p.apart)} /s`)
+      console.log(
+        `pinned: two relays sharing CPU 0, PostgreSQL + sender on 1   ${fmt(p.shared)} /s   ÷ one ${(p.shared / p.apart).toFixed(2)}`,
+      )
+      console.log(
+        `pinned: relay, PostgreSQL and sender all on CPU 0           ${fmt(p.single)} /s   second core ×${(p.apart / p.single).toFixed(2)}`,
+      )
+    }
     for (const c of children) c.kill('SIGTERM')
+    if (process.env.BENCH_ONLY === 'throughput') return
     const caught = await catchUp(cluster.createDatabase('catchup'))
     console.log(
       `catch-up ${catchUpEvents.toLocaleString('en-US')} events    ${fmt(caught.perSecond)} /s (target ≥ 20,000); console event loop max stall ${caught.maxStallMs.toFixed(0)} ms`,

@@ -142,9 +142,9 @@ export async function openPostgresStore(
     )
     return p
   }
-  // Commits (and the probe) on one pool, every read on another: a hundred followers catching up
-  // never make a delivery wait for a connection.
-  const pool = poolOf(parallel + 1)
+  // Commits (and the probe, and the commit notice) on one pool, every read on another: a hundred
+  // followers catching up never make a delivery wait for a connection.
+  const pool = poolOf(parallel + 2)
   // A read of a frozen server fails (and its connection is dropped) rather than hang a sync
   // request; commits keep their deadline instead (a transaction's connection must not be reused
   // while its statement may still run).
@@ -527,6 +527,7 @@ export function postgresCommitter(
   deadlineMs = defaultCommitDeadlineMs,
 ): Committer {
   const queue: Request[] = []
+  const notifier = commitNotifier(pool)
   let running = 0
   let closed = false
   const idle: (() => void)[] = []
@@ -558,6 +559,7 @@ export function postgresCommitter(
         break
       }
     }
+    if (outcome.ok && outcome.items.some(changedOthers)) notifier.soon()
     if (outcome.ok && events.length > 0) committed()
     let offset = 0
     for (const r of group) {
@@ -613,17 +615,57 @@ export function postgresCommitter(
     async close() {
       closed = true
       if (running > 0 || queue.length > 0) await new Promise<void>((r) => idle.push(r))
+      await notifier.flushed()
+    },
+  }
+}
+
+/** Whether followers of other relays have something to read after this item: a new event or a
+ * conflict (a plain redelivery changes nothing they are sent). */
+const changedOthers = (i: ItemResult) => i.ok && (i.row.deliveries === 1 || i.row.conflicted === 1)
+
+/** Tells the other relays on this database that something committed, AFTER the commit and in a
+ * transaction of its own, at most one at a time (commits meanwhile are told by the next one).
+ * Not inside the commit: PostgreSQL serialises every committing transaction that has queued a
+ * NOTIFY on one database-wide lock held through its WAL flush, so commits that notify cannot share
+ * a flush — with six commits in flight per relay that lock was where two relays queued behind each
+ * other (docs/benchmarks.md#relay). The notice needs no durability: `synchronous_commit` is off for
+ * its transaction alone. This relay's own streams are woken in-process, without it. */
+function commitNotifier(pool: pg.Pool): { soon(): void; flushed(): Promise<void> } {
+  let sending: Promise<void> | null = null
+  let again = false
+  const send = (): Promise<void> =>
+    pool
+      .query(`SELECT set_config('synchronous_commit', 'off', true), pg_notify('${notifyChannel}', '')`)
+      .then(
+        () => {},
+        // A lost notice only delays other relays' streams until their next timer read; the
+        // commit path and its probe report a failing store.
+        () => {},
+      )
+      .then(() => {
+        if (!again) return
+        again = false
+        return send()
+      })
+  return {
+    soon() {
+      if (sending) {
+        again = true
+        return
+      }
+      sending = send().finally(() => (sending = null))
+    },
+    flushed: async () => {
+      await sending
     },
   }
 }
 
 /** The common case in one round trip: no id twice in the batch and no rejections, so a single
- * INSERT … ON CONFLICT is the whole transaction (autocommit: durable when it returns), with the
- * commit notice in the same statement. A data error falls back to `transaction`, which refuses
- * the poison delivery alone. */
-const upsertAndNotifySql = `WITH ins AS (${upsertSql}),
-  note AS (SELECT pg_notify('${notifyChannel}', '') AS sent)
-  SELECT ins.* FROM ins LEFT JOIN note ON true`
+ * INSERT … ON CONFLICT is the whole transaction (autocommit: durable when it returns). The commit
+ * notice follows it (commitNotifier). A data error falls back to `transaction`, which refuses the
+ * poison delivery alone. */
 
 async function commitEvents(
   pool: pg.Pool,
@@ -634,7 +676,7 @@ async function commitEvents(
   if (single && events.length > 0) {
     try {
       const sorted = [...events].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      const { rows } = await pool.query<ReturnedRow>(upsertAndNotifySql, columnsOf(sorted))
+      const { rows } = await pool.query<ReturnedRow>(upsertSql, columnsOf(sorted))
       const byId = new Map(rows.map((r) => [r.id, r]))
       return events.map((e) => itemOf(e, byId.get(e.id)))
     } catch (error) {
@@ -707,8 +749,6 @@ async function transaction(
         'DELETE FROM webhook_rejections WHERE seq <= (SELECT max(seq) FROM webhook_rejections) - 10000',
       )
     }
-    if (items.some((i) => i.ok && (i.row.deliveries === 1 || i.row.conflicted === 1)))
-      await client.query(`NOTIFY ${notifyChannel}`)
     await client.query('COMMIT')
     return items
   } catch (error) {

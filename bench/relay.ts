@@ -58,10 +58,16 @@ async function serveChild(kind: string, url: string): Promise<void> {
       })
     })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    process.on('message', () => {
+      const cpu = process.cpuUsage()
+      process.send!({ cpuMs: (cpu.user + cpu.system) / 1000 })
+    })
     process.send!({ port: (server.address() as AddressInfo).port })
     return
   }
-  const store = unwrap(await openPostgresStore(url))
+  // BENCH_PARALLEL: the relay's transactions in flight (its default otherwise).
+  const parallelCommits = Number(process.env.BENCH_PARALLEL) || undefined
+  const store = unwrap(await openPostgresStore(url, { parallelCommits }))
   const relay = unwrap(
     await startRelay({
       store,
@@ -90,7 +96,14 @@ function startChild(
   kind: string,
   url = '',
 ): Promise<{ child: ChildProcess; port: number; syncPort: number }> {
-  const child = fork(self, ['child', kind, url], { stdio: 'inherit' })
+  const child = fork(self, ['child', kind, url], {
+    stdio: 'inherit',
+    // BENCH_PROFILE=DIR writes a CPU profile of each relay child there.
+    execArgv:
+      process.env.BENCH_PROFILE && kind === 'relay'
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+        : [],
+  })
   return new Promise((resolve, reject) => {
     child.once('message', (m: { port: number; syncPort: number }) =>
       resolve({ child, port: m.port, syncPort: m.syncPort }),
@@ -181,23 +194,24 @@ const relayCpuMs = (relay: ChildProcess) =>
     relay.send('ask')
   })
 
-type Cost = { sender: number; relay: number; postgres: number }
+type Cost = { sender: number; server: number; postgres: number }
 
-/** `load`, with the CPU time each side spent per 1,000 deliveries answered 200. */
+/** `load`, with the CPU time each side spent per 1,000 deliveries answered 200 (`servers`: the
+ * relays, or the bare server). */
 async function costed(
   ports: number[],
-  relays: ChildProcess[],
+  servers: ChildProcess[],
   cluster: PrivateCluster,
 ): Promise<{ rate: number; cost: Cost }> {
-  const relayCpu = async () => (await Promise.all(relays.map(relayCpuMs))).reduce((a, b) => a + b, 0)
-  const before = { sender: senderCpuMs(), relay: await relayCpu(), postgres: cpuMsOf(cluster.pids()) }
+  const serverCpu = async () => (await Promise.all(servers.map(relayCpuMs))).reduce((a, b) => a + b, 0)
+  const before = { sender: senderCpuMs(), server: await serverCpu(), postgres: cpuMsOf(cluster.pids()) }
   const rate = await load(ports)
   const per = 1000 / Math.max(1, rate * runSeconds)
   return {
     rate,
     cost: {
       sender: (senderCpuMs() - before.sender) * per,
-      relay: ((await relayCpu()) - before.relay) * per,
+      server: ((await serverCpu()) - before.server) * per,
       postgres: (cpuMsOf(cluster.pids()) - before.postgres) * per,
     },
   }
@@ -433,24 +447,29 @@ async function main(): Promise<void> {
     await load([one.port]) // warm-up: connections, plans, JIT
     await load([two.port])
     const rounds = { bare: [] as number[], one: [] as number[], two: [] as number[] }
-    const costs: Cost[] = []
+    const costs = { bare: [] as Cost[], one: [] as Cost[] }
     for (let i = 0; i < 3; i++) {
-      rounds.bare.push(await load([bare.port]))
+      const plain = await costed([bare.port], [bare.child], cluster)
+      rounds.bare.push(plain.rate)
+      costs.bare.push(plain.cost)
       const measured = await costed([one.port], [one.child], cluster)
       rounds.one.push(measured.rate)
-      costs.push(measured.cost)
+      costs.one.push(measured.cost)
       rounds.two.push(await load([one.port, two.port]))
     }
     const [b, o, t] = [median(rounds.bare), median(rounds.one), median(rounds.two)]
     const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
-    const cost = (k: keyof Cost) => median(costs.map((c) => c[k])).toFixed(0)
+    const cost = (of: Cost[], k: keyof Cost) => median(of.map((c) => c[k]))
+    const sum = (of: Cost[]) => cost(of, 'sender') + cost(of, 'server') + cost(of, 'postgres')
     console.log(`bare node:http 200          ${fmt(b)} /s`)
     console.log(`one relay → PostgreSQL      ${fmt(o)} /s   ratio ${(o / b).toFixed(2)} (target ≥ 0.7)`)
     console.log(
       `two relays → PostgreSQL     ${fmt(t)} /s   two ÷ one ${(t / o).toFixed(2)} (target ≥ 1.0 here)`,
     )
     console.log(
-      `CPU per 1,000 deliveries (one relay): sender ${cost('sender')} ms, relay ${cost('relay')} ms, PostgreSQL ${cost('postgres')} ms`,
+      `CPU ms per 1,000 deliveries: bare: sender ${cost(costs.bare, 'sender').toFixed(0)} + server ${cost(costs.bare, 'server').toFixed(0)}; ` +
+        `relay: sender ${cost(costs.one, 'sender').toFixed(0)} + relay ${cost(costs.one, 'server').toFixed(0)} + PostgreSQL ${cost(costs.one, 'postgres').toFixed(0)} ` +
+        `→ CPU-bound ceiling ${(sum(costs.bare) / sum(costs.one)).toFixed(2)}× bare`,
     )
     bare.child.kill('SIGTERM')
     const p = await pinned(cluster, one, two)

@@ -662,21 +662,52 @@ function commitNotifier(pool: pg.Pool): { soon(): void; flushed(): Promise<void>
   }
 }
 
-/** The common case in one round trip: no id twice in the batch and no rejections, so a single
- * INSERT … ON CONFLICT is the whole transaction (autocommit: durable when it returns). The commit
- * notice follows it (commitNotifier). A data error falls back to `transaction`, which refuses the
- * poison delivery alone. */
+/** The rejections of a group, and the cap on the log (the newest 10,000 kept). The cap deletes
+ * only rows no other session holds (SKIP LOCKED): two relays pruning the same old rows at once
+ * must not make one commit wait for the other's. */
+const insertRejectionsSql = (
+  first: number,
+) => `INSERT INTO webhook_rejections (at, path, status, reason, size, remote)
+  SELECT * FROM unnest(${['bigint', 'text', 'int', 'text', 'int', 'text'].map((t, i) => `$${first + i}::${t}[]`).join(', ')})`
+const pruneRejectionsSql = `DELETE FROM webhook_rejections WHERE seq IN (
+  SELECT seq FROM webhook_rejections WHERE seq <= (SELECT max(seq) FROM webhook_rejections) - 10000
+  FOR UPDATE SKIP LOCKED)`
 
+function rejectionColumns(rejections: Rejection[]): unknown[] {
+  return [
+    rejections.map((r) => r.at),
+    rejections.map((r) => r.path.replace(/\0/g, '')),
+    rejections.map((r) => r.status),
+    rejections.map((r) => r.reason.replace(/\0/g, '')),
+    rejections.map((r) => r.size),
+    rejections.map((r) => r.remote),
+  ]
+}
+
+/** A whole group in one statement, rejections included (data-modifying CTEs run once each, in
+ * the statement's one transaction). */
+const upsertWithRejectionsSql = `WITH ins AS (${upsertSql}),
+  rejected AS (${insertRejectionsSql(11)}),
+  pruned AS (${pruneRejectionsSql})
+  SELECT * FROM ins`
+
+/** The common case in one round trip: no id twice in the group, so a single INSERT … ON CONFLICT
+ * (with the group's rejections) is the whole transaction (autocommit: durable when it returns).
+ * The commit notice follows it (commitNotifier). A data error falls back to `transaction`, which
+ * refuses the poison delivery alone. */
 async function commitEvents(
   pool: pg.Pool,
   events: EventParams[],
   rejections: Rejection[],
 ): Promise<ItemResult[]> {
-  const single = rejections.length === 0 && new Set(events.map((e) => e.id)).size === events.length
-  if (single && events.length > 0) {
+  const single = new Set(events.map((e) => e.id)).size === events.length
+  if (single && events.length + rejections.length > 0) {
     try {
       const sorted = [...events].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      const { rows } = await pool.query<ReturnedRow>(upsertSql, columnsOf(sorted))
+      const { rows } = await pool.query<ReturnedRow>(
+        rejections.length > 0 ? upsertWithRejectionsSql : upsertSql,
+        rejections.length > 0 ? [...columnsOf(sorted), ...rejectionColumns(rejections)] : columnsOf(sorted),
+      )
       const byId = new Map(rows.map((r) => [r.id, r]))
       return events.map((e) => itemOf(e, byId.get(e.id)))
     } catch (error) {
@@ -733,21 +764,8 @@ async function transaction(
       }
     }
     if (rejections.length > 0) {
-      await client.query(
-        `INSERT INTO webhook_rejections (at, path, status, reason, size, remote)
-         SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::int[], $6::text[])`,
-        [
-          rejections.map((r) => r.at),
-          rejections.map((r) => r.path.replace(/\0/g, '')),
-          rejections.map((r) => r.status),
-          rejections.map((r) => r.reason.replace(/\0/g, '')),
-          rejections.map((r) => r.size),
-          rejections.map((r) => r.remote),
-        ],
-      )
-      await client.query(
-        'DELETE FROM webhook_rejections WHERE seq <= (SELECT max(seq) FROM webhook_rejections) - 10000',
-      )
+      await client.query(insertRejectionsSql(1), rejectionColumns(rejections))
+      await client.query(pruneRejectionsSql)
     }
     await client.query('COMMIT')
     return items

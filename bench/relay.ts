@@ -20,6 +20,7 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
+import pg from 'pg'
 import { silentLogger } from '../src/main/log'
 import { createRelayToken, startRelay } from '../src/main/relay'
 import { openPostgresStore } from '../src/main/relay/pg-store'
@@ -255,6 +256,66 @@ async function pinned(
   return { apart: median(runs.apart), shared: median(runs.shared), single: median(runs.single) }
 }
 
+/** The commit path alone, no HTTP: 12 connections (two relays' six commits in flight) each
+ * committing groups of 10 new rows as fast as they can, with the commit notice inside each commit
+ * (what the relay did) or after it, coalesced to one in flight (what it does). Alternating runs,
+ * rows/s. PostgreSQL holds one database-wide lock from a NOTIFY's pre-commit through the WAL flush,
+ * so notifying commits cannot share a flush. */
+async function noticePlacement(url: string): Promise<{ inside: number; after: number }> {
+  const pool = new pg.Pool({ connectionString: url, max: 13 })
+  await pool.query('CREATE TABLE notice_bench (id text PRIMARY KEY, body bytea NOT NULL)')
+  const insert = `INSERT INTO notice_bench SELECT * FROM unnest($1::text[], $2::bytea[]) ON CONFLICT (id) DO NOTHING RETURNING id`
+  const inside = `WITH ins AS (${insert}), note AS (SELECT pg_notify('notice_bench', '') AS sent)
+    SELECT ins.id FROM ins LEFT JOIN note ON true`
+  let n = 0
+  const body = Buffer.alloc(300, 7)
+  const run = async (mode: 'inside' | 'after'): Promise<number> => {
+    let sending = false
+    let again = false
+    const notify = (): void => {
+      if (sending) {
+        again = true
+        return
+      }
+      sending = true
+      void pool
+        .query(`SELECT set_config('synchronous_commit', 'off', true), pg_notify('notice_bench', '')`)
+        .finally(() => {
+          sending = false
+          if (again) {
+            again = false
+            notify()
+          }
+        })
+    }
+    const until = Date.now() + runSeconds * 1000
+    let rows = 0
+    await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        while (Date.now() < until) {
+          const ids = Array.from({ length: 10 }, () => `n_${n++}`)
+          const done = await pool.query(mode === 'inside' ? inside : insert, [ids, ids.map(() => body)])
+          rows += done.rowCount ?? 0
+          if (mode === 'after') notify()
+        }
+      }),
+    )
+    // The last notice finishes before the next run (or the pool's end).
+    while (sending) await new Promise((r) => setTimeout(r, 5))
+    return rows / runSeconds
+  }
+  const runs = { inside: [] as number[], after: [] as number[] }
+  try {
+    for (let i = 0; i < 3; i++) {
+      runs.inside.push(await run('inside'))
+      runs.after.push(await run('after'))
+    }
+  } finally {
+    await pool.end()
+  }
+  return { inside: median(runs.inside), after: median(runs.after) }
+}
+
 async function catchUp(url: string): Promise<{ perSecond: number; maxStallMs: number }> {
   // The relay in its own process, as it would be on its own machine; this process is the console.
   const store = unwrap(await openPostgresStore(url))
@@ -483,6 +544,10 @@ async function main(): Promise<void> {
       )
     }
     for (const c of children) c.kill('SIGTERM')
+    const notice = await noticePlacement(cluster.createDatabase('notice'))
+    console.log(
+      `commit path alone, 12 in flight: notice inside the commit ${fmt(notice.inside)} rows/s; after it ${fmt(notice.after)} rows/s   ×${(notice.after / notice.inside).toFixed(2)}`,
+    )
     if (process.env.BENCH_ONLY === 'throughput') return
     const caught = await catchUp(cluster.createDatabase('catchup'))
     console.log(

@@ -508,7 +508,7 @@ async function main(): Promise<void> {
     await load([one.port]) // warm-up: connections, plans, JIT
     await load([two.port])
     const rounds = { bare: [] as number[], one: [] as number[], two: [] as number[] }
-    const costs = { bare: [] as Cost[], one: [] as Cost[] }
+    const costs = { bare: [] as Cost[], one: [] as Cost[], two: [] as Cost[] }
     for (let i = 0; i < 3; i++) {
       const plain = await costed([bare.port], [bare.child], cluster)
       rounds.bare.push(plain.rate)
@@ -516,7 +516,9 @@ async function main(): Promise<void> {
       const measured = await costed([one.port], [one.child], cluster)
       rounds.one.push(measured.rate)
       costs.one.push(measured.cost)
-      rounds.two.push(await load([one.port, two.port]))
+      const both = await costed([one.port, two.port], [one.child, two.child], cluster)
+      rounds.two.push(both.rate)
+      costs.two.push(both.cost)
     }
     const [b, o, t] = [median(rounds.bare), median(rounds.one), median(rounds.two)]
     const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
@@ -531,6 +533,9 @@ async function main(): Promise<void> {
       `CPU ms per 1,000 deliveries: bare: sender ${cost(costs.bare, 'sender').toFixed(0)} + server ${cost(costs.bare, 'server').toFixed(0)}; ` +
         `relay: sender ${cost(costs.one, 'sender').toFixed(0)} + relay ${cost(costs.one, 'server').toFixed(0)} + PostgreSQL ${cost(costs.one, 'postgres').toFixed(0)} ` +
         `→ CPU-bound ceiling ${(sum(costs.bare) / sum(costs.one)).toFixed(2)}× bare`,
+    )
+    console.log(
+      `CPU ms per 1,000 deliveries, two relays: sender ${cost(costs.two, 'sender').toFixed(0)} + relays ${cost(costs.two, 'server').toFixed(0)} + PostgreSQL ${cost(costs.two, 'postgres').toFixed(0)}`,
     )
     bare.child.kill('SIGTERM')
     const p = await pinned(cluster, one, two)

@@ -10,11 +10,11 @@ export {
   parseStoreUrl,
 } from './open'
 export type { StoreUrl } from './open'
-export { openSqliteRelayStore } from './sqlite-store'
+export { openSqliteRelayStore, resyncOnConflictHooks } from './sqlite-store'
 export { createRelayToken, hashToken, metricsTokenChecker } from './tokens'
 export type { RelayStore, SyncEvent, SyncPage, RelayToken, TokenScope, Wakeups } from './store'
 export { tokenScopes } from './store'
-export { startSources } from './sources'
+export { startSources, syncedEventHooks } from './sources'
 export type { SourcesService, SourcesOptions } from './sources'
 export { fetchPage } from './source-client'
 export type { CopyProgress } from './store-copy'

@@ -14,6 +14,11 @@ const burstHoldMs = 30_000
 const pageSize = 10_000
 /** A short pause before reading, so commits back to back make one round. */
 const coalesceMs = 200
+// Without alerts to queue, the cursor is made durable at most every `cursorEveryMs` (and on
+// stop): each write is a commit with its fsync on the listener's thread, which first waits for
+// the commit worker's lock, and it came every 200 ms while events arrived (the ingest profile).
+// Events read again after a crash alerted nothing the first time, so none is sent twice.
+const cursorEveryMs = 10_000
 
 export interface EventCursorDeps {
   store: Pick<AlertStore, 'eventCursor'>
@@ -36,6 +41,8 @@ export interface EventCursor extends Disposable {
    * no read was pending. */
   flush(): boolean
   pending(): boolean
+  /** Makes the cursor durable if it moved since its last write (stopping, after the queue). */
+  persist(): void
 }
 
 /** The event rule's durable cursor over committed events (first deliveries, in commit order). Each
@@ -48,6 +55,8 @@ export function followCommittedEvents(deps: EventCursorDeps): EventCursor {
   const cfg = deps.config
   const lastEventAt = new Map<string, number>()
   let cursor = writing('alert event cursor', () => deps.store.eventCursor(), 0)
+  let durableCursor = cursor
+  let cursorWrittenAt = clock.now()
   let reading: NodeJS.Timeout | null = null
   let heldSince: number | null = null
 
@@ -68,10 +77,16 @@ export function followCommittedEvents(deps: EventCursorDeps): EventCursor {
         )
     // Queued with the cursor, or (the database takes no writes) sent from memory: either way this
     // process goes on after them; only the durable cursor lags until the next write succeeds.
-    deps.enqueueAll(alerts, events.at(-1)!.seq)
-    cursor = events.at(-1)!.seq
+    const last = events.at(-1)!.seq
+    if (alerts.length > 0 || clock.now() - cursorWrittenAt >= cursorEveryMs) persistCursor(alerts, last)
+    cursor = last
     // A long backlog (events stored while only `listen` ran) is read page by page, between turns.
     if (events.length === pageSize) reading = setTimeout(() => readEvents(true), 0)
+  }
+  function persistCursor(alerts: Alert[], last: number): void {
+    if (!deps.enqueueAll(alerts, last)) return
+    durableCursor = last
+    cursorWrittenAt = clock.now()
   }
 
   const wake = () => (reading ??= setTimeout(readEvents, coalesceMs))
@@ -94,6 +109,9 @@ export function followCommittedEvents(deps: EventCursorDeps): EventCursor {
       return true
     },
     pending: () => reading !== null,
+    persist() {
+      if (cursor !== durableCursor) persistCursor([], cursor)
+    },
     dispose() {
       if (reading) clearTimeout(reading)
       reading = null

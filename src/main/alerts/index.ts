@@ -224,6 +224,7 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
       stopped = true
       owned.dispose()
       await sender.queued()
+      events.persist()
     },
   }
 }

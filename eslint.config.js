@@ -15,14 +15,26 @@ const electronImport = {
 
 /* Module boundaries (docs/architecture.md): dependencies point down.
  *   src/shared/            the contract and static data: imports nothing from main/, renderer/, preload/
- *   foundations            db, secrets, config, log, push, committed, context, transport, meters: import no capability
+ *   foundations            db, secrets, config, log, push, committed, context, transport, meters,
+ *                          workers: import no capability
  *   capabilities           src/main/<capability>/: never import another capability, nor what composes them
  *   composers              src/main/api/ (where capabilities meet), api.ts, services.ts, backend.ts,
  *                          serve.ts, index.ts, cli/, demo/: may import all of the above
  * An import path is matched relative to the importing file, so `../chains` from src/main/payments/
  * and `../../chains` from src/main/desktop/shell/ both name the chains capability. */
 const capabilities = ['webhooks', 'chains', 'payments', 'desktop', 'forward', 'relay', 'alerts']
-const foundations = ['db', 'secrets', 'config', 'log', 'push', 'committed', 'context', 'transport', 'meters']
+const foundations = [
+  'db',
+  'secrets',
+  'config',
+  'log',
+  'push',
+  'committed',
+  'context',
+  'transport',
+  'meters',
+  'workers',
+]
 const composers = ['api', 'services', 'backend', 'serve', 'cli', 'demo']
 const sibling = (names) => `^(\\./|(\\.\\./)+)(main/)?(${names.join('|')})(\\.ts)?(/|$)`
 
@@ -58,7 +70,7 @@ const boundaries = [
   boundary(
     foundations.flatMap((f) => [`src/main/${f}/**/*.ts`, `src/main/${f}.ts`]),
     [...capabilities, ...composers],
-    'A foundation (db, secrets, config, log, push, committed, context, transport, meters) imports no capability: capabilities build on foundations, not the other way round.',
+    'A foundation (db, secrets, config, log, push, committed, context, transport, meters, workers) imports no capability: capabilities build on foundations, not the other way round.',
   ),
   boundary(
     ['src/shared/**/*.ts'],

@@ -27,7 +27,11 @@ serveWorker<CommitCalls>({
   batched: {
     commit: (requests) =>
       transaction.commit(
-        requests.map((r, id) => ({ id, ...r, events: r.events.map((e) => ({ ...e, body: asBuffer(e.body) })) })),
+        requests.map((r, id) => ({
+          id,
+          ...r,
+          events: r.events.map((e) => ({ ...e, body: asBuffer(e.body) })),
+        })),
       ),
   },
   onClose: () => void db.close(),

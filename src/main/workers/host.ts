@@ -29,6 +29,8 @@ export interface SupervisorOptions<Data, Event> {
   maxRestartDelayMs?: number
   /** A call answered later than this is logged with its method and time (the slow-call trace). */
   slowCallMs?: number
+  /** The slow-call trace's clock (tests pass a manual one). */
+  now?: () => number
 }
 
 export interface Supervisor<C extends Calls> {
@@ -64,6 +66,7 @@ export function superviseWorker<C extends Calls, Data = unknown, Event = never>(
   const maxDelay = options.maxRestartDelayMs ?? 5_000
   const slowCallMs = options.slowCallMs ?? 1_000
   const log = options.log ?? silentLogger
+  const now = options.now ?? Date.now
   const pending = new Map<number, Pending>()
   let nextId = 1
   let worker: Worker | null = null
@@ -78,7 +81,8 @@ export function superviseWorker<C extends Calls, Data = unknown, Event = never>(
     if (options.file === null) {
       lost(null, {
         code: 'WORKER_MISSING',
-        message: options.missing ?? `the ${options.name}'s file is missing: rebuild watchdesk (npm run build)`,
+        message:
+          options.missing ?? `the ${options.name}'s file is missing: rebuild watchdesk (npm run build)`,
       })
       return
     }
@@ -108,7 +112,7 @@ export function superviseWorker<C extends Calls, Data = unknown, Event = never>(
     if (!call) return
     pending.delete(reply.id)
     if (call.timer) clearTimeout(call.timer)
-    const ms = Date.now() - call.at
+    const ms = now() - call.at
     if (ms >= slowCallMs) log.warn('slow worker call', { worker: options.name, method: call.method, ms })
     call.resolve(reply.ok ? { ok: true, value: reply.value } : { ok: false, failure: reply.failure })
   }
@@ -138,7 +142,7 @@ export function superviseWorker<C extends Calls, Data = unknown, Event = never>(
       if (!w) return Promise.resolve({ ok: false, failure: lastFailure })
       const id = nextId++
       return new Promise((resolve) => {
-        const call: Pending = { method, at: Date.now(), resolve: resolve as Pending['resolve'], timer: null }
+        const call: Pending = { method, at: now(), resolve: resolve as Pending['resolve'], timer: null }
         if (callOptions.timeoutMs !== undefined) {
           call.timer = setTimeout(() => {
             pending.delete(id)

@@ -14,14 +14,14 @@ export interface WorkerFailure {
   message: string
 }
 
-export type CallReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; failure: WorkerFailure }
+export type CallReply =
+  { id: number; ok: true; value: unknown } | { id: number; ok: false; failure: WorkerFailure }
 
 export type LogLevel = 'info' | 'warn' | 'error'
 
 export type ToWorker =
   /** `id` 0: a notification, answered by nothing. */
-  | { kind: 'call'; id: number; method: string; params: unknown }
-  | { kind: 'close' }
+  { kind: 'call'; id: number; method: string; params: unknown } | { kind: 'close' }
 
 export type FromWorker =
   /** Every answer of one drain of the port in one message (a commit batch answers together). */

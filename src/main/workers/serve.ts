@@ -34,8 +34,10 @@ export interface Served<Event> {
 export function serveWorker<C extends Calls, Event = never>(options: ServeOptions<C>): Served<Event> {
   const port = parentPort as MessagePort
   const send = (message: FromWorker) => port.postMessage(message)
-  const line = (level: LogLevel) => (msg: string, fields: Record<string, unknown> = {}) =>
-    send({ kind: 'log', level, msg, fields: plain(fields) })
+  const line =
+    (level: LogLevel) =>
+    (msg: string, fields: Record<string, unknown> = {}) =>
+      send({ kind: 'log', level, msg, fields: plain(fields) })
   const log: Logger = {
     debug: () => {},
     info: line('info'),

@@ -110,6 +110,7 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
       firstEndpoint: () => 'wh_bench',
       secretOf: () => secret,
       refresh: async () => false,
+      onChange: () => ({ dispose() {} }),
       stop: () => {},
     }
     const listener = unwrap(

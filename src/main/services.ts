@@ -107,12 +107,14 @@ export async function startListening(
   })
   webhooks = started
   forward.secretsChanged()
+  const offSecrets = started.onSecretsChange(() => forward.secretsChanged())
   const retention = startConsoleRetention(ctx, started)
   return {
     webhooks: started,
     forward,
     stop: async () => {
       retention.stop()
+      offSecrets.dispose()
       await started.stop()
       offScreen.dispose()
       screen.stop()

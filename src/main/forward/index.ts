@@ -55,7 +55,8 @@ export interface ForwardService {
    * subscribed targets get it once as a notification. */
   relayAuthorization(seq: number, elapsedMs?: number): Promise<RelayAnswer | null>
   dispatcher: DispatcherHandle
-  /** The listener's secrets may have changed (it just started): pass them on now. */
+  /** The listener's secrets changed (the secrets cache's change event, or it just started): pass
+   * them on now. */
   secretsChanged(): void
   /** Lets the attempts under way finish; resolves with how many forwards stay queued. */
   stop(): Promise<number>
@@ -73,7 +74,6 @@ export interface ForwardOptions {
   /** Run the dispatcher on this thread rather than in the forward worker (always so with `clock`). */
   inThread?: boolean
   onAttempt?: (report: AttemptReport) => void
-  pollMs?: number
 }
 
 type ForwardContext = Pick<
@@ -125,7 +125,6 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       file: ctx.db.name,
       owner,
       exclusive: options.exclusive ?? false,
-      pollMs: options.pollMs,
       log,
       onAttempt: options.onAttempt ? onAttempt : undefined,
       onStates,
@@ -143,12 +142,12 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
     }
     let maxAgeMs = ctx.config().forward.maxAgeHours * 3_600_000
     let signing: ReadonlyMap<string, Buffer> = new Map()
+    let statusListener: () => void = () => {}
     const inThread = createDispatcher({
       store,
       clock: options.clock ?? systemPollClock,
       log,
       owner,
-      pollMs: options.pollMs,
       maxAgeMs: () => maxAgeMs,
       originalSignature: (endpoint, body) => {
         const secret = endpoint ? signing.get(endpoint) : undefined
@@ -157,25 +156,19 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       onAttempt,
       onStates,
       storageFailed: (what, error) => ctx.storage.failed(what, error),
+      onStatus: () => statusListener(),
     })
     dispatcher = inThreadHandle(
       inThread,
       store,
       (next) => (signing = next),
       (ms) => (maxAgeMs = ms),
+      (listener) => (statusListener = listener),
     )
   }
-  // The webhook secrets the listener verified with: the original signature is recomputed with them.
-  let secretsPrint = ''
-  const syncSecrets = () => {
-    const current = options.webhookSecrets()
-    const print = [...current].map(([k, v]) => `${k}=${v.toString('hex')}`).join(',')
-    if (print === secretsPrint) return
-    secretsPrint = print
-    dispatcher.setSecrets(current)
-  }
-  const secretsTimer = setInterval(syncSecrets, 1000)
-  secretsTimer.unref()
+  // The webhook secrets the listener verified with: the original signature is recomputed with
+  // them. Passed on when the secrets cache says they changed (services.ts wires its event here).
+  const syncSecrets = () => dispatcher.setSecrets(options.webhookSecrets())
   let problem: string | null = null
   let authorizer: Authorizer = { name: null, warning: null }
 
@@ -197,28 +190,12 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       probeMs: config.forward.probeSeconds * 1000,
     })
     syncSecrets()
+    pushStatus()
   }
 
-  await applyConfig(ctx.config())
-  const offConfig = ctx.onConfigChange((config) => void applyConfig(config))
-  const offSecrets = ctx.secrets.onChange((account) => {
-    if (account.startsWith(accounts.forwardSecret(''))) void applyConfig(ctx.config())
-  })
-  // Woken by every committed batch (the lossless channel, not the screen's batched push).
-  const offCommitted = ctx.committed.subscribe(() => {
-    syncSecrets()
-    dispatcher.kick()
-  })
-  const status = (): ForwardStatus => ({
-    targets: dispatcher.status(),
-    authorizationBudgetMs: ctx.config().forward.authorizationBudgetMs,
-    authorizationTarget: authorizer.name,
-    authorizationWarning: authorizer.warning,
-    problem,
-  })
   let lastPushed = ''
-  // Once a second, when anything changed (the worker's counts arrive on their own).
-  const pushTimer = setInterval(() => {
+  /** Pushes the status when it changed: the worker reports its own, config changes come here. */
+  function pushStatus(): void {
     try {
       const next = status()
       const text = JSON.stringify(next)
@@ -227,8 +204,25 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
     } catch (error) {
       log.error('pushing the forward status failed', { error })
     }
-  }, 1000)
-  pushTimer.unref()
+  }
+  dispatcher.onStatus(pushStatus)
+
+  await applyConfig(ctx.config())
+  const offConfig = ctx.onConfigChange((config) => void applyConfig(config))
+  const offSecrets = ctx.secrets.onChange((account) => {
+    if (account.startsWith(accounts.forwardSecret(''))) void applyConfig(ctx.config())
+  })
+  // Woken by every committed batch (the lossless channel, not the screen's batched push).
+  const offCommitted = ctx.committed.subscribe(() => dispatcher.kick())
+  function status(): ForwardStatus {
+    return {
+      targets: dispatcher.status(),
+      authorizationBudgetMs: ctx.config().forward.authorizationBudgetMs,
+      authorizationTarget: authorizer.name,
+      authorizationWarning: authorizer.warning,
+      problem,
+    }
+  }
 
   /** A replay destination as a target name; a URL becomes an ad hoc target of this run. */
   function destinationName(destination: ReplayDestination): Result<string> {
@@ -316,7 +310,6 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       return ok({ targets: written.value.forward.targets })
     },
     relayAuthorization: (seq, elapsedMs = 0) => {
-      syncSecrets()
       // The budget counts from the delivery's arrival (its commit took part of it).
       const budget = Math.max(1, Math.round(ctx.config().forward.authorizationBudgetMs - elapsedMs))
       return dispatcher.relay(seq, budget)
@@ -327,8 +320,6 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       offConfig()
       offSecrets()
       offCommitted.dispose()
-      clearInterval(pushTimer)
-      clearInterval(secretsTimer)
       let queued = 0
       try {
         queued = await dispatcher.stop()

@@ -1,3 +1,4 @@
+import type { Disposable } from '../../shared/disposable'
 import type { PruneReply, PruneStatement } from './commit-protocol'
 import type { ListenerStatus } from '../../shared/contract/events'
 import { authorizationRequestType } from '../../shared/events'
@@ -50,6 +51,8 @@ export interface WebhookService {
   /** The secrets deliveries are verified with, by endpoint id (for the forwarder, which passes the
    * service's signature through by recomputing it; never shown or logged). */
   webhookSecrets(): ReadonlyMap<string, Buffer>
+  /** Called when those secrets changed (the forwarder re-signs with them). */
+  onSecretsChange(listener: () => void): Disposable
   /** Signs a test event with the endpoint's secret and posts it to the public URL (the tunnel or
    * reverse proxy in front of this listener), as the service would; `arrivedAt` is set only when
    * that very event (its id) was stored here. */
@@ -228,6 +231,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
     url,
     status,
     webhookSecrets: () => secrets.all(),
+    onSecretsChange: (listener) => secrets.onChange(listener),
     prune: (statements) => committer.prune!(statements),
     async sendTest(type, endpoint) {
       if (url === null) return err('unavailable', `The webhook listener is not running: ${problem}`)

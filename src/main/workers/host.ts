@@ -21,8 +21,9 @@ export interface SupervisorOptions<Data, Event> {
   log?: Logger
   /** What the worker tells unasked. */
   onEvent?: (event: Event) => void
-  /** A worker (re)started: the host posts the state the worker keeps (targets, secrets). */
-  onStart?: () => void
+  /** A worker (re)started: the host posts the state the worker keeps (targets, secrets), before
+   * any call made after this one. */
+  onStart?: (worker: Supervisor<any>) => void
   /** The worker died and is started again after `delayMs`. */
   onRestart?: (failure: WorkerFailure, delayMs: number) => void
   firstRestartDelayMs?: number
@@ -98,7 +99,7 @@ export function superviseWorker<C extends Calls, Data = unknown, Event = never>(
       lost(w, { code: 'WORKER_EXIT', message: `the ${options.name} stopped (exit code ${code})` }),
     )
     worker = w
-    options.onStart?.()
+    options.onStart?.(self)
   }
 
   function onMessage(message: FromWorker): void {
@@ -135,8 +136,7 @@ export function superviseWorker<C extends Calls, Data = unknown, Event = never>(
 
   const post = (w: Worker, message: ToWorker) => w.postMessage(message)
 
-  start()
-  return {
+  const self: Supervisor<C> = {
     call(method, params, callOptions = {}) {
       const w = worker
       if (!w) return Promise.resolve({ ok: false, failure: lastFailure })
@@ -174,4 +174,6 @@ export function superviseWorker<C extends Calls, Data = unknown, Event = never>(
       await exited
     },
   }
+  start()
+  return self
 }

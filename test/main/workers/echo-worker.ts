@@ -2,11 +2,12 @@
  * on demand (its `crashes` data says how many times it dies on `crash`, per start). */
 import { workerData } from 'node:worker_threads'
 import { serveWorker } from '../../../src/main/workers/serve.ts'
+import type { Served } from '../../../src/main/workers/serve.ts'
 import type { EchoCalls, EchoEvent } from './echo-protocol.ts'
 
 const data = workerData as { start: number }
 
-const served = serveWorker<EchoCalls, EchoEvent>({
+const served: Served<EchoEvent> = serveWorker<EchoCalls, EchoEvent>({
   handlers: {
     echo: (text) => `${text} (start ${data.start})`,
     log: (msg) => served.log.warn(msg, { error: new Error('with an error field') }),

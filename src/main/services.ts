@@ -86,6 +86,7 @@ export async function startListening(
   const forward = await startForward(ctx, {
     adhoc: options.forwardTo,
     exclusive: true,
+    onlyFailedAttempts: options.onForwardAttempt === undefined,
     onAttempt: (report) => {
       if (report.state !== 'delivered') failedAttempts++
       options.onForwardAttempt?.(report)

@@ -136,10 +136,35 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     })
   }
 
+  /** One look at the outbox: what finished is recorded and the due rows are claimed in one write
+   * transaction (one lock the commit worker may wait for, not one per attempt and per claim), the
+   * attempts start, and a timer is set for the earliest moment anything else may start. */
   function step(): void {
-    const written = write()
-    const next = fill()
-    sleepUntil(written ? next : Math.min(next, clock.now() + storageRetryMs))
+    const now = clock.now()
+    const { claims, next } = plan(now)
+    const recovered = [...runtimes.values()].filter((rt) => rt.health.recovered)
+    let wakeAt = next
+    if (claims.length > 0 || recovered.length > 0 || recorder.waiting() > 0) {
+      try {
+        const written = store.atomically(() => {
+          const done = recorder.writeWithin(
+            recovered.map((rt) => rt.target.name),
+            now,
+          )
+          for (const c of claims) c.rt.queue = claim(c.rt, now, c.probing)
+          return done
+        })
+        written()
+        for (const rt of recovered) rt.health = { ...rt.health, recovered: false }
+        reporter.changed()
+      } catch (error) {
+        for (const c of claims) c.rt.queue = []
+        failed('forward outbox write', error)
+        wakeAt = Math.min(wakeAt, now + storageRetryMs)
+      }
+    }
+    startDue(now)
+    sleepUntil(wakeAt)
   }
 
   /** One timer for the earliest moment anything can start by the clock alone; none when idle. */
@@ -163,34 +188,39 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return ok
   }
 
-  /** Starts attempts up to each target's admission, claiming due rows in small batches; the
-   * earliest time something else may start (a row due later, a pause ending, a probe). */
-  function fill(): number {
-    const now = clock.now()
+  /** Which targets take rows now (reads only), and the earliest time something else may start
+   * (a row due later, a pause ending, a probe). */
+  function plan(now: number): { claims: { rt: Runtime; probing: boolean }[]; next: number } {
+    const claims: { rt: Runtime; probing: boolean }[] = []
     let next = Infinity
     for (const rt of runtimes.values()) {
       const t = rt.target
       const admitted = admission(rt.health, t, rt.inFlight, now, settings.probeMs)
       const later = nextAdmissionAt(rt.health, t, now, settings.probeMs)
       if (later !== null && later > now) next = Math.min(next, later)
-      if (!admitted) continue
-      if (rt.queue.length === 0 && rt.inFlight < admitted.limit) {
-        try {
-          const due = store.nextDue(t.name, now)
-          if (due === null) continue
-          if (!admitted.probing && due > now) {
-            next = Math.min(next, due)
-            continue
-          }
-          rt.queue = claim(rt, now, admitted.probing)
-        } catch (error) {
-          failed('forward outbox claim', error)
-          return Math.min(next, now + storageRetryMs)
-        }
+      if (!admitted || rt.queue.length > 0 || rt.inFlight >= admitted.limit) continue
+      let due: number | null
+      try {
+        due = store.nextDue(t.name, now)
+      } catch (error) {
+        failed('forward outbox read', error)
+        next = Math.min(next, now + storageRetryMs)
+        continue
       }
+      if (due === null) continue
+      if (admitted.probing || due <= now) claims.push({ rt, probing: admitted.probing })
+      else next = Math.min(next, due)
+    }
+    return { claims, next }
+  }
+
+  /** Starts attempts up to each target's admission from the rows it claimed. */
+  function startDue(now: number): void {
+    for (const rt of runtimes.values()) {
+      const admitted = admission(rt.health, rt.target, rt.inFlight, now, settings.probeMs)
+      if (!admitted) continue
       while (rt.inFlight < admitted.limit && rt.queue.length > 0) start(rt, rt.queue.shift()!, null)
     }
-    return next
   }
 
   function claim(rt: Runtime, now: number, probing: boolean): ClaimedForward[] {

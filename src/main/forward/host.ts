@@ -30,6 +30,8 @@ export interface WorkerHostOptions {
   exclusive: boolean
   log: Logger
   onAttempt?: (report: AttemptReport) => void
+  /** Whether `onAttempt` wants delivered attempts too (default) or only the failed ones. */
+  attempts?: 'all' | 'failed'
   onStates?: (states: Record<string, ForwardState>) => void
   storageFailed?: (what: string, error: { code: string | null; message: string }) => void
   /** Queued rows per target from this thread's connection: the counts until the worker reports
@@ -106,7 +108,7 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
     file: options.file,
     owner: options.owner,
     exclusive: options.exclusive,
-    reportAttempts: options.onAttempt !== undefined,
+    reportAttempts: options.onAttempt === undefined ? 'none' : (options.attempts ?? 'all'),
   }
   let targets: ForwardTarget[] = []
   let maxAgeMs = 24 * 3_600_000

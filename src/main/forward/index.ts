@@ -74,6 +74,9 @@ export interface ForwardOptions {
   /** Run the dispatcher on this thread rather than in the forward worker (always so with `clock`). */
   inThread?: boolean
   onAttempt?: (report: AttemptReport) => void
+  /** `onAttempt` wants only the failed attempts (the failure meter; no `listen` lines): delivered
+   * ones then never cross from the forward worker to the listener's thread. */
+  onlyFailedAttempts?: boolean
 }
 
 type ForwardContext = Pick<
@@ -127,6 +130,7 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       exclusive: options.exclusive ?? false,
       log,
       onAttempt: options.onAttempt ? onAttempt : undefined,
+      attempts: options.onlyFailedAttempts ? 'failed' : 'all',
       onStates,
       storageFailed: (what, failure) => ctx.storage.failed(what, failure),
       counts: () => store.openCounts(),

@@ -20,6 +20,9 @@ export interface Recorder {
   /** Writes what waits, and makes the failing rows of `recovered` targets due now; false when the
    * database refused (nothing is lost: it is written with the next call). */
   write(recovered: string[]): boolean
+  /** The same inside the caller's transaction (with its claims: one write lock per step); `done`
+   * after it committed, nothing when it rolled back (what waited is written next time). */
+  writeWithin(recovered: string[], now: number): () => void
   /** Publishes the states that wait for the throttle now (stopping). */
   publishNow(): void
 }
@@ -73,6 +76,15 @@ export function createRecorder(options: RecorderOptions): Recorder {
       ids = []
       statesSoon()
       return true
+    },
+    writeWithin(recovered, now) {
+      const taken = records.length
+      if (taken > 0 || recovered.length > 0) store.record(records, recovered, now)
+      return () => {
+        for (const id of ids.splice(0, taken)) changed.add(id)
+        records.splice(0, taken)
+        if (taken > 0) statesSoon()
+      }
     },
     publishNow() {
       statesTimer?.()

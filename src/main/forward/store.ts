@@ -57,6 +57,8 @@ export interface ForwardStore {
   /** Finished attempts in one transaction; every failing row of a `recovered` target is due now
    * (its queue drains at once). */
   record(records: AttemptRecord[], recovered?: string[], now?: number): void
+  /** Runs `fn` in one write transaction (its record and claims nest in it). */
+  atomically<T>(fn: () => T): T
   /** The earliest due time of an open row of `target` not leased now (null: none): the dispatcher
    * sleeps until then. */
   nextDue(target: string, now: number): number | null
@@ -206,6 +208,7 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
           `UPDATE forward_outbox SET due_at = ? WHERE target = ? AND state = 'failing' AND due_at > ?`,
         ).run(now, target, now)
     }),
+    atomically: (fn) => db.transaction(fn).immediate(),
     nextDue: (target, now) => (nextDue.get(target, now) as { due_at: number } | undefined)?.due_at ?? null,
     openCounts() {
       const rows = prepared(

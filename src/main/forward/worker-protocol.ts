@@ -10,8 +10,9 @@ export interface ForwardWorkerData {
   owner: string
   /** This process holds the instance lock: leases left by a killed run are freed at start. */
   exclusive: boolean
-  /** Whether anyone reads the attempts (the `listen` lines): else they are not posted back. */
-  reportAttempts: boolean
+  /** Which attempts the host reads: all (the `listen` lines), only the failed ones (the failure
+   * meter: a delivered attempt then costs the listener's thread nothing), or none. */
+  reportAttempts: 'all' | 'failed' | 'none'
 }
 
 /** An attempt as the worker reports it (the target by name). */

@@ -57,7 +57,8 @@ const dispatcher = createDispatcher({
     return secret ? createHmac('sha256', secret).update(body).digest('hex') : null
   },
   onAttempt: (a) => {
-    if (!settings.reportAttempts) return
+    if (settings.reportAttempts === 'none') return
+    if (settings.reportAttempts === 'failed' && a.state === 'delivered') return
     const { target, ...rest } = a
     if (attempts.length === 0) setImmediate(sendAttempts)
     attempts.push({ ...rest, target: target.name })

@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { ForwardState, ForwardTargetStatus } from '../../shared/contract/forward'
+import { toDisposable } from '../../shared/disposable'
+import type { Disposable } from '../../shared/disposable'
 import type { Logger } from '../log'
 import { superviseWorker } from '../workers'
 import type { Supervisor } from '../workers'
@@ -19,7 +21,7 @@ export interface DispatcherHandle {
   relay(seq: number, budgetMs: number): Promise<RelayAnswer | null>
   status(): ForwardTargetStatus[]
   /** Called when the status changed (the worker reports it; no timer). */
-  onStatus(listener: () => void): void
+  onStatus(listener: () => void): Disposable
   /** Lets the attempts under way finish; how many forwards stay queued. */
   stop(): Promise<number>
 }
@@ -79,10 +81,10 @@ export function inThreadHandle(
   store: import('./store').ForwardStore,
   setSecrets: (secrets: ReadonlyMap<string, Buffer>) => void,
   setMaxAge: (ms: number) => void,
-  onStatus: (listener: () => void) => void,
+  statusListeners: Set<() => void>,
 ): DispatcherHandle {
   return {
-    onStatus,
+    onStatus: (listener) => subscribe(statusListeners, listener),
     setTargets(targets, maxAgeMs, settings) {
       setMaxAge(maxAgeMs)
       dispatcher.setTargets(targets, settings)
@@ -115,7 +117,7 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
   let settings: TargetSettings = { authorizer: null, probeMs: defaultProbeMs }
   let secrets: [string, Uint8Array][] = []
   let status: ForwardTargetStatus[] = []
-  let statusListener: () => void = () => {}
+  const statusListeners = new Set<() => void>()
 
   const worker = superviseWorker<ForwardCalls, ForwardWorkerData, ForwardEvent>({
     name: 'forward worker',
@@ -144,7 +146,7 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
         return
       case 'status':
         status = e.targets
-        statusListener()
+        for (const listener of statusListeners) listener()
         return
       case 'storage':
         options.storageFailed?.(e.what, { code: e.code, message: e.message })
@@ -185,13 +187,16 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
         return emptyStatus(t, counts.get(t.name))
       })
     },
-    onStatus(listener) {
-      statusListener = listener
-    },
+    onStatus: (listener) => subscribe(statusListeners, listener),
     async stop() {
       const stopped = await worker.call('stop', undefined)
       await worker.close()
       return stopped.ok ? stopped.value : 0
     },
   }
+}
+
+function subscribe(listeners: Set<() => void>, listener: () => void): Disposable {
+  listeners.add(listener)
+  return toDisposable(() => listeners.delete(listener))
 }

@@ -146,7 +146,7 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
     }
     let maxAgeMs = ctx.config().forward.maxAgeHours * 3_600_000
     let signing: ReadonlyMap<string, Buffer> = new Map()
-    let statusListener: () => void = () => {}
+    const statusListeners = new Set<() => void>()
     const inThread = createDispatcher({
       store,
       clock: options.clock ?? systemPollClock,
@@ -160,14 +160,14 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       onAttempt,
       onStates,
       storageFailed: (what, error) => ctx.storage.failed(what, error),
-      onStatus: () => statusListener(),
+      onStatus: () => statusListeners.forEach((listener) => listener()),
     })
     dispatcher = inThreadHandle(
       inThread,
       store,
       (next) => (signing = next),
       (ms) => (maxAgeMs = ms),
-      (listener) => (statusListener = listener),
+      statusListeners,
     )
   }
   // The webhook secrets the listener verified with: the original signature is recomputed with
@@ -209,7 +209,7 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       log.error('pushing the forward status failed', { error })
     }
   }
-  dispatcher.onStatus(pushStatus)
+  const offStatus = dispatcher.onStatus(pushStatus)
 
   await applyConfig(ctx.config())
   const offConfig = ctx.onConfigChange((config) => void applyConfig(config))
@@ -324,6 +324,7 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       offConfig()
       offSecrets()
       offCommitted.dispose()
+      offStatus.dispose()
       let queued = 0
       try {
         queued = await dispatcher.stop()

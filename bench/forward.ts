@@ -82,8 +82,7 @@ async function backendChild(targetUrl: string, events: string): Promise<void> {
  * and forward workers included) into DIR. */
 const profileDir = process.env.BENCH_PROFILE
 function startChild(args: string[]): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
-  const execArgv =
-    profileDir && args[0] === '--backend' ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []
+  const execArgv = profileDir && args[0] === '--backend' ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []
   const child = fork(self, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv })
   return new Promise((resolve) =>
     child.once('message', (ready) => resolve({ child, ready: ready as Record<string, unknown> })),

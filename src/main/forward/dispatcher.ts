@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto'
 import type { Agent } from 'node:http'
+import { performance } from 'node:perf_hooks'
 import type { ForwardState, ForwardTargetStatus } from '../../shared/contract/forward'
 import type { PollClock } from '../../shared/clock'
 import type { Logger } from '../log'
@@ -52,6 +53,8 @@ export interface DispatcherOptions {
    * `statusEveryMs` of `clock` while things move, and once after the last change. */
   onStatus?: (targets: ForwardTargetStatus[]) => void
   statusEveryMs?: number
+  /** Least real time between two looks at the outbox while attempts finish (default 20 ms). */
+  stepEveryMs?: number
 }
 
 /** What applies to all targets: who answers authorizations, how often a paused target is probed. */
@@ -90,6 +93,13 @@ interface Runtime {
   health: Health
 }
 
+/** A target that takes rows in this step; `before`: its queue's length, restored on a rollback. */
+interface Claim {
+  rt: Runtime
+  probing: boolean
+  before: number
+}
+
 const relayKeptBytes = 64 * 1024
 const flushAt = 256
 /** After the database refused a claim or a record, the next try (no kick may come meanwhile). */
@@ -104,6 +114,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const running = new Set<Promise<void>>()
   let stopped = false
   let soonScheduled = false
+  let lastStepAt = -Infinity
+  const stepEveryMs = options.stepEveryMs ?? 20
   let wake: { at: number; cancel: () => void } | null = null
 
   const failed = (what: string, error: unknown) => {
@@ -127,13 +139,21 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /** Runs once the current turn of the event loop ends: what finished in it is written together. */
+  /** A step soon: at once when the last was at least `stepEveryMs` ago, else when that much has
+   * passed. Each step with work is one write transaction, which the commit worker may have to
+   * wait for: under load they come at most every stepEveryMs, each with more rows in it. (Real
+   * time, not `clock`: this is how work is grouped, not when rows are due.) */
   function soon(): void {
     if (soonScheduled || stopped) return
     soonScheduled = true
-    setImmediate(() => {
+    const run = () => {
       soonScheduled = false
+      lastStepAt = performance.now()
       if (!stopped) step()
-    })
+    }
+    const wait = lastStepAt + stepEveryMs - performance.now()
+    if (wait <= 0) setImmediate(run)
+    else setTimeout(run, wait)
   }
 
   /** One look at the outbox: what finished is recorded and the due rows are claimed in one write
@@ -151,19 +171,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             recovered.map((rt) => rt.target.name),
             now,
           )
-          for (const c of claims) c.rt.queue = claim(c.rt, now, c.probing)
+          for (const c of claims) c.rt.queue.push(...claim(c.rt, now, c.probing))
           return done
         })
         written()
         for (const rt of recovered) rt.health = { ...rt.health, recovered: false }
         reporter.changed()
       } catch (error) {
-        for (const c of claims) c.rt.queue = []
+        for (const c of claims) c.rt.queue.splice(c.before)
         failed('forward outbox write', error)
         wakeAt = Math.min(wakeAt, now + storageRetryMs)
       }
     }
-    startDue(now)
+    for (const rt of runtimes.values()) startDue(rt, now)
     sleepUntil(wakeAt)
   }
 
@@ -190,15 +210,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   /** Which targets take rows now (reads only), and the earliest time something else may start
    * (a row due later, a pause ending, a probe). */
-  function plan(now: number): { claims: { rt: Runtime; probing: boolean }[]; next: number } {
-    const claims: { rt: Runtime; probing: boolean }[] = []
+  function plan(now: number): { claims: Claim[]; next: number } {
+    const claims: Claim[] = []
     let next = Infinity
     for (const rt of runtimes.values()) {
       const t = rt.target
       const admitted = admission(rt.health, t, rt.inFlight, now, settings.probeMs)
       const later = nextAdmissionAt(rt.health, t, now, settings.probeMs)
       if (later !== null && later > now) next = Math.min(next, later)
-      if (!admitted || rt.queue.length > 0 || rt.inFlight >= admitted.limit) continue
+      // Claimed again while the queue still holds a round, so attempts never wait for a step.
+      if (!admitted || rt.queue.length >= (admitted.probing ? 1 : t.concurrency)) continue
+      if (admitted.probing && rt.inFlight >= admitted.limit) continue
       let due: number | null
       try {
         due = store.nextDue(t.name, now)
@@ -208,24 +230,23 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         continue
       }
       if (due === null) continue
-      if (admitted.probing || due <= now) claims.push({ rt, probing: admitted.probing })
+      if (admitted.probing || due <= now)
+        claims.push({ rt, probing: admitted.probing, before: rt.queue.length })
       else next = Math.min(next, due)
     }
     return { claims, next }
   }
 
-  /** Starts attempts up to each target's admission from the rows it claimed. */
-  function startDue(now: number): void {
-    for (const rt of runtimes.values()) {
-      const admitted = admission(rt.health, rt.target, rt.inFlight, now, settings.probeMs)
-      if (!admitted) continue
-      while (rt.inFlight < admitted.limit && rt.queue.length > 0) start(rt, rt.queue.shift()!, null)
-    }
+  /** Starts attempts up to the target's admission from the rows it claimed. */
+  function startDue(rt: Runtime, now: number): void {
+    const admitted = admission(rt.health, rt.target, rt.inFlight, now, settings.probeMs)
+    if (!admitted) return
+    while (rt.inFlight < admitted.limit && rt.queue.length > 0) start(rt, rt.queue.shift()!, null)
   }
 
   function claim(rt: Runtime, now: number, probing: boolean): ClaimedForward[] {
     const t = rt.target
-    const batch = Math.min(64, t.concurrency * 4)
+    const batch = Math.min(256, t.concurrency * 16)
     const rounds = Math.ceil(batch / t.concurrency) + 1
     const leaseUntil = now + t.timeoutMs * rounds + 30_000
     // A probe takes the earliest-due row whatever its due time.
@@ -271,6 +292,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const done = attempt.then((outcome) => {
       rt.inFlight--
       settle(rt, row, at, outcome, relayBudgetMs)
+      // The next claimed row starts at once; the outbox is looked at (and this attempt recorded)
+      // with the next step.
+      if (!stopped) startDue(rt, clock.now())
       soon()
     })
     running.add(done)

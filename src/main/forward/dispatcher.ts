@@ -17,7 +17,7 @@ import { agentFor, deliver, responseKeptBytes } from './deliver.ts'
 import type { DeliveryOutcome } from './deliver.ts'
 import { typeMatches } from './patterns.ts'
 import { createRecorder } from './recorder.ts'
-import type { ClaimedForward, ForwardStore } from './store.ts'
+import type { ClaimedForward, ForwardStore, LeasedRow } from './store.ts'
 import type { ForwardTarget } from './targets.ts'
 import type { AttemptMessage } from './worker-protocol.ts'
 
@@ -53,7 +53,7 @@ export interface DispatcherOptions {
    * `statusEveryMs` of `clock` while things move, and once after the last change. */
   onStatus?: (targets: ForwardTargetStatus[]) => void
   statusEveryMs?: number
-  /** Least real time between two looks at the outbox while attempts finish (default 20 ms). */
+  /** Least real time between two looks at the outbox while attempts finish (default 50 ms). */
   stepEveryMs?: number
 }
 
@@ -93,11 +93,10 @@ interface Runtime {
   health: Health
 }
 
-/** A target that takes rows in this step; `before`: its queue's length, restored on a rollback. */
+/** A target that takes rows in this step. */
 interface Claim {
   rt: Runtime
   probing: boolean
-  before: number
 }
 
 const relayKeptBytes = 64 * 1024
@@ -115,7 +114,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let stopped = false
   let soonScheduled = false
   let lastStepAt = -Infinity
-  const stepEveryMs = options.stepEveryMs ?? 20
+  const stepEveryMs = options.stepEveryMs ?? 50
   let wake: { at: number; cancel: () => void } | null = null
 
   const failed = (what: string, error: unknown) => {
@@ -166,19 +165,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     let wakeAt = next
     if (claims.length > 0 || recovered.length > 0 || recorder.waiting() > 0) {
       try {
+        const leased: LeasedRow[][] = []
         const written = store.atomically(() => {
           const done = recorder.writeWithin(
             recovered.map((rt) => rt.target.name),
             now,
           )
-          for (const c of claims) c.rt.queue.push(...claim(c.rt, now, c.probing))
+          for (const c of claims) leased.push(lease(c.rt, now, c.probing))
           return done
         })
         written()
+        // The bodies are read after the commit: the write lock is held for the leases only. (Should
+        // this read fail, its rows come free again when their lease ends.)
+        claims.forEach((c, i) => c.rt.queue.push(...store.withEvents(leased[i]!)))
         for (const rt of recovered) rt.health = { ...rt.health, recovered: false }
         reporter.changed()
       } catch (error) {
-        for (const c of claims) c.rt.queue.splice(c.before)
         failed('forward outbox write', error)
         wakeAt = Math.min(wakeAt, now + storageRetryMs)
       }
@@ -230,8 +232,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         continue
       }
       if (due === null) continue
-      if (admitted.probing || due <= now)
-        claims.push({ rt, probing: admitted.probing, before: rt.queue.length })
+      if (admitted.probing || due <= now) claims.push({ rt, probing: admitted.probing })
       else next = Math.min(next, due)
     }
     return { claims, next }
@@ -244,14 +245,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     while (rt.inFlight < admitted.limit && rt.queue.length > 0) start(rt, rt.queue.shift()!, null)
   }
 
-  function claim(rt: Runtime, now: number, probing: boolean): ClaimedForward[] {
+  function lease(rt: Runtime, now: number, probing: boolean): LeasedRow[] {
     const t = rt.target
     const batch = Math.min(256, t.concurrency * 16)
     const rounds = Math.ceil(batch / t.concurrency) + 1
     const leaseUntil = now + t.timeoutMs * rounds + 30_000
     // A probe takes the earliest-due row whatever its due time.
     const dueBy = probing ? Number.MAX_SAFE_INTEGER : now
-    return store.claim(t.name, probing ? 1 : batch, now, leaseUntil, owner, dueBy)
+    return store.lease(t.name, probing ? 1 : batch, now, leaseUntil, owner, dueBy)
   }
 
   function headersFor(rt: Runtime, row: ClaimedForward, body: Buffer): Record<string, string> {

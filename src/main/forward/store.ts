@@ -50,6 +50,17 @@ export interface ForwardStore {
     owner: string,
     dueBy?: number,
   ): ClaimedForward[]
+  /** `claim` in two parts: the leases (a write, inside the caller's transaction) and the events'
+   * bodies (a read, after it committed: the write lock is held for the leases only). */
+  lease(
+    target: string,
+    limit: number,
+    now: number,
+    leaseUntil: number,
+    owner: string,
+    dueBy: number,
+  ): LeasedRow[]
+  withEvents(rows: LeasedRow[]): ClaimedForward[]
   /** Claimed rows that will not be tried now (stopping): free for the next run at once. */
   release(ids: number[]): void
   /** The row of one event for one target, whatever its due time (the authorization relay). */
@@ -88,6 +99,7 @@ export function openForwardStore(file: string): ForwardStore {
 }
 
 const claimColumns = 'id, event_seq, attempts, created_at, replay, edited_body'
+export type LeasedRow = ClaimRow
 type ClaimRow = {
   id: number
   event_seq: number
@@ -180,6 +192,9 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
         `UPDATE forward_outbox SET lease_until = 0, lease_owner = NULL
          WHERE state IN ('pending', 'failing') AND lease_until > 0 AND lease_owner IS NOT ?`,
       ).run(owner).changes,
+    lease: (target, limit, now, leaseUntil, owner, dueBy) =>
+      claim.immediate(target, limit, now, leaseUntil, owner, dueBy),
+    withEvents,
     // Callers ask nextDue first: a claim takes the write lock the commit worker needs.
     claim: (target, limit, now, leaseUntil, owner, dueBy = now) =>
       withEvents(claim.immediate(target, limit, now, leaseUntil, owner, dueBy)),

@@ -5,6 +5,7 @@
 import { createHmac } from 'node:crypto'
 import { workerData } from 'node:worker_threads'
 import { systemPollClock } from '../../shared/clock.ts'
+import { failureOf } from '../workers/failure.ts'
 import { serveWorker } from '../workers/serve.ts'
 import { createDispatcher } from './dispatcher.ts'
 import type { AttemptMessage, ForwardCalls, ForwardEvent, ForwardWorkerData } from './worker-protocol.ts'
@@ -65,15 +66,7 @@ const dispatcher = createDispatcher({
   },
   onStates: (states) => served.emit({ kind: 'states', states }),
   onStatus: (targets) => served.emit({ kind: 'status', targets }),
-  storageFailed: (what, error) => {
-    const code = (error as { code?: unknown } | null)?.code
-    served.emit({
-      kind: 'storage',
-      what,
-      code: typeof code === 'string' ? code : null,
-      message: error instanceof Error ? error.message : String(error),
-    })
-  },
+  storageFailed: (what, error) => served.emit({ kind: 'storage', what, ...failureOf(error) }),
 })
 
 if (settings.exclusive) {

@@ -12,19 +12,15 @@ import type {
 } from './commit-protocol.ts'
 import { insertRejectionSql, markAliveSql, probeSql, trimRejectionsSql, upsertEventSql } from './sql.ts'
 import type { CommittedRow, EventParams } from './sql.ts'
+import { failureOf } from '../workers/failure.ts'
 
 /** Errors that belong to one delivery (too big, too deep to stringify, a constraint): that
  * delivery is refused on its own. Anything else (disk full, locked, I/O, a missing table) means
  * the database cannot commit now: the whole transaction fails and every delivery gets 503. */
 const eventFaultCodes = /^SQLITE_(TOOBIG|CONSTRAINT|MISMATCH|RANGE)/
 
-export function failureOf(error: unknown): StorageFailure {
-  const code = (error as { code?: unknown } | null)?.code
-  return {
-    code: typeof code === 'string' ? code : null,
-    message: error instanceof Error ? error.message : String(error),
-  }
-}
+/** SQLite's extended code and the message: a StorageFailure is a worker failure value. */
+export { failureOf }
 
 function isEventFault(failure: StorageFailure, error: unknown): boolean {
   if (failure.code !== null) return eventFaultCodes.test(failure.code)

@@ -3,7 +3,7 @@
  * its own entry (out/main/forward-worker.js); under vitest Node runs this file itself. It sleeps
  * between kicks and due times, and tells the host its status and attempts when they change. */
 import { createHmac } from 'node:crypto'
-import { workerData } from 'node:worker_threads'
+import { threadId, workerData } from 'node:worker_threads'
 import { systemPollClock } from '../../shared/clock.ts'
 import { failureOf } from '../workers/failure.ts'
 import { serveWorker } from '../workers/serve.ts'
@@ -13,6 +13,9 @@ import { openForwardStore } from './store.ts'
 
 const settings = workerData as ForwardWorkerData
 const store = openForwardStore(settings.file)
+/** Each started worker leases as its own owner: one started again after a crash frees the leases
+ * of the one that died (releaseLeases keeps only its own). */
+const owner = `${settings.owner}.${threadId}`
 let secrets = new Map<string, Uint8Array>()
 let maxAgeMs = 24 * 3_600_000
 let attempts: AttemptMessage[] = []
@@ -51,7 +54,7 @@ const dispatcher = createDispatcher({
   store,
   clock: systemPollClock,
   log,
-  owner: settings.owner,
+  owner,
   maxAgeMs: () => maxAgeMs,
   originalSignature: (endpoint, body) => {
     const secret = endpoint ? secrets.get(endpoint) : undefined
@@ -71,7 +74,7 @@ const dispatcher = createDispatcher({
 
 if (settings.exclusive) {
   try {
-    const released = store.releaseLeases(settings.owner)
+    const released = store.releaseLeases(owner)
     if (released > 0) log.info('forwards left in flight by an earlier run are queued again', { released })
   } catch (error) {
     log.error('could not release the leases of an earlier run', { error })

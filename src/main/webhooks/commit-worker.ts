@@ -17,7 +17,7 @@ db.pragma(`busy_timeout = ${Math.max(0, Math.floor(settings.busyTimeoutMs))}`)
 db.pragma('journal_mode = WAL')
 // FULL: a commit acknowledged to a webhook sender survives a power cut.
 db.pragma('synchronous = FULL')
-const transaction = createCommitTransaction(db, settings.afterEvent)
+const transaction = createCommitTransaction(db, settings.hooks)
 
 serveWorker<CommitCalls>({
   handlers: {
@@ -25,14 +25,11 @@ serveWorker<CommitCalls>({
     alive: ({ run, at }) => transaction.alive(run, at),
   },
   batched: {
-    commit: (requests) =>
-      transaction.commit(
-        requests.map((r, id) => ({
-          id,
-          ...r,
-          events: r.events.map((e) => ({ ...e, body: asBuffer(e.body) })),
-        })),
-      ),
+    commit: (requests) => {
+      // Each request is this thread's own copy: its bodies are made Buffers in place, not copied.
+      for (const r of requests) for (const e of r.events) e.body = asBuffer(e.body)
+      return transaction.commit(requests.map((r, id) => ({ id, ...r })))
+    },
   },
   onClose: () => void db.close(),
 })

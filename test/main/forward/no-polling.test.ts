@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { ForwardTargetStatus } from '../../../src/shared/contract/forward'
 import { openDatabase } from '../../../src/main/db'
-import { createDispatcher, enqueueOnCommitSql, openForwardStore } from '../../../src/main/forward'
+import { createDispatcher, enqueueOnCommit, openForwardStore } from '../../../src/main/forward'
 import type { ForwardStore } from '../../../src/main/forward/store'
 import { resolveTargets } from '../../../src/main/forward/targets'
 import { silentLogger } from '../../../src/main/log'
@@ -59,7 +59,7 @@ async function dispatcherFor(dir: string, url: string, events: string[]) {
     onStatus: (s) => statuses.push(s),
   })
   dispatcher.setTargets(targets, { authorizer: null, probeMs: 10_000 })
-  const committer = inThreadCommitter(db, [enqueueOnCommitSql])
+  const committer = inThreadCommitter(db, [enqueueOnCommit])
   const commit = async (id: string, type: string) => {
     const body = Buffer.from(envelope(id, type))
     const params = eventParams({

@@ -8,8 +8,15 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
 import Database from 'better-sqlite3'
-import type { CommitRequest, CommitWorkerData, FromWorker, ToWorker } from './commit-protocol.ts'
-import { createCommitTransaction } from './commit-transaction.ts'
+import { performance } from 'node:perf_hooks'
+import type {
+  CommitRequest,
+  CommitWorkerData,
+  FromWorker,
+  PruneStatement,
+  ToWorker,
+} from './commit-protocol.ts'
+import { createCommitTransaction, pruneRows } from './commit-transaction.ts'
 
 const port = parentPort as MessagePort
 const settings = workerData as CommitWorkerData
@@ -20,29 +27,100 @@ db.pragma('journal_mode = WAL')
 db.pragma('synchronous = FULL')
 const transaction = createCommitTransaction(db, settings.afterEvent)
 
+/** The longest a retention step holds the writer when no commit comes (the bench: bench/retention.ts). */
+const pruneStepMs = 2
+
 const send = (message: FromWorker) => port.postMessage(message)
 
 function close(): void {
+  const failure = { code: 'CLOSING', message: 'the commit worker is closing' }
+  for (const batch of prunes.splice(0)) send({ kind: 'pruned', id: batch.id, reply: { ok: false, failure } })
   db.close()
   port.close()
 }
 
-port.on('message', (first: ToWorker) => {
+/** Messages taken off the port and not yet handled (taken while a retention step ran). */
+const waiting: ToWorker[] = []
+/** Retention batches in arrival order; the first one runs in steps whenever nothing else waits. */
+const prunes: { id: number; statements: PruneStatement[]; rows: number; changes: number }[] = []
+let stepScheduled = false
+/** A step wrote pages to the WAL that the database file has not taken yet. */
+let checkpointDue = false
+let closing = false
+
+/** Takes what waits on the port; true when anything did. */
+function takeWaiting(): boolean {
+  const before = waiting.length
+  for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port))
+    waiting.push(next.message as ToWorker)
+  return waiting.length > before
+}
+
+/** Everything waiting, commits taken together in one transaction. Retention batches are only
+ * queued here: they run afterwards, in steps, when nothing else waits. */
+function serve(): void {
+  takeWaiting()
   const requests: CommitRequest[] = []
-  let closing = false
-  const take = (message: ToWorker) => {
+  for (const message of waiting.splice(0, waiting.length)) {
+    if (closing) break
     if (message.kind === 'close') closing = true
     else if (message.kind === 'prune')
-      send({ kind: 'pruned', id: message.id, reply: transaction.prune(message.statements) })
+      prunes.push({ ...message, rows: pruneRows(message.statements), changes: 0 })
     else if (message.kind === 'alive')
       send({ kind: 'alive', id: message.id, failure: transaction.alive(message.run, message.at) })
     else requests.push({ ...message, events: message.events.map((e) => ({ ...e, body: asBuffer(e.body) })) })
   }
-  take(first)
-  for (let next = receiveMessageOnPort(port); next && !closing; next = receiveMessageOnPort(port))
-    take(next.message as ToWorker)
   if (requests.length > 0) send({ kind: 'replies', replies: transaction.commit(requests) })
-  if (closing) close()
+  if (closing) return close()
+  if ((prunes.length > 0 || checkpointDue) && !stepScheduled) {
+    stepScheduled = true
+    // After the event loop has delivered what came meanwhile: a commit always goes first.
+    setImmediate(pruneStep)
+  }
+}
+
+/** One step of the first retention batch: its own transaction, ended after `pruneStepMs` or as
+ * soon as another message waits, so a commit posted during a long retention run waits for at most
+ * one chunk and one small commit, never for the whole batch. */
+function pruneStep(): void {
+  stepScheduled = false
+  const batch = prunes[0]
+  if (closing) return
+  if (takeWaiting()) return serve()
+  if (checkpointDue) {
+    // The step's pages into the database file now, a few at a time, rather than in one
+    // automatic checkpoint of 1,000 pages that the commit crossing the mark pays for.
+    checkpointDue = false
+    try {
+      db.pragma('wal_checkpoint(PASSIVE)')
+    } catch {
+      // Not done now: the automatic checkpoint after a later commit does it.
+    }
+    return serve()
+  }
+  if (batch) {
+    const started = performance.now()
+    const done = transaction.pruneStep(
+      batch.statements,
+      batch.rows - batch.changes,
+      () => performance.now() - started >= pruneStepMs || takeWaiting(),
+    )
+    if (!done.ok || done.exhausted || batch.changes + done.changes >= batch.rows) {
+      prunes.shift()
+      send({
+        kind: 'pruned',
+        id: batch.id,
+        reply: done.ok ? { ok: true, changes: batch.changes + done.changes } : done,
+      })
+    } else batch.changes += done.changes
+    checkpointDue = done.ok
+  }
+  serve()
+}
+
+port.on('message', (first: ToWorker) => {
+  waiting.push(first)
+  serve()
 })
 
 /** Structured clone turns a Buffer into a plain Uint8Array; SQLite binds Buffers as blobs. */

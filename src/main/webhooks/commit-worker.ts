@@ -27,8 +27,11 @@ db.pragma('journal_mode = WAL')
 db.pragma('synchronous = FULL')
 const transaction = createCommitTransaction(db, settings.afterEvent)
 
-/** The longest a retention step holds the writer when no commit comes (the bench: bench/retention.ts). */
+/** A retention step ends after this long or this many rows, whichever comes first, when no commit
+ * comes: its COMMIT and the checkpoint after it then write about as many pages as a few deliveries,
+ * so a delivery that arrives meanwhile waits about as long as one commit (bench/retention.ts). */
 const pruneStepMs = 2
+const pruneStepRows = 200
 
 const send = (message: FromWorker) => port.postMessage(message)
 
@@ -79,9 +82,10 @@ function serve(): void {
   }
 }
 
-/** One step of the first retention batch: its own transaction, ended after `pruneStepMs` or as
- * soon as another message waits, so a commit posted during a long retention run waits for at most
- * one chunk and one small commit, never for the whole batch. */
+/** One step of the first retention batch: its own transaction, ended after `pruneStepMs` or
+ * `pruneStepRows`, or as soon as another message waits, so a commit posted during a long retention
+ * run waits for at most one chunk and one small COMMIT (or one small checkpoint), never for the
+ * whole batch. Steps alternate with passive checkpoints; a commit goes before either. */
 function pruneStep(): void {
   stepScheduled = false
   const batch = prunes[0]
@@ -102,7 +106,7 @@ function pruneStep(): void {
     const started = performance.now()
     const done = transaction.pruneStep(
       batch.statements,
-      batch.rows - batch.changes,
+      Math.min(pruneStepRows, batch.rows - batch.changes),
       () => performance.now() - started >= pruneStepMs || takeWaiting(),
     )
     if (!done.ok || done.exhausted || batch.changes + done.changes >= batch.rows) {

@@ -28,10 +28,14 @@ db.pragma('synchronous = FULL')
 const transaction = createCommitTransaction(db, settings.afterEvent)
 
 /** A retention step ends after this long or this many rows, whichever comes first, when no commit
- * comes: its COMMIT and the checkpoint after it then write about as many pages as a few deliveries,
- * so a delivery that arrives meanwhile waits about as long as one commit (bench/retention.ts). */
+ * comes: its COMMIT then writes a few dozen pages, so a delivery that arrives meanwhile waits about
+ * as long as one commit of its own (bench/retention.ts). */
 const pruneStepMs = 2
 const pruneStepRows = 200
+/** Steps' pages go into the database file by a passive checkpoint after this many rows (and at the
+ * end of a batch), a few hundred pages at a time: one fsync of the database file per checkpoint,
+ * rather than the automatic checkpoint of 1,000 pages that the commit crossing the mark pays for. */
+const pruneCheckpointRows = 600
 
 const send = (message: FromWorker) => port.postMessage(message)
 
@@ -47,7 +51,8 @@ const waiting: ToWorker[] = []
 /** Retention batches in arrival order; the first one runs in steps whenever nothing else waits. */
 const prunes: { id: number; statements: PruneStatement[]; rows: number; changes: number }[] = []
 let stepScheduled = false
-/** A step wrote pages to the WAL that the database file has not taken yet. */
+/** Rows removed since the last checkpoint, and whether one is due. */
+let uncheckpointedRows = 0
 let checkpointDue = false
 let closing = false
 
@@ -92,9 +97,8 @@ function pruneStep(): void {
   if (closing) return
   if (takeWaiting()) return serve()
   if (checkpointDue) {
-    // The step's pages into the database file now, a few at a time, rather than in one
-    // automatic checkpoint of 1,000 pages that the commit crossing the mark pays for.
     checkpointDue = false
+    uncheckpointedRows = 0
     try {
       db.pragma('wal_checkpoint(PASSIVE)')
     } catch {
@@ -109,7 +113,10 @@ function pruneStep(): void {
       Math.min(pruneStepRows, batch.rows - batch.changes),
       () => performance.now() - started >= pruneStepMs || takeWaiting(),
     )
-    if (!done.ok || done.exhausted || batch.changes + done.changes >= batch.rows) {
+    const ended = !done.ok || done.exhausted || batch.changes + done.changes >= batch.rows
+    if (done.ok) uncheckpointedRows += done.changes
+    checkpointDue = uncheckpointedRows >= pruneCheckpointRows || (ended && uncheckpointedRows > 0)
+    if (ended) {
       prunes.shift()
       send({
         kind: 'pruned',
@@ -117,7 +124,6 @@ function pruneStep(): void {
         reply: done.ok ? { ok: true, changes: batch.changes + done.changes } : done,
       })
     } else batch.changes += done.changes
-    checkpointDue = done.ok
   }
   serve()
 }

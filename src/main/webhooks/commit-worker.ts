@@ -25,7 +25,7 @@ db.pragma(`busy_timeout = ${Math.max(0, Math.floor(settings.busyTimeoutMs))}`)
 db.pragma('journal_mode = WAL')
 // FULL: a commit acknowledged to a webhook sender survives a power cut.
 db.pragma('synchronous = FULL')
-const transaction = createCommitTransaction(db, settings.afterEvent)
+const transaction = createCommitTransaction(db, settings.hooks)
 
 /** A retention step ends after this long or this many rows, whichever comes first, when no commit
  * comes: its COMMIT then writes a few dozen pages, so a delivery that arrives meanwhile waits about

@@ -42,6 +42,11 @@ export interface EventParams {
   /** An event synced from a relay brings the relay's conflict (0 and null from a listener). */
   conflicts?: number
   conflict_body?: Uint8Array | null
+  /** An event synced from a relay: the source, the relay's cursor after it, and 1 on the last of
+   * its page (read by the sources' commit hooks; absent from a listener's delivery). */
+  source?: string
+  cursor?: string
+  last?: 0 | 1
 }
 
 export const baseColumns =

@@ -76,7 +76,11 @@ function serve(): void {
       prunes.push({ ...message, rows: pruneRows(message.statements), changes: 0 })
     else if (message.kind === 'alive')
       send({ kind: 'alive', id: message.id, failure: transaction.alive(message.run, message.at) })
-    else requests.push({ ...message, events: message.events.map((e) => ({ ...e, body: asBuffer(e.body) })) })
+    else {
+      // The message is this thread's own copy: its bodies are made Buffers in place, not copied.
+      for (const e of message.events) e.body = asBuffer(e.body)
+      requests.push(message)
+    }
   }
   if (requests.length > 0) send({ kind: 'replies', replies: transaction.commit(requests) })
   if (closing) return close()

@@ -22,6 +22,10 @@ export interface ServeOptions<C extends Calls> {
   batched?: BatchHandlers<C>
   /** Runs when the host closes the worker (after the calls before it were answered). */
   onClose?: () => void | Promise<void>
+  /** Work done in small steps when no call waits (the commit worker's retention batches): a step
+   * runs after the event loop delivered what came meanwhile, and ends early once `interrupted()`
+   * says a call arrived; calls are always answered first. */
+  background?: { pending(): boolean; step(interrupted: () => boolean): void }
 }
 
 export interface Served<Event> {
@@ -79,12 +83,26 @@ export function serveWorker<C extends Calls, Event = never>(options: ServeOption
     }
   }
 
-  port.on('message', (first: ToWorker) => {
-    // Whatever queued up meanwhile is taken in one go: batched methods are answered together.
+  /** Messages taken off the port and not handled yet (taken while a background step ran). */
+  const waiting: ToWorker[] = []
+  let closing = false
+  let stepScheduled = false
+
+  /** Takes what waits on the port; true when anything did. */
+  function takeWaiting(): boolean {
+    const before = waiting.length
+    for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port))
+      waiting.push(next.message as ToWorker)
+    return waiting.length > before
+  }
+
+  /** Whatever queued up is taken in one go: batched methods are answered together. */
+  function serve(): void {
+    takeWaiting()
     const replies: CallReply[] = []
     const groups = new Map<string, { ids: number[]; params: unknown[] }>()
-    let closing = false
-    const take = (message: ToWorker) => {
+    for (const message of waiting.splice(0, waiting.length)) {
+      if (closing) break
       if (message.kind === 'close') closing = true
       else if (batched[message.method]) {
         const group = groups.get(message.method) ?? { ids: [], params: [] }
@@ -93,12 +111,27 @@ export function serveWorker<C extends Calls, Event = never>(options: ServeOption
         groups.set(message.method, group)
       } else run(message.id, message.method, message.params, replies)
     }
-    take(first)
-    for (let next = receiveMessageOnPort(port); next && !closing; next = receiveMessageOnPort(port))
-      take(next.message as ToWorker)
     runBatches(groups, replies)
     if (replies.length > 0) send({ kind: 'replies', replies })
-    if (closing) void Promise.resolve(options.onClose?.()).finally(() => port.close())
+    if (closing) return void Promise.resolve(options.onClose?.()).finally(() => port.close())
+    if (options.background?.pending() && !stepScheduled) {
+      stepScheduled = true
+      // After the event loop has delivered what came meanwhile: a call always goes first.
+      setImmediate(backgroundStep)
+    }
+  }
+
+  function backgroundStep(): void {
+    stepScheduled = false
+    if (closing) return
+    if (takeWaiting()) return serve()
+    options.background!.step(takeWaiting)
+    serve()
+  }
+
+  port.on('message', (first: ToWorker) => {
+    waiting.push(first)
+    serve()
   })
 
   return { emit: (event) => send({ kind: 'event', event }), log }

@@ -6,6 +6,9 @@ import type { Served } from '../../../src/main/workers/serve.ts'
 import type { EchoCalls, EchoEvent } from './echo-protocol.ts'
 
 const data = workerData as { start: number }
+let queued = 0
+let done = 0
+const finished: { at: number; answer: (done: number) => void }[] = []
 
 const served: Served<EchoEvent> = serveWorker<EchoCalls, EchoEvent>({
   handlers: {
@@ -17,6 +20,19 @@ const served: Served<EchoEvent> = serveWorker<EchoCalls, EchoEvent>({
       throw Object.assign(new Error(message), { code: 'SQLITE_FULL' })
     },
     tell: (n) => served.emit({ told: n }),
+    work: (units) =>
+      new Promise<number>((answer) => {
+        queued += units
+        finished.push({ at: queued, answer })
+      }),
+    done: () => done,
   },
   batched: { add: (numbers) => numbers.map((n) => n + numbers.length * 1000) },
+  background: {
+    pending: () => done < queued,
+    step: () => {
+      done++
+      while (finished.length > 0 && finished[0]!.at <= done) finished.shift()!.answer(done)
+    },
+  },
 })

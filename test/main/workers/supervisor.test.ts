@@ -118,6 +118,16 @@ describe('supervised worker', () => {
     ])
   })
 
+  it('runs background work in steps between calls, answering a call that comes meanwhile first', async () => {
+    const { worker } = start()
+    const all = worker.call('work', 2_000)
+    const meanwhile = await worker.call('done', undefined as never)
+    // The call was answered while background steps were still to run.
+    expect(meanwhile).toMatchObject({ ok: true })
+    expect((meanwhile as { value: number }).value).toBeLessThan(2_000)
+    expect(await all).toEqual({ ok: true, value: 2_000 })
+  })
+
   it('answers a call past its time-out with a failure value', async () => {
     const { worker } = start()
     expect(await worker.call('wait', 300, { timeoutMs: 30 })).toMatchObject({

@@ -10,8 +10,8 @@ import { workerCommitter } from '../webhooks'
 import type { Committer } from '../webhooks'
 import type { EventParams } from '../webhooks'
 import { parseTime } from '../webhooks'
-import { fetchPage, followStream } from './source-client'
-import type { SyncEvent, SyncPage } from './store'
+import { fetchPage, followStream } from './client'
+import type { SyncEvent, SyncPage } from '../../shared/contract/sync'
 
 export interface SourcesService {
   list(): SourceStatus[]

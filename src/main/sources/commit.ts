@@ -6,11 +6,11 @@ import type { AppContext } from '../context'
 import { parseTime } from '../webhooks'
 import type { Committer, EventParams } from '../webhooks'
 
-/** Run after each synced event's upsert, in its transaction: the source of a first delivery, and
- * the source's cursor (so the cursor never runs ahead of what is stored, nor behind by more than
- * what a redelivery deduplicates). */
+/** Run after each synced event's upsert, in its transaction: the source's cursor (so the cursor
+ * never runs ahead of what is stored, nor behind by more than what a redelivery deduplicates).
+ * The source of a first delivery is written by the upsert itself (`@source`): a second statement
+ * per event cost a tenth of the catch-up's commit time. */
 export const afterSyncedEvent = [
-  'UPDATE events SET source = @source WHERE seq = @seq AND @inserted = 1',
   // Once per page (its last event): a cursor write per event would halve the catch-up speed.
   `INSERT INTO source_cursors (name, cursor, at) SELECT @source, @cursor, @at WHERE @last = 1
    ON CONFLICT (name) DO UPDATE SET cursor = excluded.cursor, at = excluded.at`,

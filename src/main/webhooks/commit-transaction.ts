@@ -10,7 +10,14 @@ import type {
   PruneStatement,
   StorageFailure,
 } from './commit-protocol.ts'
-import { insertRejectionSql, markAliveSql, probeSql, trimRejectionsSql, upsertEventSql } from './sql.ts'
+import {
+  insertRejectionSql,
+  markAliveSql,
+  probeSql,
+  trimRejectionsSql,
+  upsertEventSql,
+  upsertSourcedEventSql,
+} from './sql.ts'
 import type { CommittedRow, EventParams } from './sql.ts'
 
 /** Errors that belong to one delivery (too big, too deep to stringify, a constraint): that
@@ -42,6 +49,7 @@ export interface CommitTransaction {
 
 export function createCommitTransaction(db: Database, afterEvent: string[] = []): CommitTransaction {
   const upsert = db.prepare(upsertEventSql)
+  const upsertSourced = db.prepare(upsertSourcedEventSql)
   const after = afterEvent.map((sql) => db.prepare(sql))
   const insertRejection = db.prepare(insertRejectionSql)
   const trimRejections = db.prepare(trimRejectionsSql)
@@ -49,7 +57,11 @@ export function createCommitTransaction(db: Database, afterEvent: string[] = [])
   const probe = db.prepare(probeSql)
   // Nested inside the batch's transaction this is a savepoint: a failing event is rolled back alone.
   const one = db.transaction((e: EventParams): CommittedRow => {
-    const row = upsert.get({ conflicts: 0, conflict_body: null, ...e }) as CommittedRow
+    const row = (e.source ? upsertSourced : upsert).get({
+      conflicts: 0,
+      conflict_body: null,
+      ...e,
+    }) as CommittedRow
     for (const statement of after)
       statement.run({
         ...e,

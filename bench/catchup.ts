@@ -8,7 +8,10 @@
  *     empty database until its source is live with every event stored: events/s (target
  *     ≥ 25,000), the ratio to each baseline, and the console's longest event-loop stall meanwhile
  *     (perf_hooks.monitorEventLoopDelay, target ≤ 50 ms), plus how many distinct progress states
- *     (synced / remaining) the source reported on the way.
+ *     (synced / remaining) the source reported on the way;
+ *  4. CPU time per event of the console's process and of the bare insert: on a shared machine the
+ *     events/s follow the load, the CPU per event much less (BENCH_THREADS=1 prints it per thread:
+ *     the main thread, the sources' commit worker).
  * The relay (SQLite store) runs in a child process, as it would on its own machine.
  */
 import { fork } from 'node:child_process'
@@ -195,7 +198,10 @@ async function catchUp(
     const threads1 = threadTimes()
     for (const [tid, t] of threads1) {
       const d = t.ms - (threads0.get(tid)?.ms ?? 0)
-      if (d > 20) console.log(`  thread ${tid} ${t.name}: ${d.toFixed(0)} ms CPU, ${((d * 1000) / events).toFixed(1)} µs per event`)
+      if (d > 20)
+        console.log(
+          `  thread ${tid} ${t.name}: ${d.toFixed(0)} ms CPU, ${((d * 1000) / events).toFixed(1)} µs per event`,
+        )
     }
   }
   loop.disable()
@@ -210,17 +216,6 @@ async function catchUp(
 }
 
 async function main(): Promise<void> {
-  if (process.env.BENCH_COUNT_FETCH) {
-    const original = globalThis.fetch
-    const counts = new Map<string, number>()
-    globalThis.fetch = ((input: any, init?: any) => {
-      const u = new URL(String(input instanceof Request ? input.url : input))
-      const k = `${u.host}${u.pathname}`
-      counts.set(k, (counts.get(k) ?? 0) + 1)
-      return original(input, init)
-    }) as typeof fetch
-    process.on('exit', () => console.log(Object.fromEntries(counts)))
-  }
   const dir = mkdtempSync(join(tmpdir(), 'watchdesk-bench-catchup-'))
   let relay: ChildProcess | null = null
   try {

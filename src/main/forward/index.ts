@@ -26,7 +26,7 @@ export { adhocTargetName, authorizerOf } from './targets'
 export type { AdhocTarget, ForwardTarget } from './targets'
 export type { AttemptReport, RelayAnswer, TargetSettings } from './dispatcher'
 export { parsePatterns, typeMatches } from './patterns'
-export { openForwardStore } from './store'
+export { forwardStoreOn, openForwardStore } from './store'
 export { createDispatcher } from './dispatcher'
 
 export type ReplayDestination = { target: string } | { url: string }

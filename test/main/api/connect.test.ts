@@ -91,6 +91,16 @@ describe('connecting an account', () => {
     expect(s.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/wallets'])
   })
 
+  it('answers a typed API base URL that is not a URL with the config rule, calling nothing', async () => {
+    const { s, c } = await setup()
+    await callApi(c, 'payments.keys.set', { name: 'main', key })
+    s.requests.length = 0
+    const tested = await callApi(c, 'settings.test.api', { apiBaseUrl: 'not a url' })
+    expect(tested.json.value).toMatchObject({ works: false, baseUrl: 'not a url', keyName: null })
+    expect(tested.json.value.message).toMatch(/^apiBaseUrl: /)
+    expect(s.requests).toEqual([])
+  })
+
   it('tests a key when it is stored: the scopes the service says are missing, and which businesses it reaches', async () => {
     const { s, c } = await setup()
     await callApi(c, 'settings.update', { set: { apiBaseUrl: s.url } })

@@ -89,7 +89,10 @@ function startRelayChild(dir: string): Promise<{ child: ChildProcess; url: strin
 }
 
 // ── baselines ────────────────────────────────────────────────────────────────────────────────
-async function fetchAll(url: string, token: string): Promise<{ perSecond: number; maxStallMs: number }> {
+async function fetchAll(
+  url: string,
+  token: string,
+): Promise<{ perSecond: number; maxStallMs: number; p99StallMs: number }> {
   const loop = monitorEventLoopDelay({ resolution: 5 })
   loop.enable()
   const started = performance.now()
@@ -103,7 +106,11 @@ async function fetchAll(url: string, token: string): Promise<{ perSecond: number
   }
   if (n !== events) throw new Error(`fetched ${n} of ${events}`)
   loop.disable()
-  return { perSecond: n / ((performance.now() - started) / 1000), maxStallMs: loop.max / 1e6 }
+  return {
+    perSecond: n / ((performance.now() - started) / 1000),
+    maxStallMs: loop.max / 1e6,
+    p99StallMs: loop.percentile(99) / 1e6,
+  }
 }
 
 async function insertAll(
@@ -171,7 +178,7 @@ async function catchUp(
   url: string,
   token: string,
   dir: string,
-): Promise<{ perSecond: number; maxStallMs: number; progress: number; cpuUs: number }> {
+): Promise<{ perSecond: number; maxStallMs: number; p99StallMs: number; progress: number; cpuUs: number }> {
   const dataDir = mkdtempSync(join(dir, 'console-'))
   const loop = monitorEventLoopDelay({ resolution: 5 })
   const started = performance.now()
@@ -209,6 +216,7 @@ async function catchUp(
   return {
     perSecond: events / seconds,
     maxStallMs: loop.max / 1e6,
+    p99StallMs: loop.percentile(99) / 1e6,
     progress: seen.size,
     // Every thread of this process (the console's main thread, its commit and forward workers).
     cpuUs: (used.user + used.system) / events,
@@ -228,7 +236,7 @@ async function main(): Promise<void> {
     const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
     const c = console_.perSecond
     console.log(
-      `baseline: fetch + parse pages     ${fmt(fetched.perSecond)} events/s (event loop max stall ${fetched.maxStallMs.toFixed(0)} ms: the machine's own)`,
+      `baseline: fetch + parse pages     ${fmt(fetched.perSecond)} events/s (event loop stall max ${fetched.maxStallMs.toFixed(0)} ms, p99 ${fetched.p99StallMs.toFixed(0)} ms: the machine's own)`,
     )
     console.log(
       `baseline: bare SQLite insert      ${fmt(inserted.perSecond)} events/s, ${inserted.cpuUs.toFixed(1)} µs CPU per event`,
@@ -237,7 +245,7 @@ async function main(): Promise<void> {
       `console catch-up ${fmt(events)} events  ${fmt(c)} events/s (target ≥ 25,000)   ${(c / fetched.perSecond).toFixed(2)}× fetch, ${(c / inserted.perSecond).toFixed(2)}× insert; ${console_.cpuUs.toFixed(1)} µs CPU per event (${(console_.cpuUs / inserted.cpuUs).toFixed(1)}× insert)`,
     )
     console.log(
-      `console event loop max stall ${console_.maxStallMs.toFixed(0)} ms (target ≤ 50); ${console_.progress} progress states seen`,
+      `console event loop stall max ${console_.maxStallMs.toFixed(0)} ms (target ≤ 50), p99 ${console_.p99StallMs.toFixed(0)} ms; ${console_.progress} progress states seen`,
     )
     console.log(
       `(${cpus().length} cores, load average ${loadavg()

@@ -3,6 +3,8 @@ import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { StoreOutcome } from './commit'
 
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
 export interface CatchUpSteps {
   /** A page of at most `pageSize` events after `after`; the first asks for the count remaining. */
   fetch(after: string, withRemaining: boolean): Promise<Result<SyncPage>>
@@ -36,6 +38,9 @@ export async function catchUp(
     steps.stored(page.value.events.length)
     cursor = page.value.next
     if (!nextFetch) return ok(cursor)
+    // One page's reply and the next page's parameters would otherwise run in one turn of the event
+    // loop (promises chain in microtasks): let timers, I/O and the UI's calls in between.
+    await nextTurn()
     page = await nextFetch
     if (!page.ok) return page
   }

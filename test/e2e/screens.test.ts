@@ -173,7 +173,7 @@ describe('screens', () => {
         rendererDir,
         demo: true,
       })
-      await demo.sendEvents(running.backend.context.urls.listener!, silentLogger, 60_000)
+      await demo.sendEvents(running.backend.services.webhooks.address().url!, silentLogger, 60_000)
       // Until most chains have a status from their nodes (anvil mines every 1–12 s).
       for (let i = 0; i < 60; i++) {
         const chains = (await callApi(running, 'chains.list')).json.value.chains as { status: string }[]

@@ -21,7 +21,7 @@ import type { ForwardStore } from './store'
 import { adhocTargetName, authorizerOf, resolveTargets } from './targets'
 import type { AdhocTarget, Authorizer, ForwardTarget } from './targets'
 
-export { enqueueOnCommitSql } from './sql'
+export { enqueueOnCommit } from './sql'
 export { adhocTargetName, authorizerOf } from './targets'
 export type { AdhocTarget, ForwardTarget } from './targets'
 export type { AttemptReport, RelayAnswer, TargetSettings } from './dispatcher'
@@ -109,7 +109,7 @@ export async function targetSecrets(
 }
 
 /** The forwarder: outbox → dispatcher → attempts, off the listener's path (its own connection,
- * its own timers); the commit transaction enqueues with `enqueueOnCommitSql`. */
+ * its own timers); the commit transaction enqueues with the `enqueueOnCommit` hook. */
 export async function startForward(ctx: ForwardContext, options: ForwardOptions): Promise<ForwardService> {
   const log = ctx.log.child({ part: 'forward' })
   const store: ForwardStore = openForwardStore(ctx.db.name)
@@ -204,8 +204,11 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
   const offSecrets = ctx.secrets.onChange((account) => {
     if (account.startsWith(accounts.forwardSecret(''))) void applyConfig(ctx.config())
   })
-  // Woken by every committed batch (the lossless channel, not the screen's batched push).
+  // Woken by every committed batch (the lossless channel, not the screen's batched push). With no
+  // target nothing was queued, so the forward worker is not woken (a thread hop per batch that the
+  // ingest profile showed); adding a target re-reads the config, which syncs and wakes it.
   const offCommitted = ctx.committed.subscribe(() => {
+    if (targets.length === 0) return
     syncSecrets()
     dispatcher.kick()
   })

@@ -3,18 +3,24 @@ import type { SyncEvent, SyncPage } from '../../shared/contract/sync'
 import { groupOf } from '../../shared/events'
 import type { CommittedEvent } from '../committed'
 import type { AppContext } from '../context'
+import type { CommitHook } from '../db'
 import { parseTime } from '../webhooks'
 import type { Committer, EventParams } from '../webhooks'
 
 /** Run after each synced event's upsert, in its transaction: the source's cursor (so the cursor
  * never runs ahead of what is stored, nor behind by more than what a redelivery deduplicates).
- * The source of a first delivery is written by the upsert itself (`@source`): a second statement
- * per event cost a tenth of the catch-up's commit time. */
-export const afterSyncedEvent = [
+ * The source of a first delivery is written by the upsert itself (`upsertSourcedEventSql`, chosen
+ * for an event that carries `source`): a second statement per event cost a tenth of the
+ * catch-up's commit time. */
+export const syncedEventHooks = [
   // Once per page (its last event): a cursor write per event would halve the catch-up speed.
-  `INSERT INTO source_cursors (name, cursor, at) SELECT @source, @cursor, @at WHERE @last = 1
+  {
+    name: 'sources.save-cursor',
+    sql: `INSERT INTO source_cursors (name, cursor, at) SELECT @source, @cursor, @at WHERE @last = 1
    ON CONFLICT (name) DO UPDATE SET cursor = excluded.cursor, at = excluded.at`,
-]
+    params: ['source', 'cursor', 'at', 'last'],
+  },
+] as const satisfies readonly CommitHook[]
 const saveCursorSql = `INSERT INTO source_cursors (name, cursor, at) VALUES (?, ?, ?)
   ON CONFLICT (name) DO UPDATE SET cursor = excluded.cursor, at = excluded.at`
 

@@ -3,3 +3,4 @@
 export { startSources } from './sources'
 export type { SourcesService, SourcesOptions } from './sources'
 export { fetchPage } from './client'
+export { syncedEventHooks } from './commit'

@@ -3,10 +3,11 @@ import type { SourceStatus } from '../../shared/contract/sources'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { AppContext } from '../context'
+import type { CommitHook } from '../db'
 import { accounts } from '../secrets'
 import { workerCommitter } from '../webhooks'
 import type { Committer } from '../webhooks'
-import { afterSyncedEvent } from './commit'
+import { syncedEventHooks } from './commit'
 import { relayListener, testRelay } from './probe'
 import { startRunner } from './runner'
 import type { Runner } from './runner'
@@ -31,9 +32,9 @@ export interface SourcesOptions {
   pageSize?: number
   /** Without any message for this long (heartbeats come every 10 s), the relay counts as lost. */
   idleMs?: number
-  /** More statements for each synced event's transaction, after the source's own (the forward
-   * outbox, composed in services.ts): run with the event's parameters, `seq` and `inserted`. */
-  afterEvent?: string[]
+  /** Every hook of a synced event's transaction (`commitHooks.sources` in services.ts): the
+   * source's own (`syncedEventHooks`) first, then the others (the forward outbox). */
+  hooks?: readonly CommitHook[]
 }
 
 /** The console side of relays: each configured source catches up from its stored cursor in pages
@@ -45,7 +46,7 @@ export function startSources(ctx: AppContext, options: SourcesOptions = {}): Sou
   let committer: Committer | null = null
   const committerOf = () =>
     (committer ??= workerCommitter(ctx.db.name, {
-      afterEvent: [...afterSyncedEvent, ...(options.afterEvent ?? [])],
+      hooks: options.hooks ?? syncedEventHooks,
       onRestart: (failure) => log.warn('sources commit worker stopped; starting it again', { ...failure }),
     }))
   const runners = new Map<string, Runner>()

@@ -18,7 +18,7 @@ db.pragma(`busy_timeout = ${Math.max(0, Math.floor(settings.busyTimeoutMs))}`)
 db.pragma('journal_mode = WAL')
 // FULL: a commit acknowledged to a webhook sender survives a power cut.
 db.pragma('synchronous = FULL')
-const transaction = createCommitTransaction(db, settings.afterEvent)
+const transaction = createCommitTransaction(db, settings.hooks)
 
 const send = (message: FromWorker) => port.postMessage(message)
 
@@ -36,7 +36,11 @@ port.on('message', (first: ToWorker) => {
       send({ kind: 'pruned', id: message.id, reply: transaction.prune(message.statements) })
     else if (message.kind === 'alive')
       send({ kind: 'alive', id: message.id, failure: transaction.alive(message.run, message.at) })
-    else requests.push({ ...message, events: message.events.map((e) => ({ ...e, body: asBuffer(e.body) })) })
+    else {
+      // The message is this thread's own copy: its bodies are made Buffers in place, not copied.
+      for (const e of message.events) e.body = asBuffer(e.body)
+      requests.push(message)
+    }
   }
   take(first)
   for (let next = receiveMessageOnPort(port); next && !closing; next = receiveMessageOnPort(port))

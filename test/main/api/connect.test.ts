@@ -186,11 +186,11 @@ describe('connecting an account', () => {
   it('connects this console only when the signed test event arrived through the public URL, and re-checks that URL', async () => {
     const dir = tempDir()
     const { s, c } = await setup({}, {})
-    const listener = c.backend.context.urls.listener!
+    const listener = c.backend.services.webhooks.address().url!
     const proxy = await tunnel(dir, listener)
     // The console trusts the tunnel's certificate the way an operator's NODE_EXTRA_CA_CERTS would.
     const trusted = await setup({}, { NODE_EXTRA_CA_CERTS: proxy.caFile })
-    const l2 = trusted.c.backend.context.urls.listener!
+    const l2 = trusted.c.backend.services.webhooks.address().url!
     const proxy2 = await tunnel(dir, l2)
     await callApi(trusted.c, 'settings.update', { set: { apiBaseUrl: trusted.s.url } })
     await callApi(trusted.c, 'payments.keys.set', { name: 'main', key })

@@ -7,7 +7,7 @@ import { silentLogger } from '../../../src/main/log'
 import { createRelayToken } from '../../../src/main/relay'
 import { catchUp } from '../../../src/main/sources/catch-up'
 import { fetchPage } from '../../../src/main/sources/client'
-import { afterSyncedEvent, storePage } from '../../../src/main/sources/commit'
+import { syncedEventHooks, storePage } from '../../../src/main/sources/commit'
 import { sourceTracker } from '../../../src/main/sources/status'
 import { inThreadCommitter } from '../../../src/main/webhooks/committer'
 import type { SourceStatus } from '../../../src/shared/contract/sources'
@@ -30,7 +30,7 @@ describe('a catch-up from a relay', () => {
     await fill(store, 'evt_progress', 2_500)
 
     const db = unwrap(openDatabase(join(dir, 'console.db')))
-    const committer = inThreadCommitter(db, afterSyncedEvent)
+    const committer = inThreadCommitter(db, syncedEventHooks)
     const committed = createCommittedEvents()
     const batches: CommittedBatch[] = []
     committed.subscribe((batch) => batches.push(batch))

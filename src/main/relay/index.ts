@@ -2,7 +2,13 @@
  * sync API consoles read it through. The console side that follows relays is src/main/sources/. */
 export { startRelay, isLoopback, exposureWarnings } from './relay'
 export type { RelayOptions, RunningRelay } from './relay'
-export { copySqliteToPostgres, migratePostgresUrl, openRelayStore, parseStoreUrl } from './open'
+export {
+  copyPostgresToSqlite,
+  copySqliteToPostgres,
+  migratePostgresUrl,
+  openRelayStore,
+  parseStoreUrl,
+} from './open'
 export type { StoreUrl } from './open'
 export { openSqliteRelayStore, resyncOnConflictHooks } from './sqlite-store'
 export { createRelayToken, hashToken, metricsTokenChecker } from './tokens'

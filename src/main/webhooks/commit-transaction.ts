@@ -12,7 +12,14 @@ import type {
   PruneStatement,
   StorageFailure,
 } from './commit-protocol.ts'
-import { insertRejectionSql, markAliveSql, probeSql, trimRejectionsSql, upsertEventSql } from './sql.ts'
+import {
+  insertRejectionSql,
+  markAliveSql,
+  probeSql,
+  trimRejectionsSql,
+  upsertEventSql,
+  upsertSourcedEventSql,
+} from './sql.ts'
 import type { CommittedRow, EventParams } from './sql.ts'
 import { failureOf } from '../workers/failure.ts'
 
@@ -75,6 +82,7 @@ export function hookParamsOf(e: EventParams, row: CommittedRow): CommitHookParam
  * hook named, rather than failing every commit. */
 export function createCommitTransaction(db: Database, hooks: readonly CommitHook[] = []): CommitTransaction {
   const upsert = db.prepare(upsertEventSql)
+  const upsertSourced = db.prepare(upsertSourcedEventSql)
   const after = hooks.map((hook) => prepareCommitHook(db, hook))
   const insertRejection = db.prepare(insertRejectionSql)
   const trimRejections = db.prepare(trimRejectionsSql)
@@ -82,7 +90,12 @@ export function createCommitTransaction(db: Database, hooks: readonly CommitHook
   const probe = db.prepare(probeSql)
   // Nested inside the batch's transaction this is a savepoint: a failing event is rolled back alone.
   const one = db.transaction((e: EventParams): CommittedRow => {
-    const row = upsert.get({ conflicts: 0, conflict_body: null, ...e }) as CommittedRow
+    // A synced event's upsert stores its source too (a first delivery keeps it).
+    const row = (e.source ? upsertSourced : upsert).get({
+      conflicts: 0,
+      conflict_body: null,
+      ...e,
+    }) as CommittedRow
     if (after.length > 0) {
       const params = hookParamsOf(e, row)
       for (const statement of after) statement.run(params)

@@ -48,6 +48,7 @@ export function startSources(ctx: AppContext, options: SourcesOptions = {}): Sou
     (committer ??= workerCommitter(ctx.db.name, {
       hooks: options.hooks ?? syncedEventHooks,
       onRestart: (failure) => log.warn('sources commit worker stopped; starting it again', { ...failure }),
+      log,
     }))
   const runners = new Map<string, Runner>()
   const list = () => [...runners.values()].map((r) => r.status()).sort((a, b) => a.name.localeCompare(b.name))

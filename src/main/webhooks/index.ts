@@ -183,6 +183,7 @@ function startCommitPath(
   const committer = workerCommitter(ctx.db.name, {
     hooks: options.hooks,
     onRestart: (failure) => log.warn('commit worker stopped; starting it again', { ...failure }),
+    log,
   })
   const ingest = createIngest(
     committer,

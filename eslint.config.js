@@ -15,14 +15,26 @@ const electronImport = {
 
 /* Module boundaries (docs/architecture.md): dependencies point down.
  *   src/shared/            the contract and static data: imports nothing from main/, renderer/, preload/
- *   foundations            db, secrets, config, log, push, committed, context, transport, meters: import no capability
+ *   foundations            db, secrets, config, log, push, committed, context, transport, meters,
+ *                          workers: import no capability
  *   capabilities           src/main/<capability>/: never import another capability, nor what composes them
  *   composers              src/main/api/ (where capabilities meet), api.ts, services.ts, backend.ts,
  *                          serve.ts, index.ts, cli/, demo/: may import all of the above
  * An import path is matched relative to the importing file, so `../chains` from src/main/payments/
  * and `../../chains` from src/main/desktop/shell/ both name the chains capability. */
-const capabilities = ['webhooks', 'chains', 'payments', 'desktop', 'forward', 'relay', 'alerts']
-const foundations = ['db', 'secrets', 'config', 'log', 'push', 'committed', 'context', 'transport', 'meters']
+const capabilities = ['webhooks', 'chains', 'payments', 'desktop', 'forward', 'relay', 'sources', 'alerts']
+const foundations = [
+  'db',
+  'secrets',
+  'config',
+  'log',
+  'push',
+  'committed',
+  'context',
+  'transport',
+  'meters',
+  'workers',
+]
 const composers = ['api', 'services', 'backend', 'serve', 'cli', 'demo']
 const sibling = (names) => `^(\\./|(\\.\\./)+)(main/)?(${names.join('|')})(\\.ts)?(/|$)`
 
@@ -36,9 +48,10 @@ const boundary = (files, forbidden, message, extraPatterns = []) => ({
   },
 })
 
-/** The one declared layering between capabilities: the relay is a receiver built from the webhooks
- * capability's parts (listener, ingest, commit worker), through its public surface only. */
-const buildsOn = { relay: ['webhooks'] }
+/** The declared layerings between capabilities, through the base's public surface only: the relay
+ * (server) is a receiver built from the webhooks capability's parts (listener, ingest, commit
+ * worker); the sources (the console following relays) commit through the same commit worker. */
+const buildsOn = { relay: ['webhooks'], sources: ['webhooks'] }
 
 const boundaries = [
   ...capabilities.map((capability) =>
@@ -58,7 +71,7 @@ const boundaries = [
   boundary(
     foundations.flatMap((f) => [`src/main/${f}/**/*.ts`, `src/main/${f}.ts`]),
     [...capabilities, ...composers],
-    'A foundation (db, secrets, config, log, push, committed, context, transport, meters) imports no capability: capabilities build on foundations, not the other way round.',
+    'A foundation (db, secrets, config, log, push, committed, context, transport, meters, workers) imports no capability: capabilities build on foundations, not the other way round.',
   ),
   boundary(
     ['src/shared/**/*.ts'],

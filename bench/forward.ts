@@ -2,7 +2,8 @@
  * npm run bench:forward — from one run:
  *  1. signed, deduplicated, fsync-committed deliveries/s of the back end with one forward target
  *     (every event forwarded to an app on loopback) ÷ the same back end without a target, in
- *     alternating rounds (goal ≥ 0.8);
+ *     alternating rounds after a 1 s warm-up each (goal ≥ 0.85), and the back end's CPU per
+ *     delivery in both (forwarding included);
  *  2. the latency a card.authorization.request relay adds to the listener's answer, at p50/p99,
  *     over a target that answers in 1 ms (the same back end without a target is the baseline).
  * The back end runs in a child process, the target app in another; this process sends.
@@ -28,6 +29,7 @@ const self = fileURLToPath(import.meta.url)
 const roundSeconds = Number(process.env.BENCH_SECONDS ?? 3)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32)
+const warmSeconds = Number(process.env.BENCH_WARM_SECONDS ?? 1)
 
 // ── children ─────────────────────────────────────────────────────────────────────────────────
 async function appChild(): Promise<void> {
@@ -68,6 +70,8 @@ async function backendChild(targetUrl: string, events: string): Promise<void> {
   )
   process.on('message', (m) => {
     if (m === 'status') process.send!({ forward: backend.services.forward.status() })
+    // CPU of the whole back end (listener, commit worker, forward worker), for the cost per event.
+    if (m === 'cpu') process.send!({ cpu: process.cpuUsage() })
   })
   process.on(
     'SIGTERM',
@@ -78,8 +82,12 @@ async function backendChild(targetUrl: string, events: string): Promise<void> {
 }
 
 // ── sender ───────────────────────────────────────────────────────────────────────────────────
+/** BENCH_PROFILE=DIR: the back ends run under --cpu-prof (one .cpuprofile per thread, the commit
+ * and forward workers included) into DIR. */
+const profileDir = process.env.BENCH_PROFILE
 function startChild(args: string[]): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
-  const child = fork(self, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const execArgv = profileDir && args[0] === '--backend' ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []
+  const child = fork(self, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv })
   return new Promise((resolve) =>
     child.once('message', (ready) => resolve({ child, ready: ready as Record<string, unknown> })),
   )
@@ -129,9 +137,9 @@ function post(agent: Agent, url: string, type = 'funding.completed'): Promise<nu
   })
 }
 
-async function throughput(url: string): Promise<number> {
+async function throughput(url: string, seconds = roundSeconds): Promise<number> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
-  const until = performance.now() + roundSeconds * 1000
+  const until = performance.now() + seconds * 1000
   let ok = 0
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -171,29 +179,43 @@ async function main(): Promise<void> {
   )
   const alone: number[] = []
   const forwarding: number[] = []
+  // The back end's CPU µs per committed delivery (forwarded too, in a "with" round): what the
+  // shared machine's load moves least.
+  const cpuAlone: number[] = []
+  const cpuForwarding: number[] = []
+  const cpu = async (child: ChildProcess) => {
+    const { cpu } = await ask<{ cpu: NodeJS.CpuUsage }>(child, 'cpu')
+    return cpu.user + cpu.system
+  }
   let forwardedAll = true
   for (let r = 0; r < rounds; r++) {
     for (const withTarget of [false, true]) {
       const backend = await startChild(['--backend', withTarget ? appUrl : '-', 'funding.*'])
       const url = backend.ready.url as string
-      const rate = await throughput(url)
-      ;(withTarget ? forwarding : alone).push(rate)
-      if (withTarget) {
-        // Every committed event is forwarded: wait for the outbox to drain before the next round.
+      // Every committed event is forwarded: a round waits for the outbox to drain.
+      const drained = async () => {
+        if (!withTarget) return
         const started = performance.now()
         for (;;) {
           const { forward } = await ask<{ forward: { targets: { pending: number; delivered: number }[] } }>(
             backend.child,
             'status',
           )
-          if (forward.targets[0]!.pending === 0) break
-          if (performance.now() - started > 60_000) {
-            forwardedAll = false
-            break
-          }
+          if (forward.targets[0]!.pending === 0) return
+          if (performance.now() - started > 60_000) return void (forwardedAll = false)
           await new Promise((res) => setTimeout(res, 200))
         }
       }
+      // Steady state: a worker thread's first requests load Node's HTTP, crypto and SQLite code
+      // (half a second of a 3 s round on the loaded machine), once per process, not per event.
+      await throughput(url, warmSeconds)
+      await drained()
+      const cpuBefore = await cpu(backend.child)
+      const rate = await throughput(url)
+      ;(withTarget ? forwarding : alone).push(rate)
+      await drained()
+      const cpuUsed = (await cpu(backend.child)) - cpuBefore
+      ;(withTarget ? cpuForwarding : cpuAlone).push(cpuUsed / (rate * roundSeconds))
       await stop(backend.child)
     }
   }
@@ -205,7 +227,10 @@ async function main(): Promise<void> {
     `ingest + one target:    ${forwarding.map((x) => f(x, 0)).join(', ')} deliveries/s (median ${f(median(forwarding), 0)})`,
   )
   console.log(
-    `ratio: ${f(ratio)} (goal ≥ 0.8)${forwardedAll ? '; every event forwarded' : '; OUTBOX DID NOT DRAIN IN 60 s'}`,
+    `back end CPU per delivery: alone ${cpuAlone.map((x) => f(x, 0)).join(', ')} µs (median ${f(median(cpuAlone), 0)}); with one target ${cpuForwarding.map((x) => f(x, 0)).join(', ')} µs (median ${f(median(cpuForwarding), 0)}); alone ÷ with ${f(median(cpuAlone) / median(cpuForwarding))}`,
+  )
+  console.log(
+    `ratio: ${f(ratio)} (goal ≥ 0.85)${forwardedAll ? '; every event forwarded' : '; OUTBOX DID NOT DRAIN IN 60 s'}`,
   )
 
   const count = Number(process.env.BENCH_RELAYS ?? 500)

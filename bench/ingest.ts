@@ -146,6 +146,7 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
       firstEndpoint: () => 'wh_bench',
       secretOf: () => secret,
       refresh: async () => false,
+      onChange: () => ({ dispose() {} }),
       stop: () => {},
     }
     const listener = unwrap(

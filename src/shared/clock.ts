@@ -1,4 +1,5 @@
-import { toDisposable } from './disposable'
+// Type only: the forward worker loads this file under Node's type stripping, where a value
+// import needs its extension.
 import type { Disposable } from './disposable'
 
 /** Time as the poller sees it: when it is, and a way to be called back later. The app uses the
@@ -13,6 +14,6 @@ export const systemPollClock: PollClock = {
   now: () => Date.now(),
   after(ms, fn) {
     const timer = setTimeout(fn, ms)
-    return toDisposable(() => clearTimeout(timer))
+    return { dispose: () => clearTimeout(timer) }
   },
 }

@@ -143,7 +143,6 @@ export async function replay(options: ReplayOptions, io: CliIo): Promise<number>
       clock: systemPollClock,
       log,
       owner: `replay-${process.pid}`,
-      pollMs: 20,
       maxAgeMs: () => forward.maxAgeHours * 3_600_000,
       originalSignature: (endpoint, body) => {
         const secret = endpoint ? webhookSecrets.get(endpoint) : undefined

@@ -1,14 +1,24 @@
 import { createHmac } from 'node:crypto'
 import type { Agent } from 'node:http'
+import { performance } from 'node:perf_hooks'
 import type { ForwardState, ForwardTargetStatus } from '../../shared/contract/forward'
 import type { PollClock } from '../../shared/clock'
 import type { Disposable } from '../../shared/disposable'
 import type { Logger } from '../log'
+import {
+  admission,
+  authorizationRequestType,
+  freshHealth,
+  healthAfterChange,
+  judge,
+  nextAdmissionAt,
+} from './breaker.ts'
+import type { Health } from './breaker.ts'
 import { agentFor, deliver, responseKeptBytes } from './deliver.ts'
 import type { DeliveryOutcome } from './deliver.ts'
 import { typeMatches } from './patterns.ts'
-import { retryDelay } from './schedule.ts'
-import type { AttemptRecord, ClaimedForward, ForwardStore } from './store.ts'
+import { createRecorder } from './recorder.ts'
+import type { ClaimedForward, ForwardStore, LeasedRow } from './store.ts'
 import type { ForwardTarget } from './targets.ts'
 import type { AttemptMessage } from './worker-protocol.ts'
 
@@ -40,8 +50,12 @@ export interface DispatcherOptions {
   /** After attempts were recorded: the overall state of their events. */
   onStates?: (states: Record<string, ForwardState>) => void
   storageFailed?: (what: string, error: unknown) => void
-  /** How often the outbox is looked at for due rows (ms of `clock`). */
-  pollMs?: number
+  /** The targets' status changed (an attempt, a claim, new rows): called at most every
+   * `statusEveryMs` of `clock` while things move, and once after the last change. */
+  onStatus?: (targets: ForwardTargetStatus[]) => void
+  statusEveryMs?: number
+  /** Least real time between two looks at the outbox while attempts finish (default 50 ms). */
+  stepEveryMs?: number
 }
 
 /** What applies to all targets: who answers authorizations, how often a paused target is probed. */
@@ -56,14 +70,16 @@ export const defaultProbeMs = 10_000
 export interface Dispatcher {
   setTargets(targets: ForwardTarget[], settings?: TargetSettings): void
   targets(): ForwardTarget[]
-  /** Looks at the outbox now (new rows were committed). */
+  /** Looks at the outbox now (new rows were committed or queued by a replay). Between kicks the
+   * dispatcher sleeps until the earliest due row, pause end or probe: it never polls. */
   kick(): void
   /** card.authorization.request: sends the event to the authorizer and, once each as a
    * notification, to the other subscribed targets; resolves with the authorizer's answer if it comes
    * within `budgetMs`, else null (the fallback). */
   relay(seq: number, budgetMs: number): Promise<RelayAnswer | null>
   status(): ForwardTargetStatus[]
-  /** Attempts under way plus claimed rows about to start (not those of a target pausing). */
+  /** Attempts under way plus claimed rows about to start (not those of a target pausing), plus a
+   * look at the outbox about to run. */
   busy(): number
   /** Stops claiming, lets the attempts under way finish and records them; claimed rows not yet
    * tried go back to the outbox (pending for the next run). */
@@ -75,134 +91,169 @@ interface Runtime {
   agent: Agent
   queue: ClaimedForward[]
   inFlight: number
-  delivered: number
-  gaveUp: number
-  consecutiveFailures: number
-  /** Pauses in a row; the n-th lasts the n-th step of the target's retry schedule. */
-  blockSteps: number
-  blockedUntil: number
-  lastError: string | null
-  lastErrorAt: number | null
-  lastOkAt: number | null
-  recovered: boolean
-  /** When the last attempt to it started (clock ms). */
-  lastStartAt: number
-  /** The target answered 410 Gone: nothing more is sent until its URL changes, it is enabled
-   * again or the process restarts (its queue is kept). */
-  stopped: string | null
+  health: Health
 }
 
-/** Failures in a row after which a target is probed with one request at a time, on its schedule. */
-const failingAfter = 3
-/** A target answering this says the endpoint is gone for good: stop sending, say so. */
-const gone = 410
+/** A target that takes rows in this step. */
+interface Claim {
+  rt: Runtime
+  probing: boolean
+}
+
 const relayKeptBytes = 64 * 1024
 const flushAt = 256
-/** The one type relayed synchronously (spec 6.1); kept here so the worker imports nothing else. */
-const authorizationRequestType = 'card.authorization.request'
+/** After the database refused a claim or a record, the next try (no kick may come meanwhile). */
+const storageRetryMs = 1_000
 
+/** Claims due rows, runs the attempts, records them; sleeps in between. The breaker (breaker.ts)
+ * decides what may start and what an answer means; the recorder (recorder.ts) writes the results. */
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { store, clock, log, owner } = options
-  const pollMs = options.pollMs ?? 50
   const runtimes = new Map<string, Runtime>()
   let settings: TargetSettings = { authorizer: null, probeMs: defaultProbeMs }
   const running = new Set<Promise<void>>()
-  let results: AttemptRecord[] = []
-  let resultIds: string[] = []
-  const changedIds = new Set<string>()
-  let statesAt = 0
   let stopped = false
-  let cancelPoll: Disposable | null = null
   let soonScheduled = false
+  let lastStepAt = -Infinity
+  const stepEveryMs = options.stepEveryMs ?? 50
+  let wake: { at: number; timer: Disposable } | null = null
 
   const failed = (what: string, error: unknown) => {
     if (options.storageFailed) options.storageFailed(what, error)
     else log.error(what, { error })
   }
+  const recorder = createRecorder({ store, clock, onStates: options.onStates, failed })
+  const reporter = statusReporter(clock, options.onStatus, options.statusEveryMs ?? 250, () => status())
 
   function runtimeFor(target: ForwardTarget, previous?: Runtime): Runtime {
     const sameAgent =
       previous && previous.target.url === target.url && previous.target.concurrency === target.concurrency
     if (previous && !sameAgent) previous.agent.destroy()
-    // A stopped target (410) starts again when the operator changed its URL or enabled it again.
-    const restart =
-      previous && (previous.target.url !== target.url || (!previous.target.enabled && target.enabled))
     return {
-      queue: [],
-      inFlight: 0,
-      delivered: 0,
-      gaveUp: 0,
-      consecutiveFailures: 0,
-      blockSteps: 0,
-      blockedUntil: 0,
-      lastError: null,
-      lastErrorAt: null,
-      lastOkAt: null,
-      recovered: false,
-      lastStartAt: 0,
-      stopped: null,
-      ...previous,
-      ...(restart ? { stopped: null, consecutiveFailures: 0, blockSteps: 0, blockedUntil: 0 } : {}),
+      queue: previous?.queue ?? [],
+      inFlight: previous?.inFlight ?? 0,
+      health: previous ? healthAfterChange(previous.health, previous.target, target) : freshHealth(),
       target,
       agent: sameAgent ? previous.agent : agentFor(target.url, target.concurrency),
     }
   }
 
-  function schedulePoll(): void {
-    cancelPoll?.dispose()
-    cancelPoll = stopped ? null : clock.after(pollMs, tick)
-  }
-
+  /** Runs once the current turn of the event loop ends: what finished in it is written together. */
+  /** A step soon: at once when the last was at least `stepEveryMs` ago, else when that much has
+   * passed. Each step with work is one write transaction, which the commit worker may have to
+   * wait for: under load they come at most every stepEveryMs, each with more rows in it. (Real
+   * time, not `clock`: this is how work is grouped, not when rows are due.) */
   function soon(): void {
     if (soonScheduled || stopped) return
     soonScheduled = true
-    setImmediate(() => {
+    const run = () => {
       soonScheduled = false
-      fill()
-    })
+      lastStepAt = performance.now()
+      if (!stopped) step()
+    }
+    const wait = lastStepAt + stepEveryMs - performance.now()
+    if (wait <= 0) setImmediate(run)
+    else setTimeout(run, wait)
   }
 
-  function tick(): void {
-    cancelPoll = null
-    if (stopped) return
-    flush()
-    fill()
-    schedulePoll()
-  }
-
-  /** Starts attempts up to each target's concurrency, claiming due rows in small batches. */
-  function fill(): void {
-    if (stopped) return
+  /** One look at the outbox: what finished is recorded and the due rows are claimed in one write
+   * transaction (one lock the commit worker may wait for, not one per attempt and per claim), the
+   * attempts start, and a timer is set for the earliest moment anything else may start. */
+  function step(): void {
     const now = clock.now()
+    const { claims, next } = plan(now)
+    const recovered = [...runtimes.values()].filter((rt) => rt.health.recovered)
+    let wakeAt = next
+    if (claims.length > 0 || recovered.length > 0 || recorder.waiting() > 0) {
+      try {
+        const leased: LeasedRow[][] = []
+        const written = store.atomically(() => {
+          const done = recorder.writeWithin(
+            recovered.map((rt) => rt.target.name),
+            now,
+          )
+          for (const c of claims) leased.push(lease(c.rt, now, c.probing))
+          return done
+        })
+        written()
+        // The bodies are read after the commit: the write lock is held for the leases only. (Should
+        // this read fail, its rows come free again when their lease ends.)
+        claims.forEach((c, i) => c.rt.queue.push(...store.withEvents(leased[i]!)))
+        for (const rt of recovered) rt.health = { ...rt.health, recovered: false }
+        reporter.changed()
+      } catch (error) {
+        failed('forward outbox write', error)
+        wakeAt = Math.min(wakeAt, now + storageRetryMs)
+      }
+    }
+    for (const rt of runtimes.values()) startDue(rt, now)
+    sleepUntil(wakeAt)
+  }
+
+  /** One timer for the earliest moment anything can start by the clock alone; none when idle. */
+  function sleepUntil(at: number): void {
+    if (wake && wake.at === at) return
+    wake?.timer.dispose()
+    wake = null
+    if (!Number.isFinite(at) || stopped) return
+    const timer = clock.after(Math.max(0, at - clock.now()), () => {
+      wake = null
+      soon()
+    })
+    wake = { at, timer }
+  }
+
+  function write(): boolean {
+    const recovered = [...runtimes.values()].filter((rt) => rt.health.recovered)
+    const ok = recorder.write(recovered.map((rt) => rt.target.name))
+    if (ok) for (const rt of recovered) rt.health = { ...rt.health, recovered: false }
+    if (ok) reporter.changed()
+    return ok
+  }
+
+  /** Which targets take rows now (reads only), and the earliest time something else may start
+   * (a row due later, a pause ending, a probe). */
+  function plan(now: number): { claims: Claim[]; next: number } {
+    const claims: Claim[] = []
+    let next = Infinity
     for (const rt of runtimes.values()) {
       const t = rt.target
-      if (!t.enabled || rt.stopped !== null || now < rt.blockedUntil) continue
-      // A failing target is probed with one request at a time: its earliest-due row, due or not
-      // (a row's own back-off must not keep a target that answers again waiting). So is one whose
-      // last attempt failed and that had no attempt for probeMs (its rows wait on their schedule).
-      const probing =
-        rt.consecutiveFailures >= failingAfter ||
-        (rt.consecutiveFailures > 0 && rt.inFlight === 0 && now - rt.lastStartAt >= settings.probeMs)
-      const limit = probing ? 1 : t.concurrency
-      if (rt.queue.length === 0 && rt.inFlight < limit) {
-        const batch = Math.min(64, t.concurrency * 4)
-        const rounds = Math.ceil(batch / t.concurrency) + 1
-        try {
-          rt.queue = store.claim(
-            t.name,
-            probing ? 1 : batch,
-            now,
-            now + t.timeoutMs * rounds + 30_000,
-            owner,
-            probing ? Number.MAX_SAFE_INTEGER : now,
-          )
-        } catch (error) {
-          failed('forward outbox claim', error)
-          return
-        }
+      const admitted = admission(rt.health, t, rt.inFlight, now, settings.probeMs)
+      const later = nextAdmissionAt(rt.health, t, now, settings.probeMs)
+      if (later !== null && later > now) next = Math.min(next, later)
+      // Claimed again while the queue still holds a round, so attempts never wait for a step.
+      if (!admitted || rt.queue.length >= (admitted.probing ? 1 : t.concurrency)) continue
+      if (admitted.probing && rt.inFlight >= admitted.limit) continue
+      let due: number | null
+      try {
+        due = store.nextDue(t.name, now)
+      } catch (error) {
+        failed('forward outbox read', error)
+        next = Math.min(next, now + storageRetryMs)
+        continue
       }
-      while (rt.inFlight < limit && rt.queue.length > 0) start(rt, rt.queue.shift()!, null)
+      if (due === null) continue
+      if (admitted.probing || due <= now) claims.push({ rt, probing: admitted.probing })
+      else next = Math.min(next, due)
     }
+    return { claims, next }
+  }
+
+  /** Starts attempts up to the target's admission from the rows it claimed. */
+  function startDue(rt: Runtime, now: number): void {
+    const admitted = admission(rt.health, rt.target, rt.inFlight, now, settings.probeMs)
+    if (!admitted) return
+    while (rt.inFlight < admitted.limit && rt.queue.length > 0) start(rt, rt.queue.shift()!, null)
+  }
+
+  function lease(rt: Runtime, now: number, probing: boolean): LeasedRow[] {
+    const t = rt.target
+    const batch = Math.min(256, t.concurrency * 16)
+    const rounds = Math.ceil(batch / t.concurrency) + 1
+    const leaseUntil = now + t.timeoutMs * rounds + 30_000
+    // A probe takes the earliest-due row whatever its due time.
+    const dueBy = probing ? Number.MAX_SAFE_INTEGER : now
+    return store.lease(t.name, probing ? 1 : batch, now, leaseUntil, owner, dueBy)
   }
 
   function headersFor(rt: Runtime, row: ClaimedForward, body: Buffer): Record<string, string> {
@@ -230,7 +281,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const body = row.editedBody ?? row.body
     rt.inFlight++
     const at = clock.now()
-    rt.lastStartAt = at
+    rt.health = { ...rt.health, lastStartAt: at }
+    reporter.changed()
     const attempt = deliver({
       url: t.url,
       body,
@@ -242,6 +294,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const done = attempt.then((outcome) => {
       rt.inFlight--
       settle(rt, row, at, outcome, relayBudgetMs)
+      // The next claimed row starts at once; the outbox is looked at (and this attempt recorded)
+      // with the next step.
+      if (!stopped) startDue(rt, clock.now())
       soon()
     })
     running.add(done)
@@ -256,85 +311,50 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     outcome: DeliveryOutcome,
     relayBudgetMs: number | null,
   ): void {
-    const now = clock.now()
-    const ok = outcome.error === null
-    let error = outcome.error
-    if (relayBudgetMs !== null && outcome.latencyMs > relayBudgetMs) {
-      const late = `answered after the ${relayBudgetMs} ms authorization budget: the listener sent the fallback answer`
-      error = error ? `${error}; ${late}` : late
-    }
-    let state: ForwardState
-    let dueAt = now
-    // Every answer but a 2xx says the target is not taking events (a 3xx, 4xx or 5xx, a time-out,
-    // a refused connection): back off the whole target, not just the row. Answers of requests
-    // sent together count once: the pause grows per probe, not per request.
-    if (ok) {
-      rt.delivered++
-      if (rt.consecutiveFailures > 0) rt.recovered = true
-      rt.consecutiveFailures = 0
-      rt.blockSteps = 0
-      rt.blockedUntil = 0
-      rt.lastOkAt = now
-    } else {
-      rt.consecutiveFailures++
-      if (rt.consecutiveFailures >= failingAfter && now >= rt.blockedUntil) {
-        rt.blockSteps++
-        // Never longer than probeMs: a target that answers again is retried within that time.
-        rt.blockedUntil = now + Math.min(retryDelay(rt.target.retrySchedule, rt.blockSteps), settings.probeMs)
-      }
-      if (outcome.status === gone && rt.stopped === null) {
-        rt.stopped = `${rt.target.url} answered 410 Gone: the app says this endpoint no longer exists. Forwarding to ${rt.target.name} stopped; its queued events are kept. Fix the URL (or disable and enable the target) to resume.`
-        log.warn('a forward target answered 410 Gone; forwarding to it stopped', { target: rt.target.name })
-        // Rows claimed but not started go back to the outbox: queued for when it resumes.
-        try {
-          store.release(rt.queue.splice(0).map((r) => r.id))
-        } catch (error) {
-          failed('forward outbox release', error)
-        }
-      }
-    }
-    if (ok) state = 'delivered'
-    else if (row.type === authorizationRequestType) {
-      // The service needed its answer within 2 s: never retried, neither by the authorizer nor by
-      // a target that got it as a notification.
-      state = 'gave_up'
-      error =
-        rt.target.name === settings.authorizer
-          ? `${error} (an authorization request is not retried: the service needed its answer within 2 s)`
-          : `${error} (an authorization request is sent to a notified target once, never retried)`
-    } else if (now - row.createdAt >= options.maxAgeMs()) state = 'gave_up'
-    else {
-      state = 'failing'
-      // Not before the target's pause ends (its next probe).
-      dueAt = Math.max(now + retryDelay(rt.target.retrySchedule, row.attempt), rt.blockedUntil)
-    }
-    if (!ok) {
-      rt.lastError = rt.stopped ?? error
-      rt.lastErrorAt = now
-    }
-    if (state === 'gave_up') rt.gaveUp++
-    results.push({
-      outboxId: row.id,
-      seq: row.seq,
-      target: rt.target.name,
-      attempt: row.attempt,
-      at,
-      status: outcome.status,
-      latencyMs: outcome.latencyMs,
-      error,
-      response:
-        outcome.response.length > 0 ? outcome.response.subarray(0, responseKeptBytes).toString('utf8') : null,
-      edited: row.editedBody !== null,
-      state,
-      dueAt,
+    const verdict = judge(rt.health, rt.target, row, outcome, {
+      now: clock.now(),
+      relayBudgetMs,
+      authorizer: settings.authorizer,
+      maxAgeMs: options.maxAgeMs(),
+      probeMs: settings.probeMs,
     })
-    resultIds.push(row.eventId)
+    rt.health = verdict.health
+    if (verdict.stoppedNow) {
+      log.warn('a forward target answered 410 Gone; forwarding to it stopped', { target: rt.target.name })
+      // Rows claimed but not started go back to the outbox: queued for when it resumes.
+      try {
+        store.release(rt.queue.splice(0).map((r) => r.id))
+      } catch (error) {
+        failed('forward outbox release', error)
+      }
+    }
+    const { state, dueAt, error } = verdict
+    recorder.add(
+      {
+        outboxId: row.id,
+        seq: row.seq,
+        target: rt.target.name,
+        attempt: row.attempt,
+        at,
+        status: outcome.status,
+        latencyMs: outcome.latencyMs,
+        error,
+        response:
+          outcome.response.length > 0
+            ? outcome.response.subarray(0, responseKeptBytes).toString('utf8')
+            : null,
+        edited: row.editedBody !== null,
+        state,
+        dueAt,
+      },
+      row.eventId,
+    )
     options.onAttempt?.({
       target: rt.target,
       outboxId: row.id,
       queuedAt: row.createdAt,
       dueAt: state === 'failing' ? dueAt : null,
-      stopped: rt.stopped !== null,
+      stopped: rt.health.stopped !== null,
       eventId: row.eventId,
       type: row.type,
       attempt: row.attempt,
@@ -345,47 +365,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       edited: row.editedBody !== null,
       replay: row.replay,
     })
-    if (results.length >= flushAt) flush()
+    if (recorder.waiting() >= flushAt) write()
   }
 
-  /** Records finished attempts in one transaction; kept for the next tick when it fails. */
-  function flush(): void {
-    const recovered = [...runtimes.values()].filter((rt) => rt.recovered)
-    if (results.length === 0 && recovered.length === 0) return
-    const batch = results
-    const ids = resultIds
+  function status(): ForwardTargetStatus[] {
+    let counts: Map<string, { pending: number; failing: number }>
     try {
-      store.record(batch)
-      for (const rt of recovered) {
-        store.dueNow(rt.target.name, clock.now())
-        rt.recovered = false
-      }
+      counts = store.openCounts()
     } catch (error) {
-      failed('forward attempts record', error)
-      return
+      failed('forward counts read', error)
+      counts = new Map()
     }
-    results = []
-    resultIds = []
-    for (const id of ids) changedIds.add(id)
-    publishStates()
+    return [...runtimes.values()].map((rt) => statusOf(rt, counts.get(rt.target.name)))
   }
-
-  /** The overall state of the events whose attempts were recorded, at most every 250 ms. */
-  function publishStates(force = false): void {
-    if (!options.onStates || changedIds.size === 0) return
-    const now = Date.now()
-    if (!force && now - statesAt < 250) return
-    statesAt = now
-    const ids = [...changedIds]
-    changedIds.clear()
-    try {
-      for (let i = 0; i < ids.length; i += 500) options.onStates(store.statesOf(ids.slice(i, i + 500)))
-    } catch (error) {
-      failed('forward states read', error)
-    }
-  }
-
-  schedulePoll()
 
   return {
     setTargets(targets, nextSettings) {
@@ -395,14 +387,20 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       for (const [name, rt] of runtimes) if (!next.has(name) && rt.inFlight === 0) rt.agent.destroy()
       runtimes.clear()
       for (const [name, rt] of next) runtimes.set(name, rt)
+      reporter.changed()
       soon()
     },
     targets: () => [...runtimes.values()].map((rt) => rt.target),
-    kick: soon,
+    kick() {
+      reporter.changed()
+      soon()
+    },
     async relay(seq, budgetMs) {
       const subscribed = [...runtimes.values()].filter(
         (rt) =>
-          rt.target.enabled && rt.stopped === null && typeMatches(rt.target.events, authorizationRequestType),
+          rt.target.enabled &&
+          rt.health.stopped === null &&
+          typeMatches(rt.target.events, authorizationRequestType),
       )
       let answer: Promise<DeliveryOutcome> | null = null
       for (const rt of subscribed) {
@@ -414,7 +412,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           return null
         }
         if (!row) continue
-        // Only the authorizer's answer counts; the others are told once (see settle).
+        // Only the authorizer's answer counts; the others are told once (see judge).
         const authorizer = rt.target.name === settings.authorizer
         const attempt = start(rt, row, authorizer ? budgetMs : null)
         if (authorizer) answer = attempt
@@ -430,60 +428,89 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (!outcome || outcome.status === null || outcome.latencyMs > budgetMs) return null
       return { status: outcome.status, body: outcome.response, contentType: outcome.contentType }
     },
-    status() {
-      let counts: Map<string, { pending: number; failing: number }>
-      try {
-        counts = store.openCounts()
-      } catch (error) {
-        failed('forward counts read', error)
-        counts = new Map()
-      }
-      return [...runtimes.values()].map((rt): ForwardTargetStatus => {
-        const c = counts.get(rt.target.name) ?? { pending: 0, failing: 0 }
-        return {
-          name: rt.target.name,
-          url: rt.target.url,
-          enabled: rt.target.enabled,
-          adhoc: rt.target.adhoc,
-          events: rt.target.events,
-          signing: rt.target.secret ? 'target secret' : 'original',
-          health: !rt.target.enabled
-            ? 'disabled'
-            : rt.stopped !== null
-              ? 'stopped'
-              : rt.consecutiveFailures > 0
-                ? 'failing'
-                : 'ok',
-          delivered: rt.delivered,
-          pending: c.pending,
-          failing: c.failing,
-          gaveUp: rt.gaveUp,
-          inFlight: rt.inFlight,
-          lastError: rt.lastError,
-          lastErrorAt: rt.lastErrorAt,
-          lastOkAt: rt.lastOkAt,
-        }
-      })
-    },
+    status,
+    // A step about to run counts: it may start attempts.
     busy: () =>
       [...runtimes.values()].reduce(
-        (n, rt) => n + rt.inFlight + (clock.now() >= rt.blockedUntil ? rt.queue.length : 0),
-        0,
+        (n, rt) => n + rt.inFlight + (clock.now() >= rt.health.blockedUntil ? rt.queue.length : 0),
+        soonScheduled ? 1 : 0,
       ),
     async stop() {
       stopped = true
-      cancelPoll?.dispose()
-      cancelPoll = null
+      wake?.timer.dispose()
+      wake = null
       const unstarted = [...runtimes.values()].flatMap((rt) => rt.queue.splice(0).map((r) => r.id))
       while (running.size > 0) await Promise.all([...running])
-      flush()
-      publishStates(true)
+      write()
+      recorder.publishNow()
       try {
         store.release(unstarted)
       } catch (error) {
         failed('forward outbox release', error)
       }
+      reporter.stop()
       for (const rt of runtimes.values()) rt.agent.destroy()
+    },
+  }
+}
+
+function statusOf(rt: Runtime, c = { pending: 0, failing: 0 }): ForwardTargetStatus {
+  const h = rt.health
+  return {
+    name: rt.target.name,
+    url: rt.target.url,
+    enabled: rt.target.enabled,
+    adhoc: rt.target.adhoc,
+    events: rt.target.events,
+    signing: rt.target.secret ? 'target secret' : 'original',
+    health: !rt.target.enabled
+      ? 'disabled'
+      : h.stopped !== null
+        ? 'stopped'
+        : h.consecutiveFailures > 0
+          ? 'failing'
+          : 'ok',
+    delivered: h.delivered,
+    pending: c.pending,
+    failing: c.failing,
+    gaveUp: h.gaveUp,
+    inFlight: rt.inFlight,
+    lastError: h.lastError,
+    lastErrorAt: h.lastErrorAt,
+    lastOkAt: h.lastOkAt,
+  }
+}
+
+/** Reports the status when something changed: at most every `everyMs`, the last change always
+ * reported (a trailing call), and only when it differs from what was reported before. */
+function statusReporter(
+  clock: PollClock,
+  onStatus: ((targets: ForwardTargetStatus[]) => void) | undefined,
+  everyMs: number,
+  read: () => ForwardTargetStatus[],
+): { changed(): void; stop(): void } {
+  let timer: Disposable | null = null
+  let last = ''
+  let at = -Infinity
+  let stopped = false
+  const report = () => {
+    timer = null
+    at = clock.now()
+    const targets = read()
+    const text = JSON.stringify(targets)
+    if (text === last) return
+    last = text
+    onStatus!(targets)
+  }
+  return {
+    changed() {
+      if (!onStatus || timer || stopped) return
+      timer = clock.after(Math.max(0, at + everyMs - clock.now()), report)
+    },
+    stop() {
+      stopped = true
+      timer?.dispose()
+      if (onStatus) report()
     },
   }
 }

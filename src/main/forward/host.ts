@@ -1,13 +1,16 @@
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Worker } from 'node:worker_threads'
 import type { ForwardState, ForwardTargetStatus } from '../../shared/contract/forward'
+import { toDisposable } from '../../shared/disposable'
+import type { Disposable } from '../../shared/disposable'
 import type { Logger } from '../log'
+import { superviseWorker } from '../workers'
+import type { Supervisor } from '../workers'
 import type { AttemptReport, RelayAnswer, TargetSettings } from './dispatcher'
 import { defaultProbeMs } from './dispatcher'
 import type { ForwardTarget } from './targets'
-import type { ForwardWorkerData, FromWorker, ToWorker } from './worker-protocol'
+import type { ForwardCalls, ForwardEvent, ForwardWorkerData } from './worker-protocol'
 
 /** What the forward service drives: the dispatcher in a worker thread (the app), or in this
  * thread (the replay command, tests with a manual clock). */
@@ -17,6 +20,8 @@ export interface DispatcherHandle {
   kick(): void
   relay(seq: number, budgetMs: number): Promise<RelayAnswer | null>
   status(): ForwardTargetStatus[]
+  /** Called when the status changed (the worker reports it; no timer). */
+  onStatus(listener: () => void): Disposable
   /** Lets the attempts under way finish; how many forwards stay queued. */
   stop(): Promise<number>
 }
@@ -25,9 +30,10 @@ export interface WorkerHostOptions {
   file: string
   owner: string
   exclusive: boolean
-  pollMs?: number
   log: Logger
   onAttempt?: (report: AttemptReport) => void
+  /** Whether `onAttempt` wants delivered attempts too (default) or only the failed ones. */
+  attempts?: 'all' | 'failed'
   onStates?: (states: Record<string, ForwardState>) => void
   storageFailed?: (what: string, error: { code: string | null; message: string }) => void
   /** Queued rows per target from this thread's connection: the counts until the worker reports
@@ -46,8 +52,6 @@ export function forwardWorkerFile(): string | null {
   ]
   return candidates.find((file) => existsSync(file)) ?? null
 }
-
-const restartDelayMs = 1_000
 
 export const emptyStatus = (
   t: ForwardTarget,
@@ -77,8 +81,10 @@ export function inThreadHandle(
   store: import('./store').ForwardStore,
   setSecrets: (secrets: ReadonlyMap<string, Buffer>) => void,
   setMaxAge: (ms: number) => void,
+  statusListeners: Set<() => void>,
 ): DispatcherHandle {
   return {
+    onStatus: (listener) => subscribe(statusListeners, listener),
     setTargets(targets, maxAgeMs, settings) {
       setMaxAge(maxAgeMs)
       dispatcher.setTargets(targets, settings)
@@ -96,118 +102,76 @@ export function inThreadHandle(
   }
 }
 
-/** Starts the forward worker; a worker that dies is started again (its leases are released by
- * the new one), so forwarding recovers by itself. */
+/** Starts the forward worker under supervision (src/main/workers/): a worker that dies is started
+ * again with back-off and given the targets and secrets again (its leases are released by the new
+ * one), so forwarding recovers by itself. */
 export function startForwardWorker(workerFile: string, options: WorkerHostOptions): DispatcherHandle {
   const data: ForwardWorkerData = {
     file: options.file,
     owner: options.owner,
-    pollMs: options.pollMs ?? 50,
     exclusive: options.exclusive,
-    reportAttempts: options.onAttempt !== undefined,
+    reportAttempts: options.onAttempt === undefined ? 'none' : (options.attempts ?? 'all'),
   }
   let targets: ForwardTarget[] = []
   let maxAgeMs = 24 * 3_600_000
   let settings: TargetSettings = { authorizer: null, probeMs: defaultProbeMs }
   let secrets: [string, Uint8Array][] = []
   let status: ForwardTargetStatus[] = []
-  const relays = new Map<number, (answer: RelayAnswer | null) => void>()
-  let nextId = 1
-  let stopping: ((queued: number) => void) | null = null
-  let worker: Worker | null = null
-  let closed = false
+  const statusListeners = new Set<() => void>()
 
-  function start(): void {
-    if (closed) return
-    const w = new Worker(workerFile, { workerData: { ...data, exclusive: data.exclusive } })
-    w.unref()
-    w.on('message', (m: FromWorker) => onMessage(m))
-    w.on('error', (error) => options.log.error('forward worker failed', { error }))
-    w.on('exit', (code) => {
-      if (w !== worker) return
-      worker = null
-      for (const resolve of relays.values()) resolve(null)
-      relays.clear()
-      if (stopping) return stopping(0)
-      if (closed) return
-      options.log.error('forward worker stopped; starting it again', { code })
-      setTimeout(start, restartDelayMs).unref()
-    })
-    worker = w
-    post({ kind: 'secrets', secrets })
-    post({ kind: 'targets', targets, maxAgeMs, settings })
-  }
+  const worker = superviseWorker<ForwardCalls, ForwardWorkerData, ForwardEvent>({
+    name: 'forward worker',
+    file: workerFile,
+    data: () => data,
+    log: options.log,
+    onStart: (started: Supervisor<ForwardCalls>) => {
+      started.notify('secrets', secrets)
+      started.notify('targets', { targets, maxAgeMs, settings })
+    },
+    onRestart: (failure) => options.log.error('forward worker stopped; starting it again', { ...failure }),
+    onEvent,
+  })
 
-  function post(message: ToWorker): void {
-    worker?.postMessage(message)
-  }
-
-  function onMessage(m: FromWorker): void {
-    switch (m.kind) {
+  function onEvent(e: ForwardEvent): void {
+    switch (e.kind) {
       case 'attempts':
         if (!options.onAttempt) return
-        for (const a of m.attempts) {
+        for (const a of e.attempts) {
           const target = targets.find((t) => t.name === a.target)
           if (target) options.onAttempt({ ...a, target })
         }
         return
       case 'states':
-        options.onStates?.(m.states)
+        options.onStates?.(e.states)
         return
       case 'status':
-        status = m.targets
+        status = e.targets
+        for (const listener of statusListeners) listener()
         return
-      case 'relayed': {
-        const answer = m.answer
-          ? {
-              ...m.answer,
-              body: Buffer.from(m.answer.body.buffer, m.answer.body.byteOffset, m.answer.body.byteLength),
-            }
-          : null
-        relays.get(m.id)?.(answer)
-        relays.delete(m.id)
-        return
-      }
       case 'storage':
-        options.storageFailed?.(m.what, { code: m.code, message: m.message })
-        return
-      case 'log':
-        options.log[m.level](m.msg, m.fields)
-        return
-      case 'stopped':
-        stopping?.(m.queued)
+        options.storageFailed?.(e.what, { code: e.code, message: e.message })
         return
     }
   }
 
-  start()
   return {
     setTargets(next, nextMaxAgeMs, nextSettings) {
       targets = next
       maxAgeMs = nextMaxAgeMs
       settings = nextSettings
-      post({ kind: 'targets', targets, maxAgeMs, settings })
+      worker.notify('targets', { targets, maxAgeMs, settings })
     },
     setSecrets(next) {
       secrets = [...next].map(([endpoint, secret]) => [endpoint, new Uint8Array(secret)])
-      post({ kind: 'secrets', secrets })
+      worker.notify('secrets', secrets)
     },
-    kick: () => post({ kind: 'kick' }),
-    relay(seq, budgetMs) {
-      if (!worker) return Promise.resolve(null)
-      const id = nextId++
-      return new Promise((resolve) => {
-        // The answer is due within the budget; a stuck worker must not hold the listener's answer.
-        const guard = setTimeout(() => {
-          relays.delete(id)
-          resolve(null)
-        }, budgetMs + 100)
-        relays.set(id, (answer) => {
-          clearTimeout(guard)
-          resolve(answer)
-        })
-        post({ kind: 'relay', id, seq, budgetMs })
-      })
+    kick: () => worker.notify('kick', undefined),
+    async relay(seq, budgetMs) {
+      // The answer is due within the budget; a stuck worker must not hold the listener's answer.
+      const reply = await worker.call('relay', { seq, budgetMs }, { timeoutMs: budgetMs + 100 })
+      if (!reply.ok || !reply.value) return null
+      const body = reply.value.body
+      return { ...reply.value, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) }
     },
     // Until the worker reports a target, it shows with what is queued for it and nothing else.
     status() {
@@ -223,18 +187,16 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
         return emptyStatus(t, counts.get(t.name))
       })
     },
-    stop() {
-      closed = true
-      const w = worker
-      if (!w) return Promise.resolve(0)
-      w.ref()
-      return new Promise<number>((resolve) => {
-        stopping = resolve
-        post({ kind: 'stop' })
-      }).then(async (queued) => {
-        if (worker === w) await new Promise((r) => w.once('exit', r))
-        return queued
-      })
+    onStatus: (listener) => subscribe(statusListeners, listener),
+    async stop() {
+      const stopped = await worker.call('stop', undefined)
+      await worker.close()
+      return stopped.ok ? stopped.value : 0
     },
   }
+}
+
+function subscribe(listeners: Set<() => void>, listener: () => void): Disposable {
+  listeners.add(listener)
+  return toDisposable(() => listeners.delete(listener))
 }

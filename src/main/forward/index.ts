@@ -56,7 +56,8 @@ export interface ForwardService {
    * subscribed targets get it once as a notification. */
   relayAuthorization(seq: number, elapsedMs?: number): Promise<RelayAnswer | null>
   dispatcher: DispatcherHandle
-  /** The listener's secrets may have changed (it just started): pass them on now. */
+  /** The listener's secrets changed (the secrets cache's change event, or it just started): pass
+   * them on now. */
   secretsChanged(): void
   /** Lets the attempts under way finish; resolves with how many forwards stay queued. */
   stop(): Promise<number>
@@ -74,7 +75,9 @@ export interface ForwardOptions {
   /** Run the dispatcher on this thread rather than in the forward worker (always so with `clock`). */
   inThread?: boolean
   onAttempt?: (report: AttemptReport) => void
-  pollMs?: number
+  /** `onAttempt` wants only the failed attempts (the failure meter; no `listen` lines): delivered
+   * ones then never cross from the forward worker to the listener's thread. */
+  onlyFailedAttempts?: boolean
 }
 
 type ForwardContext = Pick<
@@ -126,9 +129,9 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       file: ctx.db.name,
       owner,
       exclusive: options.exclusive ?? false,
-      pollMs: options.pollMs,
       log,
       onAttempt: options.onAttempt ? onAttempt : undefined,
+      attempts: options.onlyFailedAttempts ? 'failed' : 'all',
       onStates,
       storageFailed: (what, failure) => ctx.storage.failed(what, failure),
       counts: () => store.openCounts(),
@@ -144,12 +147,12 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
     }
     let maxAgeMs = ctx.config().forward.maxAgeHours * 3_600_000
     let signing: ReadonlyMap<string, Buffer> = new Map()
+    const statusListeners = new Set<() => void>()
     const inThread = createDispatcher({
       store,
       clock: options.clock ?? systemPollClock,
       log,
       owner,
-      pollMs: options.pollMs,
       maxAgeMs: () => maxAgeMs,
       originalSignature: (endpoint, body) => {
         const secret = endpoint ? signing.get(endpoint) : undefined
@@ -158,25 +161,19 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       onAttempt,
       onStates,
       storageFailed: (what, error) => ctx.storage.failed(what, error),
+      onStatus: () => statusListeners.forEach((listener) => listener()),
     })
     dispatcher = inThreadHandle(
       inThread,
       store,
       (next) => (signing = next),
       (ms) => (maxAgeMs = ms),
+      statusListeners,
     )
   }
-  // The webhook secrets the listener verified with: the original signature is recomputed with them.
-  let secretsPrint = ''
-  const syncSecrets = () => {
-    const current = options.webhookSecrets()
-    const print = [...current].map(([k, v]) => `${k}=${v.toString('hex')}`).join(',')
-    if (print === secretsPrint) return
-    secretsPrint = print
-    dispatcher.setSecrets(current)
-  }
-  const secretsTimer = setInterval(syncSecrets, 1000)
-  secretsTimer.unref()
+  // The webhook secrets the listener verified with: the original signature is recomputed with
+  // them. Passed on when the secrets cache says they changed (services.ts wires its event here).
+  const syncSecrets = () => dispatcher.setSecrets(options.webhookSecrets())
   let problem: string | null = null
   let authorizer: Authorizer = { name: null, warning: null }
 
@@ -198,7 +195,22 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       probeMs: config.forward.probeSeconds * 1000,
     })
     syncSecrets()
+    pushStatus()
   }
+
+  let lastPushed = ''
+  /** Pushes the status when it changed: the worker reports its own, config changes come here. */
+  function pushStatus(): void {
+    try {
+      const next = status()
+      const text = JSON.stringify(next)
+      if (text !== lastPushed) ctx.push.publish('forward.status', next)
+      lastPushed = text
+    } catch (error) {
+      log.error('pushing the forward status failed', { error })
+    }
+  }
+  const offStatus = dispatcher.onStatus(pushStatus)
 
   await applyConfig(ctx.config())
   const offConfig = ctx.onConfigChange((config) => void applyConfig(config))
@@ -209,30 +221,17 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
   // target nothing was queued, so the forward worker is not woken (a thread hop per batch that the
   // ingest profile showed); adding a target re-reads the config, which syncs and wakes it.
   const offCommitted = ctx.committed.subscribe(() => {
-    if (targets.length === 0) return
-    syncSecrets()
-    dispatcher.kick()
+    if (targets.length > 0) dispatcher.kick()
   })
-  const status = (): ForwardStatus => ({
-    targets: dispatcher.status(),
-    authorizationBudgetMs: ctx.config().forward.authorizationBudgetMs,
-    authorizationTarget: authorizer.name,
-    authorizationWarning: authorizer.warning,
-    problem,
-  })
-  let lastPushed = ''
-  // Once a second, when anything changed (the worker's counts arrive on their own).
-  const pushTimer = setInterval(() => {
-    try {
-      const next = status()
-      const text = JSON.stringify(next)
-      if (text !== lastPushed) ctx.push.publish('forward.status', next)
-      lastPushed = text
-    } catch (error) {
-      log.error('pushing the forward status failed', { error })
+  function status(): ForwardStatus {
+    return {
+      targets: dispatcher.status(),
+      authorizationBudgetMs: ctx.config().forward.authorizationBudgetMs,
+      authorizationTarget: authorizer.name,
+      authorizationWarning: authorizer.warning,
+      problem,
     }
-  }, 1000)
-  pushTimer.unref()
+  }
 
   /** A replay destination as a target name; a URL becomes an ad hoc target of this run. */
   function destinationName(destination: ReplayDestination): Result<string> {
@@ -320,7 +319,6 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       return ok({ targets: written.value.forward.targets })
     },
     relayAuthorization: (seq, elapsedMs = 0) => {
-      syncSecrets()
       // The budget counts from the delivery's arrival (its commit took part of it).
       const budget = Math.max(1, Math.round(ctx.config().forward.authorizationBudgetMs - elapsedMs))
       return dispatcher.relay(seq, budget)
@@ -331,8 +329,7 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       offConfig.dispose()
       offSecrets.dispose()
       offCommitted.dispose()
-      clearInterval(pushTimer)
-      clearInterval(secretsTimer)
+      offStatus.dispose()
       let queued = 0
       try {
         queued = await dispatcher.stop()

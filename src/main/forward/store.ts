@@ -50,13 +50,29 @@ export interface ForwardStore {
     owner: string,
     dueBy?: number,
   ): ClaimedForward[]
+  /** `claim` in two parts: the leases (a write, inside the caller's transaction) and the events'
+   * bodies (a read, after it committed: the write lock is held for the leases only). */
+  lease(
+    target: string,
+    limit: number,
+    now: number,
+    leaseUntil: number,
+    owner: string,
+    dueBy: number,
+  ): LeasedRow[]
+  withEvents(rows: LeasedRow[]): ClaimedForward[]
   /** Claimed rows that will not be tried now (stopping): free for the next run at once. */
   release(ids: number[]): void
   /** The row of one event for one target, whatever its due time (the authorization relay). */
   claimEvent(seq: number, target: string, leaseUntil: number, owner: string): ClaimedForward | null
-  record(records: AttemptRecord[]): void
-  /** Every failing row of a target that recovered is due now: its queue drains at once. */
-  dueNow(target: string, now: number): void
+  /** Finished attempts in one transaction; every failing row of a `recovered` target is due now
+   * (its queue drains at once). */
+  record(records: AttemptRecord[], recovered?: string[], now?: number): void
+  /** Runs `fn` in one write transaction (its record and claims nest in it). */
+  atomically<T>(fn: () => T): T
+  /** The earliest due time of an open row of `target` not leased now (null: none): the dispatcher
+   * sleeps until then. */
+  nextDue(target: string, now: number): number | null
   openCounts(): Map<string, { pending: number; failing: number }>
   seqOf(id: string): number | null
   eventForwarding(seq: number): { forwards: EventForward[]; attempts: ForwardAttempt[] }
@@ -83,6 +99,7 @@ export function openForwardStore(file: string): ForwardStore {
 }
 
 const claimColumns = 'id, event_seq, attempts, created_at, replay, edited_body'
+export type LeasedRow = ClaimRow
 type ClaimRow = {
   id: number
   event_seq: number
@@ -103,6 +120,10 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
   const dueIds = db.prepare(
     `SELECT id FROM forward_outbox WHERE target = ? AND state IN ('pending', 'failing') AND due_at <= ?
      AND lease_until <= ? ORDER BY due_at, id LIMIT ?`,
+  )
+  const nextDue = db.prepare(
+    `SELECT due_at FROM forward_outbox WHERE target = ? AND state IN ('pending', 'failing') AND lease_until <= ?
+     ORDER BY due_at, id LIMIT 1`,
   )
   const insertAttempt = db.prepare(
     `INSERT INTO forward_attempts (outbox_id, event_seq, target, attempt, at, status, latency_ms, error, response, edited)
@@ -171,11 +192,12 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
         `UPDATE forward_outbox SET lease_until = 0, lease_owner = NULL
          WHERE state IN ('pending', 'failing') AND lease_until > 0 AND lease_owner IS NOT ?`,
       ).run(owner).changes,
-    claim: (target, limit, now, leaseUntil, owner, dueBy = now) => {
-      // A read first: an idle poll never takes the write lock the commit worker needs.
-      if (dueIds.all(target, dueBy, now, 1).length === 0) return []
-      return withEvents(claim.immediate(target, limit, now, leaseUntil, owner, dueBy))
-    },
+    lease: (target, limit, now, leaseUntil, owner, dueBy) =>
+      claim.immediate(target, limit, now, leaseUntil, owner, dueBy),
+    withEvents,
+    // Callers ask nextDue first: a claim takes the write lock the commit worker needs.
+    claim: (target, limit, now, leaseUntil, owner, dueBy = now) =>
+      withEvents(claim.immediate(target, limit, now, leaseUntil, owner, dueBy)),
     release(ids) {
       if (ids.length === 0) return
       prepared(
@@ -191,16 +213,18 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
       ).all(leaseUntil, owner, seq, target) as ClaimRow[]
       return withEvents(rows)[0] ?? null
     },
-    record: db.transaction((records: AttemptRecord[]) => {
+    record: db.transaction((records: AttemptRecord[], recovered: string[] = [], now = Date.now()) => {
       for (const r of records) {
         insertAttempt.run({ ...r, edited: r.edited ? 1 : 0 })
         settle.run(r)
       }
+      for (const target of recovered)
+        prepared(
+          `UPDATE forward_outbox SET due_at = ? WHERE target = ? AND state = 'failing' AND due_at > ?`,
+        ).run(now, target, now)
     }),
-    dueNow: (target, now) =>
-      void prepared(
-        `UPDATE forward_outbox SET due_at = ? WHERE target = ? AND state = 'failing' AND due_at > ?`,
-      ).run(now, target, now),
+    atomically: (fn) => db.transaction(fn).immediate(),
+    nextDue: (target, now) => (nextDue.get(target, now) as { due_at: number } | undefined)?.due_at ?? null,
     openCounts() {
       const rows = prepared(
         `SELECT target, state, count(*) AS n FROM forward_outbox WHERE state IN ('pending', 'failing')

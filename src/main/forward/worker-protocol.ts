@@ -1,5 +1,5 @@
-/** The forward worker's messages, imported (as types) by both sides: host.ts posts `ToWorker`
- * and reads `FromWorker`; worker.ts the other way round. */
+/** The forward worker's calls, events and data, imported (as types) by both sides: host.ts and
+ * worker.ts. */
 import type { ForwardState, ForwardTargetStatus } from '../../shared/contract/forward'
 import type { ForwardTarget } from './targets'
 import type { TargetSettings } from './dispatcher'
@@ -8,11 +8,11 @@ export interface ForwardWorkerData {
   /** The database file (already created and migrated by the main connection). */
   file: string
   owner: string
-  pollMs: number
   /** This process holds the instance lock: leases left by a killed run are freed at start. */
   exclusive: boolean
-  /** Whether anyone reads the attempts (the `listen` lines): else they are not posted back. */
-  reportAttempts: boolean
+  /** Which attempts the host reads: all (the `listen` lines), only the failed ones (the failure
+   * meter: a delivered attempt then costs the listener's thread nothing), or none. */
+  reportAttempts: 'all' | 'failed' | 'none'
 }
 
 /** An attempt as the worker reports it (the target by name). */
@@ -37,23 +37,22 @@ export interface AttemptMessage {
   replay: boolean
 }
 
-export type ToWorker =
-  | { kind: 'targets'; targets: ForwardTarget[]; maxAgeMs: number; settings: TargetSettings }
+/** The forward worker's calls (src/main/workers/ carries them). */
+export type ForwardCalls = {
+  targets(message: { targets: ForwardTarget[]; maxAgeMs: number; settings: TargetSettings }): void
   /** Webhook secrets by endpoint id: the original X-Service-Signature is recomputed with them. */
-  | { kind: 'secrets'; secrets: [string, Uint8Array][] }
-  | { kind: 'relay'; id: number; seq: number; budgetMs: number }
-  | { kind: 'kick' }
-  | { kind: 'stop' }
+  secrets(secrets: [string, Uint8Array][]): void
+  kick(): void
+  relay(message: { seq: number; budgetMs: number }): RelayAnswerMessage | null
+  /** Lets the attempts under way finish and records them; how many forwards stay queued. */
+  stop(): number
+}
 
-export type FromWorker =
+export type RelayAnswerMessage = { status: number; body: Uint8Array; contentType: string | null }
+
+/** What the worker tells unasked, each when it happens (no timer, no polling). */
+export type ForwardEvent =
   | { kind: 'attempts'; attempts: AttemptMessage[] }
   | { kind: 'states'; states: Record<string, ForwardState> }
   | { kind: 'status'; targets: ForwardTargetStatus[] }
-  | {
-      kind: 'relayed'
-      id: number
-      answer: { status: number; body: Uint8Array; contentType: string | null } | null
-    }
   | { kind: 'storage'; what: string; code: string | null; message: string }
-  | { kind: 'log'; level: 'info' | 'warn' | 'error'; msg: string; fields: Record<string, unknown> }
-  | { kind: 'stopped'; queued: number }

@@ -48,6 +48,7 @@ export function openSqliteRelayStore(
     workerCommitter(db.name, {
       hooks: resyncOnConflictHooks,
       onRestart: (failure) => options.log?.warn('commit worker stopped; starting it again', { ...failure }),
+      log: options.log,
     })
   const committer: Committer = {
     async commit(batch, rejections) {

@@ -1,5 +1,5 @@
-/** The commit worker's messages, imported (as types) by both sides: src/main/webhooks/committer.ts
- * posts `ToWorker` and reads `FromWorker`; src/main/webhooks/commit-worker.ts the other way round. */
+/** The commit worker's calls and data, imported (as types) by both sides: src/main/webhooks/committer.ts
+ * (the host) and src/main/webhooks/commit-worker.ts (the worker). */
 import type { Rejection } from '../../shared/contract/events'
 import type { CommitHook } from '../db/commit-hooks'
 import type { PruneStatement } from '../db/retention'
@@ -42,16 +42,13 @@ export type { PruneStatement }
 
 export type PruneReply = { ok: true; changes: number } | { ok: false; failure: StorageFailure }
 
-export type ToWorker =
-  | ({ kind: 'commit' } & CommitRequest)
+/** The commit worker's calls (src/main/workers/ carries them). `commit` is answered in batches:
+ * every commit that queued up while a transaction ran goes into the next one, one fsync for all. */
+export type CommitCalls = {
+  commit(request: Omit<CommitRequest, 'id'>): CommitReply
   /** A retention batch, queued with the commits so the one writer runs it between them. */
-  | { kind: 'prune'; id: number; statements: PruneStatement[] }
+  prune(statements: PruneStatement[]): PruneReply
   /** Marks the listener run alive (or writes a probe row when `run` is null): a small commit that
    * also proves the database takes writes again after a fault. */
-  | { kind: 'alive'; id: number; run: number | null; at: number }
-  | { kind: 'close' }
-
-export type FromWorker =
-  | { kind: 'replies'; replies: CommitReply[] }
-  | { kind: 'alive'; id: number; failure: StorageFailure | null }
-  | { kind: 'pruned'; id: number; reply: PruneReply }
+  alive(request: { run: number | null; at: number }): StorageFailure | null
+}

@@ -1,20 +1,20 @@
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Worker } from 'node:worker_threads'
 import type { Database } from 'better-sqlite3'
 import type { CommitHook } from '../db/commit-hooks'
 import type { EventSummary, Rejection } from '../../shared/contract/events'
+import { superviseWorker } from '../workers'
+import type { Logger } from '../log'
 import type {
+  CommitCalls,
   CommitReply,
   CommitWorkerData,
-  FromWorker,
   PruneReply,
   PruneStatement,
   StorageFailure,
-  ToWorker,
 } from './commit-protocol'
-import { createCommitTransaction, failureOf } from './commit-transaction'
+import { createCommitTransaction } from './commit-transaction'
 import type { EventParams } from './sql'
 import { toSummary } from './store'
 
@@ -91,125 +91,41 @@ export interface WorkerCommitterOptions {
   busyTimeoutMs?: number
   /** Called when the worker died and is started again (for the log). */
   onRestart?: (failure: StorageFailure) => void
+  /** The worker's own lines and the slow-commit trace. */
+  log?: Logger
 }
 
-const firstRestartDelayMs = 250
-const maxRestartDelayMs = 5_000
-
-/** Commits in a worker thread; requests may be posted while earlier ones are still committing.
- * A worker that dies (an error at open, a crash) fails what was waiting with a storage failure and
- * is started again with back-off, so the listener answers 503 meanwhile and recovers by itself. */
+/** Commits in a worker thread (src/main/workers/ supervises it); requests may be posted while
+ * earlier ones are still committing. A worker that dies (an error at open, a crash) fails what was
+ * waiting with a storage failure and is started again with back-off, so the listener answers 503
+ * meanwhile and recovers by itself. */
 export function workerCommitter(file: string, options: WorkerCommitterOptions = {}): Committer {
-  const workerFile = commitWorkerFile()
   const data: CommitWorkerData = {
     file,
     busyTimeoutMs: options.busyTimeoutMs ?? 2_000,
     hooks: options.hooks ?? [],
   }
-  const commits = new Map<number, (reply: CommitReply) => void>()
-  const alives = new Map<number, (failure: StorageFailure | null) => void>()
-  const prunes = new Map<number, (reply: PruneReply) => void>()
-  let nextId = 1
-  let worker: Worker | null = null
-  let lastFailure: StorageFailure = { code: 'WORKER_STARTING', message: 'the commit worker is starting' }
-  let restartDelay = firstRestartDelayMs
-  let restartTimer: NodeJS.Timeout | null = null
-  let closed = false
-
-  function start(): void {
-    restartTimer = null
-    if (closed) return
-    if (workerFile === null) {
-      lost(null, {
-        code: 'WORKER_MISSING',
-        message: 'commit-worker.js is missing beside the bundle: rebuild watchdesk (npm run build)',
-      })
-      return
-    }
-    const w = new Worker(workerFile, { workerData: data })
-    // Unreferenced while idle so it never keeps the process up; referenced while closing.
-    w.unref()
-    w.on('message', (message: FromWorker) => {
-      restartDelay = firstRestartDelayMs
-      if (message.kind === 'pruned') {
-        prunes.get(message.id)?.(message.reply)
-        prunes.delete(message.id)
-        return
-      }
-      if (message.kind === 'alive') {
-        alives.get(message.id)?.(message.failure)
-        alives.delete(message.id)
-        return
-      }
-      for (const reply of message.replies) {
-        commits.get(reply.id)?.(reply)
-        commits.delete(reply.id)
-      }
-    })
-    w.on('error', (error) => lost(w, failureOf(error)))
-    w.on('exit', (code) =>
-      lost(w, { code: 'WORKER_EXIT', message: `the commit worker stopped (exit code ${code})` }),
-    )
-    worker = w
-  }
-
-  function lost(w: Worker | null, failure: StorageFailure): void {
-    if (w !== worker) return
-    worker = null
-    lastFailure = failure
-    for (const [id, resolve] of commits) resolve({ id, ok: false, failure })
-    commits.clear()
-    for (const resolve of alives.values()) resolve(failure)
-    alives.clear()
-    for (const resolve of prunes.values()) resolve({ ok: false, failure })
-    prunes.clear()
-    if (closed) return
-    options.onRestart?.(failure)
-    restartTimer = setTimeout(start, restartDelay)
-    restartTimer.unref()
-    restartDelay = Math.min(restartDelay * 2, maxRestartDelayMs)
-  }
-
-  const post = (w: Worker, message: ToWorker) => w.postMessage(message)
-
-  start()
+  const worker = superviseWorker<CommitCalls, CommitWorkerData>({
+    name: 'commit worker',
+    file: commitWorkerFile(),
+    missing: 'commit-worker.js is missing beside the bundle: rebuild watchdesk (npm run build)',
+    data: () => data,
+    log: options.log,
+    onRestart: (failure) => options.onRestart?.(failure),
+  })
   return {
-    commit(events, rejections) {
-      const w = worker
-      if (!w) return Promise.resolve({ ok: false, failure: lastFailure })
-      const id = nextId++
-      return new Promise<CommitReply>((resolve) => {
-        commits.set(id, resolve)
-        post(w, { kind: 'commit', id, events, rejections })
-      }).then(resultOf)
+    async commit(events, rejections) {
+      const reply = await worker.call('commit', { events, rejections })
+      return reply.ok ? resultOf(reply.value) : { ok: false, failure: reply.failure }
     },
-    alive(run, at) {
-      const w = worker
-      if (!w) return Promise.resolve(lastFailure)
-      const id = nextId++
-      return new Promise((resolve) => {
-        alives.set(id, resolve)
-        post(w, { kind: 'alive', id, run, at })
-      })
+    async alive(run, at) {
+      const reply = await worker.call('alive', { run, at })
+      return reply.ok ? reply.value : reply.failure
     },
-    prune(statements) {
-      const w = worker
-      if (!w) return Promise.resolve({ ok: false, failure: lastFailure })
-      const id = nextId++
-      return new Promise((resolve) => {
-        prunes.set(id, resolve)
-        post(w, { kind: 'prune', id, statements })
-      })
+    async prune(statements) {
+      const reply = await worker.call('prune', statements)
+      return reply.ok ? reply.value : { ok: false, failure: reply.failure }
     },
-    async close() {
-      closed = true
-      if (restartTimer) clearTimeout(restartTimer)
-      const w = worker
-      if (!w) return
-      const exited = new Promise((r) => w.once('exit', r))
-      w.ref()
-      post(w, { kind: 'close' })
-      await exited
-    },
+    close: () => worker.close(),
   }
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { ListenerStatus } from '../../shared/contract/events'
+import type { Disposable } from '../../shared/disposable'
 import type { PublicUrlState, TestDelivery } from '../../shared/contract/payments'
 import { authorizationRequestType } from '../../shared/events'
 import type { Result } from '../../shared/result'
@@ -63,6 +64,8 @@ export interface WebhookService {
   /** The secrets deliveries are verified with, by endpoint id (for the forwarder, which passes the
    * service's signature through by recomputing it; never shown or logged). */
   webhookSecrets(): ReadonlyMap<string, Buffer>
+  /** Called when those secrets changed (the forwarder re-signs with them). */
+  onSecretsChange(listener: () => void): Disposable
   /** Signs a test event with the endpoint's secret and posts it to the public URL (the tunnel or
    * reverse proxy in front of this listener), as the service would; `arrivedAt` is set only when
    * that very event (its id) was stored here. */
@@ -126,6 +129,7 @@ export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {
     address: () => address,
     status,
     webhookSecrets: () => secrets.all(),
+    onSecretsChange: (listener) => secrets.onChange(listener),
     prune: (statements) => committer.prune!(statements),
     sendTest: (type, endpoint) => sendTest(deliveries, type, endpoint),
     sendThrough: (publicUrl, type, endpoint, env) => sendThrough(deliveries, publicUrl, type, endpoint, env),
@@ -181,6 +185,7 @@ function startCommitPath(
   const committer = workerCommitter(ctx.db.name, {
     hooks: options.hooks,
     onRestart: (failure) => log.warn('commit worker stopped; starting it again', { ...failure }),
+    log,
   })
   const ingest = createIngest(
     committer,

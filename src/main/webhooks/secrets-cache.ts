@@ -1,3 +1,5 @@
+import type { Disposable } from '../../shared/disposable'
+import { toDisposable } from '../../shared/disposable'
 import type { Logger } from '../log'
 import { redactFromLogs } from '../log'
 import { accounts } from '../secrets'
@@ -19,6 +21,9 @@ export interface SecretsCache {
    * caller during a read shares it, a caller too soon after one gets `false` without a read. True
    * when a read completed for this call, so it is worth verifying again. */
   refresh(): Promise<boolean>
+  /** Called after the secrets changed (a write in this process, or a re-read that found others):
+   * whoever keeps a copy (the forward worker) takes the new ones; no one needs to poll. */
+  onChange(listener: () => void): Disposable
   stop(): void
 }
 
@@ -43,6 +48,17 @@ export async function loadSecretsCache(
   // Endpoints changed in this process while a read was under way: their onChange reload is newer
   // than what that read returns.
   let changedDuringRead: Set<string> | null = null
+  const listeners = new Set<() => void>()
+  const notify = () => {
+    for (const listener of listeners) {
+      try {
+        listener()
+      } catch (error) {
+        log.error('a webhook secrets listener failed', { error })
+      }
+    }
+  }
+  const fingerprint = () => [...secrets].map(([k, v]) => `${k}:${v.toString('base64')}`).join(',')
 
   /** Brings the cache to what the keychain holds now; keeps it when the keychain cannot be read. */
   async function readAll(): Promise<void> {
@@ -54,6 +70,7 @@ export async function loadSecretsCache(
       log.warn('webhook secrets unavailable', { message: listed.error.message })
       return
     }
+    const before = fingerprint()
     const read = new Map<string, Buffer>()
     for (const entry of listed.value) {
       if (!accounts.isWebhookSecret(entry.account)) continue
@@ -64,6 +81,7 @@ export async function loadSecretsCache(
       if (!read.has(endpoint) && !changed.has(endpoint)) secrets.delete(endpoint)
     for (const [endpoint, secret] of read) if (!changed.has(endpoint)) secrets.set(endpoint, secret)
     problem = null
+    if (fingerprint() !== before) notify()
   }
 
   await readAll()
@@ -80,8 +98,10 @@ export async function loadSecretsCache(
         redactFromLogs(got.value)
         secrets.set(endpoint, Buffer.from(got.value, 'utf8'))
         problem = null
-      } else if (got.ok) secrets.delete(endpoint)
-      else log.warn('could not refresh a webhook secret', { endpoint, message: got.error.message })
+        notify()
+      } else if (got.ok) {
+        if (secrets.delete(endpoint)) notify()
+      } else log.warn('could not refresh a webhook secret', { endpoint, message: got.error.message })
     })
   })
   const empty: ReadonlyMap<string, Buffer> = new Map()
@@ -112,6 +132,10 @@ export async function loadSecretsCache(
       )
       void reading.finally(() => (reading = null))
       return reading
+    },
+    onChange(listener) {
+      listeners.add(listener)
+      return toDisposable(() => listeners.delete(listener))
     },
     stop: () => unsubscribe.dispose(),
   }

@@ -1,0 +1,179 @@
+import { Worker } from 'node:worker_threads'
+import { silentLogger } from '../log'
+import type { Logger } from '../log'
+import { failureOf } from './failure'
+import type { CallReply, Calls, FromWorker, ParamsOf, ReplyOf, ToWorker, WorkerFailure } from './protocol'
+
+export type { WorkerFailure } from './protocol'
+
+export type CallResult<T> = { ok: true; value: T } | { ok: false; failure: WorkerFailure }
+
+export interface SupervisorOptions<Data, Event> {
+  /** Named in the log lines ("commit worker"). */
+  name: string
+  /** The worker's module (its built .js, or the .ts source under vitest); null when it is missing. */
+  file: string | null
+  /** Why `file` is null, said to every caller. */
+  missing?: string
+  /** Read at every (re)start, so a restarted worker gets the current settings. */
+  data: () => Data
+  /** Where the worker's lines and the slow-call trace go (none by default). */
+  log?: Logger
+  /** What the worker tells unasked. */
+  onEvent?: (event: Event) => void
+  /** A worker (re)started: the host posts the state the worker keeps (targets, secrets), before
+   * any call made after this one. */
+  onStart?: (worker: Supervisor<any>) => void
+  /** The worker died and is started again after `delayMs`. */
+  onRestart?: (failure: WorkerFailure, delayMs: number) => void
+  firstRestartDelayMs?: number
+  maxRestartDelayMs?: number
+  /** A call answered later than this is logged with its method and time (the slow-call trace). */
+  slowCallMs?: number
+  /** The slow-call trace's clock (tests pass a manual one). */
+  now?: () => number
+}
+
+export interface Supervisor<C extends Calls> {
+  /** Asks the worker; never throws: a worker that is down, dies meanwhile or misses `timeoutMs`
+   * answers with a failure value. */
+  call<M extends keyof C & string>(
+    method: M,
+    params: ParamsOf<C, M>,
+    options?: { timeoutMs?: number },
+  ): Promise<CallResult<ReplyOf<C, M>>>
+  /** Tells the worker, expecting no answer (dropped while the worker is down: `onStart` re-posts state). */
+  notify<M extends keyof C & string>(method: M, params: ParamsOf<C, M>): void
+  /** Whether a worker runs now. */
+  running(): boolean
+  /** Lets the worker finish what it was given, then waits for its thread to end; no restart after. */
+  close(): Promise<void>
+}
+
+interface Pending {
+  method: string
+  at: number
+  resolve: (reply: CallResult<unknown>) => void
+  timer: NodeJS.Timeout | null
+}
+
+/** One worker thread under supervision (Signal Desktop's MainSQL as the model): typed calls with
+ * id-matched replies, the worker's log lines forwarded to the host's logger, slow calls traced, and
+ * a worker that dies restarted with back-off while its pending calls are answered with a failure. */
+export function superviseWorker<C extends Calls, Data = unknown, Event = never>(
+  options: SupervisorOptions<Data, Event>,
+): Supervisor<C> {
+  const firstDelay = options.firstRestartDelayMs ?? 250
+  const maxDelay = options.maxRestartDelayMs ?? 5_000
+  const slowCallMs = options.slowCallMs ?? 1_000
+  const log = options.log ?? silentLogger
+  const now = options.now ?? Date.now
+  const pending = new Map<number, Pending>()
+  let nextId = 1
+  let worker: Worker | null = null
+  let lastFailure: WorkerFailure = { code: 'WORKER_STARTING', message: `the ${options.name} is starting` }
+  let restartDelay = firstDelay
+  let restartTimer: NodeJS.Timeout | null = null
+  let closed = false
+
+  function start(): void {
+    restartTimer = null
+    if (closed) return
+    if (options.file === null) {
+      lost(null, {
+        code: 'WORKER_MISSING',
+        message:
+          options.missing ?? `the ${options.name}'s file is missing: rebuild watchdesk (npm run build)`,
+      })
+      return
+    }
+    const w = new Worker(options.file, { workerData: options.data() })
+    // Unreferenced so it never keeps the process up; referenced while closing.
+    w.unref()
+    w.on('message', (message: FromWorker) => {
+      restartDelay = firstDelay
+      onMessage(message)
+    })
+    w.on('error', (error) => lost(w, failureOf(error)))
+    w.on('exit', (code) =>
+      lost(w, { code: 'WORKER_EXIT', message: `the ${options.name} stopped (exit code ${code})` }),
+    )
+    worker = w
+    options.onStart?.(self)
+  }
+
+  function onMessage(message: FromWorker): void {
+    if (message.kind === 'replies') for (const reply of message.replies) answer(reply)
+    else if (message.kind === 'event') options.onEvent?.(message.event as Event)
+    else log[message.level](message.msg, { ...message.fields, worker: options.name })
+  }
+
+  function answer(reply: CallReply): void {
+    const call = pending.get(reply.id)
+    if (!call) return
+    pending.delete(reply.id)
+    if (call.timer) clearTimeout(call.timer)
+    const ms = now() - call.at
+    if (ms >= slowCallMs) log.warn('slow worker call', { worker: options.name, method: call.method, ms })
+    call.resolve(reply.ok ? { ok: true, value: reply.value } : { ok: false, failure: reply.failure })
+  }
+
+  function lost(w: Worker | null, failure: WorkerFailure): void {
+    if (w !== worker) return
+    worker = null
+    lastFailure = failure
+    for (const call of pending.values()) {
+      if (call.timer) clearTimeout(call.timer)
+      call.resolve({ ok: false, failure })
+    }
+    pending.clear()
+    if (closed) return
+    options.onRestart?.(failure, restartDelay)
+    restartTimer = setTimeout(start, restartDelay)
+    restartTimer.unref()
+    restartDelay = Math.min(restartDelay * 2, maxDelay)
+  }
+
+  const post = (w: Worker, message: ToWorker) => w.postMessage(message)
+
+  const self: Supervisor<C> = {
+    call(method, params, callOptions = {}) {
+      const w = worker
+      if (!w) return Promise.resolve({ ok: false, failure: lastFailure })
+      const id = nextId++
+      return new Promise((resolve) => {
+        const call: Pending = { method, at: now(), resolve: resolve as Pending['resolve'], timer: null }
+        if (callOptions.timeoutMs !== undefined) {
+          call.timer = setTimeout(() => {
+            pending.delete(id)
+            resolve({
+              ok: false,
+              failure: {
+                code: 'WORKER_TIMEOUT',
+                message: `the ${options.name} did not answer ${method} within ${callOptions.timeoutMs} ms`,
+              },
+            })
+          }, callOptions.timeoutMs)
+        }
+        pending.set(id, call)
+        post(w, { kind: 'call', id, method, params })
+      })
+    },
+    notify(method, params) {
+      if (worker) post(worker, { kind: 'call', id: 0, method, params })
+    },
+    running: () => worker !== null,
+    async close() {
+      closed = true
+      if (restartTimer) clearTimeout(restartTimer)
+      const w = worker
+      if (!w) return
+      const exited = new Promise((r) => w.once('exit', r))
+      w.ref()
+      post(w, { kind: 'close' })
+      await exited
+    },
+  }
+  start()
+  return self
+}

@@ -1,0 +1,38 @@
+/** A tiny supervised worker for supervisor.test.ts: echoes, sums in batches, logs, waits, and dies
+ * on demand (its `crashes` data says how many times it dies on `crash`, per start). */
+import { workerData } from 'node:worker_threads'
+import { serveWorker } from '../../../src/main/workers/serve.ts'
+import type { Served } from '../../../src/main/workers/serve.ts'
+import type { EchoCalls, EchoEvent } from './echo-protocol.ts'
+
+const data = workerData as { start: number }
+let queued = 0
+let done = 0
+const finished: { at: number; answer: (done: number) => void }[] = []
+
+const served: Served<EchoEvent> = serveWorker<EchoCalls, EchoEvent>({
+  handlers: {
+    echo: (text) => `${text} (start ${data.start})`,
+    log: (msg) => served.log.warn(msg, { error: new Error('with an error field') }),
+    wait: (ms) => new Promise<number>((resolve) => setTimeout(() => resolve(ms), ms)),
+    crash: () => process.exit(7),
+    fail: (message) => {
+      throw Object.assign(new Error(message), { code: 'SQLITE_FULL' })
+    },
+    tell: (n) => served.emit({ told: n }),
+    work: (units) =>
+      new Promise<number>((answer) => {
+        queued += units
+        finished.push({ at: queued, answer })
+      }),
+    done: () => done,
+  },
+  batched: { add: (numbers) => numbers.map((n) => n + numbers.length * 1000) },
+  background: {
+    pending: () => done < queued,
+    step: () => {
+      done++
+      while (finished.length > 0 && finished[0]!.at <= done) finished.shift()!.answer(done)
+    },
+  },
+})

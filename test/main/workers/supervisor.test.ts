@@ -1,0 +1,162 @@
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createLogger } from '../../../src/main/log'
+import type { Logger } from '../../../src/main/log'
+import { superviseWorker } from '../../../src/main/workers'
+import type { Supervisor } from '../../../src/main/workers'
+import { waitFor } from '../../support/wait'
+import type { EchoCalls, EchoEvent } from './echo-protocol'
+
+const file = fileURLToPath(new URL('./echo-worker.ts', import.meta.url))
+
+type Line = { level: string; msg: string; fields: Record<string, unknown> }
+function recordingLogger(): { log: Logger; lines: Line[] } {
+  const lines: Line[] = []
+  const log = createLogger((line) => {
+    const { level, msg, ...fields } = JSON.parse(line) as Record<string, unknown>
+    lines.push({ level: String(level), msg: String(msg), fields })
+  }, 'info')
+  return { log, lines }
+}
+
+const open: Supervisor<EchoCalls>[] = []
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((w) => w.close()))
+})
+
+function start(
+  extra: Partial<Parameters<typeof superviseWorker<EchoCalls, { start: number }, EchoEvent>>[0]> = {},
+) {
+  let starts = 0
+  const recorded = recordingLogger()
+  const events: EchoEvent[] = []
+  const restarts: { code: string | null; delayMs: number }[] = []
+  const worker = superviseWorker<EchoCalls, { start: number }, EchoEvent>({
+    name: 'echo worker',
+    file,
+    data: () => ({ start: ++starts }),
+    log: recorded.log,
+    onEvent: (e) => events.push(e),
+    onRestart: (failure, delayMs) => restarts.push({ code: failure.code, delayMs }),
+    firstRestartDelayMs: 20,
+    maxRestartDelayMs: 80,
+    ...extra,
+  })
+  open.push(worker)
+  return { worker, lines: recorded.lines, events, restarts, starts: () => starts }
+}
+
+describe('supervised worker', () => {
+  it('matches each reply to its call, however the answers interleave', async () => {
+    const { worker } = start()
+    const slow = worker.call('wait', 60)
+    const fast = worker.call('echo', 'hello')
+    expect(await fast).toEqual({ ok: true, value: 'hello (start 1)' })
+    expect(await slow).toEqual({ ok: true, value: 60 })
+  })
+
+  it('hands calls of a batched method that queued up to the worker together', async () => {
+    const { worker } = start()
+    const sums = await Promise.all([1, 2, 3].map((n) => worker.call('add', n)))
+    // Posted in one tick, the three are drained together: each got 3 × 1000 added.
+    expect(sums).toEqual([1, 2, 3].map((n) => ({ ok: true, value: n + 3000 })))
+  })
+
+  it('answers a call that throws in the worker with a failure value carrying its code', async () => {
+    const { worker } = start()
+    expect(await worker.call('fail', 'the disk is full')).toEqual({
+      ok: false,
+      failure: { code: 'SQLITE_FULL', message: 'the disk is full' },
+    })
+    expect(await worker.call('echo', 'still here')).toEqual({ ok: true, value: 'still here (start 1)' })
+  })
+
+  it('answers pending calls with a failure when the worker dies, and starts it again with growing back-off', async () => {
+    const { worker, restarts, starts } = start()
+    const pending = worker.call('wait', 10_000)
+    expect(await worker.call('crash', undefined as never)).toEqual({
+      ok: false,
+      failure: { code: 'WORKER_EXIT', message: 'the echo worker stopped (exit code 7)' },
+    })
+    expect(await pending).toMatchObject({ ok: false, failure: { code: 'WORKER_EXIT' } })
+    // Down meanwhile: a call is answered at once with the reason, never left hanging.
+    expect(await worker.call('echo', 'while down')).toMatchObject({
+      ok: false,
+      failure: { code: 'WORKER_EXIT' },
+    })
+    await waitFor(() => worker.running(), 'the restarted worker')
+    expect(await worker.call('echo', 'back')).toEqual({ ok: true, value: 'back (start 2)' })
+    // The answer reset the back-off; crashes with no answer in between double it, up to the cap.
+    for (let i = 0; i < 3; i++) {
+      await worker.call('crash', undefined as never)
+      await waitFor(() => worker.running(), `start ${i + 3}`)
+    }
+    expect(restarts.map((r) => r.delayMs)).toEqual([20, 20, 40, 80])
+    expect(starts()).toBe(5)
+  })
+
+  it('forwards the worker’s log lines to the host’s logger, an error field as its message', async () => {
+    const { worker, lines } = start()
+    await worker.call('log', 'a line from the worker')
+    expect(lines).toContainEqual({
+      level: 'warn',
+      msg: 'a line from the worker',
+      fields: expect.objectContaining({ error: 'with an error field', worker: 'echo worker' }),
+    })
+  })
+
+  it('traces a call slower than slowCallMs with its method and time', async () => {
+    let t = 0
+    const { worker, lines } = start({ slowCallMs: 1_000, now: () => t })
+    await worker.call('echo', 'quick')
+    expect(lines.filter((l) => l.msg === 'slow worker call')).toEqual([])
+    const waited = worker.call('echo', 'slow')
+    t += 1_500
+    await waited
+    expect(lines.filter((l) => l.msg === 'slow worker call').map((l) => l.fields)).toEqual([
+      expect.objectContaining({ worker: 'echo worker', method: 'echo', ms: 1_500 }),
+    ])
+  })
+
+  it('runs background work in steps between calls, answering a call that comes meanwhile first', async () => {
+    const { worker } = start()
+    const all = worker.call('work', 2_000)
+    const meanwhile = await worker.call('done', undefined as never)
+    // The call was answered while background steps were still to run.
+    expect(meanwhile).toMatchObject({ ok: true })
+    expect((meanwhile as { value: number }).value).toBeLessThan(2_000)
+    expect(await all).toEqual({ ok: true, value: 2_000 })
+  })
+
+  it('answers a call past its time-out with a failure value', async () => {
+    const { worker } = start()
+    expect(await worker.call('wait', 300, { timeoutMs: 30 })).toMatchObject({
+      ok: false,
+      failure: { code: 'WORKER_TIMEOUT' },
+    })
+  })
+
+  it('passes what the worker tells unasked to onEvent', async () => {
+    const { worker, events } = start()
+    worker.notify('tell', 42)
+    await waitFor(() => events.length > 0, 'the event')
+    expect(events).toEqual([{ told: 42 }])
+  })
+
+  it('answers every call with the reason when the worker file is missing, and never throws', async () => {
+    const { worker } = start({ file: null, missing: 'echo-worker.js is missing: rebuild' })
+    expect(await worker.call('echo', 'x')).toEqual({
+      ok: false,
+      failure: { code: 'WORKER_MISSING', message: 'echo-worker.js is missing: rebuild' },
+    })
+  })
+
+  it('restarts nothing after close, and close waits for the thread to end', async () => {
+    const { worker, restarts } = start()
+    expect((await worker.call('echo', 'x')).ok).toBe(true)
+    await worker.close()
+    expect(worker.running()).toBe(false)
+    expect(await worker.call('echo', 'after')).toMatchObject({ ok: false, failure: { code: 'WORKER_EXIT' } })
+    expect(restarts).toEqual([])
+  })
+})

@@ -18,7 +18,7 @@ import type { DeliveryOutcome } from './deliver.ts'
 import { typeMatches } from './patterns.ts'
 import { createRecorder } from './recorder.ts'
 import type { ClaimedForward, ForwardStore, LeasedRow } from './store.ts'
-import type { ForwardTarget } from './targets.ts'
+import type { ForwardTarget, TargetSettings } from './targets.ts'
 import type { AttemptMessage } from './worker-protocol.ts'
 
 /** Runtime imports carry their `.ts` extension: the forward worker runs this file directly under
@@ -58,12 +58,6 @@ export interface DispatcherOptions {
 }
 
 /** What applies to all targets: who answers authorizations, how often a paused target is probed. */
-export interface TargetSettings {
-  /** The target whose answer to card.authorization.request is relayed (see `authorizerOf`). */
-  authorizer: string | null
-  probeMs: number
-}
-
 export const defaultProbeMs = 10_000
 
 export interface Dispatcher {

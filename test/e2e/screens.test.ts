@@ -11,6 +11,7 @@ import { useChromium, saveScreenshot } from '../support/browser'
 import { callApi, useTestConsole } from '../support/console'
 import { useTempDir } from '../support/temp'
 import { clippedCells } from '../support/layout'
+import { waitFor } from '../support/wait'
 
 /** Every view at the window sizes an operator uses (the smallest laptop screen, the desktop
  * window's default, a full HD monitor), saved as the README's screenshots, with the checks a glance
@@ -87,9 +88,9 @@ async function reviewViews(
       )
       for (const route of routes) {
         await page.goto(`${running.url}/#/${route.id}`)
-        await page.locator(`main.content[aria-label="${route.label}"] h1`).first().waitFor()
-        // Views keep a live push stream open, so the network never idles: give their first load a moment.
-        await page.waitForTimeout(700)
+        // Views keep a live push stream open, so the network never idles: each view says when its
+        // first data has arrived (data-view-ready on the content area).
+        await page.locator(`main.content[aria-label="${route.label}"][data-view-ready] h1`).first().waitFor()
         const sizes = await page.evaluate(() => {
           const content = document.querySelector('main.content') as HTMLElement
           const root = document.documentElement
@@ -164,11 +165,14 @@ describe('screens', () => {
       })
       await demo.sendEvents(running.backend.context.urls.listener!, silentLogger, 60_000)
       // Until most chains have a status from their nodes (anvil mines every 1–12 s).
-      for (let i = 0; i < 60; i++) {
-        const chains = (await callApi(running, 'chains.list')).json.value.chains as { status: string }[]
-        if (chains.filter((c) => c.status === 'healthy').length >= 10) break
-        await new Promise((r) => setTimeout(r, 500))
-      }
+      await waitFor(
+        async () => {
+          const chains = (await callApi(running, 'chains.list')).json.value.chains as { status: string }[]
+          return chains.filter((c) => c.status === 'healthy').length >= 10
+        },
+        'ten of the twelve demo chains healthy',
+        { timeoutMs: 30_000, intervalMs: 250 },
+      )
       await reviewViews(browser(), running, '', async (page, route) => {
         // Labelled a demo on every view, and no red "missing" item greets its user.
         expect(await page.locator('.sidebar .demo-tag').textContent()).toBe('demo')

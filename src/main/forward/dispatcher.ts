@@ -126,6 +126,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // A stopped target (410) starts again when the operator changed its URL or enabled it again.
     const restart =
       previous && (previous.target.url !== target.url || (!previous.target.enabled && target.enabled))
+    const agent = sameAgent ? previous.agent : agentFor(target.url, target.concurrency)
+    // Updated in place, never copied: the attempts in flight settle on this object (see start), and
+    // a copy would keep their slots taken for good (the target would never claim again).
+    if (previous)
+      return Object.assign(
+        previous,
+        restart ? { stopped: null, consecutiveFailures: 0, blockSteps: 0, blockedUntil: 0 } : {},
+        { target, agent },
+      )
     return {
       queue: [],
       inFlight: 0,
@@ -140,10 +149,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       recovered: false,
       lastStartAt: 0,
       stopped: null,
-      ...previous,
-      ...(restart ? { stopped: null, consecutiveFailures: 0, blockSteps: 0, blockedUntil: 0 } : {}),
       target,
-      agent: sameAgent ? previous.agent : agentFor(target.url, target.concurrency),
+      agent,
     }
   }
 

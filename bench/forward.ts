@@ -74,7 +74,7 @@ async function backendChild(targetUrl: string, events: string): Promise<void> {
     () =>
       void backend.close().then(() => (rmSync(dataDir, { recursive: true, force: true }), process.exit(0))),
   )
-  process.send!({ url: backend.context.urls.listener })
+  process.send!({ url: backend.services.webhooks.address().url })
 }
 
 // ── sender ───────────────────────────────────────────────────────────────────────────────────

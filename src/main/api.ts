@@ -16,7 +16,7 @@ import { doctorApi } from './api/doctor'
  * its methods onto one capability's services; `satisfies` fails the build if a method is missing. */
 export function createApi(ctx: AppContext, services: Services): ApiHandlers {
   return {
-    ...appApi(ctx),
+    ...appApi(ctx, services),
     ...eventsApi(ctx, services),
     ...chainsApi(ctx, services),
     ...paymentsApi(ctx, services),

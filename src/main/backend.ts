@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { err, ok } from '../shared/result'
 import type { Result } from '../shared/result'
 import { createApi } from './api'
-import { listenerRestartKeys, openConfigStore, publishUrls, removeRuntimeInfo } from './config'
+import { listenerRestartKeys, openConfigStore, removeRuntimeInfo, writeRuntimeInfo } from './config'
 import type { ConfigStore } from './config'
 import type { AppContext } from './context'
 import {
@@ -44,6 +44,8 @@ export interface BackendOptions {
   forwardTo?: AdhocTarget[]
   /** `serve --demo`: local stand-ins only; the console labels itself a demo. */
   demo?: boolean
+  /** The console server's address, asked of serve (its one writer); none in the desktop app. */
+  consoleUrl?: () => string | null
 }
 
 export interface Backend {
@@ -52,6 +54,9 @@ export interface Backend {
   handlers: ApiHandlers
   /** GET /metrics: the Prometheus text. */
   metrics(): Promise<string>
+  /** Rewrites runtime.json from the listener's and the console's addresses (serve calls it once
+   * its console listens). */
+  publishAddresses(): void
   close(): Promise<void>
 }
 
@@ -108,11 +113,15 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
     return started
   }
   const handlers = createApi(context, started.value.services)
+  const { webhooks } = started.value.services
+  const publishAddresses = () => publishRuntimeInfo(context, webhooks.address().url)
+  publishAddresses()
   return ok({
     context,
     services: started.value.services,
     handlers,
     metrics: metricsFor(context, started.value.services),
+    publishAddresses,
     close: async () => {
       configStore.value.close()
       await started.value.stop()
@@ -161,13 +170,21 @@ export function createContext(
     updateConfig: (mutation) => asConfig(store.update(mutation)),
     saveConfig: (next) => asConfig(store.replace(next)),
     onConfigChange: (listener) => store.onChange((loaded) => listener(loaded.config)),
-    // Published in runtime.json so the CLI reaches the addresses that really run.
-    urls: publishUrls(
-      options.dataDir,
-      { console: null, listener: null, listenerProblem: null },
-      { pid: process.pid, shell: options.shell, version, startedAt: startedAt.toISOString() },
-    ),
+    consoleUrl: options.consoleUrl ?? (() => null),
   }
+}
+
+/** Publishes this process's addresses in runtime.json, so the CLI reaches the ones that really run
+ * (ports may be 0 = any free one): written by whoever started the listener, once it did. */
+export function publishRuntimeInfo(ctx: AppContext, listenerUrl: string | null): void {
+  writeRuntimeInfo(ctx.dataDir, {
+    pid: process.pid,
+    shell: ctx.shell,
+    version: ctx.version,
+    startedAt: ctx.startedAt.toISOString(),
+    consoleUrl: ctx.consoleUrl(),
+    listenerUrl,
+  })
 }
 
 export function ensureDir(dir: string): Result<string> {

@@ -8,18 +8,6 @@ import type { ConfigMutation, ConfigStore, LoadedConfig } from './config'
 import type { Result } from '../shared/result'
 import type { Meters } from './meters'
 
-/** A webhook listener that could not start: where it tried, the cause and the fix. */
-export interface ListenerProblem {
-  host: string
-  port: number
-  /** Another program (often another watchdesk) holds the port. */
-  inUse: boolean
-  cause: string
-  fix: string
-  /** `cause` and `fix` as one sentence, for logs, stderr and the Events view. */
-  message: string
-}
-
 /** What every capability may lean on. Capabilities never reach into each other; api.ts joins them. */
 export interface AppContext {
   dataDir: string
@@ -49,12 +37,8 @@ export interface AppContext {
   saveConfig(next: Record<string, unknown>): Promise<Result<Config>>
   /** Every change applied, from this process or from the file (editor, CLI). */
   onConfigChange(listener: (config: Config) => void): () => void
-  urls: {
-    console: string | null
-    /** The webhook listener's base URL while it listens. */
-    listener: string | null
-    /** Why the listener is not running (port taken, TLS files unreadable). Null while it listens;
-     * unset before it was started. */
-    listenerProblem?: ListenerProblem | null
-  }
+  /** The console server's address while it serves (serve mode; null in the desktop app), asked of
+   * its one writer. The webhook listener's address is asked of the listener itself
+   * (`WebhookService.address()`). */
+  consoleUrl(): string | null
 }

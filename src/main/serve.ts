@@ -52,7 +52,15 @@ export async function startConsole(options: ServeOptions): Promise<Result<Runnin
     )
   }
   const token = options.token ?? env.WATCHDESK_TOKEN ?? randomBytes(24).toString('base64url')
-  const started = await startBackend({ ...options, shell: 'serve', env, listenerPort: options.listenerPort })
+  // Written here once the console listens (its one writer); the back end asks.
+  let consoleUrl: string | null = null
+  const started = await startBackend({
+    ...options,
+    shell: 'serve',
+    env,
+    listenerPort: options.listenerPort,
+    consoleUrl: () => consoleUrl,
+  })
   if (!started.ok) return started
   const backend = started.value
   const server = createConsoleServer({
@@ -70,7 +78,8 @@ export async function startConsole(options: ServeOptions): Promise<Result<Runnin
     return listening
   }
   const { port, url } = listening.value
-  backend.context.urls.console = url
+  consoleUrl = url
+  backend.publishAddresses()
   // A desktop alert in serve mode is shown only by an open page: the alerts ask how many are open.
   const detach = backend.services.alerts.attachConsole(() => server.streams())
   return ok({

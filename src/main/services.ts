@@ -19,12 +19,27 @@ import { engineConfirm, startAlerts } from './alerts'
 import type { AlertsService } from './alerts'
 import { systemPollClock } from '../shared/clock'
 import type { PollClock } from '../shared/clock'
-import { startSources } from './relay'
+import { resyncOnConflictHooks, startSources, syncedEventHooks } from './relay'
 import type { SourcesService } from './relay'
-import { enqueueOnCommitSql, startForward } from './forward'
+import { enqueueOnCommit, startForward } from './forward'
+import type { CommitHook } from './db'
 import type { AdhocTarget, AttemptReport, ForwardService } from './forward'
 import { startPublicUrlWatch } from './webhooks/public-url-watch'
 import type { PublicUrlWatch } from './webhooks/public-url-watch'
+
+/** Every statement added to an events commit, by commit: each hook is owned by the capability
+ * whose tables it writes, and test/main/commit-hooks.test.ts prepares them all against the latest
+ * schema with the parameters the commit binds. */
+export const commitHooks = {
+  /** The listener's commit: a first delivery is queued for forwarding. */
+  listener: [enqueueOnCommit],
+  /** A synced event's commit: the source and its cursor, then the same outbox statement (only a
+   * first insert queues, so an event also received locally is forwarded once). */
+  sources: [...syncedEventHooks, enqueueOnCommit],
+  /** The relay's own SQLite store (`watchdesk relay`, composed inside the relay): listed here so
+   * every hook of the database is in this one list and tested. */
+  relay: resyncOnConflictHooks,
+} as const satisfies Record<string, readonly CommitHook[]>
 
 /** The long-running parts of each capability (listener, poller, payments client), started in
  * `startServices` and stopped in reverse order; api.ts maps contract methods onto them. */
@@ -71,7 +86,7 @@ function alertLinkBase(ctx: AppContext): string | null {
   const configured = ctx.config().listener.publicConsoleUrl
   if (configured) return configured
   if (ctx.shell === 'electron') return deepLinkBase
-  return ctx.urls.console
+  return ctx.consoleUrl()
 }
 
 /** The listener, the store and the forwarder: what `listen` runs, and the first part of every
@@ -102,7 +117,7 @@ export async function startListening(
   // Never fails the start: a listener that cannot bind is reported in its status.
   const started = await startWebhooks(ctx, {
     port: options.listenerPort,
-    afterEvent: [enqueueOnCommitSql],
+    hooks: commitHooks.listener,
     relayAuthorization: (seq, elapsedMs) => forward.relayAuthorization(seq, elapsedMs),
   })
   webhooks = started
@@ -178,9 +193,8 @@ export async function startServices(
     linkBase: () => alertLinkBase(ctx),
   })
   stops.push(() => alerts.stop())
-  // A synced event is forwarded like a local one: the same outbox statement in its transaction
-  // (only a first insert queues, so an event also received locally is forwarded once).
-  const sources = startSources(ctx, { afterEvent: [enqueueOnCommitSql] })
+  // A synced event is forwarded like a local one: the same outbox statement in its transaction.
+  const sources = startSources(ctx, { hooks: commitHooks.sources })
   catchingUp = () => sources.list().some((s) => s.state === 'catching-up')
   stops.push(() => sources.stop())
   const stopWatch = watchSources(sources, alerts, options.clock ?? systemPollClock)

@@ -33,7 +33,7 @@ describe('links from alerts into the console', () => {
       }),
     })
     const sent = await sendTestEvent({
-      url: `${c.backend.context.urls.listener}/webhooks`,
+      url: `${c.backend.services.webhooks.address().url}/webhooks`,
       secret,
       type: 'payout.failed',
     })

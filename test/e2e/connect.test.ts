@@ -48,7 +48,7 @@ describe('connecting an account in Chromium', () => {
       env: { NODE_EXTRA_CA_CERTS: selfSignedCert(certDir).certFile },
       rendererDir: join(root, 'out', 'renderer'),
     })
-    const proxy = await tunnel(certDir, c.backend.context.urls.listener!)
+    const proxy = await tunnel(certDir, c.backend.services.webhooks.address().url!)
     const page = await chromium().newPage({ viewport: { width: 1280, height: 800 } })
     await page.goto(`${c.launchUrl}#/settings`)
 

@@ -21,7 +21,7 @@ describe('desktop alerts in serve mode', () => {
       dataDir: tempDir(),
       secrets: createMemoryStore({ 'webhook-secret:wh_e2e': secret }),
     })
-    const listener = `${c.backend.context.urls.listener}/webhooks`
+    const listener = `${c.backend.services.webhooks.address().url}/webhooks`
     const desktopLog = async () =>
       ((await callApi(c, 'alerts.log', { limit: 20 })).json.value.records as any[]).filter(
         (r) => r.channel === 'desktop' && r.rule === 'event.type',

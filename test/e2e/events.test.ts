@@ -24,7 +24,7 @@ describe('Events view in Chromium', () => {
       dataDir: tempDir(),
       secrets: createMemoryStore({ 'webhook-secret:wh_e2e': secret }),
     })
-    const listener = `${c.backend.context.urls.listener}/webhooks`
+    const listener = `${c.backend.services.webhooks.address().url}/webhooks`
     const page = await chromium().newPage({ viewport: { width: 1440, height: 900 } })
     await page.goto(`${c.launchUrl}#/events`)
     await eventually(() => page.locator('main h1').textContent()).toBe('Events')
@@ -58,7 +58,7 @@ describe('Events view in Chromium', () => {
       dataDir: tempDir(),
       secrets: createMemoryStore({ 'webhook-secret:wh_e2e': secret }),
     })
-    const listener = `${c.backend.context.urls.listener}/webhooks`
+    const listener = `${c.backend.services.webhooks.address().url}/webhooks`
     const page = await chromium().newPage({ viewport: { width: 1440, height: 900 } })
     await page.goto(`${c.launchUrl}#/events`)
     await eventually(() => page.getByText('No webhook events yet').count()).toBe(1)
@@ -93,7 +93,7 @@ describe('Events view in Chromium', () => {
       dataDir: tempDir(),
       secrets: createMemoryStore({ 'webhook-secret:wh_e2e': secret }),
     })
-    const listener = `${c.backend.context.urls.listener}/webhooks`
+    const listener = `${c.backend.services.webhooks.address().url}/webhooks`
     const created = new Date(Date.now() - 7 * 60_000).toISOString()
     const envelope = {
       id: 'evt_retried_01',

@@ -29,7 +29,7 @@ describe('Forwarding in Chromium', () => {
     await page.goto(`${c.launchUrl}#/events`)
     await eventually(() => page.locator('main h1').textContent()).toBe('Events')
     const sent = await sendTestEvent({
-      url: `${c.backend.context.urls.listener}/webhooks`,
+      url: `${c.backend.services.webhooks.address().url}/webhooks`,
       secret,
       type: 'funding.completed',
     })
@@ -66,7 +66,7 @@ describe('Forwarding in Chromium', () => {
       secrets: createMemoryStore({ 'webhook-secret:wh_e2e': secret }),
       forwardTo: [{ url: app.url }],
     })
-    const url = `${c.backend.context.urls.listener}/webhooks`
+    const url = `${c.backend.services.webhooks.address().url}/webhooks`
     const envelope = (amount: number) => ({
       id: 'evt_conflicting_redelivery_0001',
       type: 'card.transaction.completed',
@@ -113,7 +113,7 @@ describe('Forwarding in Chromium', () => {
     expect(saved.forward.targets.app).toEqual({ url: app.url, events: ['funding.*'], enabled: true })
     // And it is live: the next funding event goes there.
     const sent = await sendTestEvent({
-      url: `${c.backend.context.urls.listener}/webhooks`,
+      url: `${c.backend.services.webhooks.address().url}/webhooks`,
       secret,
       type: 'funding.completed',
     })

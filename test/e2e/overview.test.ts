@@ -73,7 +73,7 @@ describe('Overview, the glance page, in Chromium', () => {
       'source-token:office': 'wdr_office_token_0123456789',
     })
     const c = await startConsole({ dataDir: dir, configFile, secrets, rendererDir })
-    const hooks = `${c.backend.context.urls.listener!}/webhooks`
+    const hooks = `${c.backend.services.webhooks.address().url!}/webhooks`
     for (const id of ['evt_glance_1', 'evt_glance_2']) expect(await deliver(hooks, id)).toBe(200)
     // Until the back end has each fault to show (the forwarder has tried, the rules have fired).
     await eventually(

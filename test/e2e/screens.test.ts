@@ -107,6 +107,16 @@ async function reviewViews(
               (el) =>
                 `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} ${el.scrollWidth}>${el.clientWidth}`,
             ),
+          // A control or table wider than its panel crosses the panel's border (a clipped button).
+          stickingOut: [...content.querySelectorAll<HTMLElement>('.panel')].flatMap((panel) => {
+            const edge = panel.getBoundingClientRect().right
+            return [...panel.querySelectorAll<HTMLElement>('table, button, input, select, textarea')]
+              .filter((el) => el.getBoundingClientRect().right > edge + 1)
+              .map(
+                (el) =>
+                  `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}" in ${panel.getAttribute('aria-label') ?? panel.className}`,
+              )
+          }),
         }
       })
       const where = `${route.id} at ${viewport.width}x${viewport.height}${suffix}`
@@ -117,6 +127,7 @@ async function reviewViews(
         sizes.content.client,
       )
       expect(sizes.sideScrollers, `${where}: a pane scrolls sideways`).toEqual([])
+      expect(sizes.stickingOut, `${where}: wider than its panel`).toEqual([])
       expect(
         sizes.statuses.some((s) => /back end \S+/.test(s)),
         `${where}: back-end status missing`,

@@ -665,8 +665,8 @@ export function doctorApi(
         env: services.env,
         secrets: ctx.secrets,
         payments: () => ok(services.payments),
-        consolePort: portOf(ctx.urls.console) ?? 7420,
-        own: { consoleUrl: ctx.urls.console, listenerUrl: ctx.urls.listener },
+        consolePort: portOf(ctx.consoleUrl()) ?? 7420,
+        own: { consoleUrl: ctx.consoleUrl(), listenerUrl: services.webhooks.address().url },
       })
       return ok({ checks, ok: checks.every((c) => c.state !== 'fail') })
     },

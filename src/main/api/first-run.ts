@@ -1,6 +1,7 @@
 import { createServer } from 'node:net'
 import type { FirstRunCheck as Check } from '../../shared/contract/app'
 import type { AppContext } from '../context'
+import type { ListenerAddress } from '../webhooks'
 import { accounts } from '../secrets/accounts'
 import { headlessKeychainLines } from '../secrets/headless'
 
@@ -8,7 +9,10 @@ import { headlessKeychainLines } from '../secrets/headless'
 type FirstRunCheck = Omit<Check, 'blockedBy'> & { blockedBy?: Check['blockedBy'] }
 const withBlocked = (c: FirstRunCheck): Check => ({ ...c, blockedBy: c.blockedBy ?? null })
 
-type Ctx = Pick<AppContext, 'secrets' | 'urls' | 'config' | 'log'>
+type Ctx = Pick<AppContext, 'secrets' | 'config' | 'log'> & {
+  /** The webhook listener's address, or why it does not listen (asked of the listener). */
+  listener(): ListenerAddress
+}
 
 /** The first-run checklist, from the context only: each check names what it found and, when
  * something is missing, the fix. Secrets are looked up, never returned. It reads several
@@ -54,15 +58,15 @@ async function keychainCheck(ctx: Ctx): Promise<FirstRunCheck> {
 
 async function listenerCheck(ctx: Ctx): Promise<FirstRunCheck> {
   const label = 'Webhook listener port'
-  if (ctx.urls.listener)
+  const { url, problem } = ctx.listener()
+  if (url)
     return {
       id: 'listener',
       label,
       state: 'ok',
-      detail: `listening on ${ctx.urls.listener}/webhooks`,
+      detail: `listening on ${url}/webhooks`,
       fix: null,
     }
-  const problem = ctx.urls.listenerProblem
   if (problem) {
     // What the listener itself met when it tried to start (the port it tried, --listener-port included).
     const lookup = `\`ss -ltnp 'sport = :${problem.port}'\` on Linux, \`lsof -i :${problem.port}\` on macOS`

@@ -93,23 +93,6 @@ export function settingsApi(ctx: AppContext, services: Services): SettingsHandle
     },
     'settings.test.api': async ({ apiBaseUrl }) => {
       const candidate = apiBaseUrl?.trim()
-      if (candidate) {
-        const valid = ConfigObject.shape.apiBaseUrl.safeParse(candidate)
-        if (!valid.success)
-          return ok({
-            keyName: null,
-            baseUrl: candidate,
-            baseUrlNote: null,
-            works: false,
-            status: null,
-            code: null,
-            missingScopes: [],
-            businesses: [],
-            features: [],
-            refused: false,
-            message: `apiBaseUrl: ${valid.error.issues[0]?.message ?? 'not a URL'}.`,
-          })
-      }
       return services.payments.testKey(candidate ? { baseUrl: candidate } : {})
     },
     'settings.test.rpc': async ({ rpcBaseUrl }) => {

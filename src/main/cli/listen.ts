@@ -2,8 +2,8 @@ import type { Command } from 'commander'
 import type { CliContext } from './common'
 import { example, parsesOwnArguments, withCommon } from './common'
 import { join } from 'node:path'
-import { openConfigStore, resolveDataDir } from '../config'
-import { createContext, ensureDir } from '../backend'
+import { openConfigStore, removeRuntimeInfo, resolveDataDir } from '../config'
+import { createContext, ensureDir, publishRuntimeInfo } from '../backend'
 import { acquireInstanceLock, databaseFileName, openDatabase } from '../db'
 import { parsePatterns } from '../forward'
 import type { AttemptReport } from '../forward'
@@ -92,21 +92,23 @@ export async function listen(options: ListenOptions, io: CliIo): Promise<number>
     })),
     onForwardAttempt: print.attempt,
   })
+  const listener = running.webhooks.address()
+  publishRuntimeInfo(ctx, listener.url)
   const closeAll = async () => {
     const queued = await running.stop()
+    removeRuntimeInfo(options.dataDir)
     config.value.close()
     db.value.close()
     lock.value.release()
     return queued
   }
-  const problem = ctx.urls.listenerProblem
-  if (!ctx.urls.listener) {
+  if (!listener.url) {
     await closeAll()
-    return fail(io, problem?.message ?? 'the webhook listener did not start.', 3)
+    return fail(io, listener.problem?.message ?? 'the webhook listener did not start.', 3)
   }
   const forwardStatus = running.forward.status()
   const targets = forwardStatus.targets.filter((t) => t.enabled)
-  io.err(`listening: ${ctx.urls.listener}/webhooks (data ${options.dataDir})`)
+  io.err(`listening: ${listener.url}/webhooks (data ${options.dataDir})`)
   if (targets.length === 0)
     io.err('forwarding: no target (add --forward-to URL, or forward.targets in the config)')
   for (const t of targets)

@@ -8,7 +8,7 @@ import { createAlertStore } from '../alerts'
 import { loadConfig, readRuntimeInfo } from '../config'
 import { databaseFileName, openDatabase } from '../db'
 import type { Database } from '../db'
-import { openForwardStore } from '../forward'
+import { forwardStoreOn } from '../forward'
 import { createEventStore } from '../webhooks'
 
 /** What `watchdesk mcp` answers from: the data dir that a console (desktop app or serve) writes.
@@ -166,24 +166,20 @@ export const readTools = {
   forward_status: tool({
     description: 'Forward targets (name and origin only) with what is queued and failing for each.',
     input: {},
-    run: ({ dataDir }) => {
+    run: ({ db, dataDir }) => {
       const config = loadConfig(dataDir)
       const targets = config.ok ? config.value.config.forward.targets : {}
-      const store = openForwardStore(join(dataDir, databaseFileName))
-      try {
-        const counts = store.openCounts()
-        return {
-          console: consoleState(dataDir),
-          targets: Object.entries(targets).map(([name, t]) => ({
-            name,
-            origin: origin(t.url),
-            enabled: t.enabled !== false,
-            pending: counts.get(name)?.pending ?? 0,
-            failing: counts.get(name)?.failing ?? 0,
-          })),
-        }
-      } finally {
-        store.close()
+      // The read model's own read-only connection: a status read opens nothing writable.
+      const counts = forwardStoreOn(db).openCounts()
+      return {
+        console: consoleState(dataDir),
+        targets: Object.entries(targets).map(([name, t]) => ({
+          name,
+          origin: origin(t.url),
+          enabled: t.enabled !== false,
+          pending: counts.get(name)?.pending ?? 0,
+          failing: counts.get(name)?.failing ?? 0,
+        })),
       }
     },
   }),
@@ -231,12 +227,8 @@ export const writeTools = {
           queued: 0,
           error: `No forward target "${target}": configured targets are ${Object.keys(targets).join(', ') || 'none'}.`,
         }
-      const store = openForwardStore(join(dataDir, databaseFileName))
-      try {
-        return { queued: store.enqueueIds(ids, target, now).length, target }
-      } finally {
-        store.close()
-      }
+      const queued = withWritableDb(dataDir, (db) => forwardStoreOn(db).enqueueIds(ids, target, now))
+      return { queued: queued.length, target }
     },
   }),
   mute_alerts: tool({

@@ -79,9 +79,8 @@ async function serve(
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
   })
-  const listenerProblem = backend.context.urls.listenerProblem
-  if (demo && backend.context.urls.listener)
-    await demo.value.sendEvents(backend.context.urls.listener, backend.context.log)
+  const listener = backend.services.webhooks.address()
+  if (demo && listener.url) await demo.value.sendEvents(listener.url, backend.context.log)
   // The addresses first; then the demo's nodes, and what was logged while starting.
   io.out(`watchdesk ${backend.context.version} serving ${backend.context.dataDir}`)
   io.out(`console:  ${running.value.launchUrl}`)
@@ -89,13 +88,13 @@ async function serve(
     io.out(
       `demo: ${demo.value.nodes.length} local anvil nodes (pids ${demo.value.nodes.map((n) => n.pid).join(', ')})`,
     )
-  if (demo && !backend.context.urls.listener)
+  if (demo && !listener.url)
     io.err('demo: the webhook listener is not running, so no sample events are sent.')
   // The listener's line ends the start (test/support/serve-process.ts waits for it).
-  if (backend.context.urls.listener) io.out(`webhooks: ${backend.context.urls.listener}/webhooks`)
+  if (listener.url) io.out(`webhooks: ${listener.url}/webhooks`)
   else
     io.err(
-      `webhooks: not listening, so no webhook is received (the console, chains, wallets and stored events work). ${listenerProblem?.message ?? ''}`.trim(),
+      `webhooks: not listening, so no webhook is received (the console, chains, wallets and stored events work). ${listener.problem?.message ?? ''}`.trim(),
     )
   release()
   await stopped

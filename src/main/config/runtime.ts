@@ -59,23 +59,3 @@ export function readRuntimeInfo(
     return null
   }
 }
-
-/** `urls` whose every assignment rewrites runtime.json (the listener and the console set theirs
- * when they start listening). */
-export function publishUrls<T extends { console: string | null; listener: string | null }>(
-  dataDir: string,
-  urls: T,
-  base: Omit<RuntimeInfo, 'consoleUrl' | 'listenerUrl'>,
-): T {
-  const write = () =>
-    writeRuntimeInfo(dataDir, { ...base, consoleUrl: urls.console, listenerUrl: urls.listener })
-  write()
-  return new Proxy(urls, {
-    set(target, key, value) {
-      const changed = (target as Record<string | symbol, unknown>)[key] !== value
-      ;(target as Record<string | symbol, unknown>)[key] = value
-      if (changed && (key === 'console' || key === 'listener')) write()
-      return true
-    },
-  })
-}

@@ -1,6 +1,7 @@
 import { readdirSync, readlinkSync, statfsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { StorageStatus } from '../../shared/contract/storage'
+import { formatBytes } from '../../shared/bytes'
 import type { Logger } from '../log'
 
 /** A failed write as every writer sees it: SQLite's code (when there is one) and the message. */
@@ -185,17 +186,6 @@ function freeSpace(dir: string): string {
   } catch {
     return 'unknown space'
   }
-}
-
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'kB', 'MB', 'GB', 'TB']
-  let value = bytes
-  let unit = 0
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024
-    unit++
-  }
-  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`
 }
 
 /** Other processes with the database (or its WAL/SHM) open, from /proc (Linux only; elsewhere,

@@ -9,6 +9,8 @@ import type { Migration } from './migrations'
 
 export type { Database } from 'better-sqlite3'
 export type { Migration } from './migrations'
+export { commitHookParams, prepareCommitHook } from './commit-hooks'
+export type { CommitHook, CommitHookParam, CommitHookParams } from './commit-hooks'
 export { acquireInstanceLock } from './instance-lock'
 export type { InstanceLock } from './instance-lock'
 export { createStorageHealth, failureFrom } from './health'

@@ -21,12 +21,12 @@ import type { ForwardStore } from './store'
 import { adhocTargetName, authorizerOf, resolveTargets } from './targets'
 import type { AdhocTarget, Authorizer, ForwardTarget } from './targets'
 
-export { enqueueOnCommitSql } from './sql'
+export { enqueueOnCommit } from './sql'
 export { adhocTargetName, authorizerOf } from './targets'
 export type { AdhocTarget, ForwardTarget } from './targets'
 export type { AttemptReport, RelayAnswer, TargetSettings } from './dispatcher'
 export { parsePatterns, typeMatches } from './patterns'
-export { openForwardStore } from './store'
+export { forwardStoreOn, openForwardStore } from './store'
 export { createDispatcher } from './dispatcher'
 
 export type ReplayDestination = { target: string } | { url: string }
@@ -109,7 +109,7 @@ export async function targetSecrets(
 }
 
 /** The forwarder: outbox → dispatcher → attempts, off the listener's path (its own connection,
- * its own timers); the commit transaction enqueues with `enqueueOnCommitSql`. */
+ * its own timers); the commit transaction enqueues with the `enqueueOnCommit` hook. */
 export async function startForward(ctx: ForwardContext, options: ForwardOptions): Promise<ForwardService> {
   const log = ctx.log.child({ part: 'forward' })
   const store: ForwardStore = openForwardStore(ctx.db.name)

@@ -1,3 +1,4 @@
+import { ConfigObject } from '../../shared/config'
 import type { KeyFeature, KeyTest } from '../../shared/contract/payments'
 import { apiRoot, serviceErrorOf } from '../../shared/payments'
 import { ok } from '../../shared/result'
@@ -14,7 +15,8 @@ export async function testKey(
   /** Also try each feature's scope (the webhook endpoints' list path for webhooks:read). */
   features: { listPath: string } | null = null,
 ): Promise<Result<KeyTest>> {
-  const given = override.baseUrl ?? configuredBase ?? null
+  const invalid = override.baseUrl === undefined ? null : invalidBaseUrl(override.baseUrl)
+  const given = invalid ? null : (override.baseUrl ?? configuredBase ?? null)
   const baseUrl = given ? apiRoot(given) : null
   const baseUrlNote =
     given && baseUrl !== given.replace(/\/+$/, '')
@@ -30,6 +32,8 @@ export async function testKey(
     features: [],
     refused: false,
   }
+  if (invalid)
+    return ok({ ...empty, baseUrl: override.baseUrl ?? null, keyName: null, works: false, message: invalid })
   const c = await connect({ ...override, ...(baseUrl ? { baseUrl } : {}) })
   if (!c.ok)
     return ok({ ...empty, keyName: override.keyName ?? null, works: false, message: c.error.message })
@@ -156,4 +160,10 @@ function businessesIn(body: unknown): string[] {
       if (typeof v === 'string' && /^biz_/.test(v)) out.push(v)
   }
   return out
+}
+
+/** A base URL typed into Settings' "Test" before it is saved: the config rule's message, or null. */
+function invalidBaseUrl(candidate: string): string | null {
+  const valid = ConfigObject.shape.apiBaseUrl.safeParse(candidate)
+  return valid.success ? null : `apiBaseUrl: ${valid.error.issues[0]?.message ?? 'not a URL'}.`
 }

@@ -8,6 +8,7 @@ import type { AppContext } from '../context'
 import { accounts } from '../secrets'
 import { workerCommitter } from '../webhooks'
 import type { Committer } from '../webhooks'
+import type { CommitHook } from '../db'
 import type { EventParams } from '../webhooks'
 import { parseTime } from '../webhooks'
 import { fetchPage, followStream } from './source-client'
@@ -29,20 +30,28 @@ export interface SourcesOptions {
   pageSize?: number
   /** Without any message for this long (heartbeats come every 10 s), the relay counts as lost. */
   idleMs?: number
-  /** More statements for each synced event's transaction, after the source's own (the forward
-   * outbox, composed in services.ts): run with the event's parameters, `seq` and `inserted`. */
-  afterEvent?: string[]
+  /** Every hook of a synced event's transaction (`commitHooks.sources` in services.ts): the
+   * source's own (`syncedEventHooks`) first, then the others (the forward outbox). */
+  hooks?: readonly CommitHook[]
 }
 
 /** Run after each synced event's upsert, in its transaction: the source of a first delivery, and
  * the source's cursor (so the cursor never runs ahead of what is stored, nor behind by more than
  * what a redelivery deduplicates). */
-const afterSyncedEvent = [
-  'UPDATE events SET source = @source WHERE seq = @seq AND @inserted = 1',
+export const syncedEventHooks = [
+  {
+    name: 'sources.mark-source',
+    sql: 'UPDATE events SET source = @source WHERE seq = @seq AND @inserted = 1',
+    params: ['source', 'seq', 'inserted'],
+  },
   // Once per page (its last event): a cursor write per event would halve the catch-up speed.
-  `INSERT INTO source_cursors (name, cursor, at) SELECT @source, @cursor, @at WHERE @last = 1
+  {
+    name: 'sources.save-cursor',
+    sql: `INSERT INTO source_cursors (name, cursor, at) SELECT @source, @cursor, @at WHERE @last = 1
    ON CONFLICT (name) DO UPDATE SET cursor = excluded.cursor, at = excluded.at`,
-]
+    params: ['source', 'cursor', 'at', 'last'],
+  },
+] as const satisfies readonly CommitHook[]
 const saveCursorSql = `INSERT INTO source_cursors (name, cursor, at) VALUES (?, ?, ?)
   ON CONFLICT (name) DO UPDATE SET cursor = excluded.cursor, at = excluded.at`
 
@@ -80,7 +89,7 @@ export function startSources(ctx: AppContext, options: SourcesOptions = {}): Sou
   let committer: Committer | null = null
   const committerOf = () =>
     (committer ??= workerCommitter(ctx.db.name, {
-      afterEvent: [...afterSyncedEvent, ...(options.afterEvent ?? [])],
+      hooks: options.hooks ?? syncedEventHooks,
       onRestart: (failure) => log.warn('sources commit worker stopped; starting it again', { ...failure }),
     }))
   const runners = new Map<string, Runner>()

@@ -1,5 +1,6 @@
 import { readRetentionState, sqliteRetentionTarget } from '../db/retention'
 import type { Database } from 'better-sqlite3'
+import type { CommitHook } from '../db'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import { openDatabase } from '../db'
@@ -19,12 +20,17 @@ import type { RelayStore, SyncRow, TokenScope } from './store'
  * reads it again, with its conflict. A relay's own database has nothing pointing at `seq`; the
  * forward rows are moved along for a data dir that a console used before (`relay` defaults to the
  * data dir's watchdesk.db). The console's own listener never runs this. */
-export const resyncOnConflictSql = [
-  'UPDATE events SET seq = (SELECT max(seq) FROM events) + 1 WHERE seq = @seq AND @conflicted = 1',
-  ...['forward_outbox', 'forward_attempts'].map(
-    (table) =>
-      `UPDATE ${table} SET event_seq = (SELECT seq FROM events WHERE id = @id) WHERE event_seq = @seq AND @conflicted = 1`,
-  ),
+export const resyncOnConflictHooks: readonly CommitHook[] = [
+  {
+    name: 'relay.resync-on-conflict',
+    sql: 'UPDATE events SET seq = (SELECT max(seq) FROM events) + 1 WHERE seq = @seq AND @conflicted = 1',
+    params: ['seq', 'conflicted'],
+  },
+  ...['forward_outbox', 'forward_attempts'].map((table) => ({
+    name: `relay.resync-on-conflict.${table}`,
+    sql: `UPDATE ${table} SET event_seq = (SELECT seq FROM events WHERE id = @id) WHERE event_seq = @seq AND @conflicted = 1`,
+    params: ['id', 'seq', 'conflicted'] as const,
+  })),
 ]
 
 export function openSqliteRelayStore(
@@ -39,7 +45,7 @@ export function openSqliteRelayStore(
   const inner =
     options.committer ??
     workerCommitter(db.name, {
-      afterEvent: resyncOnConflictSql,
+      hooks: resyncOnConflictHooks,
       onRestart: (failure) => options.log?.warn('commit worker stopped; starting it again', { ...failure }),
     })
   const committer: Committer = {

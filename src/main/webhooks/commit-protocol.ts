@@ -1,6 +1,7 @@
 /** The commit worker's messages, imported (as types) by both sides: src/main/webhooks/committer.ts
  * posts `ToWorker` and reads `FromWorker`; src/main/webhooks/commit-worker.ts the other way round. */
 import type { Rejection } from '../../shared/contract/events'
+import type { CommitHook } from '../db/commit-hooks'
 import type { PruneStatement } from '../db/retention'
 import type { CommittedRow, EventParams } from './sql'
 
@@ -9,10 +10,9 @@ export interface CommitWorkerData {
   file: string
   busyTimeoutMs: number
   /** Statements run after each event's upsert, in the same transaction (and the event's own
-   * savepoint), with the event's parameters plus `seq`, `inserted` (1 on the first delivery) and
-   * `conflicted`. A capability that must write with the event atomically (the forward outbox)
-   * adds its insert here. */
-  afterEvent: string[]
+   * savepoint), binding `CommitHookParams`: a capability that must write with the event
+   * atomically (the forward outbox) adds its hook here. Checked as the worker prepares them. */
+  hooks: readonly CommitHook[]
 }
 
 /** Why nothing of a transaction was committed: the disk, the lock or the file, not the data.

@@ -2,6 +2,8 @@
  * Runtime imports carry their `.ts` extension: the worker runs this file directly under vitest
  * (Node strips the types), and the bundler resolves it for the built app. */
 import type { Database, Statement } from 'better-sqlite3'
+import { prepareCommitHook } from '../db/commit-hooks.ts'
+import type { CommitHook, CommitHookParams } from '../db/commit-hooks.ts'
 import type {
   CommitReply,
   CommitRequest,
@@ -40,9 +42,26 @@ export interface CommitTransaction {
   prune(statements: PruneStatement[]): PruneReply
 }
 
-export function createCommitTransaction(db: Database, afterEvent: string[] = []): CommitTransaction {
+/** What the commit binds for each hook after an event's upsert (every hook reads a part of it). */
+export function hookParamsOf(e: EventParams, row: CommittedRow): CommitHookParams {
+  return {
+    ...e,
+    conflicts: e.conflicts ?? 0,
+    conflict_body: e.conflict_body ?? null,
+    seq: row.seq,
+    inserted: row.deliveries === 1 ? 1 : 0,
+    conflicted: row.conflicted,
+    source: e.source ?? null,
+    cursor: e.cursor ?? null,
+    last: e.last ?? 0,
+  }
+}
+
+/** `hooks` are prepared (and checked) here, so a wrong one stops the worker at its start with the
+ * hook named, rather than failing every commit. */
+export function createCommitTransaction(db: Database, hooks: readonly CommitHook[] = []): CommitTransaction {
   const upsert = db.prepare(upsertEventSql)
-  const after = afterEvent.map((sql) => db.prepare(sql))
+  const after = hooks.map((hook) => prepareCommitHook(db, hook))
   const insertRejection = db.prepare(insertRejectionSql)
   const trimRejections = db.prepare(trimRejectionsSql)
   const markAlive = db.prepare(markAliveSql)
@@ -50,13 +69,10 @@ export function createCommitTransaction(db: Database, afterEvent: string[] = [])
   // Nested inside the batch's transaction this is a savepoint: a failing event is rolled back alone.
   const one = db.transaction((e: EventParams): CommittedRow => {
     const row = upsert.get({ conflicts: 0, conflict_body: null, ...e }) as CommittedRow
-    for (const statement of after)
-      statement.run({
-        ...e,
-        seq: row.seq,
-        inserted: row.deliveries === 1 ? 1 : 0,
-        conflicted: row.conflicted,
-      })
+    if (after.length > 0) {
+      const params = hookParamsOf(e, row)
+      for (const statement of after) statement.run(params)
+    }
     return row
   })
   const item = (e: EventParams): ItemResult => {

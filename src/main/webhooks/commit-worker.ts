@@ -18,7 +18,7 @@ db.pragma(`busy_timeout = ${Math.max(0, Math.floor(settings.busyTimeoutMs))}`)
 db.pragma('journal_mode = WAL')
 // FULL: a commit acknowledged to a webhook sender survives a power cut.
 db.pragma('synchronous = FULL')
-const transaction = createCommitTransaction(db, settings.afterEvent)
+const transaction = createCommitTransaction(db, settings.hooks)
 
 const send = (message: FromWorker) => port.postMessage(message)
 

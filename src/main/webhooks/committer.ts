@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { Database } from 'better-sqlite3'
+import type { CommitHook } from '../db/commit-hooks'
 import type { EventSummary, Rejection } from '../../shared/contract/events'
 import type {
   CommitReply,
@@ -60,8 +61,8 @@ export function resultOf(reply: CommitReply): CommitResult {
 }
 
 /** In this thread: simple, but the fsync blocks the event loop (tests, tools, the bench baseline). */
-export function inThreadCommitter(db: Database, afterEvent: string[] = []): Committer {
-  const transaction = createCommitTransaction(db, afterEvent)
+export function inThreadCommitter(db: Database, hooks: readonly CommitHook[] = []): Committer {
+  const transaction = createCommitTransaction(db, hooks)
   return {
     commit: async (events, rejections) => resultOf(transaction.commit([{ id: 0, events, rejections }])[0]!),
     alive: async (run, at) => transaction.alive(run, at),
@@ -83,7 +84,8 @@ export function commitWorkerFile(): string | null {
 }
 
 export interface WorkerCommitterOptions {
-  afterEvent?: string[]
+  /** Run in the commit transaction after each event's upsert (src/main/db/commit-hooks.ts). */
+  hooks?: readonly CommitHook[]
   /** How long a commit waits for another process's write lock before it fails (and 503 is
    * answered): short, so a sender is not kept waiting. */
   busyTimeoutMs?: number
@@ -102,7 +104,7 @@ export function workerCommitter(file: string, options: WorkerCommitterOptions = 
   const data: CommitWorkerData = {
     file,
     busyTimeoutMs: options.busyTimeoutMs ?? 2_000,
-    afterEvent: options.afterEvent ?? [],
+    hooks: options.hooks ?? [],
   }
   const commits = new Map<number, (reply: CommitReply) => void>()
   const alives = new Map<number, (failure: StorageFailure | null) => void>()

@@ -8,11 +8,22 @@ import type { Rejection } from '../../shared/contract/events'
 import { authorizationRequestType } from '../../shared/events'
 import { ok } from '../../shared/result'
 import type { Err, Result } from '../../shared/result'
-import type { ListenerProblem } from '../context'
 import type { Ingest } from './ingest'
 import type { SecretsCache } from './secrets-cache'
 import { listenerIdentityHeader } from './public-url'
 import { parseEnvelope, verifySignature } from './verify'
+
+/** A webhook listener that could not start: where it tried, the cause and the fix. */
+export interface ListenerProblem {
+  host: string
+  port: number
+  /** Another program (often another watchdesk) holds the port. */
+  inUse: boolean
+  cause: string
+  fix: string
+  /** `cause` and `fix` as one sentence, for logs, stderr and the Events view. */
+  message: string
+}
 
 export interface ListenerSettings {
   host: string

@@ -1,5 +1,6 @@
 /** The events tables' statements and row shapes, shared by the store (queries, main thread) and
  * the commit transaction (worker thread). No runtime imports: the worker loads this file as it is. */
+import type { CommitHookParams } from '../db/commit-hooks'
 
 export interface EventRow {
   seq: number
@@ -27,22 +28,19 @@ export interface CommittedRow extends EventRow {
 }
 
 /** Named parameters of upsertEventSql for one delivery: plain data, so it crosses to a worker
- * (or a PostgreSQL store) as it is. */
-export interface EventParams {
-  id: string
-  type: string
-  grp: string
-  created_at: string
-  created_ms: number | null
-  at: number
-  endpoint: string
-  data_id: string | null
-  body: Uint8Array
-  data: string
+ * (or a PostgreSQL store) as it is. The fields are the commit hooks' own (one definition). */
+export type EventParams = Pick<
+  CommitHookParams,
+  'id' | 'type' | 'grp' | 'created_at' | 'created_ms' | 'at' | 'endpoint' | 'data_id' | 'body' | 'data'
+> &
   /** An event synced from a relay brings the relay's conflict (0 and null from a listener). */
-  conflicts?: number
-  conflict_body?: Uint8Array | null
-}
+  Partial<Pick<CommitHookParams, 'conflicts' | 'conflict_body'>> & {
+    /** An event synced from a relay: the source, the relay's cursor after it, and 1 on the last of
+     * its page (read by the sources' commit hooks; absent from a listener's delivery). */
+    source?: string
+    cursor?: string
+    last?: 0 | 1
+  }
 
 export const baseColumns =
   'seq, id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, conflicts, source'

@@ -221,7 +221,7 @@ describe('alert channels and metrics in serve mode', () => {
       const { json } = await callApi(c, 'chains.list')
       return json.value.chains.find((x: any) => x.serviceId === 137).status === 'healthy' || undefined
     }, 'Polygon polled')
-    const listener = c.backend.services.webhooks.url!
+    const listener = c.backend.services.webhooks.address().url!
     const sent = await sendTestEvent({
       url: `${listener}/webhooks`,
       secret: 'whsec_metrics_0123456789',

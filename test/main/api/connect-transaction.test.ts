@@ -77,7 +77,7 @@ describe('Connect this console as one transaction', () => {
     const c = await startConsole({ dataDir, secrets, env: { NODE_EXTRA_CA_CERTS: caFile } })
     expect((await callApi(c, 'payments.keys.set', { name: 'main', key: activeKey })).json.ok).toBe(true)
     s.requests.length = 0 // the key's own test when it was stored
-    const listener = c.backend.context.urls.listener!
+    const listener = c.backend.services.webhooks.address().url!
     const connect = async (publicUrl: string) =>
       (await callApi(c, 'payments.webhooks.connect', { publicUrl, events })).json.value
     const publicUrl = () =>

@@ -91,6 +91,16 @@ describe('connecting an account', () => {
     expect(s.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/wallets'])
   })
 
+  it('answers a typed API base URL that is not a URL with the config rule, calling nothing', async () => {
+    const { s, c } = await setup()
+    await callApi(c, 'payments.keys.set', { name: 'main', key })
+    s.requests.length = 0
+    const tested = await callApi(c, 'settings.test.api', { apiBaseUrl: 'not a url' })
+    expect(tested.json.value).toMatchObject({ works: false, baseUrl: 'not a url', keyName: null })
+    expect(tested.json.value.message).toMatch(/^apiBaseUrl: /)
+    expect(s.requests).toEqual([])
+  })
+
   it('tests a key when it is stored: the scopes the service says are missing, and which businesses it reaches', async () => {
     const { s, c } = await setup()
     await callApi(c, 'settings.update', { set: { apiBaseUrl: s.url } })
@@ -176,11 +186,11 @@ describe('connecting an account', () => {
   it('connects this console only when the signed test event arrived through the public URL, and re-checks that URL', async () => {
     const dir = tempDir()
     const { s, c } = await setup({}, {})
-    const listener = c.backend.context.urls.listener!
+    const listener = c.backend.services.webhooks.address().url!
     const proxy = await tunnel(dir, listener)
     // The console trusts the tunnel's certificate the way an operator's NODE_EXTRA_CA_CERTS would.
     const trusted = await setup({}, { NODE_EXTRA_CA_CERTS: proxy.caFile })
-    const l2 = trusted.c.backend.context.urls.listener!
+    const l2 = trusted.c.backend.services.webhooks.address().url!
     const proxy2 = await tunnel(dir, l2)
     await callApi(trusted.c, 'settings.update', { set: { apiBaseUrl: trusted.s.url } })
     await callApi(trusted.c, 'payments.keys.set', { name: 'main', key })

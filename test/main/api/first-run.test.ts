@@ -30,7 +30,7 @@ describe('first-run checklist (app.firstRun)', () => {
     expect(checks.keychain).toMatchObject({ state: 'ok', fix: null })
     expect(checks.listener).toMatchObject({
       state: 'ok',
-      detail: `listening on ${running.backend.context.urls.listener}/webhooks`,
+      detail: `listening on ${running.backend.services.webhooks.address().url}/webhooks`,
     })
     expect(checks['node-access']).toMatchObject({
       state: 'missing',
@@ -66,7 +66,7 @@ describe('first-run checklist (app.firstRun)', () => {
       const checks = byId(
         await firstRunChecks({
           secrets: { ...createMemoryStore(), onChange: () => () => {} },
-          urls: { console: null, listener: null },
+          listener: () => ({ url: null, problem: null }),
           config: () => config,
           log: silentLogger,
         }),
@@ -113,7 +113,7 @@ describe('first-run checklist (app.firstRun)', () => {
     const checks = byId(
       await firstRunChecks({
         secrets: { ...createMemoryStore(), onChange: () => () => {} },
-        urls: { console: null, listener: null },
+        listener: () => ({ url: null, problem: null }),
         config: () => config,
         log: { ...silentLogger, file: '/home/op/.local/share/watchdesk/watchdesk.log' },
       }),
@@ -141,7 +141,7 @@ describe('first-run checklist (app.firstRun)', () => {
     const checks = byId(
       await firstRunChecks({
         secrets: unreachable as any,
-        urls: { console: null, listener: 'http://127.0.0.1:1' },
+        listener: () => ({ url: 'http://127.0.0.1:1', problem: null }),
         config: () => Config.parse({}),
         log: silentLogger,
       }),

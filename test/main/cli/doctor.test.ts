@@ -183,7 +183,7 @@ describe('watchdesk doctor', () => {
       const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}/webhooks`
       const states: string[] = []
       for (const publicUrl of [
-        `${c.backend.context.urls.listener}/webhooks`,
+        `${c.backend.services.webhooks.address().url}/webhooks`,
         otherUrl,
         `http://127.0.0.1:${await freePort()}/webhooks`,
       ]) {

@@ -104,7 +104,7 @@ describe('one writer for config.json while the console runs', () => {
     expect(info).toMatchObject({
       pid: process.pid,
       consoleUrl: c.url,
-      listenerUrl: c.backend.context.urls.listener,
+      listenerUrl: c.backend.services.webhooks.address().url,
     })
     expect(info.listenerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(readFileSync(file, 'utf8')).not.toContain(c.token)

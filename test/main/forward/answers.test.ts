@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
-import { createDispatcher, enqueueOnCommitSql, openForwardStore } from '../../../src/main/forward'
+import { createDispatcher, enqueueOnCommit, openForwardStore } from '../../../src/main/forward'
 import { deliver, responseKeptBytes } from '../../../src/main/forward/deliver'
 import { resolveTargets } from '../../../src/main/forward/targets'
 import { silentLogger } from '../../../src/main/log'
@@ -33,7 +33,7 @@ async function queuedFor(dir: string, url: string) {
   )
   store.syncRoutes(targets)
   const ids = Array.from({ length: 100 }, (_, i) => `evt_ans_${i}`)
-  const committed = await inThreadCommitter(db, [enqueueOnCommitSql]).commit(
+  const committed = await inThreadCommitter(db, [enqueueOnCommit]).commit(
     ids.map((id) => {
       const body = Buffer.from(envelope(id))
       return eventParams({ envelope: unwrap(parseEnvelope(body)), body, endpoint: 'wh_alpha', at: t0 })

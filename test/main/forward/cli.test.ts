@@ -1,3 +1,4 @@
+import { readRuntimeInfo } from '../../../src/main/config'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -30,6 +31,11 @@ describe('watchdesk listen', () => {
     const app = await startTarget(() => ({ status: 200, body: '{}', delayMs: 800 }))
     const dataDir = tempDir()
     const listen = await startListen(['--forward-to', app.url, '--data-dir', dataDir], env())
+    // Its address is published for the other commands (send-test-event) before it says it listens.
+    expect(readRuntimeInfo(dataDir)).toMatchObject({
+      pid: listen.process.pid,
+      listenerUrl: listen.webhookUrl.replace(/\/webhooks$/, ''),
+    })
     expect((await send(listen.webhookUrl, 'evt_cli_1')).status).toBe(200)
     await waitFor(() => app.received.length === 1, 'the forward under way')
     listen.process.kill('SIGINT')
@@ -40,6 +46,7 @@ describe('watchdesk listen', () => {
     expect(lines).toHaveLength(2)
     expect(app.acknowledged.has('evt_cli_1')).toBe(true)
     expect(listen.stderr()).toContain('stopped.')
+    expect(readRuntimeInfo(dataDir, { includeDead: true })).toBeNull()
   })
 
   it('--json prints JSON lines; --events limits what is forwarded', async () => {

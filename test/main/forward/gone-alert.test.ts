@@ -35,7 +35,7 @@ describe('a forward target that answers 410 Gone', () => {
       clock,
     })
     const { forward, alerts } = backend.services
-    const url = `${backend.context.urls.listener}/webhooks`
+    const url = `${backend.services.webhooks.address().url}/webhooks`
     for (const id of ['evt_gone_1', 'evt_gone_2']) {
       const body = envelope(id)
       expect((await post(url, body, { 'x-service-signature': signBody(secretA, body) })).status).toBe(200)

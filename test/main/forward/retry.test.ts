@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
-import { createDispatcher, enqueueOnCommitSql, openForwardStore } from '../../../src/main/forward'
+import { createDispatcher, enqueueOnCommit, openForwardStore } from '../../../src/main/forward'
 import { resolveTargets } from '../../../src/main/forward/targets'
 import { silentLogger } from '../../../src/main/log'
 import { signBody, parseEnvelope } from '../../../src/main/webhooks'
@@ -37,7 +37,7 @@ describe('a target that is down for a while', () => {
       new Map(),
     )
     store.syncRoutes(targets)
-    const committer = inThreadCommitter(db, [enqueueOnCommitSql])
+    const committer = inThreadCommitter(db, [enqueueOnCommit])
     const ids = Array.from({ length: 200 }, (_, i) => `evt_down_${i}`)
     const committed = await committer.commit(
       ids.map((id) => {

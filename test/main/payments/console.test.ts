@@ -148,7 +148,7 @@ describe('payments through the console', () => {
   it('connects this console: registers the endpoint, stores its secret in the keychain, and the listener verifies a test event sent through the public URL', async () => {
     const certDir = tempDir()
     const { c, s, secrets } = await setup({ env: { NODE_EXTRA_CA_CERTS: selfSignedCert(certDir).certFile } })
-    const proxy = await tunnel(certDir, c.backend.context.urls.listener!)
+    const proxy = await tunnel(certDir, c.backend.services.webhooks.address().url!)
     await callApi(c, 'payments.keys.set', { name: 'main', key: sandboxKey })
     const connected = await callApi(c, 'payments.webhooks.connect', {
       publicUrl: proxy.url,

@@ -35,7 +35,7 @@ describe('payments secrets never leak', () => {
       log: createLogger((l) => logLines.push(l), 'debug'),
       env: { NODE_EXTRA_CA_CERTS: selfSignedCert(certDir).certFile },
     })
-    const proxy = await tunnel(certDir, c.backend.context.urls.listener!)
+    const proxy = await tunnel(certDir, c.backend.services.webhooks.address().url!)
     const answers: string[] = []
     const call = async (method: string, body: unknown = {}) => {
       const r = await callApi(c, method, body)

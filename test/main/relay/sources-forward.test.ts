@@ -32,7 +32,7 @@ describe('forwarding events synced from a relay', () => {
     await waitFor(() => backend.services.sources.list()[0]?.state === 'live' || undefined, 'the source live')
 
     // evt_both reaches the console's own listener first, then comes again through the relay.
-    expect(await deliver(`${backend.services.webhooks.url}/webhooks`, 'evt_both')).toBe(200)
+    expect(await deliver(`${backend.services.webhooks.address().url}/webhooks`, 'evt_both')).toBe(200)
     expect(await deliver(`${relay.listenerUrl}/webhooks`, 'evt_both')).toBe(200)
     expect(await deliver(`${relay.listenerUrl}/webhooks`, 'evt_synced')).toBe(200)
 

@@ -129,6 +129,25 @@ describe.each(kinds)('the %s relay store', (kind) => {
     expect(unwrap(await store.readAfter(page.next, 100)).events.map((e) => e.id)).toEqual(feed.slice(5))
   })
 
+  it('removes by retention exactly the events received before the cutoff, in batches, and keeps the rest readable', async () => {
+    const store = await freshStore()
+    const old = Array.from({ length: 7 }, (_, i) => params(`evt_old${i}`, { at: t0 + i }))
+    const kept = Array.from({ length: 3 }, (_, i) => params(`evt_new${i}`, { at: t0 + 60_000 + i }))
+    await commit(store, [...old, ...kept])
+    const cutoff = t0 + 60_000
+    const removed: number[] = []
+    for (;;) {
+      const batch = await store.retention!.prune('events', cutoff, 3)
+      if (!batch.ok) throw new Error(batch.message)
+      if (batch.changes === 0) break
+      removed.push(batch.changes)
+    }
+    expect(removed).toEqual([3, 3, 1])
+    expect((await readAll(store)).sort()).toEqual(kept.map((e) => e.id))
+    expect(await store.get('evt_old0')).toBeNull()
+    expect(await store.get('evt_new0')).toMatchObject({ id: 'evt_new0', deliveries: 1 })
+  })
+
   it('keeps the rejection log, newest first', async () => {
     const store = await freshStore()
     const rejection = (i: number) => ({

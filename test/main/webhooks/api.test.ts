@@ -143,7 +143,7 @@ describe('events API', () => {
     const b = await start()
     const status = await call(b, 'events.listener', {})
     expect(status.listening).toBe(true)
-    expect(status.url).toBe(b.context.urls.listener)
+    expect(status.url).toBe(b.services.webhooks.address().url)
     expect(status.endpoints).toEqual(['wh_alpha', 'wh_beta'])
     expect(JSON.stringify(status)).not.toMatch(/whsec_/)
   })

@@ -67,7 +67,13 @@ describe('one poison delivery fails nothing else', () => {
     const db = unwrap(openDatabase(join(dir, 'watchdesk.db')))
     db.exec(`CREATE TABLE outbox_like (id TEXT NOT NULL CHECK (id <> 'evt_bad'), inserted INTEGER NOT NULL)`)
     const committer = workerCommitter(db.name, {
-      afterEvent: ['INSERT INTO outbox_like (id, inserted) VALUES (@id, @inserted)'],
+      hooks: [
+        {
+          name: 'test.outbox-like',
+          sql: 'INSERT INTO outbox_like (id, inserted) VALUES (@id, @inserted)',
+          params: ['id', 'inserted'],
+        },
+      ],
     })
     const params = (id: string) =>
       eventParams({
@@ -225,7 +231,7 @@ describe('a full disk', () => {
         }),
       )
       backends.push(b)
-      const url = `${b.context.urls.listener}/webhooks`
+      const url = `${b.services.webhooks.address().url}/webhooks`
       const filler = join(tmpfs.dir!, 'filler')
       fillDisk(filler)
       const padding = 'x'.repeat(20_000)

@@ -54,7 +54,7 @@ export function useWebhookBackend(): (options?: {
     const pushes: PushMessage[] = []
     backend.context.push.subscribe((m) => pushes.push(m))
     return Object.assign(backend, {
-      webhookUrl: `${backend.context.urls.listener}/webhooks`,
+      webhookUrl: `${backend.services.webhooks.address().url}/webhooks`,
       pushes,
       dataDir,
     })

@@ -9,6 +9,7 @@ import { silentLogger } from '../../../src/main/log'
 import { createMemoryStore } from '../../../src/main/secrets'
 import { signBody } from '../../../src/main/webhooks'
 import { useTempDir } from '../../support/temp'
+import { unwrap } from '../../../src/shared/result'
 import { countEvents, envelope, post, secretA, secretB, useWebhookBackend } from './helpers'
 
 const { vectors } = JSON.parse(readFileSync(join(import.meta.dirname, 'signature-vectors.json'), 'utf8')) as {
@@ -110,7 +111,7 @@ describe('webhook listener', () => {
     expect((await post(b.webhookUrl, big, signed(big))).status).toBe(413)
     const streamed = await new Promise<number>((resolve, reject) => {
       const socket = connect(
-        (b.services.webhooks.url!.match(/:(\d+)$/) ?? [])[1] as unknown as number,
+        (b.services.webhooks.address().url!.match(/:(\d+)$/) ?? [])[1] as unknown as number,
         '127.0.0.1',
       )
       socket.on('error', reject)
@@ -245,8 +246,12 @@ describe('webhook listener', () => {
         expect(status.problem).toBe(
           `Port ${port} on 127.0.0.1 is in use (another watchdesk?). Stop it, or set listener.port / --listener-port, then restart watchdesk.`,
         )
-        expect(b.context.urls.listener).toBeNull()
-        expect(b.context.urls.listenerProblem).toMatchObject({ inUse: true, port, message: status.problem })
+        expect(b.services.webhooks.address().url).toBeNull()
+        expect(b.services.webhooks.address().problem).toMatchObject({
+          inUse: true,
+          port,
+          message: status.problem,
+        })
         // The store still answers; nothing can arrive through a listener that is not there.
         expect(b.services.webhooks.store.list({}, undefined, 10).rows).toEqual([])
         const sent = await b.services.webhooks.sendTest('funding.completed')
@@ -259,6 +264,27 @@ describe('webhook listener', () => {
     } finally {
       blocker.close()
     }
+  })
+
+  it('once stopped, answers that it no longer listens, when asked for its address or to send a test event', async () => {
+    const b = unwrap(
+      await startBackend({
+        dataDir: tempDir(),
+        shell: 'serve',
+        env: {},
+        log: silentLogger,
+        listenerPort: 0,
+        secrets: createMemoryStore({ 'webhook-secret:wh_alpha': secretA }),
+      }),
+    )
+    expect(b.services.webhooks.address()).toEqual({
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      problem: null,
+    })
+    await b.close()
+    expect(b.services.webhooks.address()).toEqual({ url: null, problem: null })
+    const sent = await b.services.webhooks.sendTest('funding.completed')
+    expect(sent.ok || sent.error.message).toBe('The webhook listener is not running: it has stopped.')
   })
 
   it('pushes committed events in batches, not one message per event', async () => {

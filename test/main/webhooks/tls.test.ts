@@ -41,6 +41,6 @@ describe('listener over TLS', () => {
     const status = b.services.webhooks.status()
     expect(status.listening).toBe(false)
     expect(status.problem).toMatch(/TLS files cannot be read .*listener\.tls/)
-    expect(b.context.urls.listener).toBeNull()
+    expect(b.services.webhooks.address().url).toBeNull()
   })
 })

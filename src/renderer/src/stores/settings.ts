@@ -73,14 +73,7 @@ export const useSettingsStore = create<SettingsState>((set, get) => {
     referenceTests: {},
 
     async update(values, unset) {
-      const result = await backend().call('settings.update', { set: values, unset })
-      if (!result.ok) {
-        set({ error: result.error })
-        return [{ key: '', message: result.error.message }]
-      }
-      set({ error: null })
-      if (result.value.saved) void useAppStore.getState().load()
-      return result.value.problems
+      return saved(await backend().call('settings.update', { set: values, unset }))
     },
     async testApi(apiBaseUrl) {
       set({ testing: 'api', apiTest: null })

@@ -198,7 +198,7 @@ function PlanEditor({ info }: { info: KeyInfo }) {
         onChange={(e) => choose(e.target.value)}
         disabled={!info.kind}
       >
-        <option value="inferred">{info.kind === 'live' ? 'production' : 'sandbox'} (from key kind)</option>
+        <option value="inferred">{info.kind === 'live' ? 'production' : 'sandbox'} (key kind)</option>
         <option value="sandbox">sandbox · {planLimits.sandbox.perMinute}/min</option>
         <option value="production">production · {planLimits.production.perMinute}/min</option>
         <option value="enterprise">enterprise · custom</option>

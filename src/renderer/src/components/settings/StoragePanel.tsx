@@ -1,20 +1,13 @@
 import { useEffect, useState } from 'react'
 import type { StorageUsage } from '../../../../shared/contract/storage'
+import { formatBytes } from '../../../../shared/bytes'
 import { backend } from '../../api'
 import { ConfigForm } from './ConfigForm'
 
 const kinds = ['events', 'attempts', 'alerts', 'rejections'] as const
 
 function bytes(n: number | null): string {
-  if (n === null) return 'unknown'
-  const units = ['B', 'kB', 'MB', 'GB', 'TB']
-  let value = n
-  let unit = 0
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024
-    unit++
-  }
-  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`
+  return n === null ? 'unknown' : formatBytes(n)
 }
 
 const readUsage = () => backend().call('storage.usage', {})

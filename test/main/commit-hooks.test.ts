@@ -1,0 +1,129 @@
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { commitHookParams, openDatabase, prepareCommitHook } from '../../src/main/db'
+import type { CommitHook } from '../../src/main/db'
+import { syncedEventHooks } from '../../src/main/relay'
+import { commitHooks } from '../../src/main/services'
+import { hookParamsOf } from '../../src/main/webhooks/commit-transaction'
+import { workerCommitter } from '../../src/main/webhooks/committer'
+import { upsertEventSql } from '../../src/main/webhooks/sql'
+import type { CommittedRow, EventParams } from '../../src/main/webhooks/sql'
+import { eventParams } from '../../src/main/webhooks/store'
+import { unwrap } from '../../src/shared/result'
+import { useTempDir } from '../support/temp'
+
+const tempDir = useTempDir()
+/** A database with every migration applied (openDatabase migrates to the latest schema). */
+const latestSchema = () => unwrap(openDatabase(join(tempDir(), 'watchdesk.db')))
+
+const synced = (id: string): EventParams => ({
+  ...eventParams({
+    envelope: { id, type: 'payout.completed', created_at: '2026-11-25T10:00:00Z', data: { id: 'po_1' } },
+    body: Buffer.from(id),
+    endpoint: 'wh_a',
+    at: 1_000,
+  }),
+  source: 'eu',
+  cursor: '42',
+  last: 1,
+})
+
+const allHooks = Object.entries(commitHooks).flatMap(([commit, hooks]) =>
+  hooks.map((hook: CommitHook) => ({ commit, hook })),
+)
+
+describe('commit hooks', () => {
+  it('the commit binds exactly the parameters CommitHookParams declares', () => {
+    const db = latestSchema()
+    const e = synced('evt_params')
+    const row = db.prepare(upsertEventSql).get({ conflicts: 0, conflict_body: null, ...e }) as CommittedRow
+    const params = hookParamsOf(e, row)
+    expect(Object.keys(params).sort()).toEqual([...commitHookParams].sort())
+    expect(params).toMatchObject({ seq: row.seq, inserted: 1, conflicted: 0, source: 'eu', last: 1 })
+    db.close()
+  })
+
+  it("a synced event's commit keeps the source's own hooks (its mark and cursor) first", () => {
+    expect(commitHooks.sources.slice(0, syncedEventHooks.length)).toEqual(syncedEventHooks)
+  })
+
+  it.each(allHooks.map(({ commit, hook }) => [`${commit}: ${hook.name}`, hook] as const))(
+    '%s prepares against the latest schema and runs with exactly its declared parameters',
+    (_, hook) => {
+      const db = latestSchema()
+      const e = synced('evt_hook')
+      const row = db.prepare(upsertEventSql).get({ conflicts: 0, conflict_body: null, ...e }) as CommittedRow
+      const all = hookParamsOf(e, row)
+      // Only the declared ones: a parameter the SQL reads but the hook does not declare fails here.
+      const declared = Object.fromEntries(hook.params.map((p) => [p, all[p]]))
+      expect(() => prepareCommitHook(db, hook).run(declared)).not.toThrow()
+      db.close()
+    },
+  )
+})
+
+describe('a commit hook is refused, with its name and the cause, when', () => {
+  const hook = (sql: string, params: readonly string[]): CommitHook => ({
+    name: 'test.hook',
+    sql,
+    params: params as CommitHook['params'],
+  })
+  const refusal = (h: CommitHook) => {
+    const db = latestSchema()
+    try {
+      prepareCommitHook(db, h)
+      return null
+    } catch (error) {
+      return (error as Error).message
+    } finally {
+      db.close()
+    }
+  }
+
+  it('its SQL reads a parameter it does not declare', () => {
+    expect(refusal(hook('UPDATE events SET source = @source WHERE seq = @seq', ['source']))).toBe(
+      'commit hook test.hook: reads @seq but does not declare it',
+    )
+  })
+
+  it('it declares a parameter its SQL does not read', () => {
+    expect(
+      refusal(hook('UPDATE events SET source = @source WHERE seq = @seq', ['source', 'seq', 'last'])),
+    ).toBe('commit hook test.hook: declares @last but its SQL does not read it')
+  })
+
+  it('it declares a parameter the commit does not provide', () => {
+    expect(refusal(hook('UPDATE events SET source = @name WHERE seq = @seq', ['name', 'seq']))).toBe(
+      'commit hook test.hook: declares @name, which the commit does not provide',
+    )
+  })
+
+  it('its parameters are positional', () => {
+    expect(refusal(hook('UPDATE events SET source = ? WHERE seq = @seq', ['seq']))).toMatch(
+      /^commit hook test\.hook: its parameters must all be named/,
+    )
+  })
+
+  it('its SQL does not prepare against the latest schema', () => {
+    expect(refusal(hook('INSERT INTO no_such_table (seq) VALUES (@seq)', ['seq']))).toMatch(
+      /^commit hook test\.hook: its SQL does not prepare \(no such table: no_such_table\)/,
+    )
+  })
+
+  it('the commit worker is given it: every commit fails with the hook named, nothing is stored', async () => {
+    const db = latestSchema()
+    const committer = workerCommitter(db.name, {
+      hooks: [hook('UPDATE events SET source = @source WHERE seq = @seq', ['source'])],
+    })
+    const result = await committer.commit([synced('evt_refused')], [])
+    await committer.close()
+    expect(result).toMatchObject({
+      ok: false,
+      failure: {
+        message: expect.stringContaining('commit hook test.hook: reads @seq but does not declare it'),
+      },
+    })
+    expect(db.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 0 })
+    db.close()
+  })
+})

@@ -188,7 +188,7 @@ describe('screens of the demo: twelve live chains and events', () => {
       rendererDir,
       demo: true,
     })
-    await demo.sendEvents(running.backend.context.urls.listener!, silentLogger, 60_000)
+    await demo.sendEvents(running.backend.services.webhooks.address().url!, silentLogger, 60_000)
     // Until most chains have a status from their nodes (anvil mines every 1–12 s).
     await waitFor(
       async () => {

@@ -57,7 +57,7 @@ describe('one event through the listener, a relay catch-up and a replay', () => 
     expect(local.get(id)).toMatchObject({ source: 'office', deliveries: 1 })
 
     // The service also delivers it to the console's own listener, and retries once (a duplicate).
-    const listener = `${backend.services.webhooks.url}/webhooks`
+    const listener = `${backend.services.webhooks.address().url!}/webhooks`
     expect(await deliver(listener, id, body)).toBe(200)
     expect(await deliver(listener, id, body)).toBe(200)
     expect(local.get(id)?.deliveries).toBe(3)

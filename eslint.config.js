@@ -21,7 +21,7 @@ const electronImport = {
  *                          serve.ts, index.ts, cli/, demo/: may import all of the above
  * An import path is matched relative to the importing file, so `../chains` from src/main/payments/
  * and `../../chains` from src/main/desktop/shell/ both name the chains capability. */
-const capabilities = ['webhooks', 'chains', 'payments', 'desktop', 'forward', 'relay', 'alerts']
+const capabilities = ['webhooks', 'chains', 'payments', 'desktop', 'forward', 'relay', 'sources', 'alerts']
 const foundations = ['db', 'secrets', 'config', 'log', 'push', 'committed', 'context', 'transport', 'meters']
 const composers = ['api', 'services', 'backend', 'serve', 'cli', 'demo']
 const sibling = (names) => `^(\\./|(\\.\\./)+)(main/)?(${names.join('|')})(\\.ts)?(/|$)`
@@ -36,9 +36,10 @@ const boundary = (files, forbidden, message, extraPatterns = []) => ({
   },
 })
 
-/** The one declared layering between capabilities: the relay is a receiver built from the webhooks
- * capability's parts (listener, ingest, commit worker), through its public surface only. */
-const buildsOn = { relay: ['webhooks'] }
+/** The declared layerings between capabilities, through the base's public surface only: the relay
+ * (server) is a receiver built from the webhooks capability's parts (listener, ingest, commit
+ * worker); the sources (the console following relays) commit through the same commit worker. */
+const buildsOn = { relay: ['webhooks'], sources: ['webhooks'] }
 
 const boundaries = [
   ...capabilities.map((capability) =>

@@ -11,15 +11,16 @@
  *     with none, alternating runs (target ≤ 1.5), and the relay's RSS with the followers.
  * Relays and the bare server run in child processes; this process sends, and hosts the console.
  */
-import { fork } from 'node:child_process'
+import { execFileSync, fork } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { Agent, createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
+import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
+import pg from 'pg'
 import { silentLogger } from '../src/main/log'
 import { createRelayToken, startRelay } from '../src/main/relay'
 import { openPostgresStore } from '../src/main/relay/pg-store'
@@ -28,6 +29,7 @@ import { signBody } from '../src/main/webhooks'
 import type { EventParams } from '../src/main/webhooks/sql'
 import { unwrap } from '../src/shared/result'
 import { startCluster } from '../test/support/postgres-cluster'
+import type { PrivateCluster } from '../test/support/postgres-cluster'
 import { startFollowingConsole } from '../test/support/following-console'
 import { median } from './stats'
 
@@ -57,10 +59,16 @@ async function serveChild(kind: string, url: string): Promise<void> {
       })
     })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    process.on('message', () => {
+      const cpu = process.cpuUsage()
+      process.send!({ cpuMs: (cpu.user + cpu.system) / 1000 })
+    })
     process.send!({ port: (server.address() as AddressInfo).port })
     return
   }
-  const store = unwrap(await openPostgresStore(url))
+  // BENCH_PARALLEL: the relay's transactions in flight (its default otherwise).
+  const parallelCommits = Number(process.env.BENCH_PARALLEL) || undefined
+  const store = unwrap(await openPostgresStore(url, { parallelCommits }))
   const relay = unwrap(
     await startRelay({
       store,
@@ -89,7 +97,14 @@ function startChild(
   kind: string,
   url = '',
 ): Promise<{ child: ChildProcess; port: number; syncPort: number }> {
-  const child = fork(self, ['child', kind, url], { stdio: 'inherit' })
+  const child = fork(self, ['child', kind, url], {
+    stdio: 'inherit',
+    // BENCH_PROFILE=DIR writes a CPU profile of each relay child there.
+    execArgv:
+      process.env.BENCH_PROFILE && kind === 'relay'
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+        : [],
+  })
   return new Promise((resolve, reject) => {
     child.once('message', (m: { port: number; syncPort: number }) =>
       resolve({ child, port: m.port, syncPort: m.syncPort }),
@@ -150,6 +165,155 @@ async function load(ports: number[]): Promise<number> {
   // Status 0: a kept-alive connection the server had closed while idle (between runs).
   if (failed.size > 0) console.log(`  (not answered 200: ${JSON.stringify(Object.fromEntries(failed))})`)
   return ok / runSeconds
+}
+
+// ── CPU time and pinning: the scaling model ─────────────────────────────────────────────────
+
+/** CPU time (ms) of processes by pid, from /proc (utime + stime in clock ticks of 10 ms). */
+function cpuMsOf(pids: number[]): number {
+  let ticks = 0
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      ticks += Number(fields[11]) + Number(fields[12])
+    } catch {
+      // A backend that exited meanwhile.
+    }
+  }
+  return ticks * 10
+}
+
+const senderCpuMs = () => {
+  const c = process.cpuUsage()
+  return (c.user + c.system) / 1000
+}
+
+const relayCpuMs = (relay: ChildProcess) =>
+  new Promise<number>((resolve) => {
+    relay.once('message', (m: { cpuMs: number }) => resolve(m.cpuMs))
+    relay.send('ask')
+  })
+
+type Cost = { sender: number; server: number; postgres: number }
+
+/** `load`, with the CPU time each side spent per 1,000 deliveries answered 200 (`servers`: the
+ * relays, or the bare server). */
+async function costed(
+  ports: number[],
+  servers: ChildProcess[],
+  cluster: PrivateCluster,
+): Promise<{ rate: number; cost: Cost }> {
+  const serverCpu = async () => (await Promise.all(servers.map(relayCpuMs))).reduce((a, b) => a + b, 0)
+  const before = { sender: senderCpuMs(), server: await serverCpu(), postgres: cpuMsOf(cluster.pids()) }
+  const rate = await load(ports)
+  const per = 1000 / Math.max(1, rate * runSeconds)
+  return {
+    rate,
+    cost: {
+      sender: (senderCpuMs() - before.sender) * per,
+      server: ((await serverCpu()) - before.server) * per,
+      postgres: (cpuMsOf(cluster.pids()) - before.postgres) * per,
+    },
+  }
+}
+
+/** Every thread of these processes onto `cpus` (taskset's list syntax, e.g. "0" or "0,1"). */
+function pin(cpuList: string, pids: number[]): void {
+  for (const pid of pids)
+    execFileSync('taskset', ['-a', '-p', '-c', cpuList, String(pid)], { stdio: 'ignore' })
+}
+
+/** The same loads with processes pinned: what a core given to the relays, or to PostgreSQL,
+ * changes (docs/benchmarks.md#relay, the scaling model). Needs two CPUs and taskset. */
+async function pinned(
+  cluster: PrivateCluster,
+  one: { child: ChildProcess; port: number },
+  two: { child: ChildProcess; port: number },
+): Promise<{ apart: number; shared: number; single: number } | null> {
+  if (cpus().length < 2 || process.env.BENCH_PINNED === '0') return null
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' })
+  } catch {
+    return null
+  }
+  const all = `0-${cpus().length - 1}`
+  const relays = [one.child.pid!, two.child.pid!]
+  const rest = () => [...cluster.pids(), process.pid]
+  const runs = { apart: [] as number[], shared: [] as number[], single: [] as number[] }
+  try {
+    for (let i = 0; i < 3; i++) {
+      pin('0', relays)
+      pin('1', rest())
+      runs.apart.push(await load([one.port]))
+      runs.shared.push(await load([one.port, two.port]))
+      pin('0', rest())
+      runs.single.push(await load([one.port]))
+    }
+  } finally {
+    pin(all, [...relays, ...rest()])
+  }
+  return { apart: median(runs.apart), shared: median(runs.shared), single: median(runs.single) }
+}
+
+/** The commit path alone, no HTTP: 12 connections (two relays' six commits in flight) each
+ * committing groups of 10 new rows as fast as they can, with the commit notice inside each commit
+ * (what the relay did) or after it, coalesced to one in flight (what it does). Alternating runs,
+ * rows/s. PostgreSQL holds one database-wide lock from a NOTIFY's pre-commit through the WAL flush,
+ * so notifying commits cannot share a flush. */
+async function noticePlacement(url: string): Promise<{ inside: number; after: number }> {
+  const pool = new pg.Pool({ connectionString: url, max: 13 })
+  await pool.query('CREATE TABLE notice_bench (id text PRIMARY KEY, body bytea NOT NULL)')
+  const insert = `INSERT INTO notice_bench SELECT * FROM unnest($1::text[], $2::bytea[]) ON CONFLICT (id) DO NOTHING RETURNING id`
+  const inside = `WITH ins AS (${insert}), note AS (SELECT pg_notify('notice_bench', '') AS sent)
+    SELECT ins.id FROM ins LEFT JOIN note ON true`
+  let n = 0
+  const body = Buffer.alloc(300, 7)
+  const run = async (mode: 'inside' | 'after'): Promise<number> => {
+    let sending = false
+    let again = false
+    const notify = (): void => {
+      if (sending) {
+        again = true
+        return
+      }
+      sending = true
+      void pool
+        .query(`SELECT set_config('synchronous_commit', 'off', true), pg_notify('notice_bench', '')`)
+        .finally(() => {
+          sending = false
+          if (again) {
+            again = false
+            notify()
+          }
+        })
+    }
+    const until = Date.now() + runSeconds * 1000
+    let rows = 0
+    await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        while (Date.now() < until) {
+          const ids = Array.from({ length: 10 }, () => `n_${n++}`)
+          const done = await pool.query(mode === 'inside' ? inside : insert, [ids, ids.map(() => body)])
+          rows += done.rowCount ?? 0
+          if (mode === 'after') notify()
+        }
+      }),
+    )
+    // The last notice finishes before the next run (or the pool's end).
+    while (sending) await new Promise((r) => setTimeout(r, 5))
+    return rows / runSeconds
+  }
+  const runs = { inside: [] as number[], after: [] as number[] }
+  try {
+    for (let i = 0; i < 3; i++) {
+      runs.inside.push(await run('inside'))
+      runs.after.push(await run('after'))
+    }
+  } finally {
+    await pool.end()
+  }
+  return { inside: median(runs.inside), after: median(runs.after) }
 }
 
 async function catchUp(url: string): Promise<{ perSecond: number; maxStallMs: number }> {
@@ -342,18 +506,54 @@ async function main(): Promise<void> {
     const two = await startChild('relay', url)
     children.push(bare.child, one.child, two.child)
     await load([one.port]) // warm-up: connections, plans, JIT
+    await load([two.port])
     const rounds = { bare: [] as number[], one: [] as number[], two: [] as number[] }
+    const costs = { bare: [] as Cost[], one: [] as Cost[], two: [] as Cost[] }
     for (let i = 0; i < 3; i++) {
-      rounds.bare.push(await load([bare.port]))
-      rounds.one.push(await load([one.port]))
-      rounds.two.push(await load([one.port, two.port]))
+      const plain = await costed([bare.port], [bare.child], cluster)
+      rounds.bare.push(plain.rate)
+      costs.bare.push(plain.cost)
+      const measured = await costed([one.port], [one.child], cluster)
+      rounds.one.push(measured.rate)
+      costs.one.push(measured.cost)
+      const both = await costed([one.port, two.port], [one.child, two.child], cluster)
+      rounds.two.push(both.rate)
+      costs.two.push(both.cost)
     }
     const [b, o, t] = [median(rounds.bare), median(rounds.one), median(rounds.two)]
     const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+    const cost = (of: Cost[], k: keyof Cost) => median(of.map((c) => c[k]))
+    const sum = (of: Cost[]) => cost(of, 'sender') + cost(of, 'server') + cost(of, 'postgres')
     console.log(`bare node:http 200          ${fmt(b)} /s`)
-    console.log(`one relay → PostgreSQL      ${fmt(o)} /s   ratio ${(o / b).toFixed(2)} (target ≥ 0.5)`)
-    console.log(`two relays → PostgreSQL     ${fmt(t)} /s   two ÷ one ${(t / o).toFixed(2)} (target ≥ 1.6)`)
+    console.log(`one relay → PostgreSQL      ${fmt(o)} /s   ratio ${(o / b).toFixed(2)} (target ≥ 0.7)`)
+    console.log(
+      `two relays → PostgreSQL     ${fmt(t)} /s   two ÷ one ${(t / o).toFixed(2)} (target ≥ 1.0 here)`,
+    )
+    console.log(
+      `CPU ms per 1,000 deliveries: bare: sender ${cost(costs.bare, 'sender').toFixed(0)} + server ${cost(costs.bare, 'server').toFixed(0)}; ` +
+        `relay: sender ${cost(costs.one, 'sender').toFixed(0)} + relay ${cost(costs.one, 'server').toFixed(0)} + PostgreSQL ${cost(costs.one, 'postgres').toFixed(0)} ` +
+        `→ CPU-bound ceiling ${(sum(costs.bare) / sum(costs.one)).toFixed(2)}× bare`,
+    )
+    console.log(
+      `CPU ms per 1,000 deliveries, two relays: sender ${cost(costs.two, 'sender').toFixed(0)} + relays ${cost(costs.two, 'server').toFixed(0)} + PostgreSQL ${cost(costs.two, 'postgres').toFixed(0)}`,
+    )
+    bare.child.kill('SIGTERM')
+    const p = await pinned(cluster, one, two)
+    if (p) {
+      console.log(`pinned: one relay on CPU 0, PostgreSQL + sender on CPU 1     ${fmt(p.apart)} /s`)
+      console.log(
+        `pinned: two relays sharing CPU 0, PostgreSQL + sender on 1   ${fmt(p.shared)} /s   ÷ one ${(p.shared / p.apart).toFixed(2)}`,
+      )
+      console.log(
+        `pinned: relay, PostgreSQL and sender all on CPU 0           ${fmt(p.single)} /s   second core ×${(p.apart / p.single).toFixed(2)}`,
+      )
+    }
     for (const c of children) c.kill('SIGTERM')
+    const notice = await noticePlacement(cluster.createDatabase('notice'))
+    console.log(
+      `commit path alone, 12 in flight: notice inside the commit ${fmt(notice.inside)} rows/s; after it ${fmt(notice.after)} rows/s   ×${(notice.after / notice.inside).toFixed(2)}`,
+    )
+    if (process.env.BENCH_ONLY === 'throughput') return
     const caught = await catchUp(cluster.createDatabase('catchup'))
     console.log(
       `catch-up ${catchUpEvents.toLocaleString('en-US')} events    ${fmt(caught.perSecond)} /s (target ≥ 20,000); console event loop max stall ${caught.maxStallMs.toFixed(0)} ms`,

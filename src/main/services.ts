@@ -15,12 +15,13 @@ import { startChainsService } from './chains'
 import type { ChainsService } from './chains'
 import { startPayments } from './payments'
 import type { PaymentsService } from './payments'
-import { engineConfirm, startAlerts } from './alerts'
+import { startAlerts, watchSources } from './alerts'
 import type { AlertsService } from './alerts'
 import { systemPollClock } from '../shared/clock'
 import type { PollClock } from '../shared/clock'
-import { resyncOnConflictHooks, startSources, syncedEventHooks } from './relay'
-import type { SourcesService } from './relay'
+import { startSources, syncedEventHooks } from './sources'
+import type { SourcesService } from './sources'
+import { resyncOnConflictHooks } from './relay'
 import { enqueueOnCommit, startForward } from './forward'
 import type { CommitHook } from './db'
 import type { AdhocTarget, AttemptReport, ForwardService } from './forward'
@@ -197,8 +198,13 @@ export async function startServices(
   const sources = startSources(ctx, { hooks: commitHooks.sources })
   catchingUp = () => sources.list().some((s) => s.state === 'catching-up')
   stops.push(() => sources.stop())
-  const stopWatch = watchSources(sources, alerts, options.clock ?? systemPollClock)
-  stops.push(async () => stopWatch())
+  // The rule "relay source unreachable" over the sources' status (alerts/source-rule.ts).
+  const sourceRule = watchSources(
+    () => sources.list(),
+    (condition) => alerts.condition(condition),
+    options.clock ?? systemPollClock,
+  )
+  stops.push(async () => sourceRule.dispose())
   const stopTargets = watchForwardTargets(forward, alerts, options.clock ?? systemPollClock)
   stops.push(async () => stopTargets())
   const services: Services = { webhooks, chains, payments, alerts, sources, forward, publicUrl, env }
@@ -210,49 +216,7 @@ export async function startServices(
   })
 }
 
-const sourceCheckMs = 5_000
-
-/** The alert rule "relay source unreachable" over the sources' status: each source observed every
- * 5 s and confirmed like the other rules (3 observations and 15 s), so a relay that restarts is no
- * outage; a refused token counts too (nothing arrives either way). A source removed from the
- * config closes its incident as "source removed" (not a recovery: nobody saw it answer). */
-function watchSources(sources: SourcesService, alerts: AlertsService, clock: PollClock): () => void {
-  let watched = new Set<string>()
-  let cancel: (() => void) | null = null
-  const observe = (name: string, active: boolean, title: string, body: string, gone?: string) =>
-    alerts.condition({
-      rule: 'relay.source',
-      subject: `source:${name}`,
-      serviceId: null,
-      name: `Relay source ${name}`,
-      active,
-      title,
-      body,
-      confirm: engineConfirm,
-      gone,
-    })
-  const check = () => {
-    const seen = new Set<string>()
-    for (const s of sources.list()) {
-      seen.add(s.name)
-      observe(
-        s.name,
-        s.state === 'unreachable' || s.state === 'refused',
-        s.state === 'refused'
-          ? `Relay source ${s.name} refuses the token`
-          : `Relay source ${s.name} unreachable`,
-        s.problem ?? `The relay at ${s.url} does not answer.`,
-      )
-    }
-    for (const name of watched)
-      if (!seen.has(name))
-        observe(name, false, `Relay source ${name} removed`, 'Removed from sources.', 'source removed')
-    watched = seen
-    cancel = clock.after(sourceCheckMs, check)
-  }
-  check()
-  return () => cancel?.()
-}
+const forwardCheckMs = 5_000
 
 /** The alert rule "forward target gone" over the forward status: a target that answered 410 Gone
  * is stopped by the forwarder (a definite answer, so no confirmation); the incident closes when the
@@ -293,7 +257,7 @@ function watchForwardTargets(forward: ForwardService, alerts: AlertsService, clo
       if (!seen.has(name))
         observe(name, false, `Forward target ${name} removed`, 'Removed from forward.targets.')
     watched = seen
-    cancel = clock.after(sourceCheckMs, check)
+    cancel = clock.after(forwardCheckMs, check)
   }
   check()
   return () => cancel?.()

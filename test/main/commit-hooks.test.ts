@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { commitHookParams, openDatabase, prepareCommitHook } from '../../src/main/db'
 import type { CommitHook } from '../../src/main/db'
-import { syncedEventHooks } from '../../src/main/relay'
+import { syncedEventHooks } from '../../src/main/sources'
 import { commitHooks } from '../../src/main/services'
 import { hookParamsOf } from '../../src/main/webhooks/commit-transaction'
 import { workerCommitter } from '../../src/main/webhooks/committer'
@@ -43,7 +43,7 @@ describe('commit hooks', () => {
     db.close()
   })
 
-  it("a synced event's commit keeps the source's own hooks (its mark and cursor) first", () => {
+  it("a synced event's commit keeps the source's own hook (its cursor) first", () => {
     expect(commitHooks.sources.slice(0, syncedEventHooks.length)).toEqual(syncedEventHooks)
   })
 

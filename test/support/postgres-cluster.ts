@@ -22,6 +22,8 @@ export interface PrivateCluster {
   freeze(): void
   /** SIGCONT to the same processes. */
   thaw(): void
+  /** The postmaster's pid and its children's now (benches pin them to CPUs with taskset). */
+  pids(): number[]
   /** Runs SQL as the superuser in `database` (psql over the cluster's socket). */
   psql(database: string, sql: string): void
   /** With `ssl: true`: the server's self-signed certificate (its own CA, CN and SAN 127.0.0.1). */
@@ -132,6 +134,7 @@ export async function startCluster(
       for (const pid of frozen) process.kill(pid, 'SIGCONT')
       frozen = []
     },
+    pids: () => processes(),
     psql(database, sql) {
       run(join(bin, 'psql'), [
         '-h',

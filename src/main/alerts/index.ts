@@ -40,6 +40,7 @@ export type { Meters } from '../meters'
 export { formatDuration } from './duration'
 export { engineConfirm, ruleCatalog } from './rules'
 export type { Condition } from './rules'
+export { sourceConditions, watchSources } from './source-rule'
 export { channelAccount, channelEnvName } from './channels'
 export { createAlertStore } from './store'
 export { testAlert, testChannelNames } from './test-alert'
@@ -338,6 +339,13 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
   const startedAt = clock.now()
   const pageSize = 10_000
   let cursor = writing('alert event cursor', () => store.eventCursor(), 0)
+  // Without alerts to queue, the cursor is made durable at most every `cursorEveryMs` (and on
+  // stop): each write is a commit with its fsync on the listener's thread, which first waits for
+  // the commit worker's lock, and it came every 200 ms while events arrived (the ingest profile).
+  // Events read again after a crash alerted nothing the first time, so none is sent twice.
+  let durableCursor = cursor
+  let cursorWrittenAt = clock.now()
+  const cursorEveryMs = 10_000
   let reading: NodeJS.Timeout | null = null
   let heldSince: number | null = null
   /** A short pause before reading, so commits back to back make one round. */
@@ -359,10 +367,16 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
         )
     // Queued with the cursor, or (the database takes no writes) sent from memory: either way this
     // process goes on after them; only the durable cursor lags until the next write succeeds.
-    enqueueAll(alerts, events.at(-1)!.seq)
-    cursor = events.at(-1)!.seq
+    const last = events.at(-1)!.seq
+    if (alerts.length > 0 || clock.now() - cursorWrittenAt >= cursorEveryMs) persistCursor(alerts, last)
+    cursor = last
     // A long backlog (events stored while only `listen` ran) is read page by page, between turns.
     if (events.length === pageSize) reading = setTimeout(() => readEvents(true), 0)
+  }
+  function persistCursor(alerts: Alert[], last: number): void {
+    if (!enqueueAll(alerts, last)) return
+    durableCursor = last
+    cursorWrittenAt = clock.now()
   }
   const wakeEvents = () => (reading ??= setTimeout(readEvents, coalesceMs))
   const offCommitted = deps.committed.subscribe((batch) => {
@@ -571,6 +585,7 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
       offChains()
       offCommitted.dispose()
       await queue
+      if (cursor !== durableCursor) persistCursor([], cursor)
     },
   }
 }

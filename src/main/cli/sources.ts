@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { sourceNamePattern } from '../../shared/config'
 import { loadConfig, openConfigStore } from '../config'
 import { databaseFileName, openDatabase } from '../db'
-import { fetchPage, isLoopback } from '../relay'
+import { isLoopback } from '../relay'
+import { fetchPage } from '../sources'
 import { maskUrlSecrets } from '../../shared/mask'
 import { accounts, createKeytarStore, withEnvironmentSecrets } from '../secrets'
 import type { SecretStore } from '../secrets'
@@ -59,7 +60,7 @@ export function registerSources(program: Command, ctx: CliContext): void {
     'watchdesk relay token create laptop --store … | watchdesk sources add office https://relay.example:7422',
   )
   withCommon(sources.command('list'))
-    .summary('the relays followed, their token and cursor')
+    .summary('the relays followed, their token, cursor and how far behind this console is')
     .action(async (_o: unknown, command: Command) => ctx.exit(await listSources(optionsOf(command), ctx.io)))
   withCommon(sources.command('remove'), { json: false })
     .summary('stop following a relay and forget its token (synced events stay)')
@@ -194,10 +195,12 @@ export async function listSources(options: SourcesCliOptions, io: CliIo): Promis
       const token = await secrets.get(accounts.sourceToken(name))
       const enabled = s.enabled !== false
       const tokenStored = token.ok && !!token.value
-      // Asked now, with a deadline: the state is what the relay answers, not a remembered one.
+      const cursor = cursors.get(name) ?? null
+      // Asked now, with a deadline: the state is what the relay answers, not a remembered one;
+      // asked from this console's cursor, the answer also says how far behind it is.
       const check =
         enabled && token.ok && token.value
-          ? await fetchPage(s.url, token.value, '0', 1, false, AbortSignal.timeout(5_000))
+          ? await fetchPage(s.url, token.value, cursor ?? '0', 1, true, AbortSignal.timeout(5_000))
           : null
       const state = !enabled
         ? 'disabled'
@@ -215,19 +218,22 @@ export async function listSources(options: SourcesCliOptions, io: CliIo): Promis
         state,
         problem: check && !check.ok ? check.error.message : !token.ok ? token.error.message : null,
         tokenStored,
-        cursor: cursors.get(name) ?? null,
+        cursor,
+        /** Events the relay holds after this console's cursor (null: the relay was not asked). */
+        behind: check?.ok ? check.value.events.length + (check.value.remaining ?? 0) : null,
       }
     }),
   )
   printList(io, options.json, rows, {
     empty: 'No sources. Add a relay with: watchdesk sources add NAME URL   (the token is read from stdin)',
-    headers: ['name', 'state', 'url', 'token', 'cursor'],
+    headers: ['name', 'state', 'url', 'token', 'cursor', 'behind'],
     row: (r) => [
       r.name,
       r.state,
       r.url,
       r.tokenStored ? 'in keychain' : 'MISSING',
       r.cursor ?? 'not synced yet',
+      r.behind === null ? '—' : r.behind === 0 ? 'up to date' : `${r.behind.toLocaleString('en-US')} to sync`,
     ],
   })
   if (!options.json) for (const r of rows) if (r.problem) io.err(`watchdesk sources: ${r.name}: ${r.problem}`)

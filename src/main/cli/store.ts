@@ -1,23 +1,26 @@
 import type { Command } from 'commander'
-import { copySqliteToPostgres, parseStoreUrl } from '../relay'
+import { copyPostgresToSqlite, copySqliteToPostgres, parseStoreUrl } from '../relay'
+import type { CopyProgress } from '../relay'
+import type { Result } from '../../shared/result'
 import type { CliContext } from './common'
 import { example } from './common'
 import { exitCodes, failure, failWith } from './exit'
 import type { CliIo } from './io'
 
-/** `watchdesk store copy --from sqlite:PATH --to postgres://…` (docs/storage.md). */
+/** `watchdesk store copy --from sqlite:PATH --to postgres://…` and back (docs/storage.md). */
 export function registerStore(program: Command, ctx: CliContext): void {
   const store = program.command('store').summary('move a history between stores')
   const copy = store
     .command('copy')
-    .summary("copy a SQLite data dir's events into a team relay's PostgreSQL")
+    .summary("copy events between a SQLite file and a team relay's PostgreSQL (either way)")
     .description(
       'Copies events with their raw bodies, delivery counts and conflicts from a SQLite file into a PostgreSQL ' +
-        'relay store. Idempotent and resumable: a second run copies nothing twice, a killed run continues ' +
-        'where it stopped. Progress on stderr.',
+        'relay store, or back from PostgreSQL into a SQLite file (created if missing). Idempotent and resumable: ' +
+        'a second run copies nothing twice, a killed run continues where it stopped; an id the target has ' +
+        'already is kept as it is. Progress on stderr.',
     )
-    .requiredOption('--from <store>', 'sqlite:PATH')
-    .requiredOption('--to <store>', 'postgres://…')
+    .requiredOption('--from <store>', 'sqlite:PATH or postgres://…')
+    .requiredOption('--to <store>', 'postgres://… or sqlite:PATH')
     .option('--json', 'print the outcome as JSON', false)
     .action(async (options: { from: string; to: string; json: boolean }) =>
       ctx.exit(await runCopy(options, ctx.io)),
@@ -26,6 +29,10 @@ export function registerStore(program: Command, ctx: CliContext): void {
     copy,
     'watchdesk store copy --from sqlite:~/.local/share/watchdesk/watchdesk.db --to postgres://watchdesk@db.internal/watchdesk',
   )
+  example(
+    copy,
+    'watchdesk store copy --from postgres://watchdesk@db.internal/watchdesk --to sqlite:./relay.db',
+  )
 }
 
 async function runCopy(options: { from: string; to: string; json: boolean }, io: CliIo): Promise<number> {
@@ -33,16 +40,20 @@ async function runCopy(options: { from: string; to: string; json: boolean }, io:
   const to = parseStoreUrl(options.to)
   if (!from.ok) return failure(io, 'store copy', from.error.message, exitCodes.usage)
   if (!to.ok) return failure(io, 'store copy', to.error.message, exitCodes.usage)
-  if (from.value.kind !== 'sqlite' || to.value.kind !== 'postgres')
+  const onProgress = (p: CopyProgress) =>
+    io.err(`copied ${p.read} of ${p.total} events (${p.inserted} new in the target)`)
+  let done: Result<CopyProgress & { from: number | string }>
+  if (from.value.kind === 'sqlite' && to.value.kind === 'postgres')
+    done = await copySqliteToPostgres(from.value.file, to.value.url, { onProgress })
+  else if (from.value.kind === 'postgres' && to.value.kind === 'sqlite')
+    done = await copyPostgresToSqlite(from.value.url, to.value.file, { onProgress })
+  else
     return failure(
       io,
       'store copy',
-      'store copy goes from a SQLite file to PostgreSQL (--from sqlite:PATH --to postgres://…); the other direction is not built yet.',
+      'store copy goes between a SQLite file and PostgreSQL (--from sqlite:PATH --to postgres://…, or --from postgres://… --to sqlite:PATH); to copy a SQLite file use watchdesk backup.',
       exitCodes.usage,
     )
-  const done = await copySqliteToPostgres(from.value.file, to.value.url, {
-    onProgress: (p) => io.err(`copied ${p.read} of ${p.total} events (${p.inserted} new in the target)`),
-  })
   if (!done.ok) return failWith(io, 'store copy', done.error)
   if (options.json) io.out(JSON.stringify(done.value))
   else

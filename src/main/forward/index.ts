@@ -204,8 +204,11 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
   const offSecrets = ctx.secrets.onChange((account) => {
     if (account.startsWith(accounts.forwardSecret(''))) void applyConfig(ctx.config())
   })
-  // Woken by every committed batch (the lossless channel, not the screen's batched push).
+  // Woken by every committed batch (the lossless channel, not the screen's batched push). With no
+  // target nothing was queued, so the forward worker is not woken (a thread hop per batch that the
+  // ingest profile showed); adding a target re-reads the config, which syncs and wakes it.
   const offCommitted = ctx.committed.subscribe(() => {
+    if (targets.length === 0) return
     syncSecrets()
     dispatcher.kick()
   })

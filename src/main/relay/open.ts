@@ -48,3 +48,10 @@ export async function copySqliteToPostgres(
 ): ReturnType<typeof import('./store-copy').copySqliteToPostgres> {
   return (await import('./store-copy')).copySqliteToPostgres(...args)
 }
+
+/** `store copy` back from PostgreSQL, with the PostgreSQL client loaded for it. */
+export async function copyPostgresToSqlite(
+  ...args: Parameters<typeof import('./store-copy').copyPostgresToSqlite>
+): ReturnType<typeof import('./store-copy').copyPostgresToSqlite> {
+  return (await import('./store-copy')).copyPostgresToSqlite(...args)
+}

@@ -3,9 +3,13 @@ import { emptyRetentionState } from '../db/retention'
 import type { RetentionKind, RetentionState, RetentionTarget } from '../db/retention'
 
 /** Retention on a relay's PostgreSQL store (events with their bodies, rejections: the kinds a relay
- * holds). Each batch is one short statement; `SKIP LOCKED` lets a batch pass over rows an ingest
- * transaction holds (a redelivery's upsert), so neither waits for the other, and two relays on one
- * database prune side by side without blocking each other. */
+ * holds). A batch runs as statements of at most `pgStepRows` rows, each its own transaction (as the
+ * SQLite commit worker runs a batch in steps): a delivery's commit that waits for the WAL flush of
+ * a removal waits for a small one. `SKIP LOCKED` lets a step pass over rows an ingest transaction
+ * holds (a redelivery's upsert), so neither waits for the other, and two relays on one database
+ * prune side by side without blocking each other. */
+export const pgStepRows = 200
+
 export function postgresRetentionTarget(
   pool: pg.Pool,
 ): RetentionTarget & { load(): Promise<RetentionState> } {
@@ -21,9 +25,15 @@ export function postgresRetentionTarget(
     async prune(kind, cutoff, batch) {
       const sql = statements[kind]
       if (!sql) return { ok: true, changes: 0 }
+      let changes = 0
       try {
-        const result = await pool.query(sql, [cutoff, batch])
-        return { ok: true, changes: result.rowCount ?? 0 }
+        while (changes < batch) {
+          const asked = Math.min(pgStepRows, batch - changes)
+          const done = (await pool.query(sql, [cutoff, asked])).rowCount ?? 0
+          changes += done
+          if (done < asked) break
+        }
+        return { ok: true, changes }
       } catch (error) {
         return failed(error)
       }

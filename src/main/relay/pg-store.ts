@@ -142,9 +142,9 @@ export async function openPostgresStore(
     )
     return p
   }
-  // Commits (and the probe) on one pool, every read on another: a hundred followers catching up
-  // never make a delivery wait for a connection.
-  const pool = poolOf(parallel + 1)
+  // Commits (and the probe, and the commit notice) on one pool, every read on another: a hundred
+  // followers catching up never make a delivery wait for a connection.
+  const pool = poolOf(parallel + 2)
   // A read of a frozen server fails (and its connection is dropped) rather than hang a sync
   // request; commits keep their deadline instead (a transaction's connection must not be reused
   // while its statement may still run).
@@ -527,6 +527,7 @@ export function postgresCommitter(
   deadlineMs = defaultCommitDeadlineMs,
 ): Committer {
   const queue: Request[] = []
+  const notifier = commitNotifier(pool)
   let running = 0
   let closed = false
   const idle: (() => void)[] = []
@@ -558,6 +559,7 @@ export function postgresCommitter(
         break
       }
     }
+    if (outcome.ok && outcome.items.some(changedOthers)) notifier.soon()
     if (outcome.ok && events.length > 0) committed()
     let offset = 0
     for (const r of group) {
@@ -613,28 +615,99 @@ export function postgresCommitter(
     async close() {
       closed = true
       if (running > 0 || queue.length > 0) await new Promise<void>((r) => idle.push(r))
+      await notifier.flushed()
     },
   }
 }
 
-/** The common case in one round trip: no id twice in the batch and no rejections, so a single
- * INSERT … ON CONFLICT is the whole transaction (autocommit: durable when it returns), with the
- * commit notice in the same statement. A data error falls back to `transaction`, which refuses
- * the poison delivery alone. */
-const upsertAndNotifySql = `WITH ins AS (${upsertSql}),
-  note AS (SELECT pg_notify('${notifyChannel}', '') AS sent)
-  SELECT ins.* FROM ins LEFT JOIN note ON true`
+/** Whether followers of other relays have something to read after this item: a new event or a
+ * conflict (a plain redelivery changes nothing they are sent). */
+const changedOthers = (i: ItemResult) => i.ok && (i.row.deliveries === 1 || i.row.conflicted === 1)
 
+/** Tells the other relays on this database that something committed, AFTER the commit and in a
+ * transaction of its own, at most one at a time (commits meanwhile are told by the next one).
+ * Not inside the commit: PostgreSQL serialises every committing transaction that has queued a
+ * NOTIFY on one database-wide lock held through its WAL flush, so commits that notify cannot share
+ * a flush — with six commits in flight per relay that lock was where two relays queued behind each
+ * other (docs/benchmarks.md#relay). The notice needs no durability: `synchronous_commit` is off for
+ * its transaction alone. This relay's own streams are woken in-process, without it. */
+function commitNotifier(pool: pg.Pool): { soon(): void; flushed(): Promise<void> } {
+  let sending: Promise<void> | null = null
+  let again = false
+  const send = (): Promise<void> =>
+    pool
+      .query(`SELECT set_config('synchronous_commit', 'off', true), pg_notify('${notifyChannel}', '')`)
+      .then(
+        () => {},
+        // A lost notice only delays other relays' streams until their next timer read; the
+        // commit path and its probe report a failing store.
+        () => {},
+      )
+      .then(() => {
+        if (!again) return
+        again = false
+        return send()
+      })
+  return {
+    soon() {
+      if (sending) {
+        again = true
+        return
+      }
+      sending = send().finally(() => (sending = null))
+    },
+    flushed: async () => {
+      await sending
+    },
+  }
+}
+
+/** The rejections of a group, and the cap on the log (the newest 10,000 kept). The cap deletes
+ * only rows no other session holds (SKIP LOCKED): two relays pruning the same old rows at once
+ * must not make one commit wait for the other's. */
+const insertRejectionsSql = (
+  first: number,
+) => `INSERT INTO webhook_rejections (at, path, status, reason, size, remote)
+  SELECT * FROM unnest(${['bigint', 'text', 'int', 'text', 'int', 'text'].map((t, i) => `$${first + i}::${t}[]`).join(', ')})`
+const pruneRejectionsSql = `DELETE FROM webhook_rejections WHERE seq IN (
+  SELECT seq FROM webhook_rejections WHERE seq <= (SELECT max(seq) FROM webhook_rejections) - 10000
+  FOR UPDATE SKIP LOCKED)`
+
+function rejectionColumns(rejections: Rejection[]): unknown[] {
+  return [
+    rejections.map((r) => r.at),
+    rejections.map((r) => r.path.replace(/\0/g, '')),
+    rejections.map((r) => r.status),
+    rejections.map((r) => r.reason.replace(/\0/g, '')),
+    rejections.map((r) => r.size),
+    rejections.map((r) => r.remote),
+  ]
+}
+
+/** A whole group in one statement, rejections included (data-modifying CTEs run once each, in
+ * the statement's one transaction). */
+const upsertWithRejectionsSql = `WITH ins AS (${upsertSql}),
+  rejected AS (${insertRejectionsSql(11)}),
+  pruned AS (${pruneRejectionsSql})
+  SELECT * FROM ins`
+
+/** The common case in one round trip: no id twice in the group, so a single INSERT … ON CONFLICT
+ * (with the group's rejections) is the whole transaction (autocommit: durable when it returns).
+ * The commit notice follows it (commitNotifier). A data error falls back to `transaction`, which
+ * refuses the poison delivery alone. */
 async function commitEvents(
   pool: pg.Pool,
   events: EventParams[],
   rejections: Rejection[],
 ): Promise<ItemResult[]> {
-  const single = rejections.length === 0 && new Set(events.map((e) => e.id)).size === events.length
-  if (single && events.length > 0) {
+  const single = new Set(events.map((e) => e.id)).size === events.length
+  if (single && events.length + rejections.length > 0) {
     try {
       const sorted = [...events].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      const { rows } = await pool.query<ReturnedRow>(upsertAndNotifySql, columnsOf(sorted))
+      const { rows } = await pool.query<ReturnedRow>(
+        rejections.length > 0 ? upsertWithRejectionsSql : upsertSql,
+        rejections.length > 0 ? [...columnsOf(sorted), ...rejectionColumns(rejections)] : columnsOf(sorted),
+      )
       const byId = new Map(rows.map((r) => [r.id, r]))
       return events.map((e) => itemOf(e, byId.get(e.id)))
     } catch (error) {
@@ -691,24 +764,9 @@ async function transaction(
       }
     }
     if (rejections.length > 0) {
-      await client.query(
-        `INSERT INTO webhook_rejections (at, path, status, reason, size, remote)
-         SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::int[], $6::text[])`,
-        [
-          rejections.map((r) => r.at),
-          rejections.map((r) => r.path.replace(/\0/g, '')),
-          rejections.map((r) => r.status),
-          rejections.map((r) => r.reason.replace(/\0/g, '')),
-          rejections.map((r) => r.size),
-          rejections.map((r) => r.remote),
-        ],
-      )
-      await client.query(
-        'DELETE FROM webhook_rejections WHERE seq <= (SELECT max(seq) FROM webhook_rejections) - 10000',
-      )
+      await client.query(insertRejectionsSql(1), rejectionColumns(rejections))
+      await client.query(pruneRejectionsSql)
     }
-    if (items.some((i) => i.ok && (i.row.deliveries === 1 || i.row.conflicted === 1)))
-      await client.query(`NOTIFY ${notifyChannel}`)
     await client.query('COMMIT')
     return items
   } catch (error) {

@@ -3,7 +3,8 @@ import pg from 'pg'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import { openDatabase } from '../db'
-import { migratePostgresUrl, pgConfigOf, safePostgresUrl } from './pg-store'
+import { maskUrlSecrets } from '../../shared/mask'
+import { migratePostgresUrl, parsePgCursor, pgConfigOf, safePostgresUrl } from './pg-store'
 
 export interface CopyProgress {
   /** Events read from the source in this run so far (already present in the target included). */
@@ -123,4 +124,90 @@ export async function copySqliteToPostgres(
     source.value.close()
     await client.end().catch(() => {})
   }
+}
+
+/** `watchdesk store copy --from postgres://… --to sqlite:PATH` (docs/storage.md): the team store's
+ * events back into a SQLite file (a SQLite relay's, or a data dir), raw bodies, delivery counts and
+ * conflicts as they are. Read in the relay's sync order, (txid, seq) below the oldest transaction
+ * still running (as its sync API reads, pg-store.ts readAfter), so an event committing while a run
+ * reads is copied by that run or the next, never skipped. Each batch and the position it reached
+ * commit in one SQLite transaction (meta `copy:<URL without secrets>`), so a killed run continues
+ * where it stopped; an id already in the file is kept as it is. Copied events are the file's own
+ * (`source` NULL): a SQLite relay on it serves them to its consoles. */
+export async function copyPostgresToSqlite(
+  url: string,
+  file: string,
+  options: { batch?: number; onProgress?: (p: CopyProgress) => void } = {},
+): Promise<Result<CopyProgress & { from: string }>> {
+  const batch = options.batch ?? 1_000
+  const config = pgConfigOf(url)
+  if (!config.ok) return config
+  const target = openDatabase(resolve(file))
+  if (!target.ok) return target
+  const db = target.value
+  const client = new pg.Client(config.value)
+  client.on('error', () => {})
+  const key = `copy:postgres:${safePostgresUrl(url)}`
+  try {
+    await client.connect()
+    const { rows: table } = await client.query<{ t: string | null }>(
+      "SELECT to_regclass('events')::text AS t",
+    )
+    if (!table[0]?.t)
+      return err(
+        'not_found',
+        `${safePostgresUrl(url)} holds no watchdesk relay store (no events table): check the database name.`,
+      )
+    const stored = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as
+      { value: string } | undefined
+    const from = stored?.value ?? '0'
+    let [txid, seq] = parsePgCursor(from) ?? [0, 0]
+    const bound = 'txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint'
+    const { rows: counted } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM events WHERE (txid, seq) > ($1, $2) AND ${bound}`,
+      [txid, seq],
+    )
+    const progress: CopyProgress = { read: 0, inserted: 0, total: counted[0]?.n ?? 0 }
+    const insert = db.prepare(
+      `INSERT INTO events (${columns.join(', ')}, source)
+       VALUES (${columns.map((c) => `@${c}`).join(', ')}, NULL) ON CONFLICT (id) DO NOTHING`,
+    )
+    const reached = db.prepare(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    )
+    const write = db.transaction((rows: Row[], position: string) => {
+      let inserted = 0
+      for (const r of rows) inserted += insert.run(sqliteRow(r)).changes
+      reached.run(key, position)
+      return inserted
+    })
+    for (;;) {
+      const { rows } = await client.query<Row & { txid: number }>(
+        `SELECT txid, seq, ${columns.join(', ')} FROM events
+         WHERE (txid, seq) > ($1, $2) AND ${bound} ORDER BY txid, seq LIMIT $3`,
+        [txid, seq, batch],
+      )
+      if (rows.length === 0) break
+      const last = rows.at(-1)!
+      ;[txid, seq] = [last.txid, last.seq]
+      progress.inserted += write(rows, `${txid}.${seq}`)
+      progress.read += rows.length
+      options.onProgress?.({ ...progress })
+    }
+    return ok({ ...progress, from })
+  } catch (error) {
+    return err(
+      'unavailable',
+      `Copying ${safePostgresUrl(url)} to ${file} stopped: ${maskUrlSecrets((error as Error).message)}. Run the same command again to continue where it stopped.`,
+    )
+  } finally {
+    db.close()
+    await client.end().catch(() => {})
+  }
+}
+
+/** A PostgreSQL row as SQLite's STRICT columns take it (bytea arrives as a Buffer, int8 as a
+ * number through pgConfigOf's type parser). */
+function sqliteRow(r: Row): Record<string, unknown> {
+  return Object.fromEntries(columns.map((c) => [c, r[c] ?? null]))
 }

@@ -12,7 +12,14 @@ import type {
   PruneStatement,
   StorageFailure,
 } from './commit-protocol.ts'
-import { insertRejectionSql, markAliveSql, probeSql, trimRejectionsSql, upsertEventSql } from './sql.ts'
+import {
+  insertRejectionSql,
+  markAliveSql,
+  probeSql,
+  trimRejectionsSql,
+  upsertEventSql,
+  upsertSourcedEventSql,
+} from './sql.ts'
 import type { CommittedRow, EventParams } from './sql.ts'
 
 /** Errors that belong to one delivery (too big, too deep to stringify, a constraint): that
@@ -38,8 +45,26 @@ export interface CommitTransaction {
   /** Everything in one transaction and one fsync; a delivery that cannot be stored fails alone. */
   commit(requests: CommitRequest[]): CommitReply[]
   alive(run: number | null, at: number): StorageFailure | null
-  /** One retention batch in its own short transaction; the changes of its last statement. */
+  /** One retention batch in its own short transaction; the changes of its counted statements. */
   prune(statements: PruneStatement[]): PruneReply
+  /** Part of a retention batch, in its own transaction: the statements run again and again on
+   * `pruneChunkRows` rows at a time until `rows` are removed, none are left (`exhausted`), or
+   * `yieldNow()` says a commit is waiting (src/main/webhooks/commit-worker.ts). */
+  pruneStep(statements: PruneStatement[], rows: number, yieldNow: () => boolean): PruneStepReply
+}
+
+export type PruneStepReply =
+  { ok: true; changes: number; exhausted: boolean } | { ok: false; failure: StorageFailure }
+
+/** Rows per run of a batch's statements inside a step: small enough that a commit waiting behind
+ * a step waits for about one of these (a fraction of a millisecond), large enough that the
+ * statements' fixed cost (the victims' temp table, the plans) stays small. */
+export const pruneChunkRows = 50
+
+/** The rows a batch asks for: its statements' `@batch` (1 for a batch without one, e.g. saving
+ * the state: its statements run once). */
+export function pruneRows(statements: PruneStatement[]): number {
+  return Math.max(1, ...statements.map((s) => s.params.batch ?? 1))
 }
 
 /** What the commit binds for each hook after an event's upsert (every hook reads a part of it). */
@@ -61,6 +86,7 @@ export function hookParamsOf(e: EventParams, row: CommittedRow): CommitHookParam
  * hook named, rather than failing every commit. */
 export function createCommitTransaction(db: Database, hooks: readonly CommitHook[] = []): CommitTransaction {
   const upsert = db.prepare(upsertEventSql)
+  const upsertSourced = db.prepare(upsertSourcedEventSql)
   const after = hooks.map((hook) => prepareCommitHook(db, hook))
   const insertRejection = db.prepare(insertRejectionSql)
   const trimRejections = db.prepare(trimRejectionsSql)
@@ -68,7 +94,12 @@ export function createCommitTransaction(db: Database, hooks: readonly CommitHook
   const probe = db.prepare(probeSql)
   // Nested inside the batch's transaction this is a savepoint: a failing event is rolled back alone.
   const one = db.transaction((e: EventParams): CommittedRow => {
-    const row = upsert.get({ conflicts: 0, conflict_body: null, ...e }) as CommittedRow
+    // A synced event's upsert stores its source too (a first delivery keeps it).
+    const row = (e.source ? upsertSourced : upsert).get({
+      conflicts: 0,
+      conflict_body: null,
+      ...e,
+    }) as CommittedRow
     if (after.length > 0) {
       const params = hookParamsOf(e, row)
       for (const statement of after) statement.run(params)
@@ -100,22 +131,38 @@ export function createCommitTransaction(db: Database, hooks: readonly CommitHook
     if (!s) prepared.set(sql, (s = db.prepare(sql)))
     return s
   }
-  const prune = db.transaction((statements: PruneStatement[]): number => {
+  const chunk = (statements: PruneStatement[], rows: number): number => {
     let changes = 0
     for (const s of statements) {
-      const done = statement(s.sql).run(s.params).changes
+      const params = 'batch' in s.params ? { ...s.params, batch: rows } : s.params
+      const done = statement(s.sql).run(params).changes
       if (s.counts) changes += done
     }
     return changes
+  }
+  const step = db.transaction((statements: PruneStatement[], rows: number, yieldNow: () => boolean) => {
+    let changes = 0
+    for (;;) {
+      const asked = Math.min(pruneChunkRows, rows - changes)
+      const done = chunk(statements, asked)
+      changes += done
+      if (done < asked) return { changes, exhausted: true }
+      if (changes >= rows || yieldNow()) return { changes, exhausted: false }
+    }
   })
+  const pruneStep = (statements: PruneStatement[], rows: number, yieldNow: () => boolean): PruneStepReply => {
+    try {
+      return { ok: true, ...step.immediate(statements, rows, yieldNow) }
+    } catch (error) {
+      return { ok: false, failure: failureOf(error) }
+    }
+  }
   return {
     prune(statements) {
-      try {
-        return { ok: true, changes: prune.immediate(statements) }
-      } catch (error) {
-        return { ok: false, failure: failureOf(error) }
-      }
+      const done = pruneStep(statements, pruneRows(statements), () => false)
+      return done.ok ? { ok: true, changes: done.changes } : done
     },
+    pruneStep,
     commit(requests) {
       try {
         return all.immediate(requests)

@@ -51,9 +51,9 @@ export const summaryColumns = `${baseColumns}, CASE WHEN type LIKE 'funding.%' T
  * the first body stays, the latest differing body is kept beside it. An event synced from a relay
  * also brings the relay's own count and body (`@conflicts`, `@conflict_body`): a conflict the relay
  * saw after this console stored the event arrives as such a redelivery. */
-export const upsertEventSql = `
-    INSERT INTO events (id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, body, data, conflicts, conflict_body)
-    VALUES (@id, @type, @grp, @created_at, @created_ms, @at, @at, 1, @endpoint, @data_id, @body, @data, @conflicts, @conflict_body)
+const upsertSql = (sourced: boolean) => `
+    INSERT INTO events (id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, body, data, conflicts, conflict_body${sourced ? ', source' : ''})
+    VALUES (@id, @type, @grp, @created_at, @created_ms, @at, @at, 1, @endpoint, @data_id, @body, @data, @conflicts, @conflict_body${sourced ? ', @source' : ''})
     ON CONFLICT (id) DO UPDATE SET
       deliveries = deliveries + 1,
       last_delivery_at = max(last_delivery_at, excluded.last_delivery_at),
@@ -62,6 +62,10 @@ export const upsertEventSql = `
                            WHEN excluded.conflicts > conflicts THEN excluded.conflict_body
                            ELSE conflict_body END
     RETURNING ${summaryColumns}, body IS NOT @body AS conflicted`
+export const upsertEventSql = upsertSql(false)
+/** The same upsert for an event synced from a relay: a first delivery also stores its source (in
+ * the insert itself, not a second statement per event: a tenth of a catch-up's commit time). */
+export const upsertSourcedEventSql = upsertSql(true)
 export const insertRejectionSql =
   'INSERT INTO webhook_rejections (at, path, status, reason, size, remote) VALUES (@at, @path, @status, @reason, @size, @remote)'
 /** Keeps the rejection log bounded when someone floods the listener. */

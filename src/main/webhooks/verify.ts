@@ -24,10 +24,10 @@ export function verifySignature(
   secrets: ReadonlyMap<string, Buffer>,
 ): SignatureCheck {
   if (header === undefined || header === '') return { ok: false, reason: 'missing signature' }
-  const text = Array.isArray(header) ? (header[0] ?? '') : header
-  if (!hexDigest.test(text.trim())) return { ok: false, reason: 'malformed signature' }
+  const text = (Array.isArray(header) ? (header[0] ?? '') : header).trim()
+  if (!hexDigest.test(text)) return { ok: false, reason: 'malformed signature' }
   if (secrets.size === 0) return { ok: false, reason: 'no secret configured' }
-  const given = Buffer.from(text.trim(), 'hex')
+  const given = Buffer.from(text, 'hex')
   let matched: string | null = null
   for (const [endpoint, secret] of secrets) {
     const expected = createHmac('sha256', secret).update(body).digest()
@@ -83,21 +83,36 @@ export function parseEnvelope(body: Buffer, limits = envelopeLimits): Result<Env
   })
 }
 
-/** Walks the parsed value without recursion; says what exceeds the limits, or null. */
+/** Walks the parsed value without recursion; says what exceeds the limits, or null. Runs on
+ * every delivery: two flat stacks and a `for…in` walk, no array per object or pair per child. */
 function checkBounds(root: unknown, limits: typeof envelopeLimits): string | null {
-  const stack: [unknown, number][] = [[root, 1]]
+  const values: object[] = []
+  const depths: number[] = []
+  if (typeof root === 'object' && root !== null) {
+    values.push(root)
+    depths.push(1)
+  }
   let keys = 0
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!
-    if (typeof value !== 'object' || value === null) continue
+  while (values.length > 0) {
+    const value = values.pop()!
+    const depth = depths.pop()!
     if (depth > limits.maxDepth) return `JSON nested deeper than ${limits.maxDepth} levels`
-    const children = Array.isArray(value) ? value : Object.values(value)
-    if (!Array.isArray(value)) {
-      keys += children.length
-      if (keys > limits.maxKeys) return `JSON with more than ${limits.maxKeys} keys`
+    if (Array.isArray(value)) {
+      for (const child of value as unknown[]) {
+        if (typeof child !== 'object' || child === null) continue
+        values.push(child)
+        depths.push(depth + 1)
+      }
+      continue
     }
-    for (const child of children)
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
+    // JSON.parse makes plain objects: own enumerable keys only, so `for…in` sees exactly those.
+    for (const key in value) {
+      if (++keys > limits.maxKeys) return `JSON with more than ${limits.maxKeys} keys`
+      const child = (value as Record<string, unknown>)[key]
+      if (typeof child !== 'object' || child === null) continue
+      values.push(child)
+      depths.push(depth + 1)
+    }
   }
   return null
 }

@@ -44,6 +44,39 @@ describe('alerts from committed events', () => {
     ])
   })
 
+  it('makes its event cursor durable with each alert, otherwise at most every 10 s and on stop', async () => {
+    const { hook, r } = await setup()
+    const durable = () =>
+      Number(
+        (
+          r.db.prepare(`SELECT value FROM meta WHERE key = 'alerts.event_cursor'`).get() as {
+            value: string
+          }
+        ).value,
+      )
+    const round = async (id: string, type: string) => {
+      r.commit([{ id, type }])
+      await r.alerts.idle()
+    }
+    // No alert: read and passed in memory, no commit on the listener's thread for it.
+    await round('evt_ok_1', 'funding.completed')
+    expect(durable()).toBe(0)
+    // An alert is queued with the cursor in one transaction, as before.
+    await round('evt_pay_1', 'payout.failed')
+    expect(hook.received.map((h) => h.json.subject)).toEqual(['event:evt_pay_1'])
+    expect(durable()).toBe(2)
+    await round('evt_ok_2', 'funding.completed')
+    expect(durable()).toBe(2)
+    r.clock.advance(10_000)
+    await round('evt_ok_3', 'funding.completed')
+    expect(durable()).toBe(4)
+    await round('evt_ok_4', 'funding.completed')
+    expect(durable()).toBe(4)
+    await r.alerts.stop()
+    expect(durable()).toBe(5)
+    expect(hook.received).toHaveLength(1)
+  })
+
   it('sums up a burst per round, naming how many of which types, and logs every event it covers', async () => {
     const { hook, r } = await setup()
     const burst = [

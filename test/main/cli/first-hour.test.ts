@@ -205,6 +205,10 @@ describe('the first hour at a terminal', () => {
       expect(list.stdout).toMatch(/^name +state +url/)
       expect(list.stdout).toMatch(new RegExp(`^${name} +reachable +http`, 'm'))
       expect(list.stdout).toMatch(new RegExp(`^${gone} +unreachable +http`, 'm'))
+      // Asked from this console's cursor (none yet): the relay holds nothing, so nothing to sync.
+      expect(list.stdout).toMatch(/^name +state +url +token +cursor +behind$/m)
+      expect(list.stdout).toMatch(new RegExp(`^${name} +reachable .* +not synced yet +up to date$`, 'm'))
+      expect(list.stdout).toMatch(new RegExp(`^${gone} +unreachable .* +not synced yet +—$`, 'm'))
       // The doctor asks the same relays.
       const doctor = await runCli(
         ['doctor', '--json', '--data-dir', dataDir, '--port', String(await closedPort())],

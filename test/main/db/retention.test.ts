@@ -4,6 +4,7 @@ import { openDatabase } from '../../../src/main/db'
 import { RetentionConfig } from '../../../src/shared/config'
 import {
   emptyRetentionState,
+  pruneBatch,
   readRetentionState,
   sqliteRetentionTarget,
   startRetention,
@@ -11,7 +12,7 @@ import {
 import { workerCommitter } from '../../../src/main/webhooks'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
-import { counts, eventIds, eventParams, seedRetention } from './retention-fixture'
+import { counts, dayMs, eventIds, eventParams, seedRetention } from './retention-fixture'
 
 describe('retention on SQLite, through the commit worker', () => {
   const tempDir = useTempDir('watchdesk-retention-')
@@ -127,6 +128,40 @@ describe('retention on SQLite, through the commit worker', () => {
     expect(two.removed.events).toBe(101)
     expect(two.removed.rejections).toBe(0)
     expect(two.removedTotal).toMatchObject({ events: 101, rejections: 300 })
+    db.close()
+  }, 60_000)
+
+  it('a retention batch yields to a commit posted behind it: the commit is stored before the batch ends', async () => {
+    const opened = openDatabase(join(tempDir(), 'watchdesk.db'))
+    if (!opened.ok) throw new Error(opened.error.message)
+    const db = opened.value
+    const now = Date.now()
+    const old = 20_000
+    db.prepare(
+      `WITH RECURSIVE i(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM i WHERE n + 1 < ?)
+       INSERT INTO events (id, type, grp, created_at, received_at, last_delivery_at, body, data)
+       SELECT 'evt_old_' || n, 'payout.completed', 'payout', '2026-01-01T00:00:00Z', ? + n, ? + n, X'7b7d', '{}' FROM i`,
+    ).run(old, now - 100 * dayMs, now - 100 * dayMs)
+    const committer = workerCommitter(db.name)
+    const order: string[] = []
+    // One batch asking for every old row, and a delivery posted right behind it.
+    const batch = committer.prune!(pruneBatch('events', now - 90 * dayMs, old)).then((r) => {
+      order.push('batch')
+      return r
+    })
+    const commit = committer.commit([eventParams('evt_live', now)], []).then((r) => {
+      order.push('commit')
+      return r
+    })
+    const [pruned, committed] = await Promise.all([batch, commit])
+    await committer.close()
+
+    expect(committed.ok).toBe(true)
+    // Before the change the worker ran the batch to its end first: ['batch', 'commit'].
+    expect(order).toEqual(['commit', 'batch'])
+    // The batch still removed all it asked for, in its steps.
+    expect(pruned).toEqual({ ok: true, changes: old })
+    expect(eventIds(db)).toEqual(new Set(['evt_live']))
     db.close()
   }, 60_000)
 })

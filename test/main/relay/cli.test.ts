@@ -112,8 +112,13 @@ describe('the relay and sources command line', () => {
         problem: null,
         tokenStored: true,
         cursor: null,
+        // The relay holds the one event, and this console has synced nothing yet.
+        behind: 1,
       },
     ])
+    const table = { ...captureIo(), env: { WATCHDESK_DATA_DIR: dataDir } }
+    expect(await sourcesCommand(['list'], table, deps)).toBe(0)
+    expect(table.lines.join('\n')).toMatch(/^office +reachable .* +not synced yet +1 to sync$/m)
     expect(await sourcesCommand(['remove', 'office'], io, deps)).toBe(0)
     expect(unwrap(await secrets.get('source-token:office'))).toBeNull()
     expect(await sourcesCommand(['remove', 'office'], io, deps)).toBe(1)

@@ -3,6 +3,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { silentLogger } from '../../../src/main/log'
+import { postgresRetentionTarget } from '../../../src/main/relay/pg-retention'
 import { startRelay } from '../../../src/main/relay'
 import type { RelayStore } from '../../../src/main/relay'
 import { createMemoryStore, observeSecrets } from '../../../src/main/secrets'
@@ -158,4 +159,31 @@ describe('retention on a relay store while deliveries arrive', () => {
     const store = await relays.postgresStore(url)
     await retentionWhileDelivering(store, await postgresSeeder(url))
   }, 120_000)
+
+  it('PostgreSQL: a batch is removed in transactions of at most 200 rows each', async () => {
+    const url = postgres().createDatabase('relay_retention_steps')
+    // The store creates the schema; the batch then runs on a pool whose statements are counted.
+    await relays.postgresStore(url)
+    const seeder = await postgresSeeder(url)
+    await seeder.run('events', [Date.now() - 100 * dayMs, 1_000, 'evt_old_'])
+    const pool = new pg.Pool({ connectionString: url, max: 1 })
+    const removedPerStatement: number[] = []
+    const query = pool.query.bind(pool) as (sql: string, values: unknown[]) => Promise<pg.QueryResult>
+    Object.assign(pool, {
+      query: async (sql: string, values: unknown[]) => {
+        const result = await query(sql, values)
+        if (sql.trimStart().startsWith('DELETE')) removedPerStatement.push(result.rowCount ?? 0)
+        return result
+      },
+    })
+    try {
+      const done = await postgresRetentionTarget(pool).prune('events', Date.now() - 90 * dayMs, 1_000)
+      expect(done).toEqual({ ok: true, changes: 1_000 })
+      expect(removedPerStatement).toEqual([200, 200, 200, 200, 200])
+      expect(await seeder.count('events')).toBe(0)
+    } finally {
+      await pool.end()
+      await seeder.close()
+    }
+  }, 60_000)
 })

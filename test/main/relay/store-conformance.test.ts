@@ -165,6 +165,34 @@ describe.each(kinds)('the %s relay store', (kind) => {
       'bad signature 1',
     ])
   })
+
+  it("stores a group's deliveries and its rejections together, an id twice in one group counted twice", async () => {
+    const store = await freshStore()
+    const rejection = (reason: string) => ({
+      at: t0,
+      path: '/webhooks',
+      status: 401,
+      reason,
+      size: 10,
+      remote: '127.0.0.1',
+    })
+    const one = await store.committer.commit([params('grp_a'), params('grp_b')], [rejection('first group')])
+    expect(one.ok && one.items.map((i) => i.ok && [i.summary.id, i.duplicate])).toEqual([
+      ['grp_a', false],
+      ['grp_b', false],
+    ])
+    const two = await store.committer.commit(
+      [params('grp_c'), params('grp_c'), params('grp_a', { body: Buffer.from('{"other":1}') })],
+      [rejection('second group')],
+    )
+    expect(two.ok && two.items.map((i) => i.ok && [i.summary.id, i.duplicate, i.conflict])).toEqual([
+      ['grp_c', false, false],
+      ['grp_c', true, false],
+      ['grp_a', true, true],
+    ])
+    expect((await store.recentRejections(10)).map((r) => r.reason)).toEqual(['second group', 'first group'])
+    expect(await readAll(store)).toEqual(expect.arrayContaining(['grp_a', 'grp_b', 'grp_c']))
+  })
 })
 
 /** The Events view's filter has three definitions: SQLite's SQL, PostgreSQL's SQL and the

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
+import { copySqliteToPostgres } from '../../../src/main/relay/store-copy'
 import { cliPath, runCli } from '../../support/serve-process'
 import { usePostgres } from '../../support/postgres'
 import { useTempDir } from '../../support/temp'
@@ -72,7 +73,7 @@ function copyKilledAfter(args: string[], killAfter: number): Promise<{ killedAt:
   })
 }
 
-describe('watchdesk store copy --from sqlite: --to postgres:// (the built CLI, the private cluster)', () => {
+describe('watchdesk store copy between sqlite: and postgres:// (the built CLI, the private cluster)', () => {
   const postgres = usePostgres()
   const tempDir = useTempDir('watchdesk-store-copy-')
 
@@ -123,16 +124,87 @@ describe('watchdesk store copy --from sqlite: --to postgres:// (the built CLI, t
     }
   }, 180_000)
 
-  it('refuses the other direction as a usage error', async () => {
+  it('back from PostgreSQL into a new SQLite file, killed half-way then run again: every event exactly once, raw bodies byte-identical, one committed in between copied too; a third run copies nothing', async () => {
+    const seeded = join(tempDir(), 'seed.db')
+    seedSqlite(seeded)
+    const url = postgres().createDatabase('store_copy_back')
+    // The team store, filled in 30 transactions of 1,000 (30 txids: the copy reads in sync order).
+    const filled = await copySqliteToPostgres(seeded, url)
+    expect(filled.ok && filled.value.inserted).toBe(events)
+    const file = join(tempDir(), 'back', 'relay.db')
+    const args = ['store', 'copy', '--from', url, '--to', `sqlite:${file}`]
+
+    const { killedAt } = await copyKilledAfter(args, 5_000)
+    expect(killedAt).toBeLessThan(events)
+    const client = new pg.Client(url)
+    await client.connect()
+    try {
+      const count = () => {
+        const db = openDatabase(file, { readonly: true })
+        if (!db.ok) throw new Error(db.error.message)
+        try {
+          return (db.value.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n
+        } finally {
+          db.value.close()
+        }
+      }
+      const half = count()
+      expect(half).toBeGreaterThanOrEqual(killedAt)
+      expect(half).toBeLessThan(events)
+      // An id the file already has (a console received it too) stays as it is.
+      const edit = openDatabase(file)
+      if (!edit.ok) throw new Error(edit.error.message)
+      expect(
+        edit.value.prepare(`UPDATE events SET deliveries = 42 WHERE id = 'evt_copy_0'`).run().changes,
+      ).toBe(1)
+      edit.value.close()
+      // A delivery the team's relay committed while no copy ran.
+      await client.query(
+        `INSERT INTO events (id, type, grp, created_at, received_at, last_delivery_at, body, data)
+         VALUES ('evt_copy_late', 'payout.completed', 'payout', '2026-01-01T00:00:00Z', 1, 1, $1, '{}')`,
+        [Buffer.from([0, 1, 2, 254, 255])],
+      )
+
+      const second = await runCli([...args, '--json'])
+      expect(second.code, second.stderr).toBe(0)
+      const outcome = JSON.parse(second.stdout)
+      expect(outcome.from).toMatch(/^\d+\.\d+$/)
+      expect(second.stderr).toMatch(/copied \d+ of \d+ events/)
+
+      const { rows } = await client.query('SELECT id, body, conflict_body, deliveries, conflicts FROM events')
+      expect(rows.length).toBe(events + 1)
+      const expected = digest(rows)
+      const sqlite = openDatabase(file, { readonly: true })
+      if (!sqlite.ok) throw new Error(sqlite.error.message)
+      const back = sqlite.value
+        .prepare('SELECT id, body, conflict_body, deliveries, conflicts, source FROM events')
+        .all() as { id: string; source: string | null }[]
+      sqlite.value.close()
+      expect(back.length).toBe(events + 1)
+      expect(back.every((r) => r.source === null)).toBe(true)
+      const copied = digest(back as never)
+      expect(copied.size).toBe(events + 1)
+      const differing = [...expected].filter(([id, d]) => copied.get(id) !== d).map(([id]) => id)
+      expect(differing).toEqual(['evt_copy_0'])
+
+      const third = await runCli([...args, '--json'])
+      expect(third.code).toBe(0)
+      expect(JSON.parse(third.stdout)).toMatchObject({ read: 0, inserted: 0 })
+    } finally {
+      await client.end()
+    }
+  }, 180_000)
+
+  it('refuses a copy between two stores of the same kind as a usage error', async () => {
     const refused = await runCli([
       'store',
       'copy',
       '--from',
       'postgres://x@127.0.0.1/db',
       '--to',
-      'sqlite:/tmp/x.db',
+      'postgres://y@127.0.0.1/db',
     ])
     expect(refused.code).toBe(2)
-    expect(refused.stderr).toMatch(/goes from a SQLite file to PostgreSQL/)
+    expect(refused.stderr).toMatch(/goes between a SQLite file and PostgreSQL/)
   })
 })

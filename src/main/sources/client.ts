@@ -1,6 +1,6 @@
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
-import type { SyncPage } from './store'
+import type { SyncPage } from '../../shared/contract/sync'
 
 /** Why a request to a relay failed, in words an operator can act on. */
 function describeStatus(status: number, body: string): string {

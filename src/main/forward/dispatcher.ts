@@ -122,12 +122,21 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const sameAgent =
       previous && previous.target.url === target.url && previous.target.concurrency === target.concurrency
     if (previous && !sameAgent) previous.agent.destroy()
+    const agent = sameAgent ? previous.agent : agentFor(target.url, target.concurrency)
+    // Updated in place, never copied: the attempts in flight settle on this object (see start), and
+    // a copy would keep their slots taken for good (the target would never claim again).
+    if (previous)
+      return Object.assign(previous, {
+        health: healthAfterChange(previous.health, previous.target, target),
+        target,
+        agent,
+      })
     return {
-      queue: previous?.queue ?? [],
-      inFlight: previous?.inFlight ?? 0,
-      health: previous ? healthAfterChange(previous.health, previous.target, target) : freshHealth(),
+      queue: [],
+      inFlight: 0,
+      health: freshHealth(),
       target,
-      agent: sameAgent ? previous.agent : agentFor(target.url, target.concurrency),
+      agent,
     }
   }
 

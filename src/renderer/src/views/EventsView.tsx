@@ -245,8 +245,8 @@ function EventsBody({
             ) : (
               <p>
                 Signed webhooks arrive at <code>{listenerUrl ?? 'http://127.0.0.1:7421'}/webhooks</code>.
-                Register that URL (through a tunnel or reverse proxy) as a webhook endpoint, or press “Send
-                Send” beside Test event to post a signed sample here.
+                Register that URL (through a tunnel or reverse proxy) as a webhook endpoint, or press “Send”
+                beside Test event to post a signed sample here.
               </p>
             )}
           </EmptyState>

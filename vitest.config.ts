@@ -1,10 +1,17 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
+
+// Most test files wait on something outside this process (a child process, PostgreSQL, Chromium,
+// a socket), so more files than cores run at once: vitest's default (cores − 1) is a single file at
+// a time on a 2-core machine. WATCHDESK_TEST_WORKERS overrides it.
+const workers = Number(process.env.WATCHDESK_TEST_WORKERS) || Math.max(3, availableParallelism())
 
 // Three projects: fast unit/integration tests under Node, the renderer's stores and client under
 // happy-dom, and end-to-end tests that drive the built app in Chromium (they need `npm run build`
-// first; `npm test` does that).
+// first; `npm test` does that). They run side by side; the e2e files share one Chromium.
 export default defineConfig({
   test: {
+    maxWorkers: workers,
     projects: [
       {
         test: {
@@ -31,7 +38,7 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          fileParallelism: false,
+          globalSetup: ['test/support/chromium-server.ts'],
         },
       },
     ],

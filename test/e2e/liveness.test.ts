@@ -8,6 +8,7 @@ import { eventually, saveScreenshot, useChromium } from '../support/browser'
 import { useServeProcess } from '../support/serve-process'
 import type { ServeProcess } from '../support/serve-process'
 import { useTempDir } from '../support/temp'
+import { waitFor } from '../support/wait'
 
 /** The console never shows a back end that is gone as live: `bin/watchdesk serve` as its own
  * process, stopped, frozen and restarted under a page in Chromium. */
@@ -17,22 +18,36 @@ const unreachable = /^back end unreachable since \d\d:\d\d:\d\d$/
 
 /** Milliseconds until the sidebar says unreachable, polled every 50 ms, at most 8 s. */
 async function msUntilUnreachable(page: Page, from: number): Promise<number> {
-  for (;;) {
-    if (unreachable.test(((await sidebarStatus(page)) ?? '').trim())) return Date.now() - from
-    if (Date.now() - from > 8000) throw new Error(`still "${await sidebarStatus(page)}" after 8 s`)
-    await page.waitForTimeout(50)
-  }
+  await waitFor(
+    async () => unreachable.test(((await sidebarStatus(page)) ?? '').trim()),
+    'the sidebar to say unreachable',
+    { timeoutMs: 8000 - (Date.now() - from), intervalMs: 50 },
+  )
+  return Date.now() - from
 }
 
 /** The listener's webhook URL: serve prints it on the line after the console's, which
  * useServeProcess may not have read yet when it resolves. */
 async function webhooksUrl(serve: ServeProcess): Promise<string> {
-  for (let i = 0; i < 200; i++) {
-    const line = /webhooks:\s+(http:\/\/\S+\/webhooks)/.exec(serve.output())
-    if (line) return line[1]!
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  throw new Error(`serve printed no webhooks line:\n${serve.output()}`)
+  const line = await waitFor(
+    () => /webhooks:\s+(http:\/\/\S+\/webhooks)/.exec(serve.output()),
+    `serve to print its webhooks line (so far:\n${serve.output()})`,
+    { timeoutMs: 5000 },
+  )
+  return line[1]!
+}
+
+/** Resolves once the page has opened `count` more push streams (its reconnect attempts). */
+function pushAttempts(page: Page, count: number): Promise<void> {
+  let seen = 0
+  return new Promise((resolve) => {
+    const onRequest = (request: { url(): string }) => {
+      if (!request.url().includes('/api/push') || ++seen < count) return
+      page.off('request', onRequest)
+      resolve()
+    }
+    page.on('request', onRequest)
+  })
 }
 
 function exited(serve: ServeProcess): Promise<void> {
@@ -82,12 +97,14 @@ describe('liveness in Chromium', () => {
 
     // Stopped (SIGTERM, as in the report): the stream ends, the page says so at once.
     const stoppedAt = Date.now()
+    const retried = pushAttempts(page, 3)
     running.process.kill('SIGTERM')
     const stoppedMs = await msUntilUnreachable(page, stoppedAt)
     expect(stoppedMs).toBeLessThanOrEqual(5000)
     await exited(running)
-    // Still saying so long after: nothing turns green again while it is gone.
-    await page.waitForTimeout(6000)
+    // Still saying so after the page has tried to reconnect three times (0.5, 1 and 2 s apart):
+    // nothing turns green again while it is gone.
+    await retried
     expect((await sidebarStatus(page))?.trim()).toMatch(unreachable)
     expect(await page.locator('.chains-view[data-stale]').count()).toBe(1)
     await page.goto(`${running.consoleUrl}/#/overview`).catch(() => {})

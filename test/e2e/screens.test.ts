@@ -2,8 +2,9 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemo } from '../../src/main/demo'
+import type { Demo } from '../../src/main/demo'
 import type { RunningConsole } from '../../src/main/serve'
 import { silentLogger } from '../../src/main/log'
 import { unwrap } from '../../src/shared/result'
@@ -11,6 +12,7 @@ import { useChromium, saveScreenshot } from '../support/browser'
 import { callApi, useTestConsole } from '../support/console'
 import { useTempDir } from '../support/temp'
 import { clippedCells } from '../support/layout'
+import { waitFor } from '../support/wait'
 
 /** Every view at the window sizes an operator uses (the smallest laptop screen, the desktop
  * window's default, a full HD monitor), saved as the README's screenshots, with the checks a glance
@@ -62,125 +64,150 @@ interface Route {
   label: string
 }
 
-/** Opens every route at each size, checks it and saves `<route>-<w>x<h><suffix>.png`. */
+/** Opens every route at one size, checks it and saves `<route>-<w>x<h><suffix>.png`. */
 async function reviewViews(
   browser: Browser,
   running: RunningConsole,
+  viewport: (typeof viewports)[number],
   suffix: string,
   checkView: (page: Page, route: Route) => Promise<void> = async () => {},
 ): Promise<void> {
   mkdirSync(docsScreenshots, { recursive: true })
-  for (const viewport of viewports) {
-    const page = await browser.newPage({ viewport })
-    try {
-      await page.goto(running.launchUrl)
-      await page.locator('.sidebar-foot .status').filter({ hasText: 'back end' }).waitFor()
-      // The routes as the app lists them, so a view added later is covered without editing this test.
-      const routes: Route[] = await page.locator('nav.sidebar a').evaluateAll((links) =>
-        links.map((a) => ({
-          id: a.getAttribute('href')!.replace('#/', ''),
-          label: a.querySelector('span')!.textContent!,
-        })),
-      )
-      expect(routes.map((r) => r.id)).toEqual(
-        expect.arrayContaining(['overview', 'events', 'chains', 'wallets', 'settings']),
-      )
-      for (const route of routes) {
-        await page.goto(`${running.url}/#/${route.id}`)
-        await page.locator(`main.content[aria-label="${route.label}"] h1`).first().waitFor()
-        // Views keep a live push stream open, so the network never idles: give their first load a moment.
-        await page.waitForTimeout(700)
-        const sizes = await page.evaluate(() => {
-          const content = document.querySelector('main.content') as HTMLElement
-          const root = document.documentElement
-          return {
-            document: { scroll: root.scrollWidth, client: root.clientWidth },
-            content: { scroll: content.scrollWidth, client: content.clientWidth },
-            statuses: [...document.querySelectorAll('.status')].map((s) => s.textContent?.trim() ?? ''),
-            // Inner panes that scroll sideways hide columns just as well (pre blocks of JSON may).
-            sideScrollers: [...content.querySelectorAll<HTMLElement>('*')]
-              .filter((el) => el.tagName !== 'PRE' && /auto|scroll/.test(getComputedStyle(el).overflowX))
-              .filter((el) => el.scrollWidth > el.clientWidth + 1)
+  const page = await browser.newPage({ viewport })
+  try {
+    await page.goto(running.launchUrl)
+    await page.locator('.sidebar-foot .status').filter({ hasText: 'back end' }).waitFor()
+    // The routes as the app lists them, so a view added later is covered without editing this test.
+    const routes: Route[] = await page.locator('nav.sidebar a').evaluateAll((links) =>
+      links.map((a) => ({
+        id: a.getAttribute('href')!.replace('#/', ''),
+        label: a.querySelector('span')!.textContent!,
+      })),
+    )
+    expect(routes.map((r) => r.id)).toEqual(
+      expect.arrayContaining(['overview', 'events', 'chains', 'wallets', 'settings']),
+    )
+    for (const route of routes) {
+      await page.goto(`${running.url}/#/${route.id}`)
+      // Views keep a live push stream open, so the network never idles: each view says when its
+      // first data has arrived (data-view-ready on the content area).
+      await page.locator(`main.content[aria-label="${route.label}"][data-view-ready] h1`).first().waitFor()
+      const sizes = await page.evaluate(() => {
+        const content = document.querySelector('main.content') as HTMLElement
+        const root = document.documentElement
+        return {
+          document: { scroll: root.scrollWidth, client: root.clientWidth },
+          content: { scroll: content.scrollWidth, client: content.clientWidth },
+          statuses: [...document.querySelectorAll('.status')].map((s) => s.textContent?.trim() ?? ''),
+          // Inner panes that scroll sideways hide columns just as well (pre blocks of JSON may).
+          sideScrollers: [...content.querySelectorAll<HTMLElement>('*')]
+            .filter((el) => el.tagName !== 'PRE' && /auto|scroll/.test(getComputedStyle(el).overflowX))
+            .filter((el) => el.scrollWidth > el.clientWidth + 1)
+            .map(
+              (el) =>
+                `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} ${el.scrollWidth}>${el.clientWidth}`,
+            ),
+          // A control or table wider than its panel crosses the panel's border (a clipped button).
+          stickingOut: [...content.querySelectorAll<HTMLElement>('.panel')].flatMap((panel) => {
+            const edge = panel.getBoundingClientRect().right
+            return [...panel.querySelectorAll<HTMLElement>('table, button, input, select, textarea')]
+              .filter((el) => el.getBoundingClientRect().right > edge + 1)
               .map(
                 (el) =>
-                  `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} ${el.scrollWidth}>${el.clientWidth}`,
-              ),
-            // A control or table wider than its panel crosses the panel's border (a clipped button).
-            stickingOut: [...content.querySelectorAll<HTMLElement>('.panel')].flatMap((panel) => {
-              const edge = panel.getBoundingClientRect().right
-              return [...panel.querySelectorAll<HTMLElement>('table, button, input, select, textarea')]
-                .filter((el) => el.getBoundingClientRect().right > edge + 1)
-                .map(
-                  (el) =>
-                    `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}" in ${panel.getAttribute('aria-label') ?? panel.className}`,
-                )
-            }),
-          }
-        })
-        const where = `${route.id} at ${viewport.width}x${viewport.height}${suffix}`
-        expect(sizes.document.scroll, `${where}: page wider than the window`).toBeLessThanOrEqual(
-          sizes.document.client,
-        )
-        expect(sizes.content.scroll, `${where}: content area overflows sideways`).toBeLessThanOrEqual(
-          sizes.content.client,
-        )
-        expect(sizes.sideScrollers, `${where}: a pane scrolls sideways`).toEqual([])
-        expect(sizes.stickingOut, `${where}: wider than its panel`).toEqual([])
-        expect(
-          sizes.statuses.some((s) => /back end \S+/.test(s)),
-          `${where}: back-end status missing`,
-        ).toBe(true)
-        expect(
-          sizes.statuses.every((s) => s.length > 0),
-          `${where}: a status badge without words`,
-        ).toBe(true)
-        expect(await seriousViolations(page), `${where}: accessibility`).toEqual([])
-        await checkView(page, route)
-        const name = `${route.id}-${viewport.width}x${viewport.height}${suffix}`
-        const file = await saveScreenshot(page, name)
-        if (updateDocs) copyFileSync(file, join(docsScreenshots, `${name}.png`))
-      }
-    } finally {
-      await page.close()
+                  `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}" in ${panel.getAttribute('aria-label') ?? panel.className}`,
+              )
+          }),
+        }
+      })
+      const where = `${route.id} at ${viewport.width}x${viewport.height}${suffix}`
+      expect(sizes.document.scroll, `${where}: page wider than the window`).toBeLessThanOrEqual(
+        sizes.document.client,
+      )
+      expect(sizes.content.scroll, `${where}: content area overflows sideways`).toBeLessThanOrEqual(
+        sizes.content.client,
+      )
+      expect(sizes.sideScrollers, `${where}: a pane scrolls sideways`).toEqual([])
+      expect(sizes.stickingOut, `${where}: wider than its panel`).toEqual([])
+      expect(
+        sizes.statuses.some((s) => /back end \S+/.test(s)),
+        `${where}: back-end status missing`,
+      ).toBe(true)
+      expect(
+        sizes.statuses.every((s) => s.length > 0),
+        `${where}: a status badge without words`,
+      ).toBe(true)
+      expect(await seriousViolations(page), `${where}: accessibility`).toEqual([])
+      await checkView(page, route)
+      const name = `${route.id}-${viewport.width}x${viewport.height}${suffix}`
+      const file = await saveScreenshot(page, name)
+      if (updateDocs) copyFileSync(file, join(docsScreenshots, `${name}.png`))
     }
+  } finally {
+    await page.close()
   }
 }
 
-describe('screens', () => {
-  const browser = useChromium()
-  const startConsole = useTestConsole()
-  const tempDir = useTempDir()
+const sizeName = ({ width, height }: (typeof viewports)[number]) => `${width}x${height}`
 
-  it('shows every view of a fresh install at 1024x768, 1280x800 and 1920x1080 without overflow, with the first-run checklist', async () => {
-    const running = await startConsole({ dataDir: tempDir(), rendererDir })
-    await reviewViews(browser(), running, '-fresh', async (page, route) => {
-      if (route.id !== 'overview') return
-      // A fresh data dir: the first-run checklist lists what is missing, each with its fix.
-      const firstRun = page.locator('section[aria-label="First run"]')
-      await firstRun.waitFor()
-      expect(await firstRun.locator('.first-run-item').count()).toBe(4)
-      expect(await firstRun.locator('.first-run-missing .first-run-fix').count()).toBeGreaterThan(0)
-    })
+describe('screens of a fresh install', () => {
+  const browser = useChromium()
+  const startConsole = useTestConsole({ per: 'file' })
+  const tempDir = useTempDir('watchdesk-test-', { per: 'file' })
+  let running: RunningConsole
+  beforeAll(async () => {
+    running = await startConsole({ dataDir: tempDir(), rendererDir })
   })
 
-  it('shows every view with twelve live chains and events at 1024x768, 1280x800 and 1920x1080 without overflow', async () => {
-    const demo = unwrap(await startDemo({ dataDir: tempDir() }))
-    try {
-      const running = await startConsole({
-        dataDir: demo.dataDir,
-        configFile: demo.configFile,
-        secrets: demo.secrets,
-        rendererDir,
-        demo: true,
+  it.each(viewports.map((v) => ({ ...v, size: sizeName(v) })))(
+    'shows every view at $size without overflow, with the first-run checklist',
+    async (viewport) => {
+      await reviewViews(browser(), running, viewport, '-fresh', async (page, route) => {
+        if (route.id !== 'overview') return
+        // A fresh data dir: the first-run checklist lists what is missing, each with its fix.
+        const firstRun = page.locator('section[aria-label="First run"]')
+        await firstRun.waitFor()
+        expect(await firstRun.locator('.first-run-item').count()).toBe(4)
+        expect(await firstRun.locator('.first-run-missing .first-run-fix').count()).toBeGreaterThan(0)
       })
-      await demo.sendEvents(running.backend.services.webhooks.address().url!, silentLogger, 60_000)
-      // Until most chains have a status from their nodes (anvil mines every 1–12 s).
-      for (let i = 0; i < 60; i++) {
+    },
+  )
+})
+
+describe('screens of the demo: twelve live chains and events', () => {
+  const browser = useChromium()
+  const startConsole = useTestConsole({ per: 'file' })
+  const tempDir = useTempDir('watchdesk-test-', { per: 'file' })
+  let running: RunningConsole
+  let demo: Demo | undefined
+  beforeAll(async () => {
+    demo = unwrap(await startDemo({ dataDir: tempDir() }))
+    running = await startConsole({
+      dataDir: demo.dataDir,
+      configFile: demo.configFile,
+      secrets: demo.secrets,
+      rendererDir,
+      demo: true,
+    })
+    await demo.sendEvents(running.backend.services.webhooks.address().url!, silentLogger, 60_000)
+    // Until most chains have a status from their nodes (anvil mines every 1–12 s).
+    await waitFor(
+      async () => {
         const chains = (await callApi(running, 'chains.list')).json.value.chains as { status: string }[]
-        if (chains.filter((c) => c.status === 'healthy').length >= 10) break
-        await new Promise((r) => setTimeout(r, 500))
-      }
-      await reviewViews(browser(), running, '', async (page, route) => {
+        return chains.filter((c) => c.status === 'healthy').length >= 10
+      },
+      'ten of the twelve demo chains healthy',
+      { timeoutMs: 30_000, intervalMs: 250 },
+    )
+  })
+  afterAll(async () => {
+    // As before: the demo's nodes stop first, the console after the file (useTestConsole).
+    await demo?.stop()
+  })
+
+  it.each(viewports.map((v) => ({ ...v, size: sizeName(v) })))(
+    'shows every view at $size without overflow, labelled a demo, no name or balance cut',
+    async (viewport) => {
+      await reviewViews(browser(), running, viewport, '', async (page, route) => {
         // Labelled a demo on every view, and no red "missing" item greets its user.
         expect(await page.locator('.sidebar .demo-tag').textContent()).toBe('demo')
         if (route.id === 'overview')
@@ -205,8 +232,6 @@ describe('screens', () => {
           12,
         )
       })
-    } finally {
-      await demo.stop()
-    }
-  })
+    },
+  )
 })

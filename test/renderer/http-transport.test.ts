@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { httpTransport, reconnectDelayMs, tokenRefusedMessage } from '../../src/renderer/src/api/client'
 import type { PushSink } from '../../src/renderer/src/api/client'
 import type { PushMessage } from '../../src/shared/contract'
+import { settles } from '../support/wait'
 
 /** One scripted answer per connection attempt: a status, or a stream the test writes to. */
 type Attempt = { status: number } | { frames: string[]; end: boolean } | { hang: true }
@@ -43,11 +44,6 @@ function recordingSink() {
   return { sink, log, messages }
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((r) => setImmediate(r))
-  expect(condition()).toBe(true)
-}
-
 const beat = (at: number) => `data: {"topic":"app.heartbeat","payload":{"at":${at}}}\n\n`
 
 describe('HTTP push stream', () => {
@@ -70,7 +66,7 @@ describe('HTTP push stream', () => {
     })
     const { sink, log } = recordingSink()
     const stream = transport.openPushes(sink)
-    await until(() => log.filter((l) => l === 'opened').length === 2)
+    await settles(() => log.filter((l) => l === 'opened').length === 2, 'the stream opened twice')
     stream.dispose()
     expect(pauses).toEqual([500, 1000, 2000, 4000, 5000, 5000, 500, 1000])
     expect(requests.every((r) => r.url === '/api/push' && r.auth === 'Bearer tok_123456')).toBe(true)
@@ -98,7 +94,7 @@ describe('HTTP push stream', () => {
     ])
     const { sink, messages } = recordingSink()
     const stream = httpTransport('t', { fetch, sleep: async () => {} }).openPushes(sink)
-    await until(() => messages.length === 2)
+    await settles(() => messages.length === 2, 'two messages')
     stream.dispose()
     expect(messages).toEqual([
       { topic: 'app.heartbeat', payload: { at: 1 } },
@@ -110,7 +106,7 @@ describe('HTTP push stream', () => {
     const { fetch } = scriptedFetch([{ status: 401 }])
     const { sink, log } = recordingSink()
     const stream = httpTransport('old-token', { fetch, sleep: async () => {} }).openPushes(sink)
-    await until(() => log.length >= 1)
+    await settles(() => log.length >= 1, 'a first log line')
     stream.dispose()
     expect(log[0]).toBe(`dropped ${tokenRefusedMessage}`)
   })
@@ -122,9 +118,9 @@ describe('HTTP push stream', () => {
     ])
     const { sink, log } = recordingSink()
     const stream = httpTransport('t', { fetch, sleep: async () => {} }).openPushes(sink)
-    await until(() => log.includes('message app.heartbeat'))
+    await settles(() => log.includes('message app.heartbeat'), 'a heartbeat')
     stream.restart('no heartbeat for 5 s')
-    await until(() => log.filter((l) => l === 'opened').length === 2)
+    await settles(() => log.filter((l) => l === 'opened').length === 2, 'the stream opened twice')
     stream.dispose()
     expect(requests).toHaveLength(2)
     expect(log).toContainEqual(expect.stringMatching(/^dropped .*no heartbeat for 5 s/))
@@ -134,7 +130,7 @@ describe('HTTP push stream', () => {
     const { fetch, requests } = scriptedFetch([{ hang: true }, { frames: [beat(1)], end: false }])
     const { sink, log } = recordingSink()
     const stream = httpTransport('t', { fetch, sleep: async () => {}, connectTimeoutMs: 1 }).openPushes(sink)
-    await until(() => log.includes('opened'))
+    await settles(() => log.includes('opened'), 'the stream opened')
     stream.dispose()
     expect(requests).toHaveLength(2)
     expect(log[0]).toMatch(/no answer within 0 s/)

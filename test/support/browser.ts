@@ -2,29 +2,24 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, expect } from 'vitest'
+import { afterAll, beforeAll, expect, inject } from 'vitest'
+import { chromiumArgs, chromiumPath } from './chromium-server'
 
 export const screenshotDir = join(import.meta.dirname, '..', '..', 'test-results', 'screenshots')
 
-/** Debian's Chromium, driven by playwright-core. Never downloads a browser. */
+/** Debian's Chromium, driven by playwright-core. Never downloads a browser. In the e2e project the
+ * files share one Chromium started by the global setup (test/support/chromium-server.ts) and each
+ * connects to it; a file run alone elsewhere launches its own. */
 export function useChromium(): () => Browser {
   let browser: Browser | undefined
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    })
+    const endpoint = inject('chromiumEndpoint')
+    browser = endpoint
+      ? await chromium.connect(endpoint)
+      : await chromium.launch({ executablePath: chromiumPath(), args: chromiumArgs })
   })
   afterAll(async () => {
+    // On a shared Chromium this closes this file's connection and the contexts it opened.
     await browser?.close()
   })
   return () => {

@@ -1,4 +1,4 @@
-import { afterEach, expect } from 'vitest'
+import { afterAll, afterEach, expect } from 'vitest'
 import { z } from 'zod'
 import { isMethodName, methods } from '../../src/shared/contract'
 import { createMemoryStore } from '../../src/main/secrets'
@@ -8,12 +8,13 @@ import { startConsole } from '../../src/main/serve'
 import type { RunningConsole, ServeOptions } from '../../src/main/serve'
 import { errorCodes, unwrap } from '../../src/shared/result'
 
-/** Starts serve mode in this process on a free loopback port, stopped after each test. */
-export function useTestConsole(): (
+/** Starts serve mode in this process on a free loopback port, stopped after each test (or, with
+ * `{ per: 'file' }`, after the file's last test, for a console started in `beforeAll`). */
+export function useTestConsole({ per = 'test' }: { per?: 'test' | 'file' } = {}): (
   options: Partial<ServeOptions> & { dataDir: string; secrets?: SecretStore },
 ) => Promise<RunningConsole> {
   const running: RunningConsole[] = []
-  afterEach(async () => {
+  ;(per === 'test' ? afterEach : afterAll)(async () => {
     for (const c of running.splice(0)) await c.close()
   })
   return async (options) => {

@@ -1,12 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach } from 'vitest'
+import { afterAll, afterEach } from 'vitest'
 
-/** A fresh directory per test, removed afterwards. */
-export function useTempDir(prefix = 'watchdesk-test-'): () => string {
+/** A fresh directory per test, removed afterwards (with `{ per: 'file' }`, after the file's last
+ * test, for a directory made in `beforeAll`). */
+export function useTempDir(
+  prefix = 'watchdesk-test-',
+  { per = 'test' }: { per?: 'test' | 'file' } = {},
+): () => string {
   const dirs: string[] = []
-  afterEach(() => {
+  ;(per === 'test' ? afterEach : afterAll)(() => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
   })
   return () => {

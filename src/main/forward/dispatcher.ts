@@ -19,7 +19,7 @@ import type { DeliveryOutcome } from './deliver.ts'
 import { typeMatches } from './patterns.ts'
 import { createRecorder } from './recorder.ts'
 import type { ClaimedForward, ForwardStore, LeasedRow } from './store.ts'
-import type { ForwardTarget } from './targets.ts'
+import type { ForwardTarget, TargetSettings } from './targets.ts'
 import type { AttemptMessage } from './worker-protocol.ts'
 
 /** Runtime imports carry their `.ts` extension: the forward worker runs this file directly under
@@ -59,12 +59,6 @@ export interface DispatcherOptions {
 }
 
 /** What applies to all targets: who answers authorizations, how often a paused target is probed. */
-export interface TargetSettings {
-  /** The target whose answer to card.authorization.request is relayed (see `authorizerOf`). */
-  authorizer: string | null
-  probeMs: number
-}
-
 export const defaultProbeMs = 10_000
 
 export interface Dispatcher {
@@ -129,12 +123,21 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const sameAgent =
       previous && previous.target.url === target.url && previous.target.concurrency === target.concurrency
     if (previous && !sameAgent) previous.agent.destroy()
+    const agent = sameAgent ? previous.agent : agentFor(target.url, target.concurrency)
+    // Updated in place, never copied: the attempts in flight settle on this object (see start), and
+    // a copy would keep their slots taken for good (the target would never claim again).
+    if (previous)
+      return Object.assign(previous, {
+        health: healthAfterChange(previous.health, previous.target, target),
+        target,
+        agent,
+      })
     return {
-      queue: previous?.queue ?? [],
-      inFlight: previous?.inFlight ?? 0,
-      health: previous ? healthAfterChange(previous.health, previous.target, target) : freshHealth(),
+      queue: [],
+      inFlight: 0,
+      health: freshHealth(),
       target,
-      agent: sameAgent ? previous.agent : agentFor(target.url, target.concurrency),
+      agent,
     }
   }
 

@@ -100,3 +100,10 @@ export function authorizerOf(forward: Config['forward'], targets: readonly Forwa
     warning: `${names.length} targets subscribe to ${authorizationRequestType} (${names.join(', ')}): ${names[0]} answers the service (first in the config), the others get it once as a notification. Set forward.authorizationTarget to choose.`,
   }
 }
+
+/** How the dispatcher treats its targets as a whole (set with the targets). */
+export interface TargetSettings {
+  /** The target whose answer to card.authorization.request is relayed (see `authorizerOf`). */
+  authorizer: string | null
+  probeMs: number
+}

@@ -2,7 +2,7 @@
  * worker.ts. */
 import type { ForwardState, ForwardTargetStatus } from '../../shared/contract/forward'
 import type { ForwardTarget } from './targets'
-import type { TargetSettings } from './dispatcher'
+import type { TargetSettings } from './targets'
 
 export interface ForwardWorkerData {
   /** The database file (already created and migrated by the main connection). */

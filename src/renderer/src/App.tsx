@@ -11,6 +11,7 @@ import { StorageStatus } from './components/StorageStatus'
 import { ViewBoundary } from './components/ViewBoundary'
 import { useBrowserNotifications } from './components/alerts/useBrowserNotifications'
 import { useAlertsStore } from './stores/alerts'
+import { useReadyView } from './hooks/useViewReady'
 import { zoneLabel } from '../../shared/time'
 
 function useHashRoute() {
@@ -58,6 +59,7 @@ export function App() {
     void useAlertsStore.getState().loadOpen()
   }, [load])
   const openIncidents = useAlertsStore((s) => s.open?.length ?? 0)
+  const readyView = useReadyView((s) => s.view)
   const { View } = route
   return (
     <div className="shell">
@@ -99,7 +101,11 @@ export function App() {
           </span>
         </div>
       </nav>
-      <main className="content" aria-label={route.label}>
+      <main
+        className="content"
+        aria-label={route.label}
+        data-view-ready={readyView === route.id || undefined}
+      >
         <LinkBanner transport={backend().transport} />
         {/* The sidebar's tag marks every view; the sentence stays on the overview, so the dense views keep their room. */}
         {health?.demo && route.id === 'overview' && (

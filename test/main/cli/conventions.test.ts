@@ -15,20 +15,11 @@ import { allScopes, sandboxLimits, usePaymentsStandin } from '../../support/paym
 import { cliPath, repoRoot, runCli, useServeProcess } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { secretA, useWebhookBackend } from '../webhooks/helpers'
+import { waitFor } from '../../support/wait'
 
 const packageVersion = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version as string
 const liveKey = 'sk_live_conv_9z8y7x6w5v4u'
 const sandboxKey = 'sk_sandbox_conv_0a1b2c3d4e'
-
-async function until<T>(probe: () => T | Promise<T>, what: string, ms = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await probe()
-    if (value) return value as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
 
 async function closedPort(): Promise<number> {
   const server = createServer()
@@ -242,9 +233,11 @@ describe('command line conventions (the built bin/watchdesk)', () => {
     await inThreadCommitter(b.context.db).commit(events(2, 'evt_old').map(eventParams), [])
     const follow = longCli(['events', '--follow', '--json', '--interval', '50', '--data-dir', b.dataDir])
     // Started: it has read the newest seq (nothing old is printed).
-    await until(() => follow.out.stderr.includes('following new events'), 'the follow to start')
+    await waitFor(() => follow.out.stderr.includes('following new events'), 'the follow to start', {
+      timeoutMs: 10_000,
+    })
     await inThreadCommitter(b.context.db).commit(events(3, 'evt_new').map(eventParams), [])
-    await until(() => follow.out.stdout.split('\n').length > 3, 'three new events')
+    await waitFor(() => follow.out.stdout.split('\n').length > 3, 'three new events', { timeoutMs: 10_000 })
     follow.child.kill('SIGINT')
     expect(await follow.exited).toBe(0)
     expect(follow.out.stderr).toBe(
@@ -266,7 +259,9 @@ describe('command line conventions (the built bin/watchdesk)', () => {
       JSON.stringify({ chains: { '250': { url: `http://127.0.0.1:${dead}`, timeoutMs: 500 } } }),
     )
     const watch = longCli(['chains', '--watch', '--interval', '250', '--data-dir', dir])
-    await until(() => (watch.out.stdout.match(/^watchdesk chains · /gm) ?? []).length >= 2, 'two redraws')
+    await waitFor(() => (watch.out.stdout.match(/^watchdesk chains · /gm) ?? []).length >= 2, 'two redraws', {
+      timeoutMs: 10_000,
+    })
     watch.child.kill('SIGINT')
     expect(await watch.exited).toBe(0)
     expect(watch.out.stderr).toBe('')
@@ -279,7 +274,11 @@ describe('command line conventions (the built bin/watchdesk)', () => {
     const running = await serve(['--data-dir', dir], env)
     // serve prints its listener line just after the console line.
     const listenerUrl = (
-      await until(() => /webhooks:\s+(http:\/\/\S+?)\/webhooks/.exec(running.output()), 'the listener line')
+      await waitFor(
+        () => /webhooks:\s+(http:\/\/\S+?)\/webhooks/.exec(running.output()),
+        'the listener line',
+        { timeoutMs: 10_000 },
+      )
     )[1]
     // --endpoint: the env secret, whatever other tests keep in the shared test keychain meanwhile.
     const sent = await runCli(
@@ -300,9 +299,10 @@ describe('command line conventions (the built bin/watchdesk)', () => {
     const set = await runCli(['config', 'set', 'pollIntervalMs', '4321', '--data-dir', dir])
     expect(set).toMatchObject({ code: 0, stderr: '' })
     const console = { url: running.consoleUrl, token: running.token } as Parameters<typeof callApi>[0]
-    await until(
+    await waitFor(
       async () => (await callApi(console, 'settings.get')).json.value.config.pollIntervalMs === 4321,
       'the console to apply the change',
+      { timeoutMs: 10_000 },
     )
     expect(await runCli(['config', 'get', 'pollIntervalMs', '--data-dir', dir])).toMatchObject({
       code: 0,
@@ -313,10 +313,11 @@ describe('command line conventions (the built bin/watchdesk)', () => {
     expect(bad.stderr).toMatch(/listener\.port/)
     const restart = await runCli(['config', 'set', 'listener.host', '127.0.0.2', '--data-dir', dir])
     expect(restart.stdout).toContain('take effect when watchdesk (serve or the app) restarts')
-    await until(
+    await waitFor(
       async () =>
         (await callApi(console, 'app.configStatus')).json.value.restartRequired.includes('listener.host'),
       'restart required',
+      { timeoutMs: 10_000 },
     )
     expect(await runCli(['config', 'unset', 'pollIntervalMs', '--data-dir', dir])).toMatchObject({ code: 0 })
     expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({

@@ -6,18 +6,9 @@ import type { CliIo } from '../../../src/main/cli/io'
 import { callApi, useTestConsole } from '../../support/console'
 import { useTestKeychain } from '../../support/keychain'
 import { useTempDir } from '../../support/temp'
+import { waitFor } from '../../support/wait'
 
 const readSaved = (dir: string) => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))
-
-async function until<T>(probe: () => Promise<T | undefined | null | false>, what: string, ms = 5000) {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await probe()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
 
 const quietIo = (dataDir: string): CliIo => ({
   out: () => {},
@@ -59,7 +50,7 @@ describe('one writer for config.json while the console runs', () => {
     expect(await keysCommand(['select', 'second'], quietIo(dataDir), { secrets })).toBe(0)
     expect((await callApi(c, 'payments.businesses.set', businesses)).status).toBe(200)
     expect(readSaved(dataDir).apiKeyName).toBe('second')
-    const status = await until(async () => {
+    const status = await waitFor(async () => {
       const s = (await callApi(c, 'payments.status')).json.value
       return s.activeKey?.name === 'second' && s
     }, 'the console to use the selected key')
@@ -70,7 +61,7 @@ describe('one writer for config.json while the console runs', () => {
     const dataDir = tempDir()
     const c = await startConsole({ dataDir })
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ pollIntervalMs: 4321 }))
-    const settings = await until(async () => {
+    const settings = await waitFor(async () => {
       const s = (await callApi(c, 'settings.get')).json.value
       return s.config.pollIntervalMs === 4321 && s
     }, 'the edit to be applied')
@@ -85,7 +76,7 @@ describe('one writer for config.json while the console runs', () => {
       join(dataDir, 'config.json'),
       JSON.stringify({ pollIntervalMs: 3000, listener: { port: 'x' } }),
     )
-    const status = await until(async () => {
+    const status = await waitFor(async () => {
       const s = (await callApi(c, 'app.configStatus')).json.value
       return s.problem && s
     }, 'the problem')
@@ -97,7 +88,7 @@ describe('one writer for config.json while the console runs', () => {
     const dataDir = tempDir()
     const c = await startConsole({ dataDir })
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ listener: { host: '127.0.0.2' } }))
-    const status = await until(async () => {
+    const status = await waitFor(async () => {
       const s = (await callApi(c, 'settings.get')).json.value.configStatus
       return s.restartRequired.length > 0 && s
     }, 'restart required')

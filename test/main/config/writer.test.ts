@@ -5,19 +5,10 @@ import { openConfigStore, listenerRestartKeys } from '../../../src/main/config'
 import type { ConfigStore } from '../../../src/main/config'
 import { unwrap } from '../../../src/shared/result'
 import { useTempDir } from '../../support/temp'
+import { waitFor } from '../../support/wait'
 
 const fileOf = (dir: string) => join(dir, 'config.json')
 const readSaved = (dir: string) => JSON.parse(readFileSync(fileOf(dir), 'utf8')) as Record<string, unknown>
-
-async function until<T>(probe: () => T | undefined | null | false, what: string, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = probe()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 describe('the configuration writer', () => {
   const tempDir = useTempDir()
@@ -119,7 +110,7 @@ describe('the configuration writer', () => {
     writeFileSync(join(dir, 'config.json.swp'), JSON.stringify({ pollIntervalMs: 2500 }))
     const { renameSync } = await import('node:fs')
     renameSync(join(dir, 'config.json.swp'), fileOf(dir))
-    await until(() => seen.length > 0, 'the edit to be applied')
+    await waitFor(() => seen.length > 0, 'the edit to be applied')
     expect(seen).toEqual([2500])
     expect(store.status().problem).toBeNull()
   })
@@ -130,11 +121,11 @@ describe('the configuration writer', () => {
     const store = open(dir)
     store.watch()
     writeFileSync(fileOf(dir), JSON.stringify({ pollIntervalMs: 'fast' }))
-    const problem = await until(() => store.status().problem, 'the problem')
+    const problem = await waitFor(() => store.status().problem, 'the problem')
     expect(problem).toMatch(/pollIntervalMs.*last valid configuration stays in use/s)
     expect(store.current().config.pollIntervalMs).toBe(2500)
     writeFileSync(fileOf(dir), JSON.stringify({ pollIntervalMs: 2600 }))
-    await until(() => store.current().config.pollIntervalMs === 2600, 'the fixed edit')
+    await waitFor(() => store.current().config.pollIntervalMs === 2600, 'the fixed edit')
     expect(store.status().problem).toBeNull()
   })
 

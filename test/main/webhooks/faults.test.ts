@@ -16,19 +16,9 @@ import { unwrap } from '../../../src/shared/result'
 import { useTempDir } from '../../support/temp'
 import { fillDisk, mountTmpfs } from '../db/tmpfs'
 import { countEvents, envelope, post, secretA, useWebhookBackend } from './helpers'
+import { waitFor } from '../../support/wait'
 
 const signed = (body: string) => ({ 'x-service-signature': signBody(secretA, body) })
-
-/** Polls `check` until it returns a value (not undefined) or the deadline passes. */
-async function until<T>(check: () => T | undefined | Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 describe('one poison delivery fails nothing else', () => {
   const start = useWebhookBackend()
@@ -164,7 +154,7 @@ describe('storage faults are a state', () => {
       other.exec('ROLLBACK')
       other.close()
     }
-    await until(() => (b.context.storage.status().state === 'ok' ? true : undefined))
+    await waitFor(() => b.context.storage.status().state === 'ok', 'storage ok again', { timeoutMs: 10_000 })
     const body = envelope('evt_after_lock')
     expect((await post(b.webhookUrl, body, signed(body))).status).toBe(200)
     expect(storagePushes()).toEqual(['locked', 'ok'])
@@ -187,17 +177,27 @@ describe('the commit worker', () => {
           endpoint: 'wh_a',
           at: 1,
         })
-      const failed = await until(async () => {
-        const r = await committer.commit([params('evt_early')], [])
-        return r.ok ? undefined : r.failure
-      })
+      const failed = await waitFor(
+        async () => {
+          const r = await committer.commit([params('evt_early')], [])
+          return r.ok ? undefined : r.failure
+        },
+        'a commit failing while the database is missing',
+        { timeoutMs: 10_000 },
+      )
       expect(failed.code).toMatch(/^(SQLITE_CANTOPEN|WORKER_EXIT|WORKER_STARTING)$/)
-      await until(() => (restarts.includes('SQLITE_CANTOPEN') ? true : undefined))
-      unwrap(openDatabase(file)).close()
-      const stored = await until(async () => {
-        const r = await committer.commit([params('evt_later')], [])
-        return r.ok ? r.items : undefined
+      await waitFor(() => restarts.includes('SQLITE_CANTOPEN'), 'a restart for SQLITE_CANTOPEN', {
+        timeoutMs: 10_000,
       })
+      unwrap(openDatabase(file)).close()
+      const stored = await waitFor(
+        async () => {
+          const r = await committer.commit([params('evt_later')], [])
+          return r.ok ? r.items : undefined
+        },
+        'a commit once the database is there',
+        { timeoutMs: 10_000 },
+      )
       expect(stored.map((i) => i.ok && i.summary.id)).toEqual(['evt_later'])
     } finally {
       await committer.close()
@@ -251,7 +251,9 @@ describe('a full disk', () => {
       expect(status.fix).toMatch(/^Free space on that disk/)
       rmSync(filler)
       const freedAt = Date.now()
-      await until(() => (b.context.storage.status().state === 'ok' ? true : undefined))
+      await waitFor(() => b.context.storage.status().state === 'ok', 'storage ok again', {
+        timeoutMs: 10_000,
+      })
       const body = envelope('evt_after_full')
       expect((await post(url, body, signed(body))).status).toBe(200)
       expect(Date.now() - freedAt).toBeLessThan(10_000)

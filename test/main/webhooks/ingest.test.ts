@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
 import { silentLogger } from '../../../src/main/log'
 import { createBatchedPublisher, createIngest } from '../../../src/main/webhooks/ingest'
@@ -125,13 +125,17 @@ describe('group commit', () => {
     db.close()
   })
 
-  it('coalesces pushes within the window and keeps the newest when a window overflows', async () => {
+  it('coalesces pushes within the window and keeps the newest when a window overflows', () => {
+    vi.useFakeTimers()
+    onTestFinished(() => void vi.useRealTimers())
     const published: { events: EventSummary[]; omitted: number }[] = []
     const publisher = createBatchedPublisher((p) => published.push(p), 30, 10)
     const summary = (i: number) => ({ id: `evt_${i}` }) as EventSummary
     publisher.add(Array.from({ length: 25 }, (_, i) => summary(i)))
+    vi.advanceTimersByTime(29)
     publisher.add([summary(25)])
-    await new Promise((r) => setTimeout(r, 80))
+    expect(published).toHaveLength(0) // still inside the window
+    vi.advanceTimersByTime(1)
     expect(published).toHaveLength(1)
     expect(published[0]!.omitted).toBe(16)
     expect(published[0]!.events.map((e) => e.id).at(-1)).toBe('evt_25')

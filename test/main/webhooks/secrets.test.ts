@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { waitFor } from '../../support/wait'
 import { silentLogger } from '../../../src/main/log'
 import { createKeytarStore, createMemoryStore, observeSecrets } from '../../../src/main/secrets'
 import type { SecretStore } from '../../../src/main/secrets'
@@ -31,14 +32,14 @@ describe('listener secrets from the OS keychain', () => {
 
     // The payments side writes the one-time secret through the context's store when an endpoint is created.
     expect((await b.context.secrets.set('webhook-secret:wh_later', 'whsec_created_later_42')).ok).toBe(true)
-    await new Promise((r) => setTimeout(r, 100))
+    await waitFor(() => b.services.webhooks.status().endpoints.includes('wh_later'), 'the new secret in use')
     expect((await post(b.webhookUrl, body, headers)).status).toBe(200)
     expect(b.services.webhooks.store.get('evt_new_endpoint')?.endpoint).toBe('wh_later')
     expect(b.services.webhooks.status().endpoints).toEqual(['wh_later'])
     expect(JSON.stringify(b.services.webhooks.status())).not.toContain('whsec_created_later_42')
 
     expect((await b.context.secrets.delete('webhook-secret:wh_later')).ok).toBe(true)
-    await new Promise((r) => setTimeout(r, 100))
+    await waitFor(() => !b.services.webhooks.status().endpoints.includes('wh_later'), 'the secret dropped')
     const again = envelope('evt_after_delete')
     expect(
       (await post(b.webhookUrl, again, { 'x-service-signature': signBody('whsec_created_later_42', again) }))

@@ -1,4 +1,4 @@
-import { useEffect } from 'react'
+import { useFirstLoad, useViewReady } from '../hooks/useViewReady'
 import { AlertLog } from '../components/alerts/AlertLog'
 import { IncidentTable } from '../components/alerts/IncidentTable'
 import { useAlertsStore } from '../stores/alerts'
@@ -10,9 +10,7 @@ export function AlertsView() {
   const { incidents, log, mutes, filter, error, load, setFilter, mute, unmute, linkedIncident } =
     useAlertsStore()
   const registry = useChainsStore((s) => s.registry)
-  useEffect(() => {
-    void load()
-  }, [load])
+  useViewReady('alerts', useFirstLoad(load))
   const open = incidents.filter((i) => i.closedAt === null).length
   const activeMutes = mutes.filter((m) => m.activeNow)
   return (

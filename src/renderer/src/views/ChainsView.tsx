@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { statusLabel, chainStatuses } from '../../../shared/chains/health'
 import type { ChainStatus } from '../../../shared/contract/chains'
@@ -19,6 +19,7 @@ import { excludedSummary } from '../components/chains/sources'
 import { StaleNote } from '../components/Liveness'
 import { useChainsStore } from '../stores/chains'
 import { useStaleSince } from '../stores/link'
+import { useFirstLoad, useViewReady } from '../hooks/useViewReady'
 import { formatClock } from '../../../shared/time'
 
 function Summary({ chains }: { chains: ChainStatus[] }) {
@@ -144,9 +145,7 @@ export function ChainsView() {
   )
   const stale = useStaleSince() !== null
   const [focused, setFocused] = useState<number | null>(null)
-  useEffect(() => {
-    void load()
-  }, [load])
+  useViewReady('chains', useFirstLoad(load))
   const chains = snapshot?.chains ?? []
   const open = chains.find((c) => c.serviceId === selected) ?? null
   const tabbableId = focused ?? selected ?? chains[0]?.serviceId ?? null

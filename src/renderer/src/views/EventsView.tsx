@@ -16,6 +16,7 @@ import { ForwardStrip } from '../components/forward/ForwardStrip'
 import { ReplayFilteredButton } from '../components/forward/ReplayFilteredButton'
 import { useForwardStore } from '../components/forward/store'
 import { useSourcesStore } from '../stores/sources'
+import { useViewReady } from '../hooks/useViewReady'
 
 const ranges = [
   { id: 'any', label: 'Any time', ms: null },
@@ -48,12 +49,13 @@ export function EventsView() {
   const [range, setRange] = useState<(typeof ranges)[number]['id']>('any')
   const [testType, setTestType] = useState('funding.completed')
 
+  const [loaded, setLoaded] = useState(false)
   useEffect(() => {
     const attached = attach()
-    void reload()
-    void refreshListener()
+    void Promise.all([reload(), refreshListener()]).finally(() => setLoaded(true))
     return () => attached.dispose()
   }, [attach, reload, refreshListener])
+  useViewReady('events', loaded)
 
   useEffect(() => {
     const timer = setTimeout(() => {
@@ -243,8 +245,8 @@ function EventsBody({
             ) : (
               <p>
                 Signed webhooks arrive at <code>{listenerUrl ?? 'http://127.0.0.1:7421'}/webhooks</code>.
-                Register that URL (through a tunnel or reverse proxy) as a webhook endpoint, or press “Send
-                Send” beside Test event to post a signed sample here.
+                Register that URL (through a tunnel or reverse proxy) as a webhook endpoint, or press “Send”
+                beside Test event to post a signed sample here.
               </p>
             )}
           </EmptyState>

@@ -13,6 +13,7 @@ import { ChainStrip } from '../components/chains/ChainStrip'
 import { BackendStatus, StaleNote } from '../components/Liveness'
 import { useStaleSince } from '../stores/link'
 import { useNow } from '../hooks/useNow'
+import { useViewReady } from '../hooks/useViewReady'
 import { Fact, Tile } from '../components/overview/Tile'
 import {
   ForwardTile,
@@ -36,6 +37,17 @@ export function OverviewView() {
   const chains = useChainsStore((s) => s.snapshot?.chains ?? null)
   const { sources } = useSources()
   useFollowGlanceFacts()
+  const settings = useAppStore((s) => s.settings)
+  // Every tile has its first answer (the app's own load failing shows as its error banner).
+  useViewReady(
+    'overview',
+    (settings !== null || error !== null) &&
+      open !== null &&
+      listener !== null &&
+      forward !== null &&
+      sources !== null &&
+      chains !== null,
+  )
   const summary = glance({
     chains,
     openIncidents: open?.length ?? null,

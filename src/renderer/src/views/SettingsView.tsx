@@ -4,6 +4,7 @@ import type { ComponentType } from 'react'
 import { useAppStore } from '../stores/app'
 import { usePreferences } from '../stores/preferences'
 import { useSettingsStore } from '../stores/settings'
+import { useViewReady } from '../hooks/useViewReady'
 import { StatusBadge } from '../components/Status'
 import { clockTime } from '../components/Liveness'
 import { KeysPanel } from '../components/payments/KeysPanel'
@@ -40,6 +41,7 @@ export function SettingsView() {
     const attached = useSettingsStore.getState().attach()
     return () => attached.dispose()
   }, [])
+  useViewReady('settings', settings !== null)
   return (
     <div className="view">
       <header className="view-head">

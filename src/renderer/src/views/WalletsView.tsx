@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react'
 import { EmptyState } from '../components/EmptyState'
 import { StatusBadge } from '../components/Status'
 import { usePaymentsStore } from '../stores/payments'
+import { useViewReady } from '../hooks/useViewReady'
 import { formatClock } from '../../../shared/time'
 
 const clock = (ms: number) => formatClock(ms)
@@ -35,6 +36,9 @@ export function WalletsView() {
     const timer = setInterval(() => void loadWallets(), refreshMs)
     return () => clearInterval(timer)
   }, [ready, business, refreshMs, loadWallets])
+
+  // Ready once the status is in and, with a key and an address, the first wallets answer too.
+  useViewReady('wallets', status !== null && (!ready || wallets !== null || walletsError !== null))
 
   if (status && !ready) {
     return (

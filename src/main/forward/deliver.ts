@@ -1,7 +1,10 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http'
 import type { IncomingHttpHeaders } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import { createHmac } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
+import type { ClaimedForward } from './store.ts'
+import type { ForwardTarget } from './targets.ts'
 
 export interface Delivery {
   url: string
@@ -106,4 +109,29 @@ function connectionError(e: NodeJS.ErrnoException, url: URL): string {
   if (e.code === 'ENOTFOUND') return `${url.hostname} does not resolve`
   if (e.code === 'ECONNRESET') return `the connection to ${url.host} was reset`
   return `${e.code ?? 'error'}: ${e.message}`
+}
+
+/** The headers of one attempt: signed with the target's own secret, else the service's original
+ * signature passed on (an edited body is sent unsigned rather than with a signature it fails). */
+export function attemptHeaders(
+  target: ForwardTarget,
+  row: ClaimedForward,
+  body: Buffer,
+  originalSignature: (endpoint: string | null, body: Buffer) => string | null,
+): Record<string, string> {
+  const signature = target.secret
+    ? createHmac('sha256', target.secret).update(body).digest('hex')
+    : row.editedBody
+      ? null
+      : originalSignature(row.endpoint, body)
+  return {
+    'content-type': 'application/json',
+    ...target.headers,
+    'x-watchdesk-event-id': row.eventId,
+    'x-watchdesk-attempt': String(row.attempt),
+    'x-watchdesk-target': target.name,
+    ...(row.replay ? { 'x-watchdesk-replay': '1' } : {}),
+    ...(row.editedBody ? { 'x-watchdesk-edited': '1' } : {}),
+    ...(signature ? { 'x-service-signature': signature } : {}),
+  }
 }

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto'
 import type { Agent } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import type { ForwardState, ForwardTargetStatus } from '../../shared/contract/forward'
@@ -14,7 +13,7 @@ import {
   nextAdmissionAt,
 } from './breaker.ts'
 import type { Health } from './breaker.ts'
-import { agentFor, deliver, responseKeptBytes } from './deliver.ts'
+import { agentFor, attemptHeaders, deliver, responseKeptBytes } from './deliver.ts'
 import type { DeliveryOutcome } from './deliver.ts'
 import { typeMatches } from './patterns.ts'
 import { createRecorder } from './recorder.ts'
@@ -259,25 +258,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return store.lease(t.name, probing ? 1 : batch, now, leaseUntil, owner, dueBy)
   }
 
-  function headersFor(rt: Runtime, row: ClaimedForward, body: Buffer): Record<string, string> {
-    const t = rt.target
-    const signature = t.secret
-      ? createHmac('sha256', t.secret).update(body).digest('hex')
-      : row.editedBody
-        ? null
-        : options.originalSignature(row.endpoint, body)
-    return {
-      'content-type': 'application/json',
-      ...t.headers,
-      'x-watchdesk-event-id': row.eventId,
-      'x-watchdesk-attempt': String(row.attempt),
-      'x-watchdesk-target': t.name,
-      ...(row.replay ? { 'x-watchdesk-replay': '1' } : {}),
-      ...(row.editedBody ? { 'x-watchdesk-edited': '1' } : {}),
-      ...(signature ? { 'x-service-signature': signature } : {}),
-    }
-  }
-
   /** One attempt; `relayBudgetMs` set for the authorizer's relay (64 KB of the answer kept). */
   function start(rt: Runtime, row: ClaimedForward, relayBudgetMs: number | null): Promise<DeliveryOutcome> {
     const t = rt.target
@@ -289,7 +269,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const attempt = deliver({
       url: t.url,
       body,
-      headers: headersFor(rt, row, body),
+      headers: attemptHeaders(rt.target, row, body, options.originalSignature),
       timeoutMs: t.timeoutMs,
       agent: rt.agent,
       keepBytes: relayBudgetMs === null ? responseKeptBytes : relayKeptBytes,

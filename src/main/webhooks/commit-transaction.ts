@@ -55,7 +55,7 @@ export type PruneStepReply =
 /** Rows per run of a batch's statements inside a step: small enough that a commit waiting behind
  * a step waits for about one of these (a fraction of a millisecond), large enough that the
  * statements' fixed cost (the victims' temp table, the plans) stays small. */
-export const pruneChunkRows = 50
+export const pruneChunkRows = 20
 
 /** The rows a batch asks for: its statements' `@batch` (1 for a batch without one, e.g. saving
  * the state: its statements run once). */

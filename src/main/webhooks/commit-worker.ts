@@ -29,7 +29,7 @@ const pruneStepRows = 200
 /** Steps' pages go into the database file by a passive checkpoint after this many rows (and at the
  * end of a batch), a few hundred pages at a time: one fsync of the database file per checkpoint,
  * rather than the automatic checkpoint of 1,000 pages that the commit crossing the mark pays for. */
-const pruneCheckpointRows = 600
+const pruneCheckpointRows = 300
 
 /** Retention batches in arrival order; the first one runs in steps whenever nothing else waits. */
 const prunes: {

@@ -78,6 +78,9 @@ export async function listen(options: ListenOptions, io: CliIo): Promise<number>
     secrets,
     log,
   )
+  // A hand edit while it runs applies as it does under serve; one that is not valid is named on
+  // stderr and the last good configuration stays in use.
+  config.value.watch()
   const print = printer(io, options.json)
   ctx.push.subscribe((message) => {
     if (message.topic === 'events.appended') for (const e of message.payload.events) print.event(e)

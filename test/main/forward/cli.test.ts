@@ -49,6 +49,20 @@ describe('watchdesk listen', () => {
     expect(readRuntimeInfo(dataDir, { includeDead: true })).toBeNull()
   })
 
+  it('names a config.json edited into invalid JSON while it runs, and keeps receiving with the last good config', async () => {
+    const dataDir = tempDir()
+    const listen = await startListen(['--data-dir', dataDir], env())
+    writeFileSync(join(dataDir, 'config.json'), '{ "retention": { "events": { "days": 30 } ')
+    await waitFor(
+      () => listen.stderr().includes('configuration edit not applied') || undefined,
+      'the warning about the edit',
+    )
+    expect(listen.stderr()).toContain('The last valid configuration stays in use until the file is fixed.')
+    expect((await send(listen.webhookUrl, 'evt_cli_bad_config')).status).toBe(200)
+    listen.process.kill('SIGINT')
+    expect(await listen.exited).toBe(0)
+  })
+
   it('--json prints JSON lines; --events limits what is forwarded', async () => {
     const app = await startTarget()
     const listen = await startListen(

@@ -26,10 +26,10 @@ import { silentLogger } from '../src/main/log'
 import { createRelayToken, openSqliteRelayStore, startRelay } from '../src/main/relay'
 import { createMemoryStore, observeSecrets } from '../src/main/secrets'
 import { fetchPage } from '../src/main/sources'
-import type { EventParams } from '../src/main/webhooks/sql'
 import type { SyncPage } from '../src/shared/contract/sync'
 import { unwrap } from '../src/shared/result'
 import { startFollowingConsole } from '../test/support/following-console'
+import { seedCatchUpEvents } from './seed'
 
 const self = fileURLToPath(import.meta.url)
 const events = Number(process.env.BENCH_CATCHUP_EVENTS ?? 100_000)
@@ -40,33 +40,12 @@ const pageSize = 5_000
 async function relayChild(dir: string): Promise<void> {
   process.on('SIGTERM', () => process.exit(0))
   const store = unwrap(openSqliteRelayStore(join(dir, 'relay.db'), { log: silentLogger }))
-  const body = (id: string) =>
-    JSON.stringify({
-      id,
-      type: 'funding.completed',
-      created_at: '2025-01-01T00:00:00Z',
-      data: { id: `f_${id}`, status: 'completed', amount: 1000, currency: 'USD' },
-    })
-  for (let i = 0; i < events; i += 5_000) {
-    const batch: EventParams[] = Array.from({ length: Math.min(5_000, events - i) }, (_, j) => {
-      const id = `evt_catchup_${i + j}`
-      const text = body(id)
-      return {
-        id,
-        type: 'funding.completed',
-        grp: 'payments',
-        created_at: '2025-01-01T00:00:00Z',
-        created_ms: 1735689600000,
-        at: Date.now(),
-        endpoint: 'wh_bench',
-        data_id: `f_${id}`,
-        body: Buffer.from(text),
-        data: JSON.stringify(JSON.parse(text).data),
-      }
-    })
-    const r = await store.committer.commit(batch, [])
-    if (!r.ok) throw new Error(r.failure.message)
-  }
+  await seedCatchUpEvents(store, events, 5_000, (id) => ({
+    id: `f_${id}`,
+    status: 'completed',
+    amount: 1000,
+    currency: 'USD',
+  }))
   const token = unwrap(await createRelayToken(store, 'bench'))
   const relay = unwrap(
     await startRelay({

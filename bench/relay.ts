@@ -26,12 +26,12 @@ import { createRelayToken, startRelay } from '../src/main/relay'
 import { openPostgresStore } from '../src/main/relay/pg-store'
 import { createMemoryStore, observeSecrets } from '../src/main/secrets'
 import { signBody } from '../src/main/webhooks'
-import type { EventParams } from '../src/main/webhooks/sql'
 import { unwrap } from '../src/shared/result'
 import { startCluster } from '../test/support/postgres-cluster'
 import type { PrivateCluster } from '../test/support/postgres-cluster'
 import { startFollowingConsole } from '../test/support/following-console'
 import { median } from './stats'
+import { seedCatchUpEvents } from './seed'
 
 const secret = 'whsec_bench_relay_0123456789'
 const self = fileURLToPath(import.meta.url)
@@ -322,32 +322,7 @@ async function catchUp(url: string): Promise<{ perSecond: number; maxStallMs: nu
   const syncChild = await startChild('sync', url)
   const relay = { syncUrl: `http://127.0.0.1:${syncChild.port}` }
   const token = unwrap(await createRelayToken(store, 'bench'))
-  const body = (id: string) =>
-    JSON.stringify({
-      id,
-      type: 'funding.completed',
-      created_at: '2025-01-01T00:00:00Z',
-      data: { id: `f_${id}`, amount: 1 },
-    })
-  for (let i = 0; i < catchUpEvents; i += 2000) {
-    const batch: EventParams[] = Array.from({ length: Math.min(2000, catchUpEvents - i) }, (_, j) => {
-      const id = `evt_catchup_${i + j}`
-      return {
-        id,
-        type: 'funding.completed',
-        grp: 'payments',
-        created_at: '2025-01-01T00:00:00Z',
-        created_ms: 1735689600000,
-        at: Date.now(),
-        endpoint: 'wh_bench',
-        data_id: `f_${id}`,
-        body: Buffer.from(body(id)),
-        data: JSON.stringify({ id: `f_${id}`, amount: 1 }),
-      }
-    })
-    const r = await store.committer.commit(batch, [])
-    if (!r.ok) throw new Error(r.failure.message)
-  }
+  await seedCatchUpEvents(store, catchUpEvents, 2000, (id) => ({ id: `f_${id}`, amount: 1 }))
   const dataDir = mkdtempSync(join(tmpdir(), 'watchdesk-bench-console-'))
   const loop = monitorEventLoopDelay({ resolution: 5 })
   const started = Date.now()

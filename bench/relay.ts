@@ -99,11 +99,14 @@ function startChild(
 ): Promise<{ child: ChildProcess; port: number; syncPort: number }> {
   const child = fork(self, ['child', kind, url], {
     stdio: 'inherit',
-    // BENCH_PROFILE=DIR writes a CPU profile of each relay child there.
+    // BENCH_PROFILE=DIR writes a CPU profile of each relay child there; BENCH_PERF=1 writes the JIT's
+    // symbol map for `perf record -p PID` (/tmp/perf-PID.map), whose profile counts kernel time too.
     execArgv:
       process.env.BENCH_PROFILE && kind === 'relay'
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
-        : [],
+        : process.env.BENCH_PERF && kind === 'relay'
+          ? ['--perf-basic-prof']
+          : [],
   })
   return new Promise((resolve, reject) => {
     child.once('message', (m: { port: number; syncPort: number }) =>
@@ -184,6 +187,23 @@ function cpuMsOf(pids: number[]): number {
   return ticks * 10
 }
 
+/** CPU time (ms) of PostgreSQL's processes by role (backend, walwriter, autovacuum worker…), from
+ * the process titles: where PostgreSQL's share goes (BENCH_VERBOSE). */
+function cpuMsByRole(pids: number[]): Map<string, number> {
+  const roles = new Map<string, number>()
+  for (const pid of pids) {
+    try {
+      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')
+      const m = /^postgres: (?:(\w+) \w+ [\d.]+\(\d+\)|([a-z ]+?)(?: process| worker| launcher)?\b)/.exec(title)
+      const role = m ? (m[1] ? 'backends' : m[2]!.trim()) : 'postmaster'
+      roles.set(role, (roles.get(role) ?? 0) + cpuMsOf([pid]))
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return roles
+}
+
 const senderCpuMs = () => {
   const c = process.cpuUsage()
   return (c.user + c.system) / 1000
@@ -197,23 +217,57 @@ const relayCpuMs = (relay: ChildProcess) =>
 
 type Cost = { sender: number; server: number; postgres: number }
 
+/** What PostgreSQL did, read exactly (not from the cumulative statistics, which backends flush at
+ * most once a second): transaction ids assigned, WAL bytes written, and the group statements
+ * (pg_stat_statements: calls and rows of the INSERT INTO events). */
+type Work = { xids: number; walBytes: number; groups: number; rows: number }
+
+async function workOf(db: pg.Client): Promise<Work> {
+  const { rows } = await db.query<Work>(
+    `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS xids,
+       pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS "walBytes",
+       coalesce(sum(calls), 0)::bigint AS groups, coalesce(sum(s.rows), 0)::bigint AS rows
+     FROM pg_stat_statements s WHERE query LIKE '%INSERT INTO events%'`,
+  )
+  return rows[0]!
+}
+
+/** Per 1,000 deliveries: transactions, WAL kB, and the mean group (rows per group statement). */
+type PgWork = { xacts: number; walKb: number; group: number }
+
 /** `load`, with the CPU time each side spent per 1,000 deliveries answered 200 (`servers`: the
- * relays, or the bare server). */
+ * relays, or the bare server), and PostgreSQL's work for them. */
 async function costed(
   ports: number[],
   servers: ChildProcess[],
   cluster: PrivateCluster,
-): Promise<{ rate: number; cost: Cost }> {
+  db: pg.Client,
+): Promise<{ rate: number; cost: Cost; work: PgWork }> {
   const serverCpu = async () => (await Promise.all(servers.map(relayCpuMs))).reduce((a, b) => a + b, 0)
+  const work = await workOf(db)
   const before = { sender: senderCpuMs(), server: await serverCpu(), postgres: cpuMsOf(cluster.pids()) }
+  const rolesBefore = cpuMsByRole(cluster.pids())
   const rate = await load(ports)
   const per = 1000 / Math.max(1, rate * runSeconds)
+  if (process.env.BENCH_VERBOSE && servers.length > 0) {
+    const roles = [...cpuMsByRole(cluster.pids())].map(
+      ([role, ms]) => `${role} ${((ms - (rolesBefore.get(role) ?? 0)) * per).toFixed(1)}`,
+    )
+    console.log(`  PostgreSQL CPU ms per 1,000 by process, ${ports.length} port(s): ${roles.join(', ')}`)
+  }
+  const cost = {
+    sender: (senderCpuMs() - before.sender) * per,
+    server: ((await serverCpu()) - before.server) * per,
+    postgres: (cpuMsOf(cluster.pids()) - before.postgres) * per,
+  }
+  const after = await workOf(db)
   return {
     rate,
-    cost: {
-      sender: (senderCpuMs() - before.sender) * per,
-      server: ((await serverCpu()) - before.server) * per,
-      postgres: (cpuMsOf(cluster.pids()) - before.postgres) * per,
+    cost,
+    work: {
+      xacts: (after.xids - work.xids) * per,
+      walKb: ((after.walBytes - work.walBytes) * per) / 1024,
+      group: (after.rows - work.rows) / Math.max(1, after.groups - work.groups),
     },
   }
 }
@@ -465,7 +519,10 @@ async function followers(
 }
 
 async function main(): Promise<void> {
-  const { cluster, stop } = await startCluster()
+  // pg_stat_statements: the group statements' count and rows (the mean group), per leg.
+  const { cluster, stop } = await startCluster({
+    settings: { shared_preload_libraries: 'pg_stat_statements' },
+  })
   const children: ChildProcess[] = []
   try {
     if (process.env.BENCH_ONLY === 'followers') {
@@ -476,6 +533,9 @@ async function main(): Promise<void> {
       return
     }
     const url = cluster.createDatabase('bench')
+    cluster.psql('bench', 'CREATE EXTENSION pg_stat_statements')
+    const db = new pg.Client({ connectionString: url })
+    await db.connect()
     const bare = await startChild('bare')
     const one = await startChild('relay', url)
     const two = await startChild('relay', url)
@@ -484,17 +544,21 @@ async function main(): Promise<void> {
     await load([two.port])
     const rounds = { bare: [] as number[], one: [] as number[], two: [] as number[] }
     const costs = { bare: [] as Cost[], one: [] as Cost[], two: [] as Cost[] }
+    const works = { one: [] as PgWork[], two: [] as PgWork[] }
     for (let i = 0; i < 3; i++) {
-      const plain = await costed([bare.port], [bare.child], cluster)
+      const plain = await costed([bare.port], [bare.child], cluster, db)
       rounds.bare.push(plain.rate)
       costs.bare.push(plain.cost)
-      const measured = await costed([one.port], [one.child], cluster)
+      const measured = await costed([one.port], [one.child], cluster, db)
       rounds.one.push(measured.rate)
       costs.one.push(measured.cost)
-      const both = await costed([one.port, two.port], [one.child, two.child], cluster)
+      works.one.push(measured.work)
+      const both = await costed([one.port, two.port], [one.child, two.child], cluster, db)
       rounds.two.push(both.rate)
       costs.two.push(both.cost)
+      works.two.push(both.work)
     }
+    await db.end()
     const [b, o, t] = [median(rounds.bare), median(rounds.one), median(rounds.two)]
     const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
     const cost = (of: Cost[], k: keyof Cost) => median(of.map((c) => c[k]))
@@ -511,6 +575,11 @@ async function main(): Promise<void> {
     )
     console.log(
       `CPU ms per 1,000 deliveries, two relays: sender ${cost(costs.two, 'sender').toFixed(0)} + relays ${cost(costs.two, 'server').toFixed(0)} + PostgreSQL ${cost(costs.two, 'postgres').toFixed(0)}`,
+    )
+    const work = (of: PgWork[]) =>
+      `${median(of.map((w) => w.xacts)).toFixed(0)} transactions, ${median(of.map((w) => w.walKb)).toFixed(0)} kB WAL; mean group ${median(of.map((w) => w.group)).toFixed(1)} deliveries`
+    console.log(
+      `PostgreSQL per 1,000 deliveries: one relay ${work(works.one)}; two relays ${work(works.two)}`,
     )
     bare.child.kill('SIGTERM')
     const p = await pinned(cluster, one, two)

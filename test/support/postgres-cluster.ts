@@ -57,9 +57,10 @@ function run(bin: string, args: string[]): void {
     throw new Error(`${bin} ${args.join(' ')} failed (${result.status}): ${result.stderr || result.stdout}`)
 }
 
-/** `ssl: true` turns TLS on (ssl=on) with a self-signed certificate made by openssl for 127.0.0.1. */
+/** `ssl: true` turns TLS on (ssl=on) with a self-signed certificate made by openssl for 127.0.0.1.
+ * `settings`: more server settings (`-c name=value`), e.g. a bench's pg_stat_statements. */
 export async function startCluster(
-  options: { ssl?: boolean } = {},
+  options: { ssl?: boolean; settings?: Record<string, string> } = {},
 ): Promise<{ cluster: PrivateCluster; stop(): void }> {
   const bin = postgresBinDir()
   const dir = mkdtempSync(join(tmpdir(), 'watchdesk-pg-'))
@@ -80,6 +81,9 @@ export async function startCluster(
     certFile = files.certFile
     ssl = ` -c ssl=on -c ssl_cert_file=${files.certFile} -c ssl_key_file=${files.keyFile}`
   }
+  const extra = Object.entries(options.settings ?? {})
+    .map(([name, value]) => ` -c ${name}=${value}`)
+    .join('')
   const data = join(dir, 'data')
   run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'])
   const port = await freePort()
@@ -91,7 +95,7 @@ export async function startCluster(
       join(dir, 'log'),
       '-w',
       '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=on${ssl}`,
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=on${ssl}${extra}`,
       'start',
     ])
   const stopServer = () => run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'])

@@ -40,6 +40,8 @@ export interface PgStoreOptions {
    * statement_timeout; lock_timeout is a quarter of it (at most 1 s). */
   commitDeadlineMs?: number
   log?: Logger
+  /** At most one commit notice to the other relays per this many ms (commitNotifier). */
+  noticeEveryMs?: number
   /** How often streams' wake-up poll asks whether anything committed when LISTEN/NOTIFY does not
    * arrive (PgBouncer in transaction mode). */
   wakePollMs?: number
@@ -164,7 +166,7 @@ export async function openPostgresStore(
   const poll = pollForCommits(reads, wake, () => wakers.size > 0 && listen.mode() !== 'notify', {
     everyMs: options.wakePollMs ?? 250,
   })
-  const committer = postgresCommitter(pool, parallel, wake, deadlineMs)
+  const committer = postgresCommitter(pool, parallel, wake, deadlineMs, options.noticeEveryMs ?? 50)
 
   return ok({
     kind: 'postgres',
@@ -466,6 +468,35 @@ function pollForCommits(
 
 // ── the write side ──────────────────────────────────────────────────────────────────────────
 
+/** What a redelivery returns of the row it found (a new row is what this relay sent: itemOf builds
+ * it from the params, so PostgreSQL neither hashes nor sends back what the relay already has). */
+const storedColumns = [
+  'type',
+  'grp',
+  'created_at',
+  'created_ms',
+  'received_at',
+  'last_delivery_at',
+  'endpoint',
+  'data_id',
+  'conflicts',
+  "CASE WHEN type LIKE 'funding.%' THEN data END",
+  "encode(sha256(body), 'hex')",
+] as const
+type Stored = [
+  type: string,
+  grp: string,
+  created_at: string,
+  created_ms: number | null,
+  received_at: number,
+  last_delivery_at: number,
+  endpoint: string | null,
+  data_id: string | null,
+  conflicts: number,
+  data: string | null,
+  bodyHash: string,
+]
+
 const upsertSql = `
   INSERT INTO events AS e (id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, body, data)
   SELECT id, type, grp, created_at, created_ms, at, at, 1, endpoint, data_id, body, data
@@ -479,7 +510,7 @@ const upsertSql = `
     -- A conflict moves the event to this transaction's place in the sync order: a console that
     -- already read it reads it again, with the conflict.
     txid = CASE WHEN e.body IS DISTINCT FROM excluded.body THEN pg_current_xact_id()::text::bigint ELSE e.txid END
-  RETURNING ${pgSummaryColumns}, sha256(body) AS body_hash`
+  RETURNING seq, id, deliveries, CASE WHEN deliveries > 1 THEN json_build_array(${storedColumns.join(', ')}) END AS stored`
 
 function columnsOf(events: EventParams[]): unknown[] {
   return [
@@ -526,9 +557,11 @@ export function postgresCommitter(
   parallel: number,
   committed: () => void,
   deadlineMs = defaultCommitDeadlineMs,
+  noticeEveryMs = 50,
 ): Committer {
   const queue: Request[] = []
-  const notifier = commitNotifier(pool)
+  const notifier = commitNotifier(pool, noticeEveryMs)
+  const named: NamedStatements = { on: true }
   let running = 0
   let closed = false
   const idle: (() => void)[] = []
@@ -551,7 +584,7 @@ export function postgresCommitter(
     let outcome: { ok: true; items: ItemResult[] } | { ok: false; failure: StorageFailure }
     for (let attempt = 0; ; attempt++) {
       try {
-        outcome = { ok: true, items: await commitEvents(pool, events, rejections) }
+        outcome = { ok: true, items: await commitEvents(pool, named, events, rejections) }
         break
       } catch (error) {
         const failure = failureOf(error)
@@ -626,17 +659,30 @@ export function postgresCommitter(
 const changedOthers = (i: ItemResult) => i.ok && (i.row.deliveries === 1 || i.row.conflicted === 1)
 
 /** Tells the other relays on this database that something committed, AFTER the commit and in a
- * transaction of its own, at most one at a time (commits meanwhile are told by the next one).
- * Not inside the commit: PostgreSQL serialises every committing transaction that has queued a
- * NOTIFY on one database-wide lock held through its WAL flush, so commits that notify cannot share
- * a flush — with six commits in flight per relay that lock was where two relays queued behind each
- * other (docs/benchmarks.md#relay). The notice needs no durability: `synchronous_commit` is off for
- * its transaction alone. This relay's own streams are woken in-process, without it. */
-function commitNotifier(pool: pg.Pool): { soon(): void; flushed(): Promise<void> } {
+ * transaction of its own, at most one every `everyMs` (commits meanwhile are told by one notice
+ * at the end of the interval). Not inside the commit: PostgreSQL serialises every committing
+ * transaction that has queued a NOTIFY on one database-wide lock held through its WAL flush, so
+ * commits that notify cannot share a flush — with six commits in flight per relay that lock was
+ * where two relays queued behind each other (docs/benchmarks.md#relay). Not after every commit
+ * either: a notice is a transaction of its own that every listening backend and relay handles, and
+ * one per group cost PostgreSQL about as much CPU as the group's INSERT; the other relays' change
+ * feeds read once per 100 ms window anyway (change-feed.ts, coalesceMs). The first commit after a
+ * quiet interval is told at once, so a lone delivery reaches other relays' streams as soon as
+ * before. The notice needs no durability: `synchronous_commit` is off for its transaction alone.
+ * This relay's own streams are woken in-process, without it. */
+export function commitNotifier(
+  pool: Pick<pg.Pool, 'query'>,
+  everyMs: number,
+): { soon(): void; flushed(): Promise<void> } {
   let sending: Promise<void> | null = null
-  let again = false
-  const send = (): Promise<void> =>
-    pool
+  let timer: NodeJS.Timeout | null = null
+  /** A commit not yet told: sent when the interval since the last notice has passed. */
+  let owed = false
+  let lastAt = -Infinity
+  const send = (): void => {
+    owed = false
+    lastAt = performance.now()
+    sending = pool
       .query(`SELECT set_config('synchronous_commit', 'off', true), pg_notify('${notifyChannel}', '')`)
       .then(
         () => {},
@@ -644,20 +690,32 @@ function commitNotifier(pool: pg.Pool): { soon(): void; flushed(): Promise<void>
         // commit path and its probe report a failing store.
         () => {},
       )
-      .then(() => {
-        if (!again) return
-        again = false
-        return send()
+      .finally(() => {
+        sending = null
+        if (owed) later()
       })
+  }
+  const later = (): void => {
+    if (timer || sending) return
+    const wait = lastAt + everyMs - performance.now()
+    if (wait <= 0) return send()
+    timer = setTimeout(() => {
+      timer = null
+      if (owed) later()
+    }, wait)
+    timer.unref()
+  }
   return {
     soon() {
-      if (sending) {
-        again = true
-        return
-      }
-      sending = send().finally(() => (sending = null))
+      owed = true
+      later()
     },
-    flushed: async () => {
+    // On close: what is still owed is told now, not at the end of the interval.
+    async flushed() {
+      if (timer) clearTimeout(timer)
+      timer = null
+      await sending
+      if (owed) send()
       await sending
     },
   }
@@ -692,12 +750,47 @@ const upsertWithRejectionsSql = `WITH ins AS (${upsertSql}),
   pruned AS (${pruneRejectionsSql})
   SELECT * FROM ins`
 
+/** Whether the group statement goes as a named (prepared) statement: PostgreSQL then parses and
+ * plans it once per connection instead of once per group, which was about 135 µs of its CPU per
+ * group — as much as twenty rows' inserts (docs/benchmarks.md#relay). Behind PgBouncer in
+ * transaction mode (before 1.21, or without max_prepared_statements) a transaction may land on a
+ * server connection that never saw the statement (26000) or already has it from another client
+ * (42P05): the first such answer turns names off for this store and the group goes again unnamed
+ * (nothing ran). The name is a hash of the text, so a server connection shared through PgBouncer
+ * never runs another version's statement under the same name. */
+export interface NamedStatements {
+  on: boolean
+}
+
+const preparedNameOf = (text: string) =>
+  `watchdesk_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`
+const preparedNames = new Map([upsertSql, upsertWithRejectionsSql].map((t) => [t, preparedNameOf(t)]))
+/** invalid_sql_statement_name, duplicate_prepared_statement */
+const isUnpreparedCode = (code: string | undefined) => code === '26000' || code === '42P05'
+
+async function groupQuery(
+  pool: pg.Pool,
+  named: NamedStatements,
+  text: string,
+  values: unknown[],
+): Promise<pg.QueryResult<ReturnedRow>> {
+  if (!named.on) return pool.query<ReturnedRow>(text, values)
+  try {
+    return await pool.query<ReturnedRow>({ name: preparedNames.get(text), text, values })
+  } catch (error) {
+    if (!isUnpreparedCode(failureOf(error).code ?? undefined)) throw error
+    named.on = false
+    return pool.query<ReturnedRow>(text, values)
+  }
+}
+
 /** The common case in one round trip: no id twice in the group, so a single INSERT … ON CONFLICT
  * (with the group's rejections) is the whole transaction (autocommit: durable when it returns).
  * The commit notice follows it (commitNotifier). A data error falls back to `transaction`, which
  * refuses the poison delivery alone. */
 async function commitEvents(
   pool: pg.Pool,
+  named: NamedStatements,
   events: EventParams[],
   rejections: Rejection[],
 ): Promise<ItemResult[]> {
@@ -705,7 +798,9 @@ async function commitEvents(
   if (single && events.length + rejections.length > 0) {
     try {
       const sorted = [...events].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      const { rows } = await pool.query<ReturnedRow>(
+      const { rows } = await groupQuery(
+        pool,
+        named,
         rejections.length > 0 ? upsertWithRejectionsSql : upsertSql,
         rejections.length > 0 ? [...columnsOf(sorted), ...rejectionColumns(rejections)] : columnsOf(sorted),
       )
@@ -809,7 +904,8 @@ async function oneByOne(client: PoolClient, event: EventParams): Promise<ItemRes
   }
 }
 
-type ReturnedRow = EventRow & { body_hash: Buffer }
+/** `stored` only for a redelivery (deliveries > 1). */
+type ReturnedRow = { seq: number; id: string; deliveries: number; stored: Stored | null }
 
 async function upsert(client: PoolClient, events: EventParams[]): Promise<Map<string, ReturnedRow>> {
   const { rows } = await client.query<ReturnedRow>(upsertSql, columnsOf(events))
@@ -818,9 +914,57 @@ async function upsert(client: PoolClient, events: EventParams[]): Promise<Map<st
 
 function itemOf(event: EventParams, row: ReturnedRow | undefined): ItemResult {
   if (!row) return { ok: false, code: null, message: 'the database returned no row for this event' }
-  const hash = createHash('sha256').update(event.body).digest()
-  const { body_hash, ...rest } = row
-  const committed: CommittedRow = { ...rest, conflicted: body_hash.equals(hash) ? 0 : 1 }
+  if (row.stored === null) {
+    // Inserted by this statement: the row is this delivery as sent (the defaults of the table).
+    const committed: CommittedRow = {
+      seq: row.seq,
+      id: event.id,
+      type: event.type,
+      grp: event.grp,
+      created_at: event.created_at,
+      created_ms: event.created_ms,
+      received_at: event.at,
+      last_delivery_at: event.at,
+      deliveries: row.deliveries,
+      endpoint: event.endpoint,
+      data_id: event.data_id,
+      conflicts: 0,
+      source: null,
+      data: event.type.startsWith('funding.') ? event.data : null,
+      conflicted: 0,
+    }
+    return { ok: true, row: committed }
+  }
+  const [
+    type,
+    grp,
+    created_at,
+    created_ms,
+    received_at,
+    last_delivery_at,
+    endpoint,
+    data_id,
+    conflicts,
+    data,
+    hash,
+  ] = row.stored
+  const committed: CommittedRow = {
+    seq: row.seq,
+    id: row.id,
+    type,
+    grp,
+    created_at,
+    created_ms,
+    received_at,
+    last_delivery_at,
+    deliveries: row.deliveries,
+    endpoint,
+    data_id,
+    conflicts,
+    source: null,
+    data,
+    conflicted: createHash('sha256').update(event.body).digest('hex') === hash ? 0 : 1,
+  }
   return { ok: true, row: committed }
 }
 

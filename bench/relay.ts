@@ -194,7 +194,9 @@ function cpuMsByRole(pids: number[]): Map<string, number> {
   for (const pid of pids) {
     try {
       const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')
-      const m = /^postgres: (?:(\w+) \w+ [\d.]+\(\d+\)|([a-z ]+?)(?: process| worker| launcher)?\b)/.exec(title)
+      const m = /^postgres: (?:(\w+) \w+ [\d.]+\(\d+\)|([a-z ]+?)(?: process| worker| launcher)?\b)/.exec(
+        title,
+      )
       const role = m ? (m[1] ? 'backends' : m[2]!.trim()) : 'postmaster'
       roles.set(role, (roles.get(role) ?? 0) + cpuMsOf([pid]))
     } catch {
@@ -247,7 +249,15 @@ async function costed(
   const work = await workOf(db)
   const before = { sender: senderCpuMs(), server: await serverCpu(), postgres: cpuMsOf(cluster.pids()) }
   const rolesBefore = cpuMsByRole(cluster.pids())
+  const t0 = process.hrtime()
   const rate = await load(ports)
+  if (process.env.BENCH_PERF) {
+    // CLOCK_MONOTONIC seconds, as `perf record -k CLOCK_MONOTONIC` stamps samples: perf report --time.
+    const t1 = process.hrtime()
+    console.log(
+      `  leg ${servers.length} server(s) ${ports.length} port(s): ${t0[0]}.${String(t0[1]).padStart(9, '0')},${t1[0]}.${String(t1[1]).padStart(9, '0')}`,
+    )
+  }
   const per = 1000 / Math.max(1, rate * runSeconds)
   if (process.env.BENCH_VERBOSE && servers.length > 0) {
     const roles = [...cpuMsByRole(cluster.pids())].map(

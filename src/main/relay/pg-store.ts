@@ -549,6 +549,12 @@ type Request = {
 
 /** Group commit on PostgreSQL: up to `parallel` transactions at once; whatever queues meanwhile is
  * joined into the next one (one round trip per statement and one WAL flush for all of them).
+ * While groups commit, the next one starts only once it holds at least as many deliveries as all
+ * of them together (PostgreSQL's commit_siblings idea, without its timer): under load the groups
+ * stay large — every group costs PostgreSQL ~70 µs of CPU besides its rows, and each of two relays
+ * sharing the load would otherwise send groups half the size — while a delivery that finds
+ * nothing committing starts at once, so low load keeps its latency. The wait is bounded by the
+ * groups in flight: when the last one ends, whatever queued starts.
  * Every request has a deadline: past it, it is answered as failed (`STALLED`) whether or not its
  * transaction still runs, and dropped from the queue if it had not started, so a frozen server
  * means 503s after `deadlineMs`, never senders kept waiting nor a queue growing without bound. */
@@ -566,11 +572,19 @@ export function postgresCommitter(
   let closed = false
   const idle: (() => void)[] = []
 
+  /** Deliveries in the groups committing now, and in the queue (a request of rejections alone
+   * counts as one). */
+  let committing = 0
+  let queued = 0
   const pump = () => {
-    while (running < parallel && queue.length > 0) {
+    while (running < parallel && queue.length > 0 && (running === 0 || queued >= committing)) {
       const group = queue.splice(0, queue.length)
+      const size = queued
+      queued = 0
+      committing += size
       running++
       void commitGroup(group).finally(() => {
+        committing -= size
         running--
         if (running === 0 && queue.length === 0) idle.splice(0).forEach((r) => r())
         pump()
@@ -627,11 +641,15 @@ export function postgresCommitter(
           },
         }
         const timer = setTimeout(() => {
-          const queued = queue.indexOf(request)
-          if (queued >= 0) queue.splice(queued, 1)
+          const at = queue.indexOf(request)
+          if (at >= 0) {
+            queue.splice(at, 1)
+            queued -= Math.max(1, events.length)
+          }
           request.resolve(stalled())
         }, deadlineMs)
         queue.push(request)
+        queued += Math.max(1, events.length)
         pump()
       })
     },

@@ -1,0 +1,207 @@
+import pg from 'pg'
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  commitNotifier,
+  migratePostgresUrl,
+  pgConfigOf,
+  postgresCommitter,
+} from '../../../src/main/relay/pg-store'
+import type { EventParams } from '../../../src/main/webhooks/sql'
+import { unwrap } from '../../../src/shared/result'
+import { usePostgres } from '../../support/postgres'
+import { waitFor } from '../../support/wait'
+
+function params(id: string): EventParams {
+  const data = { id: `fund_${id}`, amount: 10 }
+  return {
+    id,
+    type: 'funding.completed',
+    grp: 'funding',
+    created_at: '2026-11-01T00:00:00Z',
+    created_ms: 0,
+    at: 0,
+    endpoint: 'wh_group',
+    data_id: data.id,
+    body: Buffer.from(JSON.stringify({ id, data })),
+    data: JSON.stringify(data),
+  }
+}
+
+const events = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => params(`${prefix}_${i}`))
+
+/** A real pool on the private cluster whose group statements are counted (rows each) when they
+ * are sent, and held until `open()` while the gate is shut: what is committing at a given moment
+ * is then chosen by the test, not by the clock. */
+function gatedPool(url: string, max = 8) {
+  // The store's own connection settings (int8 read as numbers).
+  const pool = new pg.Pool({ ...unwrap(pgConfigOf(url)), max })
+  pool.on('error', () => {})
+  const groups: number[] = []
+  let release: () => void = () => {}
+  let gate: Promise<void> = Promise.resolve()
+  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>
+  ;(pool as unknown as { query: unknown }).query = (config: unknown, values?: unknown[]) => {
+    const text = typeof config === 'string' ? config : (config as { text: string }).text
+    const args = typeof config === 'string' ? values : (config as { values: unknown[] }).values
+    if (text.includes('INSERT INTO events')) groups.push((args![0] as unknown[]).length)
+    return gate.then(() => query(config, values))
+  }
+  return {
+    pool,
+    groups,
+    shut() {
+      gate = new Promise((r) => (release = r))
+    },
+    open: () => release(),
+  }
+}
+
+describe('group commit into PostgreSQL', () => {
+  const postgres = usePostgres()
+  const ends: (() => Promise<void>)[] = []
+  afterEach(async () => {
+    for (const end of ends.splice(0)) await end()
+  })
+
+  async function committerOn(name: string, parallel = 6) {
+    const url = postgres().createDatabase(name)
+    unwrap(await migratePostgresUrl(url))
+    const gated = gatedPool(url)
+    const committer = postgresCommitter(gated.pool, parallel, () => {}, 10_000, 60_000)
+    ends.push(async () => {
+      gated.open()
+      await committer.close()
+      await gated.pool.end()
+    })
+    return { ...gated, committer, url }
+  }
+
+  it('sends a delivery at once when nothing is committing (low load keeps its latency)', async () => {
+    const { committer, groups } = await committerOn('group_idle')
+    const done = committer.commit([params('evt_idle')], [])
+    // Sent in the same turn as the call: no timer, no wait for company.
+    expect(groups).toEqual([1])
+    const result = await done
+    expect(result.ok).toBe(true)
+  })
+
+  it('holds a burst that arrives while a group commits until it is as large as that group, then sends it as one', async () => {
+    const { committer, groups, shut, open } = await committerOn('group_burst')
+    shut()
+    const first = committer.commit(events('evt_first', 10), [])
+    expect(groups).toEqual([10])
+    // Nine single deliveries while ten commit: none is sent on its own (before: five groups of one).
+    const burst = Array.from({ length: 9 }, (_, i) => committer.commit([params(`evt_burst_${i}`)], []))
+    expect(groups).toEqual([10])
+    // The tenth makes the queue as large as what commits: the ten go as one group.
+    burst.push(committer.commit([params('evt_burst_9')], []))
+    expect(groups).toEqual([10, 10])
+    open()
+    const results = await Promise.all([first, ...burst])
+    expect(results.every((r) => r.ok)).toBe(true)
+    expect(results.flatMap((r) => (r.ok ? r.items.map((i) => i.ok) : []))).toHaveLength(20)
+  })
+
+  it('sends what waited as soon as the groups in flight end, however few deliveries it holds', async () => {
+    const { committer, groups, shut, open } = await committerOn('group_bounded')
+    shut()
+    const first = committer.commit(events('evt_big', 10), [])
+    const few = [0, 1, 2].map((i) => committer.commit([params(`evt_few_${i}`)], []))
+    expect(groups).toEqual([10])
+    open()
+    const results = await Promise.all([first, ...few])
+    expect(results.every((r) => r.ok)).toBe(true)
+    expect(groups).toEqual([10, 3])
+  })
+
+  it('answers every delivery of a burst with its own stored row (new rows built from what was sent)', async () => {
+    const { committer, url } = await committerOn('group_rows')
+    const sent = events('evt_rows', 5)
+    const first = await committer.commit(sent, [])
+    const again = await committer.commit([sent[2]!, { ...sent[3]!, body: Buffer.from('{"other":1}') }], [])
+    expect(first.ok && again.ok).toBe(true)
+    if (!first.ok || !again.ok) return
+    const db = new pg.Client({ connectionString: url })
+    await db.connect()
+    try {
+      const { rows } = await db.query<{ id: string; seq: string }>('SELECT id, seq FROM events ORDER BY id')
+      const seqOf = new Map(rows.map((r) => [r.id, Number(r.seq)]))
+      first.items.forEach((item, i) => {
+        expect(item.ok && item.summary).toMatchObject({
+          id: sent[i]!.id,
+          seq: seqOf.get(sent[i]!.id),
+          deliveries: 1,
+          receivedAt: 0,
+          lastDeliveryAt: 0,
+          endpoint: 'wh_group',
+          dataId: `fund_${sent[i]!.id}`,
+          conflict: false,
+        })
+        expect(item.ok && item.duplicate).toBe(false)
+      })
+      expect(again.items.map((i) => i.ok && [i.duplicate, i.conflict, i.summary.deliveries])).toEqual([
+        [true, false, 2],
+        [true, true, 2],
+      ])
+    } finally {
+      await db.end()
+    }
+  })
+
+  it('prepares the group statement once per connection, and goes on unnamed when the server lost it', async () => {
+    const url = postgres().createDatabase('group_prepared')
+    unwrap(await migratePostgresUrl(url))
+    // One connection, so the test reaches the very session the committer prepared on.
+    const pool = new pg.Pool({ ...unwrap(pgConfigOf(url)), max: 1 })
+    const committer = postgresCommitter(pool, 1, () => {}, 10_000, 60_000)
+    ends.push(async () => {
+      await committer.close()
+      await pool.end()
+    })
+    expect((await committer.commit(events('evt_named', 3), [])).ok).toBe(true)
+    const { rows } = await pool.query<{ name: string }>('SELECT name FROM pg_prepared_statements')
+    expect(rows.map((r) => r.name)).toEqual([expect.stringMatching(/^watchdesk_[0-9a-f]{16}$/)])
+    // As behind PgBouncer in transaction mode: the server connection no longer has it (26000).
+    await pool.query('DEALLOCATE ALL')
+    const after = await committer.commit(events('evt_unnamed', 3), [])
+    expect(after.ok && after.items.every((i) => i.ok)).toBe(true)
+    const { rows: count } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM events')
+    expect(count[0]!.n).toBe(6)
+  })
+})
+
+describe('commit notices between relays', () => {
+  const postgres = usePostgres()
+
+  it('tells the first commit at once and every commit within the interval with one notice at its end', async () => {
+    const url = postgres().createDatabase('notice_interval')
+    const pool = new pg.Pool({ connectionString: url, max: 2 })
+    const listener = new pg.Client({ connectionString: url })
+    await listener.connect()
+    const notices: string[] = []
+    listener.on('notification', (n) => notices.push(n.channel))
+    await listener.query('LISTEN watchdesk_events')
+    let sent = 0
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>
+    ;(pool as unknown as { query: unknown }).query = (...args: unknown[]) => {
+      sent++
+      return query(...args)
+    }
+    try {
+      // An interval no test run reaches: what is sent is decided by the calls, not the clock.
+      const notifier = commitNotifier(pool, 600_000)
+      notifier.soon()
+      expect(sent).toBe(1)
+      await waitFor(() => notices.length === 1, 'the first notice')
+      for (let i = 0; i < 20; i++) notifier.soon()
+      expect(sent).toBe(1)
+      // Stopping tells what is owed at once.
+      await notifier.flushed()
+      expect(sent).toBe(2)
+      await waitFor(() => notices.length === 2, 'the notice owed for the twenty commits')
+    } finally {
+      await listener.end()
+      await pool.end()
+    }
+  })
+})

@@ -2,14 +2,17 @@
  * npm run bench:relay — from one run, against a private PostgreSQL cluster started for it:
  *  1. signed deliveries/s through one relay into PostgreSQL (each committed before its 200, group
  *     commit) as a ratio to a bare node:http server that reads the body and answers 200, in
- *     alternating runs (target ≥ 0.5);
- *  2. two relays on the same database ÷ one relay, the sender split between them (target ≥ 1.6
- *     on a machine with the cores for it);
+ *     alternating runs (target ≥ 0.7), with the CPU time each process spent per 1,000 deliveries
+ *     and PostgreSQL's transactions, WAL and mean group for them;
+ *  2. two relays on the same database ÷ one relay, the sender split between them (target ≥ 1.0),
+ *     and the same loads with processes pinned to CPUs (taskset: the scaling model);
  *  3. catch-up of 100,000 events from a relay into a console (events/s, target ≥ 20,000) and the
  *     console's longest event-loop stall meanwhile (the UI's back end stays responsive);
  *  4. ingest p99 at a steady 250 deliveries/s with 100 open /sync/stream followers ÷ the same load
  *     with none, alternating runs (target ≤ 1.5), and the relay's RSS with the followers.
  * Relays and the bare server run in child processes; this process sends, and hosts the console.
+ * BENCH_ONLY=store: the relay's PostgreSQL committer alone (no HTTP), CPU per row on each side by
+ * group size — what a group costs besides its rows.
  */
 import { execFileSync, fork } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
@@ -25,7 +28,9 @@ import { silentLogger } from '../src/main/log'
 import { createRelayToken, startRelay } from '../src/main/relay'
 import { openPostgresStore } from '../src/main/relay/pg-store'
 import { createMemoryStore, observeSecrets } from '../src/main/secrets'
-import { signBody } from '../src/main/webhooks'
+import { parseEnvelope, signBody } from '../src/main/webhooks'
+import { eventParams } from '../src/main/webhooks/store'
+import type { EventParams } from '../src/main/webhooks/sql'
 import { unwrap } from '../src/shared/result'
 import { startCluster } from '../test/support/postgres-cluster'
 import type { PrivateCluster } from '../test/support/postgres-cluster'
@@ -380,6 +385,67 @@ async function noticePlacement(url: string): Promise<{ inside: number; after: nu
   return { inside: median(runs.inside), after: median(runs.after) }
 }
 
+/** The committer alone: `parallel` callers each committing groups of `size` new deliveries as fast
+ * as they can (no HTTP), three runs per size; CPU ms per 1,000 rows in this process and in
+ * PostgreSQL. The difference between sizes is what each group costs besides its rows. */
+async function storeAlone(cluster: PrivateCluster): Promise<void> {
+  const url = cluster.createDatabase('store')
+  cluster.psql('store', 'CREATE EXTENSION pg_stat_statements')
+  const db = new pg.Client({ connectionString: url })
+  await db.connect()
+  // Made before the clock starts (parsing and signing are the listener's, not the committer's).
+  const templates = Array.from({ length: 64 }, (_, i) => {
+    const body = Buffer.from(
+      JSON.stringify({
+        id: `evt_store_${i}`,
+        type: 'funding.completed',
+        created_at: new Date().toISOString(),
+        data: { id: `fund_${i}`, status: 'completed', amount: 1000, currency: 'USD', target_amount: 998.75 },
+      }),
+    )
+    return eventParams({ envelope: unwrap(parseEnvelope(body)), body, endpoint: 'wh_bench', at: Date.now() })
+  })
+  let n = 0
+  const event = (): EventParams => {
+    const t = templates[n % templates.length]!
+    return { ...t, id: `${t.id}_${n++}` }
+  }
+  for (const [size, parallel] of [
+    [1, 6],
+    [8, 6],
+    [16, 2],
+    [32, 2],
+  ] as const) {
+    const store = unwrap(await openPostgresStore(url, { parallelCommits: parallel }))
+    const runs: string[] = []
+    for (let r = 0; r < 3; r++) {
+      const until = Date.now() + runSeconds * 1000
+      let rows = 0
+      const work = await workOf(db)
+      const before = { self: senderCpuMs(), postgres: cpuMsOf(cluster.pids()) }
+      await Promise.all(
+        Array.from({ length: parallel }, async () => {
+          while (Date.now() < until) {
+            const result = await store.committer.commit(Array.from({ length: size }, event), [])
+            if (result.ok) rows += size
+          }
+        }),
+      )
+      const per = 1000 / Math.max(1, rows)
+      const cpu = `${((senderCpuMs() - before.self) * per).toFixed(1)} + ${((cpuMsOf(cluster.pids()) - before.postgres) * per).toFixed(1)}`
+      const after = await workOf(db)
+      runs.push(
+        `${cpu} (groups of ${((after.rows - work.rows) / Math.max(1, after.groups - work.groups)).toFixed(1)})`,
+      )
+    }
+    await store.close()
+    console.log(
+      `committer alone, ${parallel} callers of ${size}: CPU ms per 1,000 rows, relay + PostgreSQL: ${runs.join('; ')}`,
+    )
+  }
+  await db.end()
+}
+
 async function catchUp(url: string): Promise<{ perSecond: number; maxStallMs: number }> {
   // The relay in its own process, as it would be on its own machine; this process is the console.
   const store = unwrap(await openPostgresStore(url))
@@ -535,6 +601,10 @@ async function main(): Promise<void> {
   })
   const children: ChildProcess[] = []
   try {
+    if (process.env.BENCH_ONLY === 'store') {
+      await storeAlone(cluster)
+      return
+    }
     if (process.env.BENCH_ONLY === 'followers') {
       const f = await followers(cluster.createDatabase('followers'))
       console.log(

@@ -12,7 +12,7 @@
  *     with none, alternating runs (target ≤ 1.5), and the relay's RSS with the followers.
  * Relays and the bare server run in child processes; this process sends, and hosts the console.
  * BENCH_ONLY=store: the relay's PostgreSQL committer alone (no HTTP), CPU per row on each side by
- * group size — what a group costs besides its rows.
+ * group size — what a group costs besides its rows (BENCH_STORE_SQL changes the schema first).
  */
 import { execFileSync, fork } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { silentLogger } from '../src/main/log'
 import { createRelayToken, startRelay } from '../src/main/relay'
-import { openPostgresStore } from '../src/main/relay/pg-store'
+import { migratePostgresUrl, openPostgresStore } from '../src/main/relay/pg-store'
 import { createMemoryStore, observeSecrets } from '../src/main/secrets'
 import { parseEnvelope, signBody } from '../src/main/webhooks'
 import { eventParams } from '../src/main/webhooks/store'
@@ -391,6 +391,11 @@ async function noticePlacement(url: string): Promise<{ inside: number; after: nu
 async function storeAlone(cluster: PrivateCluster): Promise<void> {
   const url = cluster.createDatabase('store')
   cluster.psql('store', 'CREATE EXTENSION pg_stat_statements')
+  // BENCH_STORE_SQL: statements (';'-separated) run on the migrated schema first, to measure a
+  // schema change, e.g. "DROP INDEX events_type_received" (docs/benchmarks.md#relay).
+  unwrap(await migratePostgresUrl(url))
+  for (const sql of (process.env.BENCH_STORE_SQL ?? '').split(';').filter((q) => q.trim()))
+    cluster.psql('store', sql)
   const db = new pg.Client({ connectionString: url })
   await db.connect()
   // Made before the clock starts (parsing and signing are the listener's, not the committer's).

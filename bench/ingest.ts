@@ -14,7 +14,7 @@
  */
 import { fork } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { Agent, createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -47,20 +47,28 @@ function answerCpu(): void {
   process.on('message', (m) => {
     if (m !== 'cpu') return
     const { user, system } = process.cpuUsage()
-    process.send!({ cpuMs: (user + system) / 1000, systemMs: system / 1000, mainMs: mainThreadCpuMs() })
+    process.send!({ cpuMs: (user + system) / 1000, systemMs: system / 1000, threads: threadCpuMs() })
   })
 }
 
-/** CPU time (ms) of this process's main thread alone, from /proc (clock ticks of 10 ms): the
- * thread that parses, verifies and answers every delivery, the one that saturates first. */
-function mainThreadCpuMs(): number {
+/** CPU time (ms) of each of this process's threads, from /proc (clock ticks of 10 ms), keyed by
+ * the thread's name: the main thread parses, verifies and answers every delivery, the commit
+ * worker commits, V8's helpers collect garbage. */
+function threadCpuMs(): Record<string, number> {
+  const threads: Record<string, number> = {}
   try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) * 10
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+      const name =
+        tid === String(process.pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const key = threads[name] === undefined ? name : `${name}#${tid}`
+      threads[key] = (Number(fields[11]) + Number(fields[12])) * 10
+    }
   } catch {
-    return Number.NaN
+    // Not Linux: no breakdown.
   }
+  return threads
 }
 
 // ── child: one of the two servers ────────────────────────────────────────────────────────────
@@ -132,7 +140,14 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
       }
     })
     // BENCH_COMMITTER=thread compares against committing on the listener's own thread.
-    const inner = process.env.BENCH_COMMITTER === 'thread' ? inThreadCommitter(db) : workerCommitter(db.name)
+    // BENCH_COMMIT_INTERVAL=MS sets the commit worker's group-commit interval (its default otherwise).
+    const batchIntervalMs = process.env.BENCH_COMMIT_INTERVAL
+      ? Number(process.env.BENCH_COMMIT_INTERVAL)
+      : undefined
+    const inner =
+      process.env.BENCH_COMMITTER === 'thread'
+        ? inThreadCommitter(db)
+        : workerCommitter(db.name, { batchIntervalMs })
     const committer: typeof inner = {
       async commit(events, rejections) {
         const started = performance.now()
@@ -239,8 +254,12 @@ async function startChild(
 ): Promise<{ child: ChildProcess; port: number; launchUrl: string | null }> {
   const child = fork(self, ['--serve', kind, dataDir], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    // BENCH_PROFILE=DIR writes a CPU profile of each server child there.
-    execArgv: process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [],
+    // BENCH_PROFILE=DIR writes a CPU profile of each server child there; BENCH_CHILD_ARGS adds
+    // Node options to the server children (e.g. --single-threaded-gc, to see GC's share).
+    execArgv: [
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+      ...(process.env.BENCH_CHILD_ARGS?.split(' ').filter(Boolean) ?? []),
+    ],
   })
   const { port, launchUrl } = await new Promise<{ port: number; launchUrl: string | null }>(
     (resolve, reject) => {
@@ -253,13 +272,18 @@ async function startChild(
 
 /** CPU time used by a server child so far (ms), and of it in the kernel (syscalls: socket
  * writes, fsync, waking threads). */
-async function cpuMsOf(child: ChildProcess): Promise<{ total: number; system: number; main: number }> {
-  const reply = new Promise<{ total: number; system: number; main: number }>((r) => {
+type CpuReading = { total: number; system: number; threads: Record<string, number> }
+async function cpuMsOf(child: ChildProcess): Promise<CpuReading> {
+  const reply = new Promise<CpuReading>((r) => {
     const on = (m: unknown) => {
       if (typeof m !== 'object' || m === null || !('cpuMs' in m)) return
       child.off('message', on)
-      const { cpuMs, systemMs, mainMs } = m as { cpuMs: number; systemMs: number; mainMs: number }
-      r({ total: cpuMs, system: systemMs, main: mainMs })
+      const { cpuMs, systemMs, threads } = m as {
+        cpuMs: number
+        systemMs: number
+        threads: Record<string, number>
+      }
+      r({ total: cpuMs, system: systemMs, threads })
     }
     child.on('message', on)
   })
@@ -269,16 +293,22 @@ async function cpuMsOf(child: ChildProcess): Promise<{ total: number; system: nu
 
 /** µs of CPU per delivery between two readings, and the kernel's share. */
 function cpuPerDelivery(
-  before: { total: number; system: number; main: number },
-  after: { total: number; system: number; main: number },
+  before: CpuReading,
+  after: CpuReading,
   deliveries: number,
 ): { us: number; text: string } {
   const us = ((after.total - before.total) * 1000) / deliveries
   const systemUs = ((after.system - before.system) * 1000) / deliveries
-  const mainUs = ((after.main - before.main) * 1000) / deliveries
+  // The threads that spent at least 1 µs per delivery, busiest first.
+  const threads = Object.entries(after.threads)
+    .map(([name, ms]) => [name, ((ms - (before.threads[name] ?? 0)) * 1000) / deliveries] as const)
+    .filter(([, threadUs]) => threadUs >= 1)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, threadUs]) => `${name} ${fmt(threadUs, 0)}`)
+  const split = threads.length > 0 ? `; by thread: ${threads.join(', ')}` : ''
   return {
     us,
-    text: `${fmt(us, 0).padStart(4)} µs CPU per delivery (${fmt(systemUs, 0)} µs in the kernel, ${fmt(mainUs, 0)} µs on the main thread)`,
+    text: `${fmt(us, 0).padStart(4)} µs CPU per delivery (${fmt(systemUs, 0)} µs in the kernel${split})`,
   }
 }
 

@@ -62,6 +62,71 @@ describe('commit hooks', () => {
   )
 })
 
+describe('a hook that runs only when a flag is 1', () => {
+  it.each(
+    allHooks
+      .filter(({ hook }) => hook.onlyWhen)
+      .map(({ commit, hook }) => [`${commit}: ${hook.name}`, hook] as const),
+  )('%s also tests its flag in its own SQL (skipping it changes nothing)', (_, hook) => {
+    expect(hook.sql).toContain(`@${hook.onlyWhen} = 1`)
+  })
+
+  it('is not run for an event where its flag is 0: a redelivery does not run an `inserted` hook', async () => {
+    const db = latestSchema()
+    db.exec('CREATE TABLE first_seen (id TEXT NOT NULL)')
+    // Its SQL runs on every call (@inserted is read, never 0-tested): only the commit's skipping
+    // keeps a redelivery out of the table.
+    const guarded = workerCommitter(db.name, {
+      hooks: [
+        {
+          name: 'test.first-seen',
+          sql: 'INSERT INTO first_seen (id) SELECT @id WHERE @inserted IS NOT NULL',
+          params: ['id', 'inserted'],
+          onlyWhen: 'inserted',
+        },
+      ],
+    })
+    const { source: _s, cursor: _c, last: _l, ...delivery } = synced('evt_twice')
+    expect((await guarded.commit([delivery], [])).ok).toBe(true)
+    expect((await guarded.commit([delivery], [])).ok).toBe(true)
+    await guarded.close()
+    expect(db.prepare('SELECT id FROM first_seen').all()).toEqual([{ id: 'evt_twice' }])
+    db.close()
+  })
+
+  it('is not run in a transaction where its whileAny query finds nothing, and is once it does', async () => {
+    const db = latestSchema()
+    db.exec('CREATE TABLE first_seen (id TEXT NOT NULL); CREATE TABLE watching (on_ INTEGER)')
+    const committer = workerCommitter(db.name, {
+      hooks: [
+        {
+          name: 'test.first-seen',
+          sql: 'INSERT INTO first_seen (id) VALUES (@id)',
+          params: ['id'],
+          whileAny: 'SELECT 1 FROM watching LIMIT 1',
+        },
+      ],
+    })
+    const delivery = (id: string) => {
+      const { source: _s, cursor: _c, last: _l, ...d } = synced(id)
+      return d
+    }
+    expect((await committer.commit([delivery('evt_unwatched')], [])).ok).toBe(true)
+    db.exec('INSERT INTO watching VALUES (1)')
+    expect((await committer.commit([delivery('evt_watched')], [])).ok).toBe(true)
+    await committer.close()
+    expect(db.prepare('SELECT id FROM first_seen').all()).toEqual([{ id: 'evt_watched' }])
+    db.close()
+  })
+
+  it('every hook whose whileAny is set reads in that query the table its own SQL selects from', () => {
+    for (const { hook } of allHooks.filter(({ hook }) => hook.whileAny)) {
+      const table = /FROM (\w+)/.exec(hook.whileAny!)![1]!
+      expect(hook.sql).toContain(`FROM ${table}`)
+    }
+  })
+})
+
 describe('a commit hook is refused, with its name and the cause, when', () => {
   const hook = (sql: string, params: readonly string[]): CommitHook => ({
     name: 'test.hook',
@@ -96,6 +161,25 @@ describe('a commit hook is refused, with its name and the cause, when', () => {
     expect(refusal(hook('UPDATE events SET source = @name WHERE seq = @seq', ['name', 'seq']))).toBe(
       'commit hook test.hook: declares @name, which the commit does not provide',
     )
+  })
+
+  it('its whileAny is not a query without parameters', () => {
+    const base = hook('UPDATE events SET source = @source WHERE seq = @seq', ['source', 'seq'])
+    expect(refusal({ ...base, whileAny: 'DELETE FROM forward_routes' })).toBe(
+      'commit hook test.hook: its whileAny is not a query without parameters (it changes data)',
+    )
+    expect(refusal({ ...base, whileAny: 'SELECT 1 FROM forward_routes WHERE target = @t' })).toMatch(
+      /^commit hook test\.hook: its whileAny is not a query without parameters \(/,
+    )
+  })
+
+  it('it runs only when a flag is 1 that it does not declare', () => {
+    expect(
+      refusal({
+        ...hook('UPDATE events SET source = @source WHERE seq = @seq', ['source', 'seq']),
+        onlyWhen: 'last',
+      }),
+    ).toBe('commit hook test.hook: runs only when @last is 1, which it does not declare')
   })
 
   it('its parameters are positional', () => {

@@ -78,6 +78,15 @@ export interface CommitHook {
   sql: string
   /** Exactly the parameters `sql` reads: each must be one the commit provides, and used. */
   params: readonly CommitHookParam[]
+  /** A flag parameter (one of `params`, which the SQL's own WHERE also tests) without which the
+   * statement changes nothing: the commit skips running it for an event where the flag is 0, a
+   * statement's cost saved on most events (a duplicate is never enqueued, a listener's delivery
+   * saves no cursor). */
+  onlyWhen?: 'inserted' | 'conflicted' | 'last'
+  /** A query without parameters, run once per transaction: when it returns no row, the hook
+   * could change nothing in this transaction and is not run for any of its events (the outbox
+   * while no forward target exists: a statement per delivery saved for most consoles). */
+  whileAny?: string
 }
 
 const provided: ReadonlySet<string> = new Set(commitHookParams)
@@ -94,6 +103,20 @@ export function prepareCommitHook(db: Database, hook: CommitHook): Statement {
   } catch (error) {
     throw refuse(`its SQL does not prepare (${(error as Error).message})`)
   }
+  if (hook.whileAny !== undefined) {
+    let why: string | null = null
+    try {
+      const guard = db.prepare(hook.whileAny)
+      if (!guard.reader) why = 'it changes data'
+      // Binding nothing fails for a statement that has parameters.
+      else guard.bind()
+    } catch (error) {
+      why = (error as Error).message
+    }
+    if (why !== null) throw refuse(`its whileAny is not a query without parameters (${why})`)
+  }
+  if (hook.onlyWhen && !hook.params.includes(hook.onlyWhen))
+    throw refuse(`runs only when @${hook.onlyWhen} is 1, which it does not declare`)
   const unknown = hook.params.filter((p) => !provided.has(p))
   if (unknown.length > 0)
     throw refuse(`declares ${unknown.map((p) => `@${p}`).join(', ')}, which the commit does not provide`)

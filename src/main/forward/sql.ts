@@ -13,4 +13,6 @@ export const enqueueOnCommit = {
   FROM forward_routes
   WHERE @inserted = 1 AND @type GLOB pattern`,
   params: ['seq', 'at', 'type', 'inserted'],
+  onlyWhen: 'inserted',
+  whileAny: 'SELECT 1 FROM forward_routes LIMIT 1',
 } as const satisfies CommitHook

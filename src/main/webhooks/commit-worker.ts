@@ -90,6 +90,7 @@ serveWorker<CommitCalls>({
       return transaction.commit(requests.map((r, id) => ({ id, ...r })))
     },
   },
+  batchIntervalMs: settings.batchIntervalMs,
   background: { pending: () => prunes.length > 0 || checkpointDue, step: pruneStep },
   onClose: () => {
     const failure = { code: 'CLOSING', message: 'the commit worker is closing' }

@@ -698,6 +698,8 @@ export function commitNotifier(
   let owed = false
   let lastAt = -Infinity
   const send = (): void => {
+    if (timer) clearTimeout(timer)
+    timer = null
     owed = false
     lastAt = performance.now()
     sending = pool
@@ -730,8 +732,6 @@ export function commitNotifier(
     },
     // On close: what is still owed is told now, not at the end of the interval.
     async flushed() {
-      if (timer) clearTimeout(timer)
-      timer = null
       await sending
       if (owed) send()
       await sending
@@ -770,7 +770,7 @@ const upsertWithRejectionsSql = `WITH ins AS (${upsertSql}),
 
 /** Whether the group statement goes as a named (prepared) statement: PostgreSQL then parses and
  * plans it once per connection instead of once per group, which was about 135 µs of its CPU per
- * group — as much as twenty rows' inserts (docs/benchmarks.md#relay). Behind PgBouncer in
+ * group — as much as ten rows' inserts (docs/benchmarks.md#relay). Behind PgBouncer in
  * transaction mode (before 1.21, or without max_prepared_statements) a transaction may land on a
  * server connection that never saw the statement (26000) or already has it from another client
  * (42P05): the first such answer turns names off for this store and the group goes again unnamed
@@ -932,27 +932,35 @@ async function upsert(client: PoolClient, events: EventParams[]): Promise<Map<st
 
 function itemOf(event: EventParams, row: ReturnedRow | undefined): ItemResult {
   if (!row) return { ok: false, code: null, message: 'the database returned no row for this event' }
-  if (row.stored === null) {
-    // Inserted by this statement: the row is this delivery as sent (the defaults of the table).
-    const committed: CommittedRow = {
-      seq: row.seq,
-      id: event.id,
-      type: event.type,
-      grp: event.grp,
-      created_at: event.created_at,
-      created_ms: event.created_ms,
-      received_at: event.at,
-      last_delivery_at: event.at,
-      deliveries: row.deliveries,
-      endpoint: event.endpoint,
-      data_id: event.data_id,
-      conflicts: 0,
-      source: null,
-      data: event.type.startsWith('funding.') ? event.data : null,
-      conflicted: 0,
-    }
-    return { ok: true, row: committed }
+  return {
+    ok: true,
+    row: row.stored === null ? insertedRow(event, row.seq) : storedRow(event, row, row.stored),
   }
+}
+
+/** A row this statement inserted: this delivery as sent, with the table's defaults. */
+function insertedRow(event: EventParams, seq: number): CommittedRow {
+  return {
+    seq,
+    id: event.id,
+    type: event.type,
+    grp: event.grp,
+    created_at: event.created_at,
+    created_ms: event.created_ms,
+    received_at: event.at,
+    last_delivery_at: event.at,
+    deliveries: 1,
+    endpoint: event.endpoint,
+    data_id: event.data_id,
+    conflicts: 0,
+    source: null,
+    data: event.type.startsWith('funding.') ? event.data : null,
+    conflicted: 0,
+  }
+}
+
+/** A row a redelivery found: as stored, `conflicted` when this delivery's body differs. */
+function storedRow(event: EventParams, row: ReturnedRow, stored: Stored): CommittedRow {
   const [
     type,
     grp,
@@ -965,8 +973,8 @@ function itemOf(event: EventParams, row: ReturnedRow | undefined): ItemResult {
     conflicts,
     data,
     hash,
-  ] = row.stored
-  const committed: CommittedRow = {
+  ] = stored
+  return {
     seq: row.seq,
     id: row.id,
     type,
@@ -983,7 +991,6 @@ function itemOf(event: EventParams, row: ReturnedRow | undefined): ItemResult {
     data,
     conflicted: createHash('sha256').update(event.body).digest('hex') === hash ? 0 : 1,
   }
-  return { ok: true, row: committed }
 }
 
 /** Indexes of `events` split so that an id appears once per round; each round sorted by id. */

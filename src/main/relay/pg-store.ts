@@ -166,7 +166,14 @@ export async function openPostgresStore(
   const poll = pollForCommits(reads, wake, () => wakers.size > 0 && listen.mode() !== 'notify', {
     everyMs: options.wakePollMs ?? 250,
   })
-  const committer = postgresCommitter(pool, parallel, wake, deadlineMs, options.noticeEveryMs ?? 50)
+  const committer = postgresCommitter(
+    pool,
+    parallel,
+    wake,
+    deadlineMs,
+    options.noticeEveryMs ?? 50,
+    options.log,
+  )
 
   return ok({
     kind: 'postgres',
@@ -564,10 +571,11 @@ export function postgresCommitter(
   committed: () => void,
   deadlineMs = defaultCommitDeadlineMs,
   noticeEveryMs = 50,
+  log?: Logger,
 ): Committer {
   const queue: Request[] = []
   const notifier = commitNotifier(pool, noticeEveryMs)
-  const named: NamedStatements = { on: true }
+  const named: NamedStatements = { on: true, log }
   let running = 0
   let closed = false
   const idle: (() => void)[] = []
@@ -778,6 +786,8 @@ const upsertWithRejectionsSql = `WITH ins AS (${upsertSql}),
  * never runs another version's statement under the same name. */
 export interface NamedStatements {
   on: boolean
+  /** Told once when names go off (the start line said nothing about it). */
+  log?: Logger
 }
 
 const preparedNameOf = (text: string) =>
@@ -796,8 +806,13 @@ async function groupQuery(
   try {
     return await pool.query<ReturnedRow>({ name: preparedNames.get(text), text, values })
   } catch (error) {
-    if (!isUnpreparedCode(failureOf(error).code ?? undefined)) throw error
+    const code = failureOf(error).code ?? undefined
+    if (!isUnpreparedCode(code)) throw error
     named.on = false
+    named.log?.info(
+      'PostgreSQL does not keep prepared statements for this relay (PgBouncer in transaction mode?): each group is planned again; with PgBouncer 1.21 or later set max_prepared_statements',
+      { code },
+    )
     return pool.query<ReturnedRow>(text, values)
   }
 }

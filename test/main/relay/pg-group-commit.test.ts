@@ -7,6 +7,7 @@ import {
   postgresCommitter,
 } from '../../../src/main/relay/pg-store'
 import type { EventParams } from '../../../src/main/webhooks/sql'
+import { createLogger } from '../../../src/main/log'
 import { unwrap } from '../../../src/shared/result'
 import { usePostgres } from '../../support/postgres'
 import { waitFor } from '../../support/wait'
@@ -148,12 +149,14 @@ describe('group commit into PostgreSQL', () => {
     }
   })
 
-  it('prepares the group statement once per connection, and goes on unnamed when the server lost it', async () => {
+  it('prepares the group statement once per connection, and goes on unnamed (said once) when the server lost it', async () => {
     const url = postgres().createDatabase('group_prepared')
     unwrap(await migratePostgresUrl(url))
     // One connection, so the test reaches the very session the committer prepared on.
     const pool = new pg.Pool({ ...unwrap(pgConfigOf(url)), max: 1 })
-    const committer = postgresCommitter(pool, 1, () => {}, 10_000, 60_000)
+    const lines: string[] = []
+    const log = createLogger((line) => lines.push(line), 'info')
+    const committer = postgresCommitter(pool, 1, () => {}, 10_000, 60_000, log)
     ends.push(async () => {
       await committer.close()
       await pool.end()
@@ -165,8 +168,14 @@ describe('group commit into PostgreSQL', () => {
     await pool.query('DEALLOCATE ALL')
     const after = await committer.commit(events('evt_unnamed', 3), [])
     expect(after.ok && after.items.every((i) => i.ok)).toBe(true)
+    // Said once, with what to do about it.
+    expect(lines).toEqual([
+      expect.stringMatching(/does not keep prepared statements.*max_prepared_statements/),
+    ])
+    expect((await committer.commit(events('evt_unnamed_again', 3), [])).ok).toBe(true)
+    expect(lines).toHaveLength(1)
     const { rows: count } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM events')
-    expect(count[0]!.n).toBe(6)
+    expect(count[0]!.n).toBe(9)
   })
 })
 

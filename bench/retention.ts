@@ -6,7 +6,7 @@
  * event in its batches through the same worker. Prints p50/p99 of the commit round trip (the part
  * of a delivery's answer that retention can delay) for both, the ratio, and the deletion's pace.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -24,6 +24,7 @@ import type { Database } from 'better-sqlite3'
 import { createCommitTransaction, pruneChunkRows } from '../src/main/webhooks/commit-transaction'
 import { workerCommitter } from '../src/main/webhooks/committer'
 import type { EventParams } from '../src/main/webhooks/sql'
+import type { CommitTraceFile } from '../src/main/webhooks/commit-trace'
 
 const oldEvents = Number(process.env.BENCH_OLD_EVENTS ?? 1_000_000)
 const rate = Number(process.env.BENCH_RATE ?? 500)
@@ -49,6 +50,10 @@ const params = (id: string, at: number): EventParams => ({
   conflict_body: null,
 })
 
+/** Each delivery's send and answer on the clock the commit worker's trace uses. */
+const roundTrips = new Map<string, { sent: number; answered: number }>()
+const traceFile = process.env.WATCHDESK_COMMIT_TRACE
+
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
@@ -71,8 +76,16 @@ async function paced(
     if (wait > 0) await new Promise((r) => setTimeout(r, wait))
     const sent = performance.now()
     const into = latencies[tag()]
+    const id = `${prefix}_${i}`
     pending.push(
-      commit(params(`${prefix}_${i}`, Date.now())).then(() => void into.push(performance.now() - sent)),
+      commit(params(id, Date.now())).then(() => {
+        const answered = performance.now()
+        into.push(answered - sent)
+        roundTrips.set(id, {
+          sent: performance.timeOrigin + sent,
+          answered: performance.timeOrigin + answered,
+        })
+      }),
     )
   }
   await Promise.all(pending)
@@ -93,6 +106,8 @@ async function main(): Promise<void> {
     ).run(oldEvents, old, old, old)
     console.log(`seeded ${oldEvents} old events in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`)
     if (process.env.BENCH_PROFILE) return profile(db)
+    // The commit worker records what it did (src/main/webhooks/commit-trace.ts) into this file.
+    process.env.WATCHDESK_COMMIT_TRACE = traceFile ?? join(dir, 'commit-trace.json')
     const committer = workerCommitter(db.name)
     const commit = async (e: EventParams) => {
       const r = await committer.commit([e], [])
@@ -156,6 +171,7 @@ async function main(): Promise<void> {
         `p99 ratio (windows / pauses, same period): ${(percentile(during, 99) / percentile(tagged.alone, 99)).toFixed(2)}×`,
       )
     }
+    waitedBehind(process.env.WATCHDESK_COMMIT_TRACE, 'evt_during', percentile(baseline, 99))
     console.log(
       `retention removed ${done.state.removed.events} events in ${(done.ms / 1000).toFixed(1)} s ` +
         `(${Math.round(done.state.removed.events / (done.ms / 1000))} rows/s)${done.state.error ? `; error: ${done.state.error}` : ''}`,
@@ -163,6 +179,63 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** From the commit worker's trace: for each delivery sent while retention ran, how long it waited
+ * in the worker behind retention work (a step's chunks, a step's COMMIT, a checkpoint on the
+ * worker's own connection) before its own commit began, and how long its own commit took; then,
+ * for the deliveries slower than the baseline's p99, what they waited behind. */
+function waitedBehind(file: string, prefix: string, baselineP99: number): void {
+  const trace = JSON.parse(readFileSync(file, 'utf8')) as CommitTraceFile
+  const commits = new Map<string, { start: number; end: number }>()
+  const retention = trace.spans.filter((s) => s.kind !== 'commit').sort((a, b) => a.start - b.start)
+  for (const s of trace.spans) if (s.kind === 'commit') for (const id of s.ids) commits.set(id, s)
+  const behind: number[] = []
+  const own: number[] = []
+  const slow = { total: 0, behind: {} as Record<string, number>, ownSlow: 0 }
+  let first = 0
+  const trips = [...roundTrips].sort((a, b) => a[1].sent - b[1].sent)
+  for (const [id, trip] of trips) {
+    const commit = commits.get(id)
+    if (!id.startsWith(prefix) || !commit) continue
+    while (first < retention.length && retention[first]!.end < trip.sent) first++
+    const waited: Record<string, number> = {}
+    let sum = 0
+    for (let i = first; i < retention.length && retention[i]!.start < commit.start; i++) {
+      const s = retention[i]!
+      const overlap = Math.min(s.end, commit.start) - Math.max(s.start, trip.sent)
+      if (overlap <= 0) continue
+      waited[s.kind] = (waited[s.kind] ?? 0) + overlap
+      sum += overlap
+    }
+    behind.push(sum)
+    own.push(commit.end - commit.start)
+    if (trip.answered - trip.sent <= baselineP99) continue
+    slow.total++
+    const top = Object.entries(waited).sort((a, b) => b[1] - a[1])[0]
+    if (top && top[1] >= commit.end - commit.start) slow.behind[top[0]] = (slow.behind[top[0]] ?? 0) + 1
+    else slow.ownSlow++
+  }
+  const share = behind.filter((b) => b > 0).length / behind.length
+  const f = (v: number) => v.toFixed(2)
+  console.log(
+    `in the commit worker, while retention ran: ${(share * 100).toFixed(1)} % of deliveries waited behind retention work; ` +
+      `that wait p90 ${f(percentile(behind, 90))} / p99 ${f(percentile(behind, 99))} / max ${f(Math.max(...behind))} ms; ` +
+      `own commit p50 ${f(percentile(own, 50))} / p99 ${f(percentile(own, 99))} ms`,
+  )
+  console.log(
+    `  ${slow.total} deliveries slower than the baseline p99: mostly behind ` +
+      `${
+        Object.entries(slow.behind)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ') || 'nothing of retention'
+      }; ` +
+      `their own commit or the hops ${slow.ownSlow}`,
+  )
+  const c = trace.counts
+  console.log(
+    `  ${c.steps} steps; checkpoints on the worker's connection ${c.checkpointsHere}, on the checkpointer's ${c.checkpointsElsewhere}`,
+  )
 }
 
 let cached: ReturnType<typeof createCommitTransaction> | null = null

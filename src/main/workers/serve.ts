@@ -33,6 +33,9 @@ export interface Served<Event> {
   emit(event: Event): void
   /** Lines go to the host's logger (debug lines are dropped). */
   log: Logger
+  /** Background work became pending outside a call (an answer from another thread): schedules a
+   * step, after whatever calls wait. */
+  wake(): void
 }
 
 export function serveWorker<C extends Calls, Event = never>(options: ServeOptions<C>): Served<Event> {
@@ -114,11 +117,14 @@ export function serveWorker<C extends Calls, Event = never>(options: ServeOption
     runBatches(groups, replies)
     if (replies.length > 0) send({ kind: 'replies', replies })
     if (closing) return void Promise.resolve(options.onClose?.()).finally(() => port.close())
-    if (options.background?.pending() && !stepScheduled) {
-      stepScheduled = true
-      // After the event loop has delivered what came meanwhile: a call always goes first.
-      setImmediate(backgroundStep)
-    }
+    scheduleBackground()
+  }
+
+  function scheduleBackground(): void {
+    if (closing || stepScheduled || !options.background?.pending()) return
+    stepScheduled = true
+    // After the event loop has delivered what came meanwhile: a call always goes first.
+    setImmediate(backgroundStep)
   }
 
   function backgroundStep(): void {
@@ -134,7 +140,7 @@ export function serveWorker<C extends Calls, Event = never>(options: ServeOption
     serve()
   })
 
-  return { emit: (event) => send({ kind: 'event', event }), log }
+  return { emit: (event) => send({ kind: 'event', event }), log, wake: scheduleBackground }
 }
 
 /** Log fields as plain data (an Error becomes its message): structured clone keeps no class. */

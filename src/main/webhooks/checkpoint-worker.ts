@@ -1,0 +1,37 @@
+/** The checkpointer: a thread with its own connection to the commit worker's database that runs
+ * passive checkpoints when the commit worker asks (while retention runs: src/main/webhooks/
+ * prune-steps.ts). A passive checkpoint copies what the WAL holds into the database file and
+ * fsyncs it without blocking the commit worker's writes, so no delivery waits behind it. Started
+ * by the commit worker (out/main/checkpoint-worker.js beside commit-worker.js; under vitest Node
+ * runs this file itself). Messages: 'checkpoint' → { ok } when it ran; 'close' → the thread ends. */
+import { parentPort, workerData } from 'node:worker_threads'
+import type { MessagePort } from 'node:worker_threads'
+import Database from 'better-sqlite3'
+
+export interface CheckpointWorkerData {
+  file: string
+}
+
+export type CheckpointReply = { ok: true } | { ok: false; message: string }
+
+const port = parentPort as MessagePort
+const db = new Database((workerData as CheckpointWorkerData).file, { fileMustExist: true })
+// The checkpoint fsyncs the WAL before it copies and the database file after (as the commit
+// worker's own checkpoints did).
+db.pragma('synchronous = FULL')
+
+port.on('message', (message: 'checkpoint' | 'close') => {
+  if (message === 'close') {
+    db.close()
+    port.close()
+    return
+  }
+  let reply: CheckpointReply
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)')
+    reply = { ok: true }
+  } catch (error) {
+    reply = { ok: false, message: error instanceof Error ? error.message : String(error) }
+  }
+  port.postMessage(reply)
+})

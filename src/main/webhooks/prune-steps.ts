@@ -1,0 +1,166 @@
+/** The commit worker's retention batches, run in steps between commits (serveWorker's background
+ * work). Runtime imports carry their `.ts` extension: the worker runs this file directly under
+ * vitest (Node strips the types).
+ *
+ * What a delivery can find in front of it in the commit worker while retention runs: one chunk of
+ * a step (`pruneChunkRows` rows) and a step's COMMIT, never a checkpoint. The checkpoints that
+ * move the steps' pages into the database file run on another thread with its own connection (a
+ * passive checkpoint there does not block this connection's writes), and this connection's
+ * automatic checkpoint is off meanwhile, so a delivery's commit never runs one either
+ * (bench/retention.ts prints what slow deliveries waited behind). */
+import type { Database } from 'better-sqlite3'
+import { performance } from 'node:perf_hooks'
+import type { PruneReply, PruneStatement } from './commit-protocol.ts'
+import type { CommitTransaction } from './commit-transaction.ts'
+import { pruneRows } from './commit-transaction.ts'
+
+/** A step ends after this long or this many rows, whichever comes first, when no commit comes:
+ * its COMMIT then writes a few dozen pages (bench/retention.ts). */
+export const pruneStepMs = 2
+export const pruneStepRows = 200
+/** The steps' pages go into the database file by a passive checkpoint after this many rows (and
+ * at a batch's end), a few hundred pages at a time. */
+export const pruneCheckpointRows = 300
+
+/** Another thread's connection to the same database that runs passive checkpoints on request
+ * (src/main/webhooks/checkpoint-worker.ts): `checkpoint(done)` calls `done` once the checkpoint
+ * ran, or failed (`ok` false: the thread is gone, and checkpoints run in this thread again). */
+export interface Checkpointer {
+  checkpoint(done: (ok: boolean) => void): void
+}
+
+/** What the steps did, counted (tests and the bench; nothing reads them to decide). */
+export interface PruneStepCounts {
+  steps: number
+  /** Passive checkpoints run on the commit worker's own connection (only without a checkpointer). */
+  checkpointsHere: number
+  /** Passive checkpoints asked of the checkpointer thread. */
+  checkpointsElsewhere: number
+}
+
+export interface PruneSteps {
+  /** Queues a retention batch; answered when its last step ran. */
+  add(statements: PruneStatement[]): Promise<PruneReply>
+  /** Whether a step is due now (false while a checkpoint runs on the other thread). */
+  pending(): boolean
+  /** One step; ends early once `interrupted()` says a call waits. */
+  step(interrupted: () => boolean): void
+  /** Fails every queued batch (the worker closes). */
+  fail(failure: { code: string; message: string }): void
+  counts(): PruneStepCounts
+}
+
+export interface PruneStepsOptions {
+  db: Database
+  transaction: CommitTransaction
+  /** The checkpointer thread, started on first use; null: none (checkpoints run here). */
+  checkpointer: () => Checkpointer | null
+  /** A checkpoint on the other thread finished: a step may be due again (serveWorker's wake). */
+  wake: () => void
+  /** Optional trace of each step (bench/retention.ts). */
+  onStep?: (started: number, lastChunk: number, ended: number, rows: number) => void
+  onCheckpoint?: (started: number, ended: number) => void
+}
+
+export function createPruneSteps(options: PruneStepsOptions): PruneSteps {
+  const { db, transaction } = options
+  const batches: {
+    statements: PruneStatement[]
+    rows: number
+    changes: number
+    answer: (reply: PruneReply) => void
+  }[] = []
+  const counts: PruneStepCounts = { steps: 0, checkpointsHere: 0, checkpointsElsewhere: 0 }
+  /** Rows removed since the last checkpoint, whether one is due, and whether one runs elsewhere. */
+  let uncheckpointedRows = 0
+  let checkpointDue = false
+  let checkpointRunning = false
+  /** This connection's automatic checkpoint, as it was before retention turned it off. */
+  let automatic: number | null = null
+
+  const automaticOff = () => {
+    if (automatic !== null) return
+    automatic = db.pragma('wal_autocheckpoint', { simple: true }) as number
+    db.pragma('wal_autocheckpoint = 0')
+  }
+  /** Back on once retention is idle: nothing queued, due or running. */
+  const automaticBack = () => {
+    if (automatic === null || batches.length > 0 || checkpointDue || checkpointRunning) return
+    db.pragma(`wal_autocheckpoint = ${automatic}`)
+    automatic = null
+  }
+
+  function checkpointHere(): void {
+    counts.checkpointsHere++
+    const started = performance.now()
+    try {
+      db.pragma('wal_checkpoint(PASSIVE)')
+    } catch {
+      // Not done now: the automatic checkpoint after a later commit does it.
+    }
+    options.onCheckpoint?.(started, performance.now())
+  }
+
+  function checkpoint(): void {
+    checkpointDue = false
+    uncheckpointedRows = 0
+    const elsewhere = options.checkpointer()
+    if (!elsewhere) {
+      checkpointHere()
+      automaticBack()
+      return
+    }
+    counts.checkpointsElsewhere++
+    // No step until it is done: the checkpoint then catches up with the steps' pages, and the
+    // writer after it starts the WAL from its beginning again (the WAL does not grow).
+    checkpointRunning = true
+    elsewhere.checkpoint((ok) => {
+      checkpointRunning = false
+      if (!ok) checkpointHere()
+      automaticBack()
+      options.wake()
+    })
+  }
+
+  function step(interrupted: () => boolean): void {
+    if (checkpointRunning) return
+    if (checkpointDue) return checkpoint()
+    const batch = batches[0]
+    if (!batch) return
+    // Turned off before the step's COMMIT, which is this connection's first write of the run.
+    if (options.checkpointer()) automaticOff()
+    counts.steps++
+    const started = performance.now()
+    let lastChunk = started
+    const done = transaction.pruneStep(
+      batch.statements,
+      Math.min(pruneStepRows, batch.rows - batch.changes),
+      () => {
+        lastChunk = performance.now()
+        return lastChunk - started >= pruneStepMs || interrupted()
+      },
+    )
+    options.onStep?.(started, lastChunk, performance.now(), done.ok ? done.changes : 0)
+    const ended = !done.ok || done.exhausted || batch.changes + done.changes >= batch.rows
+    if (done.ok) uncheckpointedRows += done.changes
+    checkpointDue = uncheckpointedRows >= pruneCheckpointRows || (ended && uncheckpointedRows > 0)
+    if (ended) {
+      batches.shift()
+      batch.answer(done.ok ? { ok: true, changes: batch.changes + done.changes } : done)
+      automaticBack()
+    } else batch.changes += done.changes
+  }
+
+  return {
+    add: (statements) =>
+      new Promise<PruneReply>((answer) =>
+        batches.push({ statements, rows: pruneRows(statements), changes: 0, answer }),
+      ),
+    pending: () => !checkpointRunning && (batches.length > 0 || checkpointDue),
+    step,
+    fail(failure) {
+      for (const batch of batches.splice(0)) batch.answer({ ok: false, failure })
+    },
+    counts: () => ({ ...counts }),
+  }
+}

@@ -9,6 +9,8 @@ export type EchoCalls = {
   add(n: number): number
   /** Queues `units` of background work, one unit per step; answered when all are done. */
   work(units: number): number
+  /** As `work`, but the work is pending only once a timer released it (no call comes after). */
+  later(units: number): number
   /** Units of background work done so far. */
   done(): number
 }

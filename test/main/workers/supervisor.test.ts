@@ -128,6 +128,13 @@ describe('supervised worker', () => {
     expect(await all).toEqual({ ok: true, value: 2_000 })
   })
 
+  it('runs background work that became pending outside a call once the worker is woken', async () => {
+    const { worker } = start()
+    // Nothing is pending when the call is served; a timer in the worker releases the work and
+    // wakes it. Without the wake no step would run and this call would never be answered.
+    expect(await worker.call('later', 50)).toEqual({ ok: true, value: 50 })
+  })
+
   it('answers a call past its time-out with a failure value', async () => {
     const { worker } = start()
     expect(await worker.call('wait', 300, { timeoutMs: 30 })).toMatchObject({

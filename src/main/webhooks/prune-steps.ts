@@ -3,11 +3,12 @@
  * vitest (Node strips the types).
  *
  * What a delivery can find in front of it in the commit worker while retention runs: one chunk of
- * a step (`pruneChunkRows` rows) and a step's COMMIT, never a checkpoint. The checkpoints that
- * move the steps' pages into the database file run on another thread with its own connection (a
- * passive checkpoint there does not block this connection's writes), and this connection's
- * automatic checkpoint is off meanwhile, so a delivery's commit never runs one either
- * (bench/retention.ts prints what slow deliveries waited behind). */
+ * a step (`pruneChunkRows` rows) and a step's COMMIT without an fsync, never a checkpoint and
+ * never an fsync of retention's. The checkpoints that move the steps' pages into the database file
+ * (and make them durable) run on another thread with its own connection (a passive checkpoint
+ * there does not block this connection's writes), and this connection's automatic checkpoint is
+ * held back meanwhile, so a delivery's commit does not run one either (bench/retention.ts prints what
+ * slow deliveries waited behind). */
 import type { Database } from 'better-sqlite3'
 import { performance } from 'node:perf_hooks'
 import type { PruneReply, PruneStatement } from './commit-protocol.ts'
@@ -21,6 +22,11 @@ export const pruneStepRows = 200
 /** The steps' pages go into the database file by a passive checkpoint after this many rows (and
  * at a batch's end), a few hundred pages at a time. */
 export const pruneCheckpointRows = 300
+/** While retention runs, the commit worker's automatic checkpoint waits for this many WAL pages
+ * instead of 1,000: the checkpointer keeps the WAL far below it (a few thousand pages at most in
+ * bench/retention.ts), so no delivery's commit runs a checkpoint; it is only a backstop should a
+ * stream of commits keep the steps, and so their checkpoints, from running for long. */
+export const retentionAutocheckpointPages = 10_000
 
 /** Another thread's connection to the same database that runs passive checkpoints on request
  * (src/main/webhooks/checkpoint-worker.ts): `checkpoint(done)` calls `done` once the checkpoint
@@ -75,19 +81,32 @@ export function createPruneSteps(options: PruneStepsOptions): PruneSteps {
   let uncheckpointedRows = 0
   let checkpointDue = false
   let checkpointRunning = false
+  /** The commit's own `synchronous` (FULL in the commit worker), restored after each step. */
+  const synchronous = db.pragma('synchronous', { simple: true }) as number
   /** This connection's automatic checkpoint, as it was before retention turned it off. */
   let automatic: number | null = null
 
   const automaticOff = () => {
     if (automatic !== null) return
     automatic = db.pragma('wal_autocheckpoint', { simple: true }) as number
-    db.pragma('wal_autocheckpoint = 0')
+    db.pragma(`wal_autocheckpoint = ${retentionAutocheckpointPages}`)
   }
   /** Back on once retention is idle: nothing queued, due or running. */
   const automaticBack = () => {
     if (automatic === null || batches.length > 0 || checkpointDue || checkpointRunning) return
     db.pragma(`wal_autocheckpoint = ${automatic}`)
     automatic = null
+  }
+
+  /** `run` with this connection's `synchronous` set to `level` (1 NORMAL), then set back. */
+  function withSynchronous<T>(level: number, run: () => T): T {
+    if (level === synchronous) return run()
+    db.pragma(`synchronous = ${level}`)
+    try {
+      return run()
+    } finally {
+      db.pragma(`synchronous = ${synchronous}`)
+    }
   }
 
   function checkpointHere(): void {
@@ -112,7 +131,7 @@ export function createPruneSteps(options: PruneStepsOptions): PruneSteps {
     }
     counts.checkpointsElsewhere++
     // No step until it is done: the checkpoint then catches up with the steps' pages, and the
-    // writer after it starts the WAL from its beginning again (the WAL does not grow).
+    // next writer can start the WAL from its beginning again rather than let it grow.
     checkpointRunning = true
     elsewhere.checkpoint((ok) => {
       checkpointRunning = false
@@ -127,18 +146,22 @@ export function createPruneSteps(options: PruneStepsOptions): PruneSteps {
     if (checkpointDue) return checkpoint()
     const batch = batches[0]
     if (!batch) return
+    const elsewhere = options.checkpointer() !== null
     // Turned off before the step's COMMIT, which is this connection's first write of the run.
-    if (options.checkpointer()) automaticOff()
+    if (elsewhere) automaticOff()
     counts.steps++
     const started = performance.now()
     let lastChunk = started
-    const done = transaction.pruneStep(
-      batch.statements,
-      Math.min(pruneStepRows, batch.rows - batch.changes),
-      () => {
+    // With a checkpointer, the step's COMMIT writes its pages to the WAL without an fsync of its
+    // own: a delivery that comes meanwhile never waits for one. They are made durable by the
+    // checkpointer (it fsyncs the WAL before it copies), or by the next delivery's commit, whose
+    // fsync covers every frame before its own: nothing acknowledged depends on a step, and a
+    // step lost to a power cut only brings back rows the next run removes again.
+    const done = withSynchronous(elsewhere ? 1 : synchronous, () =>
+      transaction.pruneStep(batch.statements, Math.min(pruneStepRows, batch.rows - batch.changes), () => {
         lastChunk = performance.now()
         return lastChunk - started >= pruneStepMs || interrupted()
-      },
+      }),
     )
     options.onStep?.(started, lastChunk, performance.now(), done.ok ? done.changes : 0)
     const ended = !done.ok || done.exhausted || batch.changes + done.changes >= batch.rows

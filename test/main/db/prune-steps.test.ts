@@ -9,7 +9,12 @@ import { openDatabase } from '../../../src/main/db'
 import { pruneBatch } from '../../../src/main/db/retention'
 import type { CheckpointReply } from '../../../src/main/webhooks/checkpoint-worker'
 import { createCommitTransaction } from '../../../src/main/webhooks/commit-transaction'
-import { createPruneSteps, pruneCheckpointRows, pruneStepRows } from '../../../src/main/webhooks/prune-steps'
+import {
+  createPruneSteps,
+  pruneCheckpointRows,
+  pruneStepRows,
+  retentionAutocheckpointPages,
+} from '../../../src/main/webhooks/prune-steps'
 import type { Checkpointer } from '../../../src/main/webhooks/prune-steps'
 import { useTempDir } from '../../support/temp'
 import { dayMs, eventIds } from './retention-fixture'
@@ -60,6 +65,13 @@ describe('retention steps in the commit worker (prune-steps)', () => {
       onStep: () => log.push('step'),
     })
     const automaticAtSteps = new Set<number>()
+    /** `synchronous` inside each step's transaction, and between steps (2 = FULL, 1 = NORMAL). */
+    const syncInStep = new Set<number>()
+    const syncBetween = new Set<number>()
+    const inStep = () => {
+      syncInStep.add(db.pragma('synchronous', { simple: true }) as number)
+      return false
+    }
     const reply = steps.add(pruneBatch('events', Date.now() - 90 * dayMs, oldRows))
     let stepsWhileHeld = 0
     while (steps.pending() || held.length > 0) {
@@ -72,8 +84,9 @@ describe('retention steps in the commit worker (prune-steps)', () => {
         answer(true)
         continue
       }
-      steps.step(() => false)
+      steps.step(inStep)
       automaticAtSteps.add(db.pragma('wal_autocheckpoint', { simple: true }) as number)
+      syncBetween.add(db.pragma('synchronous', { simple: true }) as number)
     }
 
     expect(await reply).toEqual({ ok: true, changes: oldRows })
@@ -89,9 +102,12 @@ describe('retention steps in the commit worker (prune-steps)', () => {
     for (let i = 0; i < order.length; i++)
       if (order[i] === 'checkpoint asked') expect(order[i + 1]).toBe('checkpoint done')
     expect(log.filter((l) => l === 'wake')).toHaveLength(counts.checkpointsElsewhere)
-    // The worker connection's own automatic checkpoint was off at every step, and is back after.
-    expect(automaticAtSteps).toEqual(new Set([0]))
+    // The worker connection's own automatic checkpoint was held back at every step, and is back after.
+    expect(automaticAtSteps).toEqual(new Set([retentionAutocheckpointPages]))
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000)
+    // A step's COMMIT leaves its fsync to the checkpointer; a delivery's commit keeps FULL.
+    expect(syncInStep).toEqual(new Set([1]))
+    expect(syncBetween).toEqual(new Set([2]))
     db.close()
   })
 
@@ -128,8 +144,12 @@ describe('retention steps in the commit worker (prune-steps)', () => {
     })
     const reply = steps.add(pruneBatch('events', Date.now() - 90 * dayMs, oldRows))
     const automatic = new Set<number>()
+    const syncInStep = new Set<number>()
     while (steps.pending()) {
-      steps.step(() => false)
+      steps.step(() => {
+        syncInStep.add(db.pragma('synchronous', { simple: true }) as number)
+        return false
+      })
       automatic.add(db.pragma('wal_autocheckpoint', { simple: true }) as number)
     }
     expect(await reply).toEqual({ ok: true, changes: oldRows })
@@ -138,6 +158,8 @@ describe('retention steps in the commit worker (prune-steps)', () => {
     )
     expect(steps.counts().checkpointsElsewhere).toBe(0)
     expect(automatic).toEqual(new Set([1000]))
+    // No checkpointer to make them durable: each step's COMMIT fsyncs itself.
+    expect(syncInStep).toEqual(new Set([2]))
     db.close()
   })
 

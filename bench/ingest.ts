@@ -14,7 +14,7 @@
  */
 import { fork } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { Agent, createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -26,6 +26,9 @@ import { silentLogger } from '../src/main/log'
 import { createMemoryStore } from '../src/main/secrets'
 import { startConsole } from '../src/main/serve'
 import { createEventStore, signBody } from '../src/main/webhooks'
+import { createCommitTransaction } from '../src/main/webhooks/commit-transaction'
+import { eventParams } from '../src/main/webhooks/store'
+import { parseEnvelope } from '../src/main/webhooks/verify'
 import { inThreadCommitter, workerCommitter } from '../src/main/webhooks/committer'
 import { createBatchedPublisher, createIngest } from '../src/main/webhooks/ingest'
 import { startListener } from '../src/main/webhooks/listener'
@@ -47,20 +50,28 @@ function answerCpu(): void {
   process.on('message', (m) => {
     if (m !== 'cpu') return
     const { user, system } = process.cpuUsage()
-    process.send!({ cpuMs: (user + system) / 1000, systemMs: system / 1000, mainMs: mainThreadCpuMs() })
+    process.send!({ cpuMs: (user + system) / 1000, systemMs: system / 1000, threads: threadCpuMs() })
   })
 }
 
-/** CPU time (ms) of this process's main thread alone, from /proc (clock ticks of 10 ms): the
- * thread that parses, verifies and answers every delivery, the one that saturates first. */
-function mainThreadCpuMs(): number {
+/** CPU time (ms) of each of this process's threads, from /proc (clock ticks of 10 ms), keyed by
+ * the thread's name: the main thread parses, verifies and answers every delivery, the commit
+ * worker commits, V8's helpers collect garbage. */
+function threadCpuMs(): Record<string, number> {
+  const threads: Record<string, number> = {}
   try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) * 10
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+      const name =
+        tid === String(process.pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const key = threads[name] === undefined ? name : `${name}#${tid}`
+      threads[key] = (Number(fields[11]) + Number(fields[12])) * 10
+    }
   } catch {
-    return Number.NaN
+    // Not Linux: no breakdown.
   }
+  return threads
 }
 
 // ── child: one of the two servers ────────────────────────────────────────────────────────────
@@ -132,7 +143,14 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
       }
     })
     // BENCH_COMMITTER=thread compares against committing on the listener's own thread.
-    const inner = process.env.BENCH_COMMITTER === 'thread' ? inThreadCommitter(db) : workerCommitter(db.name)
+    // BENCH_COMMIT_INTERVAL=MS sets the commit worker's group-commit interval (its default otherwise).
+    const batchIntervalMs = process.env.BENCH_COMMIT_INTERVAL
+      ? Number(process.env.BENCH_COMMIT_INTERVAL)
+      : undefined
+    const inner =
+      process.env.BENCH_COMMITTER === 'thread'
+        ? inThreadCommitter(db)
+        : workerCommitter(db.name, { batchIntervalMs })
     const committer: typeof inner = {
       async commit(events, rejections) {
         const started = performance.now()
@@ -239,8 +257,12 @@ async function startChild(
 ): Promise<{ child: ChildProcess; port: number; launchUrl: string | null }> {
   const child = fork(self, ['--serve', kind, dataDir], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    // BENCH_PROFILE=DIR writes a CPU profile of each server child there.
-    execArgv: process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [],
+    // BENCH_PROFILE=DIR writes a CPU profile of each server child there; BENCH_CHILD_ARGS adds
+    // Node options to the server children (e.g. --single-threaded-gc, to see GC's share).
+    execArgv: [
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+      ...(process.env.BENCH_CHILD_ARGS?.split(' ').filter(Boolean) ?? []),
+    ],
   })
   const { port, launchUrl } = await new Promise<{ port: number; launchUrl: string | null }>(
     (resolve, reject) => {
@@ -253,13 +275,18 @@ async function startChild(
 
 /** CPU time used by a server child so far (ms), and of it in the kernel (syscalls: socket
  * writes, fsync, waking threads). */
-async function cpuMsOf(child: ChildProcess): Promise<{ total: number; system: number; main: number }> {
-  const reply = new Promise<{ total: number; system: number; main: number }>((r) => {
+type CpuReading = { total: number; system: number; threads: Record<string, number> }
+async function cpuMsOf(child: ChildProcess): Promise<CpuReading> {
+  const reply = new Promise<CpuReading>((r) => {
     const on = (m: unknown) => {
       if (typeof m !== 'object' || m === null || !('cpuMs' in m)) return
       child.off('message', on)
-      const { cpuMs, systemMs, mainMs } = m as { cpuMs: number; systemMs: number; mainMs: number }
-      r({ total: cpuMs, system: systemMs, main: mainMs })
+      const { cpuMs, systemMs, threads } = m as {
+        cpuMs: number
+        systemMs: number
+        threads: Record<string, number>
+      }
+      r({ total: cpuMs, system: systemMs, threads })
     }
     child.on('message', on)
   })
@@ -269,16 +296,22 @@ async function cpuMsOf(child: ChildProcess): Promise<{ total: number; system: nu
 
 /** µs of CPU per delivery between two readings, and the kernel's share. */
 function cpuPerDelivery(
-  before: { total: number; system: number; main: number },
-  after: { total: number; system: number; main: number },
+  before: CpuReading,
+  after: CpuReading,
   deliveries: number,
 ): { us: number; text: string } {
   const us = ((after.total - before.total) * 1000) / deliveries
   const systemUs = ((after.system - before.system) * 1000) / deliveries
-  const mainUs = ((after.main - before.main) * 1000) / deliveries
+  // The threads that spent at least 1 µs per delivery, busiest first.
+  const threads = Object.entries(after.threads)
+    .map(([name, ms]) => [name, ((ms - (before.threads[name] ?? 0)) * 1000) / deliveries] as const)
+    .filter(([, threadUs]) => threadUs >= 1)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, threadUs]) => `${name} ${fmt(threadUs, 0)}`)
+  const split = threads.length > 0 ? `; by thread: ${threads.join(', ')}` : ''
   return {
     us,
-    text: `${fmt(us, 0).padStart(4)} µs CPU per delivery (${fmt(systemUs, 0)} µs in the kernel, ${fmt(mainUs, 0)} µs on the main thread)`,
+    text: `${fmt(us, 0).padStart(4)} µs CPU per delivery (${fmt(systemUs, 0)} µs in the kernel${split})`,
   }
 }
 
@@ -383,7 +416,7 @@ async function latencyAtRate(port: number, perSecond: number, seconds: number): 
   return latencies.sort((a, b) => a - b)
 }
 
-/** BENCH_ONLY=throughput,latency,query runs a part (default: all). */
+/** BENCH_ONLY=commit,throughput,latency,query runs a part (default: all). */
 const wanted = (part: string) => !process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').includes(part)
 
 type Summary = { p50Ms: number; p99Ms: number; maxMs: number; count: number }
@@ -481,15 +514,19 @@ async function throughputPart(dataDir: string): Promise<void> {
   )
   const rates: Record<Kind, number[]> = { bare: [], listener: [], console: [] }
   const cpu: Record<Kind, number[]> = { bare: [], listener: [], console: [] }
+  const senderCpu: Record<Kind, number[]> = { bare: [], listener: [], console: [] }
   let round = 0
   for (let i = 0; i < 3; i++) {
     for (const kind of kinds) {
       const { child, port, browser } = await startLeg(kind, join(dataDir, `l${round++}`))
       const cpuBefore = await cpuMsOf(child)
+      const senderBefore = process.cpuUsage()
       const { rate, done } = await throughput(port)
+      const sender = process.cpuUsage(senderBefore)
       const spent = cpuPerDelivery(cpuBefore, await cpuMsOf(child), done)
       rates[kind].push(rate)
       cpu[kind].push(spent.us)
+      senderCpu[kind].push((sender.user + sender.system) / done)
       const shown = browser
         ? `, page shows "${await browser.stored()}`
         : kind === 'listener'
@@ -508,6 +545,14 @@ async function throughputPart(dataDir: string): Promise<void> {
       `throughput: ${legName(kind)} ${fmt(median(rates[kind]), 0)}/s vs bare node:http ${fmt(median(rates.bare), 0)}/s → ` +
         `ratio ${fmt(ratio, 2)} (target ≥ 0.80) ${ratio >= 0.8 ? 'OK' : 'MISSED'}; ` +
         `server CPU per delivery ${fmt(median(cpu[kind]), 0)} µs vs bare ${fmt(median(cpu.bare), 0)} µs`,
+    )
+    // The sender shares the two cores: when the CPU is what runs out, a delivery costs the machine
+    // sender + server, and the ratio can be no better than the bare pair's cost over this pair's.
+    const bare = median(senderCpu.bare) + median(cpu.bare)
+    const pair = median(senderCpu[kind]) + median(cpu[kind])
+    console.log(
+      `  CPU per delivery, sender + server: bare ${fmt(median(senderCpu.bare), 0)} + ${fmt(median(cpu.bare), 0)} µs, ` +
+        `${legName(kind)} ${fmt(median(senderCpu[kind]), 0)} + ${fmt(median(cpu[kind]), 0)} µs → CPU-bound ceiling of the ratio ${fmt(bare / pair, 2)}`,
     )
   }
 }
@@ -562,9 +607,57 @@ async function queryPart(dataDir: string): Promise<void> {
   )
 }
 
+/** CPU of this thread (µs), the commit's own cost without the other threads' noise. */
+const threadCpuUs = () => {
+  const used = (process as unknown as { threadCpuUsage(): NodeJS.CpuUsage }).threadCpuUsage()
+  return used.user + used.system
+}
+
+/** What a commit costs in CPU, per transaction and per event, with its fsync (synchronous=FULL as
+ * the commit worker runs): the reason the commit worker groups deliveries (defaultBatchIntervalMs). */
+function commitPart(dataDir: string): void {
+  const db = unwrap(openDatabase(join(dataDir, 'commit-cost.db')))
+  db.pragma('synchronous = FULL')
+  const transaction = createCommitTransaction(db)
+  let n = 0
+  const delivery = () => {
+    const { body } = nextDelivery()
+    const bytes = Buffer.from(body)
+    return eventParams({
+      envelope: unwrap(parseEnvelope(bytes)),
+      body: bytes,
+      endpoint: 'wh_bench',
+      at: Date.now(),
+    })
+  }
+  const sizes = [1, 4, 16, 64]
+  const perEvent = new Map<number, number>()
+  for (const size of sizes) {
+    const runs: number[] = []
+    for (let run = 0; run < 3; run++) {
+      const batches = Array.from({ length: Math.ceil(2_048 / size) }, () =>
+        Array.from({ length: size }, delivery),
+      )
+      const started = threadCpuUs()
+      for (const events of batches) transaction.commit([{ id: n++, events, rejections: [] }])
+      runs.push((threadCpuUs() - started) / (batches.length * size))
+    }
+    perEvent.set(size, median(runs))
+  }
+  db.close()
+  const one = perEvent.get(1)!
+  const many = perEvent.get(64)!
+  const fixed = ((one - many) * 64) / 63
+  console.log(
+    `commit cost, this thread's CPU per event by transaction size (fsync on): ${sizes.map((s) => `${s}: ${fmt(perEvent.get(s)!, 1)} µs`).join(', ')}` +
+      ` → a transaction ≈ ${fmt(fixed, 0)} µs (its fsync, mostly in the kernel), an event ≈ ${fmt(one - fixed, 1)} µs`,
+  )
+}
+
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'watchdesk-bench-ingest-'))
   try {
+    if (wanted('commit')) commitPart(dataDir)
     if (wanted('throughput')) await throughputPart(dataDir)
     if (wanted('latency')) await latencyPart(dataDir)
     if (wanted('query')) await queryPart(dataDir)

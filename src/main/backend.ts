@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { DisposableStore } from '../shared/disposable'
 import { err, ok } from '../shared/result'
 import type { Result } from '../shared/result'
 import { createApi } from './api'
@@ -90,7 +91,9 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
   const secrets = observeSecrets(
     options.secrets ?? withEnvironmentSecrets(createKeytarStore(), options.env ?? process.env),
   )
-  const context = createContext(options, configStore.value, db.value, secrets, log)
+  // What the context subscribes for as long as the backend lives: disposed when it closes.
+  const lifetime = new DisposableStore()
+  const context = createContext(options, configStore.value, db.value, secrets, log, lifetime)
   configStore.value.watch()
   let started: Awaited<ReturnType<typeof startServices>>
   try {
@@ -105,6 +108,7 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
     started = err('unavailable', `A part of watchdesk failed to start (${(error as Error).message}).`)
   }
   if (!started.ok) {
+    lifetime.dispose()
     configStore.value.close()
     removeRuntimeInfo(options.dataDir)
     db.value.close()
@@ -125,6 +129,7 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
     close: async () => {
       configStore.value.close()
       await started.value.stop()
+      lifetime.dispose()
       removeRuntimeInfo(options.dataDir)
       db.value.close()
       lock.value.release()
@@ -139,13 +144,14 @@ export function createContext(
   db: AppContext['db'],
   secrets: ObservedSecretStore,
   log: Logger,
+  lifetime: DisposableStore,
 ): AppContext {
   const push = createPushBus({ log: log.child({ part: 'push' }) })
   const storage = createStorageHealth(db.name, log.child({ part: 'storage' }), Date.now, {
     warnFreeMb: () => store.current().config.storage.warnFreeMb,
   })
-  storage.onChange((status) => push.publish('storage.status', status))
-  store.onStatus((status) => push.publish('app.config', status))
+  lifetime.add(storage.onChange((status) => push.publish('storage.status', status)))
+  lifetime.add(store.onStatus((status) => push.publish('app.config', status)))
   const startedAt = new Date()
   const asConfig = async (written: ReturnType<ConfigStore['update']>) => {
     const done = await written

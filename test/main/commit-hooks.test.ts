@@ -62,6 +62,39 @@ describe('commit hooks', () => {
   )
 })
 
+describe('a hook that runs only when a flag is 1', () => {
+  it.each(
+    allHooks
+      .filter(({ hook }) => hook.onlyWhen)
+      .map(({ commit, hook }) => [`${commit}: ${hook.name}`, hook] as const),
+  )('%s also tests its flag in its own SQL (skipping it changes nothing)', (_, hook) => {
+    expect(hook.sql).toContain(`@${hook.onlyWhen} = 1`)
+  })
+
+  it('is not run for an event where its flag is 0: a redelivery does not run an `inserted` hook', async () => {
+    const db = latestSchema()
+    db.exec('CREATE TABLE first_seen (id TEXT NOT NULL)')
+    // Its SQL runs on every call (@inserted is read, never 0-tested): only the commit's skipping
+    // keeps a redelivery out of the table.
+    const guarded = workerCommitter(db.name, {
+      hooks: [
+        {
+          name: 'test.first-seen',
+          sql: 'INSERT INTO first_seen (id) SELECT @id WHERE @inserted IS NOT NULL',
+          params: ['id', 'inserted'],
+          onlyWhen: 'inserted',
+        },
+      ],
+    })
+    const { source: _s, cursor: _c, last: _l, ...delivery } = synced('evt_twice')
+    expect((await guarded.commit([delivery], [])).ok).toBe(true)
+    expect((await guarded.commit([delivery], [])).ok).toBe(true)
+    await guarded.close()
+    expect(db.prepare('SELECT id FROM first_seen').all()).toEqual([{ id: 'evt_twice' }])
+    db.close()
+  })
+})
+
 describe('a commit hook is refused, with its name and the cause, when', () => {
   const hook = (sql: string, params: readonly string[]): CommitHook => ({
     name: 'test.hook',
@@ -96,6 +129,15 @@ describe('a commit hook is refused, with its name and the cause, when', () => {
     expect(refusal(hook('UPDATE events SET source = @name WHERE seq = @seq', ['name', 'seq']))).toBe(
       'commit hook test.hook: declares @name, which the commit does not provide',
     )
+  })
+
+  it('it runs only when a flag is 1 that it does not declare', () => {
+    expect(
+      refusal({
+        ...hook('UPDATE events SET source = @source WHERE seq = @seq', ['source', 'seq']),
+        onlyWhen: 'last',
+      }),
+    ).toBe('commit hook test.hook: runs only when @last is 1, which it does not declare')
   })
 
   it('its parameters are positional', () => {

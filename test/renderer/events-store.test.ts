@@ -1,10 +1,11 @@
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { provideBackend } from '../../src/renderer/src/api'
 import {
   countLine,
   matchesFilter,
   maxLiveRows,
   mergeNewest,
+  overflowReloadMs,
   useEventsStore,
 } from '../../src/renderer/src/stores/events'
 import type { EventFilter, EventSummary } from '../../src/shared/contract/events'
@@ -113,6 +114,36 @@ describe('events store', () => {
     })
     expect(ids(useEventsStore.getState().rows)).toEqual(['evt_card'])
     expect(countLine(useEventsStore.getState().count, true)).toBe('1 of 2 stored')
+  })
+
+  it('reads the page and count again at most once a second while pushes overflow, putting the pushed events on top meanwhile', async () => {
+    vi.useFakeTimers()
+    try {
+      const { script } = backendWith([summary({ id: 'evt_old' })])
+      const lists = () => script.calls.filter((c) => c.name === 'events.list').length
+      await useEventsStore.getState().reload()
+      expect(lists()).toBe(1)
+      const overflowing = (id: string) =>
+        useEventsStore.getState().applyAppended({ events: [summary({ id })], omitted: 600 })
+      // The first overflow reads again at once (the 600 left out of the push are on the server).
+      overflowing('evt_1')
+      await vi.waitFor(() => expect(lists()).toBe(2))
+      await vi.waitFor(() => expect(useEventsStore.getState().loading).toBe(false))
+      // Within the second after it, pushes are applied as they come, no further read...
+      vi.advanceTimersByTime(150)
+      overflowing('evt_2')
+      vi.advanceTimersByTime(150)
+      overflowing('evt_3')
+      expect(lists()).toBe(2)
+      expect(ids(useEventsStore.getState().rows).slice(0, 2)).toEqual(['evt_3', 'evt_2'])
+      // ...and one read once the second has passed.
+      vi.advanceTimersByTime(overflowReloadMs)
+      await vi.waitFor(() => expect(lists()).toBe(3))
+      vi.advanceTimersByTime(overflowReloadMs * 3)
+      expect(lists()).toBe(3)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('keeps an event pushed while a reload is in flight', async () => {

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3'
+import { alertEventCursorKey } from '../db'
 import type { Alert, AlertRecord, AlertSeverity, Incident } from '../../shared/contract/alerts'
 import type { ConsoleMute } from './mute'
 
@@ -77,7 +78,7 @@ const toRecord = (r: LogRow): AlertRecord => ({
   ...(r.events ? { events: JSON.parse(r.events) as string[] } : {}),
 })
 
-const cursorKey = 'alerts.event_cursor'
+const cursorKey = alertEventCursorKey
 
 interface IncidentRow {
   id: number

@@ -15,6 +15,7 @@ import { intFlag, parseCommandArgs } from './args'
 import { attemptLine } from './attempt-line'
 import { cliLogger } from './io'
 import type { CliIo } from './io'
+import { DisposableStore } from '../../shared/disposable'
 
 /** Declared for help and usage errors; `listenCommand` parses its own arguments (as serve does). */
 export function registerListen(program: Command, ctx: CliContext): void {
@@ -71,20 +72,24 @@ export async function listen(options: ListenOptions, io: CliIo): Promise<number>
     return fail(io, db.error.message, 3)
   }
   const secrets = observeSecrets(options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env))
+  const lifetime = new DisposableStore()
   const ctx = createContext(
     { dataDir: options.dataDir, configFile: options.configFile, shell: 'serve', env: io.env },
     config.value,
     db.value,
     secrets,
     log,
+    lifetime,
   )
   // A hand edit while it runs applies as it does under serve; one that is not valid is named on
   // stderr and the last good configuration stays in use.
   config.value.watch()
   const print = printer(io, options.json)
-  ctx.push.subscribe((message) => {
-    if (message.topic === 'events.appended') for (const e of message.payload.events) print.event(e)
-  })
+  lifetime.add(
+    ctx.push.subscribe((message) => {
+      if (message.topic === 'events.appended') for (const e of message.payload.events) print.event(e)
+    }),
+  )
   const running = await startListening(ctx, {
     listenerPort: options.listenerPort,
     env: io.env,
@@ -99,6 +104,7 @@ export async function listen(options: ListenOptions, io: CliIo): Promise<number>
   publishRuntimeInfo(ctx, listener.url)
   const closeAll = async () => {
     const queued = await running.stop()
+    lifetime.dispose()
     removeRuntimeInfo(options.dataDir)
     config.value.close()
     db.value.close()

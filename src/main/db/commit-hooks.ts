@@ -78,6 +78,11 @@ export interface CommitHook {
   sql: string
   /** Exactly the parameters `sql` reads: each must be one the commit provides, and used. */
   params: readonly CommitHookParam[]
+  /** A flag parameter (one of `params`, which the SQL's own WHERE also tests) without which the
+   * statement changes nothing: the commit skips running it for an event where the flag is 0, a
+   * statement's cost saved on most events (a duplicate is never enqueued, a listener's delivery
+   * saves no cursor). */
+  onlyWhen?: 'inserted' | 'conflicted' | 'last'
 }
 
 const provided: ReadonlySet<string> = new Set(commitHookParams)
@@ -94,6 +99,8 @@ export function prepareCommitHook(db: Database, hook: CommitHook): Statement {
   } catch (error) {
     throw refuse(`its SQL does not prepare (${(error as Error).message})`)
   }
+  if (hook.onlyWhen && !hook.params.includes(hook.onlyWhen))
+    throw refuse(`runs only when @${hook.onlyWhen} is 1, which it does not declare`)
   const unknown = hook.params.filter((p) => !provided.has(p))
   if (unknown.length > 0)
     throw refuse(`declares ${unknown.map((p) => `@${p}`).join(', ')}, which the commit does not provide`)

@@ -15,6 +15,7 @@ export { acquireInstanceLock } from './instance-lock'
 export type { InstanceLock } from './instance-lock'
 export { createStorageHealth, failureFrom } from './health'
 export { makeDataDirPrivate } from './private'
+export { alertEventCursorKey, maxEventSeq, skipHistory } from './event-readers'
 export type { StorageHealth, WriteFailure } from './health'
 
 export const databaseFileName = 'watchdesk.db'

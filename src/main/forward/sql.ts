@@ -13,4 +13,5 @@ export const enqueueOnCommit = {
   FROM forward_routes
   WHERE @inserted = 1 AND @type GLOB pattern`,
   params: ['seq', 'at', 'type', 'inserted'],
+  onlyWhen: 'inserted',
 } as const satisfies CommitHook

@@ -26,11 +26,13 @@ export const resyncOnConflictHooks: readonly CommitHook[] = [
     name: 'relay.resync-on-conflict',
     sql: 'UPDATE events SET seq = (SELECT max(seq) FROM events) + 1 WHERE seq = @seq AND @conflicted = 1',
     params: ['seq', 'conflicted'],
+    onlyWhen: 'conflicted',
   },
   ...['forward_outbox', 'forward_attempts'].map((table) => ({
     name: `relay.resync-on-conflict.${table}`,
     sql: `UPDATE ${table} SET event_seq = (SELECT seq FROM events WHERE id = @id) WHERE event_seq = @seq AND @conflicted = 1`,
     params: ['id', 'seq', 'conflicted'] as const,
+    onlyWhen: 'conflicted' as const,
   })),
 ]
 

@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import pg from 'pg'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
-import { openDatabase } from '../db'
+import { maxEventSeq, openDatabase, skipHistory } from '../db'
 import { maskUrlSecrets } from '../../shared/mask'
 import { migratePostgresUrl, parsePgCursor, pgConfigOf, safePostgresUrl } from './pg-store'
 
@@ -176,8 +176,12 @@ export async function copyPostgresToSqlite(
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     )
     const write = db.transaction((rows: Row[], position: string) => {
+      const seqBefore = maxEventSeq(db)
       let inserted = 0
       for (const r of rows) inserted += insert.run(sqliteRow(r)).changes
+      // Copied into a console's data dir, the history must not read as events just arrived (the
+      // alert rule would alert on all of it).
+      skipHistory(db, seqBefore)
       reached.run(key, position)
       return inserted
     })

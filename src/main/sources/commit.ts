@@ -19,6 +19,7 @@ export const syncedEventHooks = [
     sql: `INSERT INTO source_cursors (name, cursor, at) SELECT @source, @cursor, @at WHERE @last = 1
    ON CONFLICT (name) DO UPDATE SET cursor = excluded.cursor, at = excluded.at`,
     params: ['source', 'cursor', 'at', 'last'],
+    onlyWhen: 'last',
   },
 ] as const satisfies readonly CommitHook[]
 const saveCursorSql = `INSERT INTO source_cursors (name, cursor, at) VALUES (?, ?, ?)

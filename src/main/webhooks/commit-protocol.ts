@@ -13,6 +13,9 @@ export interface CommitWorkerData {
    * savepoint), binding `CommitHookParams`: a capability that must write with the event
    * atomically (the forward outbox) adds its hook here. Checked as the worker prepares them. */
   hooks: readonly CommitHook[]
+  /** Group commit: a transaction starts at most once per this many ms while deliveries keep
+   * coming (src/main/workers/serve.ts `batchIntervalMs`). */
+  batchIntervalMs: number
 }
 
 /** Why nothing of a transaction was committed: the disk, the lock or the file, not the data.

@@ -104,6 +104,7 @@ const served = serveWorker<CommitCalls>({
       return replies
     },
   },
+  batchIntervalMs: settings.batchIntervalMs,
   background: { pending: prunes.pending, step: prunes.step },
   onClose: async () => {
     prunes.fail({ code: 'CLOSING', message: 'the commit worker is closing' })

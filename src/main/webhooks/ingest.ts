@@ -36,9 +36,11 @@ export interface Ingest {
 const maxRejectionsQueued = 1000
 
 /** Group commit: deliveries that arrive in the same turn of the event loop go to the committer
- * together, without waiting for the commit before them; the worker committer joins every batch
- * that queued up while its previous transaction ran into one transaction and one fsync. Each
- * delivery is answered once its own transaction is durable. */
+ * together, without waiting for the commit before them, up to the committer's `callsAtOnce`
+ * outstanding calls: beyond that, what arrives waits and goes in one call when one ends (the
+ * worker committer takes one call at a time and spaces its transactions, so one call carries
+ * what came in the meantime: one transaction and one fsync for all). Each delivery is answered
+ * once its own transaction is durable. */
 export function createIngest(
   committer: Committer,
   log: Logger,
@@ -50,6 +52,7 @@ export function createIngest(
   let rejections: Rejection[] = []
   let scheduled = false
   const inFlight = new Set<Promise<void>>()
+  const callsAtOnce = committer.callsAtOnce ?? Infinity
 
   const schedule = () => {
     if (scheduled) return
@@ -60,15 +63,24 @@ export function createIngest(
   function flush(): void {
     scheduled = false
     if (pending.length === 0 && rejections.length === 0) return
+    // The call that ends takes these up (below).
+    if (inFlight.size >= callsAtOnce) return
     const batch = pending
     const rejected = rejections
     pending = []
     rejections = []
-    const committing = commitBatch(batch, rejected).finally(() => inFlight.delete(committing))
+    const committing = commitBatch(batch, rejected).then((committed) => {
+      inFlight.delete(committing)
+      // What waited goes now; rejections alone only after a commit that went through (after a
+      // failed one they are queued again, and must not be retried in a loop: they wait for the
+      // next delivery).
+      if (pending.length > 0 || (committed && rejections.length > 0)) flush()
+    })
     inFlight.add(committing)
   }
 
-  async function commitBatch(batch: Pending[], rejected: Rejection[]): Promise<void> {
+  /** True when the transaction committed (whatever became of its single deliveries). */
+  async function commitBatch(batch: Pending[], rejected: Rejection[]): Promise<boolean> {
     let result: Awaited<ReturnType<Committer['commit']>>
     try {
       result = await committer.commit(
@@ -90,7 +102,7 @@ export function createIngest(
       for (const b of batch) b.resolve(failure)
       // The rejections are kept for the next attempt (bounded like any other).
       for (const r of rejected) keepRejection(r)
-      return
+      return false
     }
     storage?.committed()
     const summaries: CommittedEvent[] = []
@@ -112,6 +124,7 @@ export function createIngest(
         log.error('publishing committed events failed', { error })
       }
     }
+    return true
   }
 
   function keepRejection(rejection: Rejection): void {

@@ -1,6 +1,7 @@
 /** The worker side of a supervised worker (host.ts is the other): answers the host's calls by
  * method, replies matched by id, log lines sent to the host's logger. Runtime imports carry their
  * `.ts` extension: under vitest Node runs worker modules directly (it strips the types). */
+import { performance } from 'node:perf_hooks'
 import { parentPort, receiveMessageOnPort } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
 import type { Logger } from '../log'
@@ -22,6 +23,10 @@ export interface ServeOptions<C extends Calls> {
   batched?: BatchHandlers<C>
   /** Runs when the host closes the worker (after the calls before it were answered). */
   onClose?: () => void | Promise<void>
+  /** Group commit: a batch of the batched methods starts at most once per this many ms. Calls
+   * that arrive sooner after the previous batch started wait (the worker sleeps, nothing else
+   * runs on it) and join the next batch. A call that comes after a quiet spell starts at once. */
+  batchIntervalMs?: number
   /** Work done in small steps when no call waits (the commit worker's retention batches): a step
    * runs after the event loop delivered what came meanwhile, and ends early once `interrupted()`
    * says a call arrived; calls are always answered first. */
@@ -99,9 +104,25 @@ export function serveWorker<C extends Calls, Event = never>(options: ServeOption
     return waiting.length > before
   }
 
+  const interval = options.batchIntervalMs ?? 0
+  /** When the last batch started (performance.now()), and a cell to sleep on until the next may. */
+  let batchStarted = -Infinity
+  const sleepCell = new Int32Array(new SharedArrayBuffer(4))
+
+  /** Sleeps the rest of the interval when a batched call waits and the last batch began too
+   * recently, so what arrives meanwhile joins this batch (one transaction and one fsync for all). */
+  function pace(): void {
+    if (interval <= 0 || !waiting.some((m) => m.kind === 'call' && batched[m.method])) return
+    const rest = batchDelay(batchStarted, performance.now(), interval)
+    if (rest > 0) Atomics.wait(sleepCell, 0, 0, rest)
+    takeWaiting()
+    batchStarted = performance.now()
+  }
+
   /** Whatever queued up is taken in one go: batched methods are answered together. */
   function serve(): void {
     takeWaiting()
+    pace()
     const replies: CallReply[] = []
     const groups = new Map<string, { ids: number[]; params: unknown[] }>()
     for (const message of waiting.splice(0, waiting.length)) {
@@ -141,6 +162,11 @@ export function serveWorker<C extends Calls, Event = never>(options: ServeOption
   })
 
   return { emit: (event) => send({ kind: 'event', event }), log, wake: scheduleBackground }
+}
+
+/** How long a batch must wait to start no sooner than `interval` ms after the previous one. */
+export function batchDelay(previousStart: number, now: number, interval: number): number {
+  return Math.max(0, previousStart + interval - now)
 }
 
 /** Log fields as plain data (an Error becomes its message): structured clone keeps no class. */

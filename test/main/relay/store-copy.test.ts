@@ -3,8 +3,9 @@ import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
-import { openDatabase } from '../../../src/main/db'
-import { copySqliteToPostgres } from '../../../src/main/relay/store-copy'
+import { alertEventCursorKey, maxEventSeq, openDatabase } from '../../../src/main/db'
+import { copyPostgresToSqlite, copySqliteToPostgres } from '../../../src/main/relay/store-copy'
+import { unwrap } from '../../../src/shared/result'
 import { cliPath, runCli } from '../../support/serve-process'
 import { usePostgres } from '../../support/postgres'
 import { useTempDir } from '../../support/temp'
@@ -194,6 +195,55 @@ describe('watchdesk store copy between sqlite: and postgres:// (the built CLI, t
       await client.end()
     }
   }, 180_000)
+
+  it("into a console's data dir: the copied history is not news to its alert rule, unless the rule still had events to read", async () => {
+    const team = join(tempDir(), 'team.db')
+    const add = (file: string, ids: string[]) => {
+      const db = unwrap(openDatabase(file))
+      const insert = db.prepare(
+        `INSERT INTO events (id, type, grp, created_at, received_at, last_delivery_at, body, data)
+         VALUES (?, 'payout.completed', 'payout', '2026-01-01T00:00:00Z', 1, 1, ?, '{}')`,
+      )
+      for (const id of ids) insert.run(id, Buffer.from(id))
+      const max = maxEventSeq(db)
+      db.close()
+      return max
+    }
+    add(
+      team,
+      Array.from({ length: 2_500 }, (_, i) => `evt_history_${i}`),
+    )
+    const url = postgres().createDatabase('store_copy_history')
+    expect((await copySqliteToPostgres(team, url)).ok).toBe(true)
+    const cursorOf = (file: string) => {
+      const db = unwrap(openDatabase(file))
+      const row = db.prepare(`SELECT value FROM meta WHERE key = ?`).get(alertEventCursorKey) as
+        { value: string } | undefined
+      const max = maxEventSeq(db)
+      db.close()
+      return { cursor: Number(row?.value ?? 0), max }
+    }
+    const setCursor = (file: string, value: number) => {
+      const db = unwrap(openDatabase(file))
+      db.prepare(
+        `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      ).run(alertEventCursorKey, String(value))
+      db.close()
+    }
+
+    // A console that had alerted on all it stored: after the copy (three batches), its cursor is
+    // at the end, so none of the 2,500 copied events is alerted as just arrived.
+    const caughtUp = join(tempDir(), 'caught-up', 'watchdesk.db')
+    setCursor(caughtUp, add(caughtUp, ['evt_local_1', 'evt_local_2']))
+    expect((await copyPostgresToSqlite(url, caughtUp, { batch: 1_000 })).ok).toBe(true)
+    expect(cursorOf(caughtUp)).toEqual({ cursor: 2 + 2_500, max: 2 + 2_500 })
+
+    // A console whose rule had not read its last event yet keeps its place: that event is news.
+    const lagging = join(tempDir(), 'lagging', 'watchdesk.db')
+    setCursor(lagging, add(lagging, ['evt_local_1', 'evt_local_2']) - 1)
+    expect((await copyPostgresToSqlite(url, lagging, { batch: 1_000 })).ok).toBe(true)
+    expect(cursorOf(lagging)).toEqual({ cursor: 1, max: 2 + 2_500 })
+  }, 60_000)
 
   it('refuses a copy between two stores of the same kind as a usage error', async () => {
     const refused = await runCli([

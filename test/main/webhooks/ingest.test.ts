@@ -43,6 +43,36 @@ describe('group commit', () => {
     db.close()
   })
 
+  it("keeps at most the committer's calls at once outstanding: what arrives meanwhile goes in one call when one ends", async () => {
+    const { db } = openStore()
+    const inThread = inThreadCommitter(db)
+    const calls: { size: number; release: () => void }[] = []
+    const held: Committer = {
+      ...inThread,
+      callsAtOnce: 1,
+      commit: (batch, r) =>
+        new Promise((resolve) => {
+          calls.push({ size: batch.length, release: () => void inThread.commit(batch, r).then(resolve) })
+        }),
+    }
+    const ingest = createIngest(held, silentLogger, () => {})
+    const first = ingest.commit(incoming('evt_first'))
+    await vi.waitFor(() => expect(calls).toHaveLength(1))
+    // Three more, in three turns of the event loop, while the first call is outstanding.
+    const later: ReturnType<typeof ingest.commit>[] = []
+    for (const id of ['evt_2', 'evt_3', 'evt_4']) {
+      later.push(ingest.commit(incoming(id)))
+      await new Promise((r) => setImmediate(r))
+    }
+    expect(calls.map((c) => c.size)).toEqual([1])
+    calls[0]!.release()
+    expect((await first).ok).toBe(true)
+    await vi.waitFor(() => expect(calls.map((c) => c.size)).toEqual([1, 3]))
+    calls[1]!.release()
+    expect((await Promise.all(later)).every((o) => o.ok)).toBe(true)
+    db.close()
+  })
+
   it('counts a duplicate inside the same batch as a second delivery, not a second row', async () => {
     const { db, store } = openStore()
     const ingest = createIngest(inThreadCommitter(db), silentLogger, () => {})

@@ -5,7 +5,7 @@ import { serveWorker } from '../../../src/main/workers/serve.ts'
 import type { Served } from '../../../src/main/workers/serve.ts'
 import type { EchoCalls, EchoEvent } from './echo-protocol.ts'
 
-const data = workerData as { start: number }
+const data = workerData as { start: number; batchIntervalMs?: number }
 let queued = 0
 let done = 0
 /** Background work held back until something outside a call (a timer here, another thread's
@@ -41,6 +41,7 @@ const served: Served<EchoEvent> = serveWorker<EchoCalls, EchoEvent>({
       }),
   },
   batched: { add: (numbers) => numbers.map((n) => n + numbers.length * 1000) },
+  batchIntervalMs: data.batchIntervalMs ?? 0,
   background: {
     pending: () => !held && done < queued,
     step: () => {

@@ -4,6 +4,7 @@ import { createLogger } from '../../../src/main/log'
 import type { Logger } from '../../../src/main/log'
 import { superviseWorker } from '../../../src/main/workers'
 import type { Supervisor } from '../../../src/main/workers'
+import { batchDelay } from '../../../src/main/workers/serve'
 import { waitFor } from '../../support/wait'
 import type { EchoCalls, EchoEvent } from './echo-protocol'
 
@@ -60,6 +61,31 @@ describe('supervised worker', () => {
     const sums = await Promise.all([1, 2, 3].map((n) => worker.call('add', n)))
     // Posted in one tick, the three are drained together: each got 3 × 1000 added.
     expect(sums).toEqual([1, 2, 3].map((n) => ({ ok: true, value: n + 3000 })))
+  })
+
+  it('joins batched calls that come soon after a batch started into the next one (group commit)', async () => {
+    const { worker } = start({ data: () => ({ start: 1, batchIntervalMs: 1_000 }) })
+    // The first call after a quiet spell goes at once, alone.
+    expect(await worker.call('add', 1)).toEqual({ ok: true, value: 1001 })
+    // Posted 50 ms apart, time enough for each to start a batch of its own (the spacing is the
+    // input here, not a wait for a condition): paced, all three wait for the interval and go
+    // together; unpaced, each goes alone (+1000).
+    const spaced = () => new Promise((r) => setTimeout(r, 50))
+    const first = worker.call('add', 10)
+    await spaced()
+    const second = worker.call('add', 20)
+    await spaced()
+    const third = worker.call('add', 30)
+    expect(await Promise.all([first, second, third])).toEqual(
+      [10, 20, 30].map((n) => ({ ok: true, value: n + 3000 })),
+    )
+  })
+
+  it('starts a batch no sooner than the interval after the previous one, and at once after a quiet spell', () => {
+    expect(batchDelay(0, 300, 1_000)).toBe(700)
+    expect(batchDelay(0, 1_500, 1_000)).toBe(0)
+    expect(batchDelay(-Infinity, 5, 1_000)).toBe(0)
+    expect(batchDelay(100, 100, 0)).toBe(0)
   })
 
   it('answers a call that throws in the worker with a failure value carrying its code', async () => {

@@ -80,6 +80,13 @@ let loadToken = 0
  * committed, so they are merged into it rather than lost. */
 let arrivedDuringReload: EventSummary[] | null = null
 let attachedViews = 0
+/** While the pushes overflow (more than 500 events per 150 ms push, above ~3,300/s), the page and
+ * the count are read again at most once per this many ms: the pushes in between still put their
+ * events, the newest, on top, and the count catches up at the next read. Reading both on every
+ * push cost the listener's thread a query pair every 150 ms through a whole burst. */
+export const overflowReloadMs = 1_000
+let lastOverflowReload = -Infinity
+let overflowReload: ReturnType<typeof setTimeout> | null = null
 
 export const useEventsStore = create<EventsState>((set, get) => ({
   filter: {},
@@ -205,7 +212,18 @@ export const useEventsStore = create<EventsState>((set, get) => ({
   applyAppended({ events, omitted }) {
     const s = get()
     if (arrivedDuringReload) arrivedDuringReload.push(...events)
-    if (omitted > 0 && s.following) return void s.reload()
+    if (omitted > 0 && s.following) {
+      const wait = lastOverflowReload + overflowReloadMs - Date.now()
+      if (wait <= 0) {
+        lastOverflowReload = Date.now()
+        return void s.reload()
+      }
+      overflowReload ??= setTimeout(() => {
+        overflowReload = null
+        lastOverflowReload = Date.now()
+        if (get().following) void get().reload()
+      }, wait)
+    }
     const matching = events.filter((e) => matchesFilter(e, s.filter))
     const updatedDetail = s.detail && events.find((e) => e.id === s.detail!.id)
     if (updatedDetail) set({ detail: { ...s.detail!, ...updatedDetail } })

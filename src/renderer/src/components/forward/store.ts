@@ -19,6 +19,19 @@ interface ForwardStore {
 let wanted = new Set<string>()
 let timer: ReturnType<typeof setTimeout> | null = null
 
+/** States and versions kept at most, the most recently learned: the table shows a few hundred
+ * rows, and a console that follows 1,000 events/s for a day would otherwise keep an entry for
+ * every event it ever showed (and copy them all on every push). */
+export const maxKnownStates = 2_000
+
+/** `record` with only its newest `maxKnownStates` keys (insertion order: a key set again after a
+ * delete is newest). */
+function newest<T>(record: Record<string, T>): Record<string, T> {
+  const keys = Object.keys(record)
+  if (keys.length <= maxKnownStates) return record
+  return Object.fromEntries(keys.slice(-maxKnownStates).map((k) => [k, record[k]!]))
+}
+
 export const useForwardStore = create<ForwardStore>((set, get) => ({
   states: {},
   versions: {},
@@ -35,8 +48,11 @@ export const useForwardStore = create<ForwardStore>((set, get) => ({
         .then((r) => {
           if (!r.ok) return
           const next = { ...get().states }
-          for (const id of ids) next[id] = r.value.states[id] ?? 'none'
-          set({ states: next })
+          for (const id of ids) {
+            delete next[id]
+            next[id] = r.value.states[id] ?? 'none'
+          }
+          set({ states: newest(next) })
         })
     }, 100)
   },
@@ -50,7 +66,7 @@ export const useForwardStore = create<ForwardStore>((set, get) => ({
       backend().onPush('forward.states', ({ states }) => {
         const versions = { ...get().versions }
         for (const id of Object.keys(states)) versions[id] = (versions[id] ?? 0) + 1
-        set({ states: { ...get().states, ...states }, versions })
+        set({ states: newest({ ...get().states, ...states }), versions: newest(versions) })
       }),
     )
     owned.add(backend().onPush('forward.status', (status) => set({ status })))

@@ -56,7 +56,7 @@ function startCheckpointer(): (Checkpointer & { close(): Promise<void> }) | null
   }
   const thread = new Worker(file, { workerData: { file: settings.file } satisfies CheckpointWorkerData })
   thread.unref()
-  let done: ((ok: boolean) => void) | null = null
+  let done: Parameters<Checkpointer['checkpoint']>[0] | null = null
   const gone = (why: string) => {
     if (checkpointer === null) return
     checkpointer = null
@@ -70,7 +70,7 @@ function startCheckpointer(): (Checkpointer & { close(): Promise<void> }) | null
   thread.on('message', (reply: CheckpointReply) => {
     const waiting = done
     done = null
-    waiting?.(reply.ok)
+    waiting?.(reply.ok, reply.ok ? reply.walPages : undefined)
   })
   thread.on('error', (error) => gone(error.message))
   thread.on('exit', (code) => gone(`exit code ${code}`))

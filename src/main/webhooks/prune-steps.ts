@@ -32,7 +32,7 @@ export const retentionAutocheckpointPages = 10_000
  * (src/main/webhooks/checkpoint-worker.ts): `checkpoint(done)` calls `done` once the checkpoint
  * ran, or failed (`ok` false: the thread is gone, and checkpoints run in this thread again). */
 export interface Checkpointer {
-  checkpoint(done: (ok: boolean) => void): void
+  checkpoint(done: (ok: boolean, walPages?: number) => void): void
 }
 
 /** What the steps did, counted (tests and the bench; nothing reads them to decide). */
@@ -42,6 +42,8 @@ export interface PruneStepCounts {
   checkpointsHere: number
   /** Passive checkpoints asked of the checkpointer thread. */
   checkpointsElsewhere: number
+  /** The longest the WAL was (pages) when the checkpointer ran. */
+  walPagesMax: number
 }
 
 export interface PruneSteps {
@@ -76,7 +78,7 @@ export function createPruneSteps(options: PruneStepsOptions): PruneSteps {
     changes: number
     answer: (reply: PruneReply) => void
   }[] = []
-  const counts: PruneStepCounts = { steps: 0, checkpointsHere: 0, checkpointsElsewhere: 0 }
+  const counts: PruneStepCounts = { steps: 0, checkpointsHere: 0, checkpointsElsewhere: 0, walPagesMax: 0 }
   /** Rows removed since the last checkpoint, whether one is due, and whether one runs elsewhere. */
   let uncheckpointedRows = 0
   let checkpointDue = false
@@ -133,8 +135,9 @@ export function createPruneSteps(options: PruneStepsOptions): PruneSteps {
     // No step until it is done: the checkpoint then catches up with the steps' pages, and the
     // next writer can start the WAL from its beginning again rather than let it grow.
     checkpointRunning = true
-    elsewhere.checkpoint((ok) => {
+    elsewhere.checkpoint((ok, walPages = 0) => {
       checkpointRunning = false
+      counts.walPagesMax = Math.max(counts.walPagesMax, walPages)
       if (!ok) checkpointHere()
       automaticBack()
       options.wake()

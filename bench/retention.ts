@@ -216,12 +216,19 @@ function waitedBehind(file: string, prefix: string, baselineP99: number): void {
     if (top && top[1] >= commit.end - commit.start) slow.behind[top[0]] = (slow.behind[top[0]] ?? 0) + 1
     else slow.ownSlow++
   }
+  const ownAlone = [...roundTrips.keys()]
+    .filter((id) => id.startsWith('evt_base'))
+    .flatMap((id) => {
+      const commit = commits.get(id)
+      return commit ? [commit.end - commit.start] : []
+    })
   const share = behind.filter((b) => b > 0).length / behind.length
   const f = (v: number) => v.toFixed(2)
   console.log(
     `in the commit worker, while retention ran: ${(share * 100).toFixed(1)} % of deliveries waited behind retention work; ` +
       `that wait p90 ${f(percentile(behind, 90))} / p99 ${f(percentile(behind, 99))} / max ${f(Math.max(...behind))} ms; ` +
-      `own commit p50 ${f(percentile(own, 50))} / p99 ${f(percentile(own, 99))} ms`,
+      `own commit p50 ${f(percentile(own, 50))} / p99 ${f(percentile(own, 99))} ms ` +
+      `(without retention ${f(percentile(ownAlone, 50))} / ${f(percentile(ownAlone, 99))} ms)`,
   )
   console.log(
     `  ${slow.total} deliveries slower than the baseline p99: mostly behind ` +

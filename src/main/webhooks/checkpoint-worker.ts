@@ -3,7 +3,7 @@
  * prune-steps.ts). A passive checkpoint copies what the WAL holds into the database file and
  * fsyncs it without blocking the commit worker's writes, so no delivery waits behind it. Started
  * by the commit worker (out/main/checkpoint-worker.js beside commit-worker.js; under vitest Node
- * runs this file itself). Messages: 'checkpoint' → { ok, walPages } when it ran; 'close' → the thread ends. */
+ * runs this file itself). Messages: 'checkpoint' → a CheckpointReply when it ran; 'close' → the thread ends. */
 import { parentPort, workerData } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
 import Database from 'better-sqlite3'
@@ -12,8 +12,11 @@ export interface CheckpointWorkerData {
   file: string
 }
 
-/** `walPages`: the WAL's length in pages when the checkpoint ran (how far the WAL grew). */
-export type CheckpointReply = { ok: true; walPages: number } | { ok: false; message: string }
+/** `walPages`: the WAL's length in pages when the checkpoint ran (how far the WAL grew);
+ * `complete`: every page of it is in the database file now, so the next write starts the WAL from
+ * its beginning again (false when commits came meanwhile, or a reader holds an older snapshot). */
+export type CheckpointReply =
+  { ok: true; walPages: number; complete: boolean } | { ok: false; message: string }
 
 const port = parentPort as MessagePort
 const db = new Database((workerData as CheckpointWorkerData).file, { fileMustExist: true })
@@ -29,8 +32,16 @@ port.on('message', (message: 'checkpoint' | 'close') => {
   }
   let reply: CheckpointReply
   try {
-    const [result] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[]
-    reply = { ok: true, walPages: result?.log ?? 0 }
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)') as {
+      busy: number
+      log: number
+      checkpointed: number
+    }[]
+    reply = {
+      ok: true,
+      walPages: result?.log ?? 0,
+      complete: result !== undefined && result.busy === 0 && result.checkpointed === result.log,
+    }
   } catch (error) {
     reply = { ok: false, message: error instanceof Error ? error.message : String(error) }
   }

@@ -65,12 +65,12 @@ function startCheckpointer(): (Checkpointer & { close(): Promise<void> }) | null
     })
     const waiting = done
     done = null
-    waiting?.(false)
+    waiting?.({ ok: false, message: why })
   }
   thread.on('message', (reply: CheckpointReply) => {
     const waiting = done
     done = null
-    waiting?.(reply.ok, reply.ok ? reply.walPages : undefined)
+    waiting?.(reply)
   })
   thread.on('error', (error) => gone(error.message))
   thread.on('exit', (code) => gone(`exit code ${code}`))

@@ -13,6 +13,7 @@ import type { Database } from 'better-sqlite3'
 import { performance } from 'node:perf_hooks'
 import type { PruneReply, PruneStatement } from './commit-protocol.ts'
 import type { CommitTransaction } from './commit-transaction.ts'
+import type { CheckpointReply } from './checkpoint-worker.ts'
 import { pruneRows } from './commit-transaction.ts'
 
 /** A step ends after this long or this many rows, whichever comes first, when no commit comes:
@@ -27,12 +28,15 @@ export const pruneCheckpointRows = 300
  * bench/retention.ts), so no delivery's commit runs a checkpoint; it is only a backstop should a
  * stream of commits keep the steps, and so their checkpoints, from running for long. */
 export const retentionAutocheckpointPages = 10_000
+/** How many more checkpoints at most, when retention is idle and the last one did not complete,
+ * before the automatic checkpoint comes back anyway. */
+export const maxFinalCheckpoints = 5
 
 /** Another thread's connection to the same database that runs passive checkpoints on request
  * (src/main/webhooks/checkpoint-worker.ts): `checkpoint(done)` calls `done` once the checkpoint
  * ran, or failed (`ok` false: the thread is gone, and checkpoints run in this thread again). */
 export interface Checkpointer {
-  checkpoint(done: (ok: boolean, walPages?: number) => void): void
+  checkpoint(done: (reply: CheckpointReply) => void): void
 }
 
 /** What the steps did, counted (tests and the bench; nothing reads them to decide). */
@@ -85,6 +89,8 @@ export function createPruneSteps(options: PruneStepsOptions): PruneSteps {
   let checkpointRunning = false
   /** The commit's own `synchronous` (FULL in the commit worker), restored after each step. */
   const synchronous = db.pragma('synchronous', { simple: true }) as number
+  /** Checkpoints asked again at the end because the last one did not complete. */
+  let finalCheckpoints = 0
   /** This connection's automatic checkpoint, as it was before retention turned it off. */
   let automatic: number | null = null
 
@@ -98,6 +104,7 @@ export function createPruneSteps(options: PruneStepsOptions): PruneSteps {
     if (automatic === null || batches.length > 0 || checkpointDue || checkpointRunning) return
     db.pragma(`wal_autocheckpoint = ${automatic}`)
     automatic = null
+    finalCheckpoints = 0
   }
 
   /** `run` with this connection's `synchronous` set to `level` (1 NORMAL), then set back. */
@@ -135,10 +142,18 @@ export function createPruneSteps(options: PruneStepsOptions): PruneSteps {
     // No step until it is done: the checkpoint then catches up with the steps' pages, and the
     // next writer can start the WAL from its beginning again rather than let it grow.
     checkpointRunning = true
-    elsewhere.checkpoint((ok, walPages = 0) => {
+    elsewhere.checkpoint((reply) => {
       checkpointRunning = false
-      counts.walPagesMax = Math.max(counts.walPagesMax, walPages)
-      if (!ok) checkpointHere()
+      if (!reply.ok) checkpointHere()
+      else {
+        counts.walPagesMax = Math.max(counts.walPagesMax, reply.walPages)
+        // The automatic checkpoint comes back only over a WAL that starts again from its
+        // beginning: over a longer one the next delivery's commit would run a checkpoint. So
+        // once more (a few times at most: a reader's snapshot may hold it) when this one was
+        // the last and did not catch up.
+        if (reply.complete || batches.length > 0) finalCheckpoints = 0
+        else if (++finalCheckpoints <= maxFinalCheckpoints) checkpointDue = true
+      }
       automaticBack()
       options.wake()
     })

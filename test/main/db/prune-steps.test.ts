@@ -12,6 +12,7 @@ import { createCommitTransaction } from '../../../src/main/webhooks/commit-trans
 import {
   createPruneSteps,
   pruneCheckpointRows,
+  maxFinalCheckpoints,
   pruneStepRows,
   retentionAutocheckpointPages,
 } from '../../../src/main/webhooks/prune-steps'
@@ -37,15 +38,17 @@ function seeded(dir: string): Database {
 /** A checkpointer that holds each request until the test answers it. */
 function heldCheckpointer(log: string[]) {
   const held: Parameters<Checkpointer['checkpoint']>[0][] = []
+  const reply = (ok: boolean, complete = true): CheckpointReply =>
+    ok ? { ok: true, walPages: 100, complete } : { ok: false, message: 'the checkpointer stopped' }
   const checkpointer: Checkpointer = {
     checkpoint(done) {
       log.push('checkpoint asked')
       held.push(done)
     },
   }
-  const answer = (ok: boolean) => {
+  const answer = (ok: boolean, complete = true) => {
     log.push('checkpoint done')
-    held.shift()!(ok)
+    held.shift()!(reply(ok, complete))
   }
   return { checkpointer, held, answer }
 }
@@ -108,6 +111,51 @@ describe('retention steps in the commit worker (prune-steps)', () => {
     // A step's COMMIT leaves its fsync to the checkpointer; a delivery's commit keeps FULL.
     expect(syncInStep).toEqual(new Set([1]))
     expect(syncBetween).toEqual(new Set([2]))
+    db.close()
+  })
+
+  it('the automatic checkpoint comes back only after a checkpoint that completed, asked again a few times at most', async () => {
+    const db = seeded(tempDir())
+    const log: string[] = []
+    const { checkpointer, held, answer } = heldCheckpointer(log)
+    const steps = createPruneSteps({
+      db,
+      transaction: createCommitTransaction(db),
+      checkpointer: () => checkpointer,
+      wake: () => {},
+    })
+    const automatic = () => db.pragma('wal_autocheckpoint', { simple: true }) as number
+    // A batch of one step's rows: one step, then its final checkpoint.
+    const reply = steps.add(pruneBatch('events', Date.now() - 90 * dayMs, 100))
+    const drive = () => {
+      while (steps.pending()) steps.step(() => false)
+    }
+    drive()
+    expect(await reply).toEqual({ ok: true, changes: 100 })
+    expect(held).toHaveLength(1)
+    // Commits came during it: not complete. Held back still, and asked once more.
+    answer(true, false)
+    expect(automatic()).toBe(retentionAutocheckpointPages)
+    drive()
+    expect(held).toHaveLength(1)
+    answer(true, true)
+    expect(automatic()).toBe(1000)
+    expect(steps.pending()).toBe(false)
+    expect(steps.counts().checkpointsElsewhere).toBe(2)
+
+    // A checkpoint that never completes (a reader's snapshot holds it): asked again at most
+    // maxFinalCheckpoints times, then the automatic checkpoint comes back anyway.
+    const second = steps.add(pruneBatch('events', Date.now() - 90 * dayMs, 100))
+    drive()
+    await second
+    let answered = 0
+    while (held.length > 0) {
+      answer(true, false)
+      answered++
+      drive()
+    }
+    expect(answered).toBe(1 + maxFinalCheckpoints)
+    expect(automatic()).toBe(1000)
     db.close()
   })
 
@@ -187,7 +235,7 @@ describe('retention steps in the commit worker (prune-steps)', () => {
     const [reply] = (await once(thread, 'message')) as [CheckpointReply]
     thread.postMessage('close')
     await once(thread, 'exit')
-    expect(reply).toMatchObject({ ok: true })
+    expect(reply).toMatchObject({ ok: true, complete: true })
     expect((reply as { walPages: number }).walPages).toBeGreaterThan(0)
     expect(inFile('after.db')).toBe(0)
     db.close()

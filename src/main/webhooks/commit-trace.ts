@@ -24,14 +24,18 @@ export interface CommitTrace {
   save(counts: PruneStepCounts): void
 }
 
+const maxSpans = 2_000_000
+
 export function commitTraceFromEnv(): CommitTrace | undefined {
   const file = process.env.WATCHDESK_COMMIT_TRACE
   if (!file) return undefined
   const spans: TraceSpan[] = []
   const at = (t: number) => performance.timeOrigin + t
+  /** A bench's worth (a few minutes at 500/s); a variable left set by mistake stops here. */
+  const push = (span: TraceSpan) => void (spans.length < maxSpans && spans.push(span))
   return {
     commit: (started, requests) =>
-      spans.push({
+      push({
         kind: 'commit',
         start: at(started),
         end: at(performance.now()),
@@ -39,11 +43,10 @@ export function commitTraceFromEnv(): CommitTrace | undefined {
       }),
     pruneHooks: {
       onStep: (started, lastChunk, ended, rows) => {
-        spans.push({ kind: 'step', start: at(started), end: at(lastChunk), rows })
-        spans.push({ kind: 'step-commit', start: at(lastChunk), end: at(ended) })
+        push({ kind: 'step', start: at(started), end: at(lastChunk), rows })
+        push({ kind: 'step-commit', start: at(lastChunk), end: at(ended) })
       },
-      onCheckpoint: (started, ended) =>
-        spans.push({ kind: 'checkpoint', start: at(started), end: at(ended) }),
+      onCheckpoint: (started, ended) => push({ kind: 'checkpoint', start: at(started), end: at(ended) }),
     },
     save: (counts) => writeFileSync(file, JSON.stringify({ spans, counts } satisfies CommitTraceFile)),
   }

@@ -6,7 +6,7 @@
  * event in its batches through the same worker. Prints p50/p99 of the commit round trip (the part
  * of a delivery's answer that retention can delay) for both, the ratio, and the deletion's pace.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -116,7 +116,9 @@ async function main(): Promise<void> {
     await commit(params('evt_warm', Date.now()))
 
     let deadline = performance.now() + seconds * 1000
+    const alone0 = { threads: threadTimes(), at: performance.now() }
     const baseline = (await paced(commit, 'evt_base', () => performance.now() >= deadline)).alone
+    const aloneCpu = threadCpu(alone0)
 
     // The deletion runs in windows of BENCH_WINDOW_MS, with pauses as long between them: commits
     // sent in a pause (no batch in flight) are a baseline measured under the same machine load as
@@ -138,6 +140,7 @@ async function main(): Promise<void> {
       initial: emptyRetentionState(),
       batchRows,
     })
+    const during0 = { threads: threadTimes(), at: performance.now() }
     const deleteStart = performance.now()
     const removed = retention.runNow().then((s) => {
       removing = false
@@ -153,6 +156,7 @@ async function main(): Promise<void> {
     )
     const during = tagged.during
     const done = await removed
+    const duringCpu = threadCpu(during0)
     retention.stop()
     await committer.close()
     db.close()
@@ -171,6 +175,9 @@ async function main(): Promise<void> {
         `p99 ratio (windows / pauses, same period): ${(percentile(during, 99) / percentile(tagged.alone, 99)).toFixed(2)}×`,
       )
     }
+    console.log(
+      `CPU per thread, in cores (main thread first): alone ${aloneCpu}; while retention runs ${duringCpu}`,
+    )
     waitedBehind(process.env.WATCHDESK_COMMIT_TRACE, 'evt_during', percentile(baseline, 99))
     console.log(
       `retention removed ${done.state.removed.events} events in ${(done.ms / 1000).toFixed(1)} s ` +
@@ -185,8 +192,9 @@ async function main(): Promise<void> {
  * in the worker behind retention work (a step's chunks, a step's COMMIT, a checkpoint on the
  * worker's own connection) before its own commit began, and how long its own commit took; then,
  * for the deliveries slower than the baseline's p99, the largest part of each one's round trip:
- * a kind of retention work, earlier deliveries' commits, its own commit, or the rest (the hops
- * between threads and the main thread). */
+ * a kind of retention work, earlier deliveries' commits, its own commit, the call's way in (the
+ * message, the worker noticing it, group commit's pacing) or the answer's way back (the reply
+ * message and the main thread getting to it). */
 function waitedBehind(file: string, prefix: string, baselineP99: number): void {
   const trace = JSON.parse(readFileSync(file, 'utf8')) as CommitTraceFile
   const commits = new Map<string, { start: number; end: number }>()
@@ -231,7 +239,11 @@ function waitedBehind(file: string, prefix: string, baselineP99: number): void {
       ...waited,
       'earlier commits': earlier,
       'its own commit': ownMs,
-      'the hops and the main thread': roundTrip - sum - earlier - ownMs,
+      // The answer's way back: the reply message and the main thread getting to it.
+      'the answer back': trip.answered - commit.end,
+      // Before its commit, neither retention nor other commits: the call's way in, the worker
+      // noticing it, group commit's pacing.
+      'the call in': commit.start - trip.sent - sum - earlier,
     }
     const top = Object.entries(parts).sort((a, b) => b[1] - a[1])[0]![0]
     slow[top] = (slow[top] ?? 0) + 1
@@ -241,6 +253,12 @@ function waitedBehind(file: string, prefix: string, baselineP99: number): void {
     .flatMap((id) => {
       const commit = commits.get(id)
       return commit ? [commit.end - commit.start] : []
+    })
+  /** The answer's way back (commit ended → the main thread has the answer), alone and during. */
+  const answerBack = (p: string) =>
+    [...roundTrips].flatMap(([id, trip]) => {
+      const commit = commits.get(id)
+      return id.startsWith(p) && commit ? [trip.answered - commit.end] : []
     })
   const share = behind.filter((b) => b > 0).length / behind.length
   const f = (v: number) => v.toFixed(2)
@@ -257,11 +275,46 @@ function waitedBehind(file: string, prefix: string, baselineP99: number): void {
         .map(([part, n]) => `${part} ${n}`)
         .join(', '),
   )
+  const back = { alone: answerBack('evt_base'), during: answerBack(prefix) }
+  console.log(
+    `  the answer back (commit ended → the main thread has it): p50 ${f(percentile(back.during, 50))} / p99 ${f(percentile(back.during, 99))} ms ` +
+      `(without retention ${f(percentile(back.alone, 50))} / ${f(percentile(back.alone, 99))} ms)`,
+  )
   const c = trace.counts
   console.log(
     `  ${c.steps} steps; checkpoints on the worker's connection ${c.checkpointsHere}, on the checkpointer's ${c.checkpointsElsewhere} ` +
       `(the WAL at most ${c.walPagesMax} pages when one ran)`,
   )
+}
+
+/** CPU time of each thread of this process (Linux: /proc/self/task), in ms, by thread id. */
+function threadTimes(): Map<string, number> {
+  const out = new Map<string, number>()
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      // utime and stime, fields 14 and 15 of stat (11 and 12 after the name), in clock ticks.
+      out.set(tid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100)
+    }
+  } catch {
+    // not Linux: no per-thread figures
+  }
+  return out
+}
+
+/** The busiest threads since `from`, in cores (CPU time ÷ wall time): the main thread first, then
+ * the others above 0.05 (the commit worker, the checkpointer, libuv's pool). */
+function threadCpu(from: { threads: Map<string, number>; at: number }): string {
+  const wall = performance.now() - from.at
+  const now = threadTimes()
+  const cores = [...now].map(([tid, ms]) => ({ tid, cores: (ms - (from.threads.get(tid) ?? 0)) / wall }))
+  const main = cores.find((c) => c.tid === String(process.pid))
+  const rest = cores
+    .filter((c) => c !== main && c.cores >= 0.05)
+    .sort((a, b) => b.cores - a.cores)
+    .map((c) => c.cores.toFixed(2))
+  return `${main?.cores.toFixed(2) ?? '?'} | ${rest.join(' ') || '-'} (total ${cores.reduce((t, c) => t + c.cores, 0).toFixed(2)})`
 }
 
 let cached: ReturnType<typeof createCommitTransaction> | null = null

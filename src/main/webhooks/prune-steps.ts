@@ -22,7 +22,7 @@ export const pruneStepMs = 2
 export const pruneStepRows = 200
 /** The steps' pages go into the database file by a passive checkpoint after this many rows (and
  * at a batch's end), a few hundred pages at a time. */
-export const pruneCheckpointRows = 300
+export const pruneCheckpointRows = Number(process.env.RET_CKPT_ROWS ?? 300)
 /** While retention runs, the commit worker's automatic checkpoint waits for this many WAL pages
  * instead of 1,000: the checkpointer keeps the WAL far below it (a few thousand pages at most in
  * bench/retention.ts), so no delivery's commit runs a checkpoint; it is only a backstop should a

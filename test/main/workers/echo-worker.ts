@@ -11,6 +11,8 @@ let done = 0
 /** Background work held back until something outside a call (a timer here, another thread's
  * answer in the commit worker) releases it and wakes the worker. */
 let held = false
+/** Times the worker gave its CPU away before a step, after answers went out. */
+let yields = 0
 const finished: { at: number; answer: (done: number) => void }[] = []
 
 const served: Served<EchoEvent> = serveWorker<EchoCalls, EchoEvent>({
@@ -29,6 +31,7 @@ const served: Served<EchoEvent> = serveWorker<EchoCalls, EchoEvent>({
         finished.push({ at: queued, answer })
       }),
     done: () => done,
+    yields: () => yields,
     later: (units) =>
       new Promise<number>((answer) => {
         held = true
@@ -44,6 +47,7 @@ const served: Served<EchoEvent> = serveWorker<EchoCalls, EchoEvent>({
   batchIntervalMs: data.batchIntervalMs ?? 0,
   background: {
     pending: () => !held && done < queued,
+    yieldCpu: () => void yields++,
     step: () => {
       done++
       while (finished.length > 0 && finished[0]!.at <= done) finished.shift()!.answer(done)

@@ -3,12 +3,11 @@
  * vitest (Node strips the types).
  *
  * What a delivery can find in front of it in the commit worker while retention runs: one chunk of
- * a step (`pruneChunkRows` rows) and a step's COMMIT without an fsync, never a checkpoint and
- * never an fsync of retention's. The checkpoints that move the steps' pages into the database file
- * (and make them durable) run on another thread with its own connection (a passive checkpoint
- * there does not block this connection's writes), and this connection's automatic checkpoint is
- * held back meanwhile, so a delivery's commit does not run one either (bench/retention.ts prints what
- * slow deliveries waited behind). */
+ * a step (`pruneChunkRows` rows) and a step's COMMIT, never a checkpoint. The checkpoints that
+ * move the steps' pages into the database file run on another thread with its own connection (a
+ * passive checkpoint there does not block this connection's writes), and this connection's
+ * automatic checkpoint is held back meanwhile, so a delivery's commit does not run one either
+ * (bench/retention.ts prints what slow deliveries waited behind). */
 import type { Database } from 'better-sqlite3'
 import { performance } from 'node:perf_hooks'
 import type { PruneReply, PruneStatement } from './commit-protocol.ts'
@@ -87,8 +86,6 @@ export function createPruneSteps(options: PruneStepsOptions): PruneSteps {
   let uncheckpointedRows = 0
   let checkpointDue = false
   let checkpointRunning = false
-  /** The commit's own `synchronous` (FULL in the commit worker), restored after each step. */
-  const synchronous = db.pragma('synchronous', { simple: true }) as number
   /** Checkpoints asked again at the end because the last one did not complete. */
   let finalCheckpoints = 0
   /** This connection's automatic checkpoint, as it was before retention turned it off. */
@@ -105,17 +102,6 @@ export function createPruneSteps(options: PruneStepsOptions): PruneSteps {
     db.pragma(`wal_autocheckpoint = ${automatic}`)
     automatic = null
     finalCheckpoints = 0
-  }
-
-  /** `run` with this connection's `synchronous` set to `level` (1 NORMAL), then set back. */
-  function withSynchronous<T>(level: number, run: () => T): T {
-    if (level === synchronous) return run()
-    db.pragma(`synchronous = ${level}`)
-    try {
-      return run()
-    } finally {
-      db.pragma(`synchronous = ${synchronous}`)
-    }
   }
 
   function checkpointHere(): void {
@@ -170,16 +156,16 @@ export function createPruneSteps(options: PruneStepsOptions): PruneSteps {
     counts.steps++
     const started = performance.now()
     let lastChunk = started
-    // With a checkpointer, the step's COMMIT writes its pages to the WAL without an fsync of its
-    // own: a delivery that comes meanwhile never waits for one. They are made durable by the
-    // checkpointer (it fsyncs the WAL before it copies), or by the next delivery's commit, whose
-    // fsync covers every frame before its own: nothing acknowledged depends on a step, and a
-    // step lost to a power cut only brings back rows the next run removes again.
-    const done = withSynchronous(elsewhere ? 1 : synchronous, () =>
-      transaction.pruneStep(batch.statements, Math.min(pruneStepRows, batch.rows - batch.changes), () => {
+    // The step's COMMIT keeps its own fsync: left to the next delivery's (synchronous=NORMAL
+    // here) the delivery's fsync carried the step's pages, and its p99 rose more than the wait
+    // behind a step's COMMIT costs (bench/retention.ts, docs/benchmarks.md).
+    const done = transaction.pruneStep(
+      batch.statements,
+      Math.min(pruneStepRows, batch.rows - batch.changes),
+      () => {
         lastChunk = performance.now()
         return lastChunk - started >= pruneStepMs || interrupted()
-      }),
+      },
     )
     options.onStep?.(started, lastChunk, performance.now(), done.ok ? done.changes : 0)
     const ended = !done.ok || done.exhausted || batch.changes + done.changes >= batch.rows

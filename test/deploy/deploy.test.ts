@@ -269,7 +269,14 @@ describe('the deployment files in deploy/, checked by the real tools', () => {
     )
     expect(health.status).toBe(200)
     expect(JSON.parse(health.body)).toMatchObject({ ok: true })
-    expect((await getVia(httpsPort, 'hooks.example.com', '/healthz')).status).toBe(200)
+    // Each site gets its certificate from the local CA on its own, the second maybe a moment later
+    // (a TLS alert until then): wait for it as for the first.
+    const hooks = await waitFor(
+      () => getVia(httpsPort, 'hooks.example.com', '/healthz').catch(() => undefined),
+      `Caddy to answer for hooks.example.com (${log.slice(-2000)})`,
+      { timeoutMs: 20_000 },
+    )
+    expect(hooks.status).toBe(200)
     const metrics = await getVia(httpsPort, 'relay.example.com', '/metrics', {
       authorization: `Bearer ${token}`,
     })

@@ -93,6 +93,38 @@ describe('a hook that runs only when a flag is 1', () => {
     expect(db.prepare('SELECT id FROM first_seen').all()).toEqual([{ id: 'evt_twice' }])
     db.close()
   })
+
+  it('is not run in a transaction where its whileAny query finds nothing, and is once it does', async () => {
+    const db = latestSchema()
+    db.exec('CREATE TABLE first_seen (id TEXT NOT NULL); CREATE TABLE watching (on_ INTEGER)')
+    const committer = workerCommitter(db.name, {
+      hooks: [
+        {
+          name: 'test.first-seen',
+          sql: 'INSERT INTO first_seen (id) VALUES (@id)',
+          params: ['id'],
+          whileAny: 'SELECT 1 FROM watching LIMIT 1',
+        },
+      ],
+    })
+    const delivery = (id: string) => {
+      const { source: _s, cursor: _c, last: _l, ...d } = synced(id)
+      return d
+    }
+    expect((await committer.commit([delivery('evt_unwatched')], [])).ok).toBe(true)
+    db.exec('INSERT INTO watching VALUES (1)')
+    expect((await committer.commit([delivery('evt_watched')], [])).ok).toBe(true)
+    await committer.close()
+    expect(db.prepare('SELECT id FROM first_seen').all()).toEqual([{ id: 'evt_watched' }])
+    db.close()
+  })
+
+  it('every hook whose whileAny is set reads in that query the table its own SQL selects from', () => {
+    for (const { hook } of allHooks.filter(({ hook }) => hook.whileAny)) {
+      const table = /FROM (\w+)/.exec(hook.whileAny!)![1]!
+      expect(hook.sql).toContain(`FROM ${table}`)
+    }
+  })
 })
 
 describe('a commit hook is refused, with its name and the cause, when', () => {
@@ -128,6 +160,16 @@ describe('a commit hook is refused, with its name and the cause, when', () => {
   it('it declares a parameter the commit does not provide', () => {
     expect(refusal(hook('UPDATE events SET source = @name WHERE seq = @seq', ['name', 'seq']))).toBe(
       'commit hook test.hook: declares @name, which the commit does not provide',
+    )
+  })
+
+  it('its whileAny is not a query without parameters', () => {
+    const base = hook('UPDATE events SET source = @source WHERE seq = @seq', ['source', 'seq'])
+    expect(refusal({ ...base, whileAny: 'DELETE FROM forward_routes' })).toBe(
+      'commit hook test.hook: its whileAny is not a query without parameters (it changes data)',
+    )
+    expect(refusal({ ...base, whileAny: 'SELECT 1 FROM forward_routes WHERE target = @t' })).toMatch(
+      /^commit hook test\.hook: its whileAny is not a query without parameters \(/,
     )
   })
 

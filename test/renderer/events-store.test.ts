@@ -101,6 +101,28 @@ describe('events store', () => {
     expect(s.held).toEqual([])
   })
 
+  it(`holds the newest ${maxLiveRows} while the operator is scrolled down through a long burst, and reads from the top to show them`, async () => {
+    const { script } = backendWith([summary({ id: 'evt_old' })])
+    await useEventsStore.getState().reload()
+    useEventsStore.getState().setFollowing(false)
+    for (let push = 0; push < 12; push++) {
+      const events = Array.from({ length: 500 }, (_, i) => summary({ id: `evt_${push}_${i}` }))
+      useEventsStore.getState().applyAppended({ events, omitted: 0 })
+    }
+    const s = useEventsStore.getState()
+    expect(s.held).toHaveLength(maxLiveRows)
+    expect(s.heldOverflow).toBe(true)
+    expect(s.held[0]!.id).toBe('evt_11_499')
+    expect(s.count?.count).toBe(1 + 12 * 500)
+    // Merging the held ones would leave a gap below them: the page is read from the top instead.
+    const lists = () => script.calls.filter((c) => c.name === 'events.list').length
+    useEventsStore.getState().setFollowing(true)
+    await vi.waitFor(() => expect(lists()).toBe(2))
+    await vi.waitFor(() => expect(useEventsStore.getState().loading).toBe(false))
+    expect(useEventsStore.getState().held).toEqual([])
+    expect(useEventsStore.getState().heldOverflow).toBe(false)
+  })
+
   it('leaves out live events the filter excludes', async () => {
     backendWith([])
     useEventsStore.setState({ filter: { groups: ['cards'] } })

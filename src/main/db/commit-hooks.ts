@@ -83,6 +83,10 @@ export interface CommitHook {
    * statement's cost saved on most events (a duplicate is never enqueued, a listener's delivery
    * saves no cursor). */
   onlyWhen?: 'inserted' | 'conflicted' | 'last'
+  /** A query without parameters, run once per transaction: when it returns no row, the hook
+   * could change nothing in this transaction and is not run for any of its events (the outbox
+   * while no forward target exists: a statement per delivery saved for most consoles). */
+  whileAny?: string
 }
 
 const provided: ReadonlySet<string> = new Set(commitHookParams)
@@ -98,6 +102,18 @@ export function prepareCommitHook(db: Database, hook: CommitHook): Statement {
     statement = db.prepare(hook.sql)
   } catch (error) {
     throw refuse(`its SQL does not prepare (${(error as Error).message})`)
+  }
+  if (hook.whileAny !== undefined) {
+    let why: string | null = null
+    try {
+      const guard = db.prepare(hook.whileAny)
+      if (!guard.reader) why = 'it changes data'
+      // Binding nothing fails for a statement that has parameters.
+      else guard.bind()
+    } catch (error) {
+      why = (error as Error).message
+    }
+    if (why !== null) throw refuse(`its whileAny is not a query without parameters (${why})`)
   }
   if (hook.onlyWhen && !hook.params.includes(hook.onlyWhen))
     throw refuse(`runs only when @${hook.onlyWhen} is 1, which it does not declare`)

@@ -14,4 +14,5 @@ export const enqueueOnCommit = {
   WHERE @inserted = 1 AND @type GLOB pattern`,
   params: ['seq', 'at', 'type', 'inserted'],
   onlyWhen: 'inserted',
+  whileAny: 'SELECT 1 FROM forward_routes LIMIT 1',
 } as const satisfies CommitHook

@@ -87,7 +87,13 @@ export function hookParamsOf(e: EventParams, row: CommittedRow): CommitHookParam
 export function createCommitTransaction(db: Database, hooks: readonly CommitHook[] = []): CommitTransaction {
   const upsert = db.prepare(upsertEventSql)
   const upsertSourced = db.prepare(upsertSourcedEventSql)
-  const after = hooks.map((hook) => ({ statement: prepareCommitHook(db, hook), onlyWhen: hook.onlyWhen }))
+  const after = hooks.map((hook) => ({
+    statement: prepareCommitHook(db, hook),
+    onlyWhen: hook.onlyWhen,
+    guard: hook.whileAny === undefined ? null : db.prepare(hook.whileAny),
+    /** Whether the guard found a row in the transaction running now. */
+    active: true,
+  }))
   const insertRejection = db.prepare(insertRejectionSql)
   const trimRejections = db.prepare(trimRejectionsSql)
   const markAlive = db.prepare(markAliveSql)
@@ -101,6 +107,7 @@ export function createCommitTransaction(db: Database, hooks: readonly CommitHook
     }) as CommittedRow
     let params: CommitHookParams | null = null
     for (const hook of after) {
+      if (!hook.active) continue
       params ??= hookParamsOf(e, row)
       if (hook.onlyWhen === undefined || params[hook.onlyWhen] === 1) hook.statement.run(params)
     }
@@ -125,6 +132,7 @@ export function createCommitTransaction(db: Database, hooks: readonly CommitHook
     }
   const transactionWith = (item: (e: EventParams) => ItemResult) =>
     db.transaction((requests: CommitRequest[]): CommitReply[] => {
+      for (const hook of after) hook.active = hook.guard === null || hook.guard.get() !== undefined
       let rejected = 0
       const replies = requests.map((r): CommitReply => ({ id: r.id, ok: true, items: r.events.map(item) }))
       for (const r of requests) {

@@ -35,8 +35,11 @@ interface EventsState {
   next: EventCursor | null
   loading: boolean
   count: EventCount | null
-  /** New events that match the filter but are held back while the operator is scrolled down. */
+  /** New events that match the filter but are held back while the operator is scrolled down:
+   * the newest `maxLiveRows` of them. */
   held: EventSummary[]
+  /** More arrived than `held` keeps: showing them reads the page from the top again. */
+  heldOverflow: boolean
   following: boolean
   selectedId: string | null
   detail: EventDetail | null
@@ -95,6 +98,7 @@ export const useEventsStore = create<EventsState>((set, get) => ({
   loading: false,
   count: null,
   held: [],
+  heldOverflow: false,
   following: true,
   selectedId: null,
   detail: null,
@@ -117,7 +121,7 @@ export const useEventsStore = create<EventsState>((set, get) => ({
     const token = ++loadToken
     const { filter } = get()
     arrivedDuringReload = []
-    set({ loading: true, held: [] })
+    set({ loading: true, held: [], heldOverflow: false })
     const [page, count] = await Promise.all([
       backend().call('events.list', { filter, limit: pageSize }),
       backend().call('events.count', { filter }),
@@ -170,6 +174,8 @@ export const useEventsStore = create<EventsState>((set, get) => ({
   },
 
   showHeld() {
+    // Events were left out of `held`: the rows below it would have a gap, so read from the top.
+    if (get().heldOverflow) return void get().reload()
     set((s) => ({ rows: mergeNewest(s.held, s.rows), held: [] }))
   },
 
@@ -246,7 +252,7 @@ export const useEventsStore = create<EventsState>((set, get) => ({
       const last = rows.at(-1)!
       set({ rows, count, next: { receivedAt: last.receivedAt, seq: last.seq } })
     } else {
-      set({ rows, count, held: mergeNewest(fresh, s.held) })
+      set({ rows, count, ...holdNewest(fresh, s) })
     }
   },
 
@@ -264,7 +270,7 @@ export const useEventsStore = create<EventsState>((set, get) => ({
       const s = get()
       const known = new Set([...s.rows, ...s.held].map((r) => r.id))
       const missed = page.value.rows.filter((r) => !known.has(r.id))
-      set({ held: mergeNewest(missed, s.held), count: count.ok ? count.value : s.count })
+      set({ ...holdNewest(missed, s), count: count.ok ? count.value : s.count })
     })
   },
 
@@ -283,6 +289,17 @@ export const useEventsStore = create<EventsState>((set, get) => ({
 }))
 
 /** `fresh` before `rows`, newest first, each id once. */
+/** `fresh` added to what is held, keeping the newest `maxLiveRows`: an operator scrolled down
+ * through a long burst holds a bounded list (and each push looks through it), not every event. */
+function holdNewest(
+  fresh: EventSummary[],
+  s: Pick<EventsState, 'held' | 'heldOverflow'>,
+): Pick<EventsState, 'held' | 'heldOverflow'> {
+  const held = mergeNewest(fresh, s.held)
+  if (held.length <= maxLiveRows) return { held, heldOverflow: s.heldOverflow }
+  return { held: held.slice(0, maxLiveRows), heldOverflow: true }
+}
+
 export function mergeNewest(fresh: EventSummary[], rows: EventSummary[]): EventSummary[] {
   if (fresh.length === 0) return rows
   const newestFirst = [...fresh].sort((a, b) => b.receivedAt - a.receivedAt || b.seq - a.seq)

@@ -35,6 +35,7 @@ export function EventsView() {
       count: st.count,
       loading: st.loading,
       heldCount: st.held.length,
+      heldOverflow: st.heldOverflow,
       listening: st.listener?.listening,
       error: st.error,
       notice: st.notice,
@@ -168,7 +169,7 @@ export function EventsView() {
         />
         {s.heldCount > 0 && (
           <button className="primary" onClick={() => showHeld()}>
-            {formatCount(s.heldCount)} new
+            {s.heldOverflow ? `more than ${formatCount(s.heldCount)}` : formatCount(s.heldCount)} new
           </button>
         )}
         {s.loading && <span className="dim">loading…</span>}

@@ -57,6 +57,8 @@ export default defineConfig(({ command }) => ({
           cli: resolve('src/main/cli.ts'),
           // The commit worker's thread loads this file (out/main/commit-worker.js) by path.
           'commit-worker': resolve('src/main/webhooks/commit-worker.ts'),
+          // The commit worker starts the checkpointer's thread from this file, beside its own.
+          'checkpoint-worker': resolve('src/main/webhooks/checkpoint-worker.ts'),
           // The forward dispatcher's thread (out/main/forward-worker.js), likewise.
           'forward-worker': resolve('src/main/forward/worker.ts'),
         },

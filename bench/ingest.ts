@@ -161,6 +161,8 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
       },
       alive: (run, at) => inner.alive(run, at),
       close: () => inner.close(),
+      // As the committer it wraps: one call at a time to the commit worker.
+      callsAtOnce: inner.callsAtOnce,
     }
     // As in the app: committed events are pushed in ~150 ms batches, serialised as SSE would.
     const publisher = createBatchedPublisher((payload) => void JSON.stringify(payload))

@@ -6,7 +6,7 @@
  * event in its batches through the same worker. Prints p50/p99 of the commit round trip (the part
  * of a delivery's answer that retention can delay) for both, the ratio, and the deletion's pace.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -24,6 +24,7 @@ import type { Database } from 'better-sqlite3'
 import { createCommitTransaction, pruneChunkRows } from '../src/main/webhooks/commit-transaction'
 import { workerCommitter } from '../src/main/webhooks/committer'
 import type { EventParams } from '../src/main/webhooks/sql'
+import type { CommitTraceFile } from '../src/main/webhooks/commit-trace'
 
 const oldEvents = Number(process.env.BENCH_OLD_EVENTS ?? 1_000_000)
 const rate = Number(process.env.BENCH_RATE ?? 500)
@@ -49,6 +50,10 @@ const params = (id: string, at: number): EventParams => ({
   conflict_body: null,
 })
 
+/** Each delivery's send and answer on the clock the commit worker's trace uses. */
+const roundTrips = new Map<string, { sent: number; answered: number }>()
+const traceFile = process.env.WATCHDESK_COMMIT_TRACE
+
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
@@ -71,8 +76,16 @@ async function paced(
     if (wait > 0) await new Promise((r) => setTimeout(r, wait))
     const sent = performance.now()
     const into = latencies[tag()]
+    const id = `${prefix}_${i}`
     pending.push(
-      commit(params(`${prefix}_${i}`, Date.now())).then(() => void into.push(performance.now() - sent)),
+      commit(params(id, Date.now())).then(() => {
+        const answered = performance.now()
+        into.push(answered - sent)
+        roundTrips.set(id, {
+          sent: performance.timeOrigin + sent,
+          answered: performance.timeOrigin + answered,
+        })
+      }),
     )
   }
   await Promise.all(pending)
@@ -93,6 +106,8 @@ async function main(): Promise<void> {
     ).run(oldEvents, old, old, old)
     console.log(`seeded ${oldEvents} old events in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`)
     if (process.env.BENCH_PROFILE) return profile(db)
+    // The commit worker records what it did (src/main/webhooks/commit-trace.ts) into this file.
+    process.env.WATCHDESK_COMMIT_TRACE = traceFile ?? join(dir, 'commit-trace.json')
     const committer = workerCommitter(db.name)
     const commit = async (e: EventParams) => {
       const r = await committer.commit([e], [])
@@ -101,7 +116,9 @@ async function main(): Promise<void> {
     await commit(params('evt_warm', Date.now()))
 
     let deadline = performance.now() + seconds * 1000
+    const alone0 = { threads: threadTimes(), at: performance.now() }
     const baseline = (await paced(commit, 'evt_base', () => performance.now() >= deadline)).alone
+    const aloneCpu = threadCpu(alone0)
 
     // The deletion runs in windows of BENCH_WINDOW_MS, with pauses as long between them: commits
     // sent in a pause (no batch in flight) are a baseline measured under the same machine load as
@@ -123,6 +140,7 @@ async function main(): Promise<void> {
       initial: emptyRetentionState(),
       batchRows,
     })
+    const during0 = { threads: threadTimes(), at: performance.now() }
     const deleteStart = performance.now()
     const removed = retention.runNow().then((s) => {
       removing = false
@@ -138,6 +156,7 @@ async function main(): Promise<void> {
     )
     const during = tagged.during
     const done = await removed
+    const duringCpu = threadCpu(during0)
     retention.stop()
     await committer.close()
     db.close()
@@ -157,12 +176,145 @@ async function main(): Promise<void> {
       )
     }
     console.log(
+      `CPU per thread, in cores (main thread first): alone ${aloneCpu}; while retention runs ${duringCpu}`,
+    )
+    waitedBehind(process.env.WATCHDESK_COMMIT_TRACE, 'evt_during', percentile(baseline, 99))
+    console.log(
       `retention removed ${done.state.removed.events} events in ${(done.ms / 1000).toFixed(1)} s ` +
         `(${Math.round(done.state.removed.events / (done.ms / 1000))} rows/s)${done.state.error ? `; error: ${done.state.error}` : ''}`,
     )
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** From the commit worker's trace: for each delivery sent while retention ran, how long it waited
+ * in the worker behind retention work (a step's chunks, a step's COMMIT, a checkpoint on the
+ * worker's own connection) before its own commit began, and how long its own commit took; then,
+ * for the deliveries slower than the baseline's p99, the largest part of each one's round trip:
+ * a kind of retention work, earlier deliveries' commits, its own commit, the call's way in (the
+ * message, the worker noticing it, group commit's pacing) or the answer's way back (the reply
+ * message and the main thread getting to it). */
+function waitedBehind(file: string, prefix: string, baselineP99: number): void {
+  const trace = JSON.parse(readFileSync(file, 'utf8')) as CommitTraceFile
+  const commits = new Map<string, { start: number; end: number }>()
+  const retention = trace.spans.filter((s) => s.kind !== 'commit').sort((a, b) => a.start - b.start)
+  for (const s of trace.spans) if (s.kind === 'commit') for (const id of s.ids) commits.set(id, s)
+  const behind: number[] = []
+  const own: number[] = []
+  const commitSpans = trace.spans.filter((s) => s.kind === 'commit').sort((a, b) => a.start - b.start)
+  /** For each delivery slower than the baseline's p99, the largest part of its round trip. */
+  const slow: Record<string, number> = {}
+  let slowTotal = 0
+  let first = 0
+  let firstCommit = 0
+  const trips = [...roundTrips].sort((a, b) => a[1].sent - b[1].sent)
+  for (const [id, trip] of trips) {
+    const commit = commits.get(id)
+    if (!id.startsWith(prefix) || !commit) continue
+    while (first < retention.length && retention[first]!.end < trip.sent) first++
+    const waited: Record<string, number> = {}
+    let sum = 0
+    for (let i = first; i < retention.length && retention[i]!.start < commit.start; i++) {
+      const s = retention[i]!
+      const overlap = Math.min(s.end, commit.start) - Math.max(s.start, trip.sent)
+      if (overlap <= 0) continue
+      waited[s.kind] = (waited[s.kind] ?? 0) + overlap
+      sum += overlap
+    }
+    behind.push(sum)
+    own.push(commit.end - commit.start)
+    const roundTrip = trip.answered - trip.sent
+    if (roundTrip <= baselineP99) continue
+    slowTotal++
+    while (firstCommit < commitSpans.length && commitSpans[firstCommit]!.end < trip.sent) firstCommit++
+    let earlier = 0
+    for (let i = firstCommit; i < commitSpans.length && commitSpans[i]!.start < commit.start; i++)
+      earlier += Math.max(
+        0,
+        Math.min(commitSpans[i]!.end, commit.start) - Math.max(commitSpans[i]!.start, trip.sent),
+      )
+    const ownMs = commit.end - commit.start
+    const parts: Record<string, number> = {
+      ...waited,
+      'earlier commits': earlier,
+      'its own commit': ownMs,
+      // The answer's way back: the reply message and the main thread getting to it.
+      'the answer back': trip.answered - commit.end,
+      // Before its commit, neither retention nor other commits: the call's way in, the worker
+      // noticing it, group commit's pacing.
+      'the call in': commit.start - trip.sent - sum - earlier,
+    }
+    const top = Object.entries(parts).sort((a, b) => b[1] - a[1])[0]![0]
+    slow[top] = (slow[top] ?? 0) + 1
+  }
+  const ownAlone = [...roundTrips.keys()]
+    .filter((id) => id.startsWith('evt_base'))
+    .flatMap((id) => {
+      const commit = commits.get(id)
+      return commit ? [commit.end - commit.start] : []
+    })
+  /** The answer's way back (commit ended → the main thread has the answer), alone and during. */
+  const answerBack = (p: string) =>
+    [...roundTrips].flatMap(([id, trip]) => {
+      const commit = commits.get(id)
+      return id.startsWith(p) && commit ? [trip.answered - commit.end] : []
+    })
+  const share = behind.filter((b) => b > 0).length / behind.length
+  const f = (v: number) => v.toFixed(2)
+  console.log(
+    `in the commit worker, while retention ran: ${(share * 100).toFixed(1)} % of deliveries waited behind retention work; ` +
+      `that wait p90 ${f(percentile(behind, 90))} / p99 ${f(percentile(behind, 99))} / max ${f(Math.max(...behind))} ms; ` +
+      `own commit p50 ${f(percentile(own, 50))} / p99 ${f(percentile(own, 99))} ms ` +
+      `(without retention ${f(percentile(ownAlone, 50))} / ${f(percentile(ownAlone, 99))} ms)`,
+  )
+  console.log(
+    `  ${slowTotal} deliveries slower than the baseline p99, by the largest part of their round trip: ` +
+      Object.entries(slow)
+        .sort((a, b) => b[1] - a[1])
+        .map(([part, n]) => `${part} ${n}`)
+        .join(', '),
+  )
+  const back = { alone: answerBack('evt_base'), during: answerBack(prefix) }
+  console.log(
+    `  the answer back (commit ended → the main thread has it): p50 ${f(percentile(back.during, 50))} / p99 ${f(percentile(back.during, 99))} ms ` +
+      `(without retention ${f(percentile(back.alone, 50))} / ${f(percentile(back.alone, 99))} ms)`,
+  )
+  const c = trace.counts
+  console.log(
+    `  ${c.steps} steps; checkpoints on the worker's connection ${c.checkpointsHere}, on the checkpointer's ${c.checkpointsElsewhere} ` +
+      `(the WAL at most ${c.walPagesMax} pages when one ran)`,
+  )
+}
+
+/** CPU time of each thread of this process (Linux: /proc/self/task), in ms, by thread id. */
+function threadTimes(): Map<string, number> {
+  const out = new Map<string, number>()
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      // utime and stime, fields 14 and 15 of stat (11 and 12 after the name), in clock ticks.
+      out.set(tid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100)
+    }
+  } catch {
+    // not Linux: no per-thread figures
+  }
+  return out
+}
+
+/** The busiest threads since `from`, in cores (CPU time ÷ wall time): the main thread first, then
+ * the others above 0.05 (the commit worker, the checkpointer, libuv's pool). */
+function threadCpu(from: { threads: Map<string, number>; at: number }): string {
+  const wall = performance.now() - from.at
+  const now = threadTimes()
+  const cores = [...now].map(([tid, ms]) => ({ tid, cores: (ms - (from.threads.get(tid) ?? 0)) / wall }))
+  const main = cores.find((c) => c.tid === String(process.pid))
+  const rest = cores
+    .filter((c) => c !== main && c.cores >= 0.05)
+    .sort((a, b) => b.cores - a.cores)
+    .map((c) => c.cores.toFixed(2))
+  return `${main?.cores.toFixed(2) ?? '?'} | ${rest.join(' ') || '-'} (total ${cores.reduce((t, c) => t + c.cores, 0).toFixed(2)})`
 }
 
 let cached: ReturnType<typeof createCommitTransaction> | null = null

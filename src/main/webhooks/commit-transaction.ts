@@ -166,7 +166,8 @@ export function createCommitTransaction(db: Database, hooks: readonly CommitHook
       const done = chunk(statements, asked)
       changes += done
       if (done < asked) return { changes, exhausted: true }
-      if (changes >= rows || yieldNow()) return { changes, exhausted: false }
+      // Asked after every chunk, the last one too (the worker times a step's chunks by it).
+      if (yieldNow() || changes >= rows) return { changes, exhausted: false }
     }
   })
   const pruneStep = (statements: PruneStatement[], rows: number, yieldNow: () => boolean): PruneStepReply => {

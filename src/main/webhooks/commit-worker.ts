@@ -6,12 +6,19 @@
  * a transaction ran is taken in one go and committed together, one transaction and one fsync for
  * all, without a round trip through the main thread between commits (serveWorker's batched calls).
  * Retention batches run in steps when no commit waits (serveWorker's background work). */
-import { workerData } from 'node:worker_threads'
+import { Worker, workerData } from 'node:worker_threads'
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { performance } from 'node:perf_hooks'
 import Database from 'better-sqlite3'
 import { serveWorker } from '../workers/serve.ts'
-import type { CommitCalls, CommitWorkerData, PruneReply, PruneStatement } from './commit-protocol.ts'
-import { createCommitTransaction, pruneRows } from './commit-transaction.ts'
+import type { CommitCalls, CommitWorkerData } from './commit-protocol.ts'
+import { createCommitTransaction } from './commit-transaction.ts'
+import { createPruneSteps } from './prune-steps.ts'
+import type { Checkpointer } from './prune-steps.ts'
+import type { CheckpointReply, CheckpointWorkerData } from './checkpoint-worker.ts'
+import { commitTraceFromEnv } from './commit-trace.ts'
 
 const settings = workerData as CommitWorkerData
 const db = new Database(settings.file, { fileMustExist: true })
@@ -20,82 +27,90 @@ db.pragma('journal_mode = WAL')
 // FULL: a commit acknowledged to a webhook sender survives a power cut.
 db.pragma('synchronous = FULL')
 const transaction = createCommitTransaction(db, settings.hooks)
+/** Only under bench/retention.ts (WATCHDESK_COMMIT_TRACE names the file it reads). */
+const commitTrace = commitTraceFromEnv()
 
-/** A retention step ends after this long or this many rows, whichever comes first, when no commit
- * comes: its COMMIT then writes a few dozen pages, so a delivery that arrives meanwhile waits about
- * as long as one commit of its own (bench/retention.ts). */
-const pruneStepMs = 2
-const pruneStepRows = 200
-/** Steps' pages go into the database file by a passive checkpoint after this many rows (and at the
- * end of a batch), a few hundred pages at a time: one fsync of the database file per checkpoint,
- * rather than the automatic checkpoint of 1,000 pages that the commit crossing the mark pays for. */
-const pruneCheckpointRows = 300
+/** Retention batches in steps between commits; their checkpoints on the checkpointer's thread. */
+const prunes = createPruneSteps({
+  db,
+  transaction,
+  checkpointer: () => (checkpointer === undefined ? (checkpointer = startCheckpointer()) : checkpointer),
+  wake: () => served.wake(),
+  ...commitTrace?.pruneHooks,
+})
+let checkpointer: (Checkpointer & { close(): Promise<void> }) | null | undefined
 
-/** Retention batches in arrival order; the first one runs in steps whenever nothing else waits. */
-const prunes: {
-  statements: PruneStatement[]
-  rows: number
-  changes: number
-  answer: (reply: PruneReply) => void
-}[] = []
-/** Rows removed since the last checkpoint, and whether one is due. */
-let uncheckpointedRows = 0
-let checkpointDue = false
-
-/** One step of the first retention batch: its own transaction, ended after `pruneStepMs` or
- * `pruneStepRows`, or as soon as a call waits, so a commit posted during a long retention run
- * waits for at most one chunk and one small COMMIT (or one small checkpoint), never for the whole
- * batch. Steps alternate with passive checkpoints; a commit goes before either. */
-function pruneStep(interrupted: () => boolean): void {
-  if (checkpointDue) {
-    checkpointDue = false
-    uncheckpointedRows = 0
-    try {
-      db.pragma('wal_checkpoint(PASSIVE)')
-    } catch {
-      // Not done now: the automatic checkpoint after a later commit does it.
-    }
-    return
+/** The checkpointer thread (src/main/webhooks/checkpoint-worker.ts), started on the first
+ * retention step. Gone (it failed to start or died): checkpoints run in this thread again, and
+ * the log says why. */
+function startCheckpointer(): (Checkpointer & { close(): Promise<void> }) | null {
+  const here = dirname(fileURLToPath(import.meta.url))
+  const file = ['checkpoint-worker.js', 'checkpoint-worker.ts']
+    .map((name) => join(here, name))
+    .find((f) => existsSync(f))
+  if (!file) {
+    served.log.warn(
+      'checkpoint-worker.js is missing beside the commit worker: retention checkpoints run in the commit worker',
+    )
+    return null
   }
-  const batch = prunes[0]
-  if (!batch) return
-  const started = performance.now()
-  const done = transaction.pruneStep(
-    batch.statements,
-    Math.min(pruneStepRows, batch.rows - batch.changes),
-    () => performance.now() - started >= pruneStepMs || interrupted(),
-  )
-  const ended = !done.ok || done.exhausted || batch.changes + done.changes >= batch.rows
-  if (done.ok) uncheckpointedRows += done.changes
-  checkpointDue = uncheckpointedRows >= pruneCheckpointRows || (ended && uncheckpointedRows > 0)
-  if (ended) {
-    prunes.shift()
-    batch.answer(done.ok ? { ok: true, changes: batch.changes + done.changes } : done)
-  } else batch.changes += done.changes
+  const thread = new Worker(file, { workerData: { file: settings.file } satisfies CheckpointWorkerData })
+  thread.unref()
+  let done: Parameters<Checkpointer['checkpoint']>[0] | null = null
+  const gone = (why: string) => {
+    if (checkpointer === null) return
+    checkpointer = null
+    served.log.warn('the checkpointer thread stopped: retention checkpoints run in the commit worker', {
+      why,
+    })
+    const waiting = done
+    done = null
+    waiting?.({ ok: false, message: why })
+  }
+  thread.on('message', (reply: CheckpointReply) => {
+    const waiting = done
+    done = null
+    waiting?.(reply)
+  })
+  thread.on('error', (error) => gone(error.message))
+  thread.on('exit', (code) => gone(`exit code ${code}`))
+  return {
+    checkpoint(callback) {
+      done = callback
+      thread.postMessage('checkpoint')
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        checkpointer = null
+        thread.once('exit', () => resolve())
+        thread.postMessage('close')
+      }),
+  }
 }
 
-serveWorker<CommitCalls>({
+const served = serveWorker<CommitCalls>({
   handlers: {
     alive: ({ run, at }) => transaction.alive(run, at),
     // Queued: answered when its last step ran (between commits, never before one).
-    prune: (statements) =>
-      new Promise<PruneReply>((answer) =>
-        prunes.push({ statements, rows: pruneRows(statements), changes: 0, answer }),
-      ),
+    prune: (statements) => prunes.add(statements),
   },
   batched: {
     commit: (requests) => {
       // Each request is this thread's own copy: its bodies are made Buffers in place, not copied.
       for (const r of requests) for (const e of r.events) e.body = asBuffer(e.body)
-      return transaction.commit(requests.map((r, id) => ({ id, ...r })))
+      const started = performance.now()
+      const replies = transaction.commit(requests.map((r, id) => ({ id, ...r })))
+      commitTrace?.commit(started, requests)
+      return replies
     },
   },
   batchIntervalMs: settings.batchIntervalMs,
-  background: { pending: () => prunes.length > 0 || checkpointDue, step: pruneStep },
-  onClose: () => {
-    const failure = { code: 'CLOSING', message: 'the commit worker is closing' }
-    for (const batch of prunes.splice(0)) batch.answer({ ok: false, failure })
+  background: { pending: prunes.pending, step: prunes.step },
+  onClose: async () => {
+    prunes.fail({ code: 'CLOSING', message: 'the commit worker is closing' })
+    await checkpointer?.close()
     db.close()
+    commitTrace?.save(prunes.counts())
   },
 })
 

@@ -8,6 +8,11 @@ import type { EchoCalls, EchoEvent } from './echo-protocol.ts'
 const data = workerData as { start: number; batchIntervalMs?: number }
 let queued = 0
 let done = 0
+/** Background work held back until something outside a call (a timer here, another thread's
+ * answer in the commit worker) releases it and wakes the worker. */
+let held = false
+/** Times the worker gave its CPU away before a step, after answers went out. */
+let yields = 0
 const finished: { at: number; answer: (done: number) => void }[] = []
 
 const served: Served<EchoEvent> = serveWorker<EchoCalls, EchoEvent>({
@@ -26,11 +31,23 @@ const served: Served<EchoEvent> = serveWorker<EchoCalls, EchoEvent>({
         finished.push({ at: queued, answer })
       }),
     done: () => done,
+    yields: () => yields,
+    later: (units) =>
+      new Promise<number>((answer) => {
+        held = true
+        queued += units
+        finished.push({ at: queued, answer })
+        setImmediate(() => {
+          held = false
+          served.wake()
+        })
+      }),
   },
   batched: { add: (numbers) => numbers.map((n) => n + numbers.length * 1000) },
   batchIntervalMs: data.batchIntervalMs ?? 0,
   background: {
-    pending: () => done < queued,
+    pending: () => !held && done < queued,
+    yieldCpu: () => void yields++,
     step: () => {
       done++
       while (finished.length > 0 && finished[0]!.at <= done) finished.shift()!.answer(done)

@@ -154,6 +154,25 @@ describe('supervised worker', () => {
     expect(await all).toEqual({ ok: true, value: 2_000 })
   })
 
+  it('gives the CPU away before the first background step after answers went out, and not between steps', async () => {
+    const { worker } = start()
+    const all = worker.call('work', 2_000)
+    // Answered while the work runs: the step after this answer comes after a yield.
+    expect(await worker.call('done', undefined as never)).toMatchObject({ ok: true })
+    await all
+    const yields = await worker.call('yields', undefined as never)
+    // One per batch of answers sent while work was pending ('done'; 'work' itself was answered
+    // with the last step, after which nothing was pending), never one per step (2,000 steps).
+    expect(yields).toEqual({ ok: true, value: 1 })
+  })
+
+  it('runs background work that became pending outside a call once the worker is woken', async () => {
+    const { worker } = start()
+    // Nothing is pending when the call is served; a timer in the worker releases the work and
+    // wakes it. Without the wake no step would run and this call would never be answered.
+    expect(await worker.call('later', 50)).toEqual({ ok: true, value: 50 })
+  })
+
   it('answers a call past its time-out with a failure value', async () => {
     const { worker } = start()
     expect(await worker.call('wait', 300, { timeoutMs: 30 })).toMatchObject({

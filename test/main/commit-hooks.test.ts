@@ -28,6 +28,12 @@ const synced = (id: string): EventParams => ({
   last: 1,
 })
 
+/** The same event as the listener delivers it: no source, cursor or page end. */
+const listenerDelivery = (id: string): EventParams => {
+  const { source: _s, cursor: _c, last: _l, ...delivery } = synced(id)
+  return delivery
+}
+
 const allHooks = Object.entries(commitHooks).flatMap(([commit, hooks]) =>
   hooks.map((hook: CommitHook) => ({ commit, hook })),
 )
@@ -86,7 +92,7 @@ describe('a hook that runs only when a flag is 1', () => {
         },
       ],
     })
-    const { source: _s, cursor: _c, last: _l, ...delivery } = synced('evt_twice')
+    const delivery = listenerDelivery('evt_twice')
     expect((await guarded.commit([delivery], [])).ok).toBe(true)
     expect((await guarded.commit([delivery], [])).ok).toBe(true)
     await guarded.close()
@@ -107,13 +113,9 @@ describe('a hook that runs only when a flag is 1', () => {
         },
       ],
     })
-    const delivery = (id: string) => {
-      const { source: _s, cursor: _c, last: _l, ...d } = synced(id)
-      return d
-    }
-    expect((await committer.commit([delivery('evt_unwatched')], [])).ok).toBe(true)
+    expect((await committer.commit([listenerDelivery('evt_unwatched')], [])).ok).toBe(true)
     db.exec('INSERT INTO watching VALUES (1)')
-    expect((await committer.commit([delivery('evt_watched')], [])).ok).toBe(true)
+    expect((await committer.commit([listenerDelivery('evt_watched')], [])).ok).toBe(true)
     await committer.close()
     expect(db.prepare('SELECT id FROM first_seen').all()).toEqual([{ id: 'evt_watched' }])
     db.close()

@@ -56,7 +56,9 @@ function heldCheckpointer(log: string[]) {
 describe('retention steps in the commit worker (prune-steps)', () => {
   const tempDir = useTempDir('watchdesk-prune-steps-')
 
-  it('a checkpoint runs on the checkpointer, never on the worker connection, and no step runs until it is done', async () => {
+  /** A seeded database and retention steps over it whose checkpoints wait for the test's answer;
+   * `log` records the checkpoints asked and done, the worker's wake-ups and the steps. */
+  function stepsWithHeldCheckpointer() {
     const db = seeded(tempDir())
     const log: string[] = []
     const { checkpointer, held, answer } = heldCheckpointer(log)
@@ -67,6 +69,11 @@ describe('retention steps in the commit worker (prune-steps)', () => {
       wake: () => log.push('wake'),
       onStep: () => log.push('step'),
     })
+    return { db, log, held, answer, steps }
+  }
+
+  it('a checkpoint runs on the checkpointer, never on the worker connection, and no step runs until it is done', async () => {
+    const { db, log, held, answer, steps } = stepsWithHeldCheckpointer()
     const automaticAtSteps = new Set<number>()
 
     const reply = steps.add(pruneBatch('events', Date.now() - 90 * dayMs, oldRows))
@@ -105,15 +112,7 @@ describe('retention steps in the commit worker (prune-steps)', () => {
   })
 
   it('the automatic checkpoint comes back only after a checkpoint that completed, asked again a few times at most', async () => {
-    const db = seeded(tempDir())
-    const log: string[] = []
-    const { checkpointer, held, answer } = heldCheckpointer(log)
-    const steps = createPruneSteps({
-      db,
-      transaction: createCommitTransaction(db),
-      checkpointer: () => checkpointer,
-      wake: () => {},
-    })
+    const { db, held, answer, steps } = stepsWithHeldCheckpointer()
     const automatic = () => db.pragma('wal_autocheckpoint', { simple: true }) as number
     // A batch of one step's rows: one step, then its final checkpoint.
     const reply = steps.add(pruneBatch('events', Date.now() - 90 * dayMs, 100))
@@ -150,15 +149,7 @@ describe('retention steps in the commit worker (prune-steps)', () => {
   })
 
   it('a checkpointer that fails: that checkpoint runs on the worker connection, and the batch completes', async () => {
-    const db = seeded(tempDir())
-    const log: string[] = []
-    const { checkpointer, held, answer } = heldCheckpointer(log)
-    const steps = createPruneSteps({
-      db,
-      transaction: createCommitTransaction(db),
-      checkpointer: () => checkpointer,
-      wake: () => {},
-    })
+    const { db, held, answer, steps } = stepsWithHeldCheckpointer()
     const reply = steps.add(pruneBatch('events', Date.now() - 90 * dayMs, oldRows))
     while (steps.pending() || held.length > 0) {
       if (held.length > 0) answer(false)

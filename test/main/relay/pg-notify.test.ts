@@ -3,26 +3,10 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { silentLogger } from '../../../src/main/log'
 import type { RelayStore } from '../../../src/main/relay'
 import { openPostgresStore } from '../../../src/main/relay/pg-store'
-import type { EventParams } from '../../../src/main/webhooks/sql'
 import { unwrap } from '../../../src/shared/result'
 import { usePostgres } from '../../support/postgres'
 import { waitFor } from '../../support/wait'
-
-function params(id: string): EventParams {
-  const data = { id: `fund_${id}`, amount: 10 }
-  return {
-    id,
-    type: 'funding.completed',
-    grp: 'funding',
-    created_at: '2026-11-01T00:00:00Z',
-    created_ms: 0,
-    at: 0,
-    endpoint: 'wh_notify',
-    data_id: data.id,
-    body: Buffer.from(JSON.stringify({ id, data })),
-    data: JSON.stringify(data),
-  }
-}
+import { params } from './helpers'
 
 /** The commit notice left the commit's transaction (a NOTIFY there serialises every relay's
  * commits on one lock through the WAL flush): it now follows the commit, one at a time. What must

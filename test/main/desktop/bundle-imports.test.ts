@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
@@ -63,5 +63,13 @@ describe('what the built entries load at start', () => {
       expect(readFileSync(join(assets, script), 'utf8')).not.toContain(
         'ca11bde05977b3631167028862be2a173976ca11',
       )
+  })
+
+  it('ships the renderer minified: its scripts weigh 600 kB or less in all (951 kB unminified)', () => {
+    const assets = join(out, 'renderer', 'assets')
+    const scripts = readdirSync(assets).filter((f) => f.endsWith('.js'))
+    const bytes = scripts.reduce((sum, f) => sum + statSync(join(assets, f)).size, 0)
+    expect(bytes).toBeGreaterThan(0)
+    expect(bytes).toBeLessThanOrEqual(600 * 1024)
   })
 })

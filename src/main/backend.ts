@@ -90,6 +90,7 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
   if (madePrivate.length > 0) log.info('made the data dir private to this user', { changed: madePrivate })
   const secrets = observeSecrets(
     options.secrets ?? withEnvironmentSecrets(createKeytarStore(), options.env ?? process.env),
+    log,
   )
   // What the context subscribes for as long as the backend lives: disposed when it closes.
   const lifetime = new DisposableStore()

@@ -1,6 +1,6 @@
 import type { EventSummary } from '../shared/contract/events'
-import { toDisposable } from '../shared/disposable'
 import type { Disposable } from '../shared/disposable'
+import { Emitter } from '../shared/emitter'
 import { createLogger } from './log'
 import type { Logger } from './log'
 
@@ -36,26 +36,20 @@ export interface CommittedEvents {
 
 export function createCommittedEvents(options: { log?: Logger } = {}): CommittedEvents {
   const log = options.log ?? createLogger()
-  const listeners = new Set<CommittedListener>()
+  const batches = new Emitter<CommittedBatch>({
+    onListenerError: (error, batch) =>
+      log.error('a committed-events subscriber threw; the others still got the batch', {
+        origin: batch.origin.kind,
+        events: batch.events.length,
+        error,
+      }),
+    onLeakWarning: (listeners) =>
+      log.warn('committed-events subscribers keep growing: one is never disposed', { listeners }),
+  })
   return {
     publish(batch) {
-      if (batch.events.length === 0) return
-      for (const listener of [...listeners]) {
-        try {
-          listener(batch)
-        } catch (error) {
-          log.error('a committed-events subscriber threw; the others still got the batch', {
-            origin: batch.origin.kind,
-            events: batch.events.length,
-            error,
-          })
-        }
-      }
+      if (batch.events.length > 0) batches.fire(batch)
     },
-    subscribe(listener) {
-      const entry: CommittedListener = (batch) => listener(batch)
-      listeners.add(entry)
-      return toDisposable(() => listeners.delete(entry))
-    },
+    subscribe: batches.event,
   }
 }

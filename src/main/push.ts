@@ -1,6 +1,6 @@
 import type { PushMessage, PushPayload, PushTopic } from '../shared/contract'
-import { toDisposable } from '../shared/disposable'
 import type { Disposable } from '../shared/disposable'
+import { Emitter } from '../shared/emitter'
 import { createLogger } from './log'
 import type { Logger } from './log'
 
@@ -17,25 +17,16 @@ export interface PushBus {
 
 export function createPushBus(options: { log?: Logger } = {}): PushBus {
   const log = options.log ?? createLogger()
-  const listeners = new Set<PushListener>()
+  const messages = new Emitter<PushMessage>({
+    onListenerError: (error, message) =>
+      log.error('a push listener threw; the others still got the message', { topic: message.topic, error }),
+    onLeakWarning: (listeners) =>
+      log.warn('push listeners keep growing: one is never disposed', { listeners }),
+  })
   return {
     publish(topic, payload) {
-      const message = { topic, payload } as PushMessage
-      // A snapshot: a listener that unsubscribes (or subscribes) while being called changes the next
-      // publish, not this one.
-      for (const listener of [...listeners]) {
-        try {
-          listener(message)
-        } catch (error) {
-          log.error('a push listener threw; the others still got the message', { topic, error })
-        }
-      }
+      messages.fire({ topic, payload } as PushMessage)
     },
-    subscribe(listener) {
-      // A wrapper per subscription, so the same function subscribed twice is two subscriptions.
-      const entry: PushListener = (message) => listener(message)
-      listeners.add(entry)
-      return toDisposable(() => listeners.delete(entry))
-    },
+    subscribe: messages.event,
   }
 }

@@ -71,7 +71,7 @@ export async function listen(options: ListenOptions, io: CliIo): Promise<number>
     lock.value.release()
     return fail(io, db.error.message, 3)
   }
-  const secrets = observeSecrets(options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env))
+  const secrets = observeSecrets(options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env), log)
   const lifetime = new DisposableStore()
   const ctx = createContext(
     { dataDir: options.dataDir, configFile: options.configFile, shell: 'serve', env: io.env },

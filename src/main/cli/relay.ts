@@ -160,7 +160,7 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
   const sync = options.sync ?? SyncConfig.parse({})
   const store = await openRelayStore(url.value, log, { commitDeadlineMs: sync.commitDeadlineMs })
   if (!store.ok) return fail(io, store.error.message, 3, release)
-  const secrets = observeSecrets(options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env))
+  const secrets = observeSecrets(options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env), log)
   const relay = await startRelay({
     store: store.value,
     secrets,

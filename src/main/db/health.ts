@@ -1,9 +1,9 @@
 import { readdirSync, readlinkSync, statfsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { StorageStatus } from '../../shared/contract/storage'
-import { toDisposable } from '../../shared/disposable'
 import type { Disposable } from '../../shared/disposable'
 import { formatBytes } from '../../shared/bytes'
+import { Emitter } from '../../shared/emitter'
 import type { Logger } from '../log'
 
 /** A failed write as every writer sees it: SQLite's code (when there is one) and the message. */
@@ -57,16 +57,10 @@ export function createStorageHealth(
     lastOkAt: null,
     failures: 0,
   }
-  const listeners = new Set<(status: StorageStatus) => void>()
-  const changed = () => {
-    for (const listener of listeners) {
-      try {
-        listener(status)
-      } catch (error) {
-        log.error('a storage status subscriber failed', { error })
-      }
-    }
-  }
+  const changes = new Emitter<StorageStatus>({
+    onListenerError: (error) => log.error('a storage status subscriber failed', { error }),
+  })
+  const changed = () => changes.fire(status)
   // Free space is read when the status is (the alerts engine, /metrics and the views read it every
   // few seconds), at most every spaceCheckMs; a change is pushed like a change of state.
   let spaceCheckedAt = -Infinity
@@ -114,10 +108,7 @@ export function createStorageHealth(
       status = { ...status, state: 'ok', cause: null, fix: null, code: null, since: at, lastOkAt: at }
       changed()
     },
-    onChange(listener) {
-      listeners.add(listener)
-      return toDisposable(() => listeners.delete(listener))
-    },
+    onChange: changes.event,
   }
 }
 

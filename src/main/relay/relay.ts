@@ -5,7 +5,7 @@ import type { Result } from '../../shared/result'
 import { createStorageHealth, failureFrom } from '../db'
 import type { StorageHealth } from '../db'
 import type { StorageStatus } from '../../shared/contract/storage'
-import { toDisposable } from '../../shared/disposable'
+import { Emitter } from '../../shared/emitter'
 import type { Logger } from '../log'
 import type { ObservedSecretStore } from '../secrets'
 import { createIngest } from '../webhooks'
@@ -198,8 +198,10 @@ function postgresHealth(where: string, log: Logger): StorageHealth {
     lastOkAt: null,
     failures: 0,
   }
-  const listeners = new Set<(s: StorageStatus) => void>()
-  const changed = () => listeners.forEach((l) => l(status))
+  const changes = new Emitter<StorageStatus>({
+    onListenerError: (error) => log.error('a store status subscriber failed', { error }),
+  })
+  const changed = () => changes.fire(status)
   return {
     status: () => status,
     failed(whereFailed, error) {
@@ -237,10 +239,7 @@ function postgresHealth(where: string, log: Logger): StorageHealth {
       status = { ...status, state: 'ok', cause: null, fix: null, code: null, since: at, lastOkAt: at }
       changed()
     },
-    onChange(listener) {
-      listeners.add(listener)
-      return toDisposable(() => listeners.delete(listener))
-    },
+    onChange: changes.event,
   }
 }
 

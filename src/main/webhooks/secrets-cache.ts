@@ -1,5 +1,5 @@
 import type { Disposable } from '../../shared/disposable'
-import { toDisposable } from '../../shared/disposable'
+import { Emitter } from '../../shared/emitter'
 import type { Logger } from '../log'
 import { redactFromLogs } from '../log'
 import { accounts } from '../secrets'
@@ -48,16 +48,11 @@ export async function loadSecretsCache(
   // Endpoints changed in this process while a read was under way: their onChange reload is newer
   // than what that read returns.
   let changedDuringRead: Set<string> | null = null
-  const listeners = new Set<() => void>()
-  const notify = () => {
-    for (const listener of listeners) {
-      try {
-        listener()
-      } catch (error) {
-        log.error('a webhook secrets listener failed', { error })
-      }
-    }
-  }
+  const changes = new Emitter<void>({
+    onListenerError: (error) => log.error('a webhook secrets listener failed', { error }),
+  })
+  const notify = () => changes.fire()
+
   const fingerprint = () => [...secrets].map(([k, v]) => `${k}:${v.toString('base64')}`).join(',')
 
   /** Brings the cache to what the keychain holds now; keeps it when the keychain cannot be read. */
@@ -133,10 +128,7 @@ export async function loadSecretsCache(
       void reading.finally(() => (reading = null))
       return reading
     },
-    onChange(listener) {
-      listeners.add(listener)
-      return toDisposable(() => listeners.delete(listener))
-    },
+    onChange: changes.event,
     stop: () => unsubscribe.dispose(),
   }
 }

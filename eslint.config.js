@@ -117,6 +117,12 @@ const disposableSelectors = [
   `:matches(FunctionDeclaration[id.name=${subscriber}], :matches(Property, MethodDefinition)[key.name=${subscriber}] > :function, VariableDeclarator[id.name=${subscriber}] > ArrowFunctionExpression) > ${returnsUnsubscribe}`,
   `:matches(Property, MethodDefinition)[key.name=${subscriber}] > :function > BlockStatement > ReturnStatement > ArrowFunctionExpression`,
   `Property[key.name=${subscriber}] > ArrowFunctionExpression > ArrowFunctionExpression`,
+  // A function declaration or a `const` arrow/function that hands back a function of no arguments
+  // (an unsubscribe), with a block body or a concise one.
+  `:matches(FunctionDeclaration[id.name=${subscriber}], VariableDeclarator[id.name=${subscriber}] > :function) > BlockStatement > ReturnStatement > :function[params.length=0]`,
+  `VariableDeclarator[id.name=${subscriber}] > ArrowFunctionExpression > :function[params.length=0]`,
+  // The same, declared to return an unsubscribe-like alias instead of a written-out `() => void`.
+  `:matches(TSMethodSignature, TSPropertySignature)[key.name=${subscriber}] > TSTypeAnnotation > TSTypeReference[typeName.name=/^(Unsubscribe|Unlisten|Cleanup|Off)$/]`,
 ]
 const disposableRule = {
   files: ['src/**/*.{ts,tsx}'],

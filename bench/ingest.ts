@@ -181,6 +181,7 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
     const cache: SecretsCache = {
       all: () => secrets,
       only: () => secrets,
+      retired: () => [],
       endpoints: () => ['wh_bench'],
       problem: () => null,
       firstEndpoint: () => 'wh_bench',

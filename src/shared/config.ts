@@ -86,6 +86,9 @@ export const ListenerConfig = z
     publicConsoleUrl: httpUrl.optional(),
     /** The 200 answer body for card.authorization.request (the service does not define one). */
     authorizationAnswer: z.record(z.string(), z.unknown()).default({}),
+    /** How long a replaced or removed webhook secret is kept (in memory only) to explain deliveries
+     * still signed with it; they are refused all the same. */
+    retiredSecretHours: z.number().min(0).max(720).default(72),
   })
   .strict()
 

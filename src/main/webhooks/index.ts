@@ -100,7 +100,9 @@ const probeEveryMs = 2_000
 export async function startWebhooks(ctx: AppContext, options: WebhookOptions = {}): Promise<WebhookService> {
   const log = ctx.log.child({ part: 'webhooks' })
   const store = createEventStore(ctx.db)
-  const secrets = await loadSecretsCache(ctx.secrets, log)
+  const secrets = await loadSecretsCache(ctx.secrets, log, {
+    retiredForMs: () => ctx.config().listener.retiredSecretHours * 3_600_000,
+  })
   const stats = createListenerStats(ctx, store)
   const { committer, ingest } = startCommitPath(ctx, log, options, stats)
   const identity = randomBytes(12).toString('hex')

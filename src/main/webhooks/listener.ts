@@ -12,6 +12,7 @@ import type { Ingest } from './ingest'
 import type { SecretsCache } from './secrets-cache'
 import { listenerIdentityHeader } from './public-url'
 import { parseEnvelope, verifySignature } from './verify'
+import { DiagnosisBudget, explainRejection } from './forensics'
 
 /** A webhook listener that could not start: where it tried, the cause and the fix. */
 export interface ListenerProblem {
@@ -90,8 +91,9 @@ export async function startListener(
   }
   let server: Server
   const deadlines = new BodyDeadlines(settings.bodyTimeoutMs)
+  const diagnoses = new DiagnosisBudget()
   const onRequest = (req: IncomingMessage, res: ServerResponse) =>
-    handle(req, res, settings, hooks, deadlines)
+    handle(req, res, settings, hooks, deadlines, diagnoses)
   if (settings.tls) {
     let cert: Buffer, key: Buffer
     try {
@@ -194,6 +196,7 @@ function handle(
   settings: ListenerSettings,
   hooks: ListenerHooks,
   deadlines: BodyDeadlines,
+  diagnoses: DiagnosisBudget,
 ): void {
   const started = performance.now()
   let eventType: string | null = null
@@ -241,6 +244,7 @@ function handle(
   if (Number.isFinite(declared) && declared > settings.maxBodyBytes)
     return rejectAndClose(413, 'body too large', declared, tooLarge)
   const endpoint = route[1]
+  const signature = req.headers['x-service-signature']
   readBody(req, settings, deadlines, (outcome) => {
     if (outcome.kind === 'too-large') return rejectAndClose(413, 'body too large', outcome.size, tooLarge)
     if (outcome.kind === 'timeout') {
@@ -253,26 +257,28 @@ function handle(
     }
     if (outcome.kind === 'aborted') return
     const body = outcome.body
-    const signature = req.headers['x-service-signature']
     const verify = () =>
       verifySignature(body, signature, endpoint ? hooks.secrets.only(endpoint) : hooks.secrets.all())
     const check = verify()
     if (check.ok) return accept(body, check.endpoint)
     if (check.reason !== 'signature does not match' && check.reason !== 'no secret configured')
-      return refuse(check.reason, body.length)
+      return refuse(check.reason, body)
     // Another process (`watchdesk webhooks create`) may have written a secret to the keychain since
     // the cache was filled: re-read it (rate-limited, shared by concurrent callers) and try again.
     void hooks.secrets.refresh().then((reread) => {
       const again = reread ? verify() : check
       if (again.ok) accept(body, again.endpoint)
-      else refuse(again.reason, body.length)
+      else refuse(again.reason, body)
     })
   })
 
-  function refuse(why: string, size: number): void {
+  function refuse(why: string, body: Buffer): void {
     const reason =
-      why === 'no secret configured' && endpoint ? `no secret configured for endpoint ${endpoint}` : why
-    reject(401, reason, size, 'invalid or missing X-Service-Signature')
+      why === 'no secret configured' && endpoint
+        ? `no secret configured for endpoint ${endpoint}`
+        : (explainRejection(why, body, signature, hooks.secrets, endpoint ?? null, diagnoses) ?? why)
+    // The answer stays the same whatever the diagnosis found: it explains, it never accepts.
+    reject(401, reason, body.length, 'invalid or missing X-Service-Signature')
   }
 
   function accept(body: Buffer, matched: string): void {

@@ -9,8 +9,19 @@ import type { ObservedSecretStore } from '../secrets'
  * far too slow. Refreshed whenever the secret store reports a change (this process), and on demand
  * when a delivery matches no cached secret (another process, such as `watchdesk webhooks create`,
  * may have written one to the keychain). */
+/** A secret this console used before a rotation, a Connect or a removal: kept in memory (never
+ * written anywhere) so that a delivery still signed with it is explained, never accepted. */
+export interface RetiredSecret {
+  endpoint: string
+  secret: Buffer
+  retiredAt: number
+}
+
 export interface SecretsCache {
   all(): ReadonlyMap<string, Buffer>
+  /** Secrets replaced or removed within the retirement window (listener.retiredSecretHours),
+   * newest first. */
+  retired(): readonly RetiredSecret[]
   /** Only this endpoint's secret (for `/webhooks/<endpoint id>`). */
   only(endpoint: string): ReadonlyMap<string, Buffer>
   endpoints(): string[]
@@ -27,10 +38,16 @@ export interface SecretsCache {
   stop(): void
 }
 
+const defaultRetiredForMs = 72 * 3_600_000
+/** A few per endpoint is plenty: a rotation or a Connect is rare. */
+const maxRetired = 32
+
 export interface SecretsCacheOptions {
   /** Least time between two on-demand keychain reads (a flood of bad signatures must not hammer
    * the keychain). */
   minRefreshIntervalMs?: number
+  /** How long a replaced or removed secret is kept to explain signatures made with it. */
+  retiredForMs?: () => number
   now?: () => number
 }
 
@@ -44,6 +61,14 @@ export async function loadSecretsCache(
   const minInterval = options.minRefreshIntervalMs ?? defaultMinRefreshIntervalMs
   const now = options.now ?? Date.now
   const secrets = new Map<string, Buffer>()
+  let retired: RetiredSecret[] = []
+  const retiredForMs = options.retiredForMs ?? (() => defaultRetiredForMs)
+  /** Keeps the secret an endpoint had before `next` (a new value, or none) in the retired list. */
+  const retire = (endpoint: string, next: Buffer | undefined) => {
+    const before = secrets.get(endpoint)
+    if (!before || (next && before.equals(next))) return
+    retired = [{ endpoint, secret: before, retiredAt: now() }, ...retired].slice(0, maxRetired)
+  }
   let problem: string | null = null
   // Endpoints changed in this process while a read was under way: their onChange reload is newer
   // than what that read returns.
@@ -73,8 +98,15 @@ export async function loadSecretsCache(
       read.set(accounts.nameOf(entry.account), Buffer.from(entry.secret, 'utf8'))
     }
     for (const endpoint of [...secrets.keys()])
-      if (!read.has(endpoint) && !changed.has(endpoint)) secrets.delete(endpoint)
-    for (const [endpoint, secret] of read) if (!changed.has(endpoint)) secrets.set(endpoint, secret)
+      if (!read.has(endpoint) && !changed.has(endpoint)) {
+        retire(endpoint, undefined)
+        secrets.delete(endpoint)
+      }
+    for (const [endpoint, secret] of read)
+      if (!changed.has(endpoint)) {
+        retire(endpoint, secret)
+        secrets.set(endpoint, secret)
+      }
     problem = null
     if (fingerprint() !== before) notify()
   }
@@ -91,10 +123,13 @@ export async function loadSecretsCache(
     void store.get(account).then((got) => {
       if (got.ok && got.value) {
         redactFromLogs(got.value)
-        secrets.set(endpoint, Buffer.from(got.value, 'utf8'))
+        const secret = Buffer.from(got.value, 'utf8')
+        retire(endpoint, secret)
+        secrets.set(endpoint, secret)
         problem = null
         notify()
       } else if (got.ok) {
+        retire(endpoint, undefined)
         if (secrets.delete(endpoint)) notify()
       } else log.warn('could not refresh a webhook secret', { endpoint, message: got.error.message })
     })
@@ -102,6 +137,11 @@ export async function loadSecretsCache(
   const empty: ReadonlyMap<string, Buffer> = new Map()
   return {
     all: () => secrets,
+    retired: () => {
+      const since = now() - retiredForMs()
+      retired = retired.filter((r) => r.retiredAt >= since)
+      return retired
+    },
     only: (endpoint) => {
       const secret = secrets.get(endpoint)
       return secret ? new Map([[endpoint, secret]]) : empty

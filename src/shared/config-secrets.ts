@@ -1,4 +1,4 @@
-import { isCredentialParameter } from './mask'
+import { isCredentialParameter } from './mask.ts'
 
 /** The one rule for credentials in the configuration (docs/configuration.md, "Secrets in
  * config.json"). Wherever it sits in config.json, a value is a secret when it is
@@ -76,6 +76,8 @@ function safeDecode(text: string): string {
 export const maskMark = '…'
 export function maskConfigSecret(value: string, part?: SecretPart): string {
   const plain = safeDecode(value)
+  // Not a secret: the place a restored backup left for one, shown as it is.
+  if (value === absentSecretMark) return value
   // A user name and password together: the tail would be the password's.
   if (part?.kind === 'userinfo') return maskMark
   return plain.length >= 20 ? `${maskMark}${plain.slice(-4)}` : maskMark
@@ -164,16 +166,17 @@ export function urlWithoutCredentials(url: string): string {
 }
 
 /** The secrets' values, decoded too, for the logger's last-guard redaction. A header written as
- * `Bearer TOKEN` gives the token alone as well. */
+ * `Bearer TOKEN` gives the token alone as well, and a userinfo its password; values shorter than
+ * eight characters are left to masking (redacting them would garble ordinary words). */
 export function configSecretValues(config: unknown): string[] {
   const values = configSecrets(config).flatMap((s) => {
     const decoded = safeDecode(s.value)
-    const words = s.part.kind === 'header' ? s.value.split(/\s+/) : []
-    const userinfo = s.part.kind === 'userinfo' ? s.value.split(':') : []
-    return [s.value, decoded, ...words, ...userinfo.map(safeDecode)]
+    const words = s.part.kind === 'header' ? s.value.trim().split(/\s+/).slice(1) : []
+    const password = s.part.kind === 'userinfo' ? decoded.split(':').slice(1).join(':') : ''
+    return [s.value, decoded, ...words, password]
   })
   return [...new Set(values)].filter(
-    (v) => v.length >= 6 && !v.startsWith(maskMark) && v !== absentSecretMark,
+    (v) => v.length >= 8 && !v.startsWith(maskMark) && v !== absentSecretMark,
   )
 }
 
@@ -275,4 +278,11 @@ function originOf(url: unknown): string | null {
   } catch {
     return null
   }
+}
+
+/** The value at `path` of a config (a whole section, or one leaf), masked as the whole config
+ * would be: what `config get KEY` prints. */
+export function maskConfigValue(value: unknown, path: readonly string[]): unknown {
+  const wrapped = path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value)
+  return valueAt(maskConfigSecrets(wrapped), [...path])
 }

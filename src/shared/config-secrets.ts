@@ -1,4 +1,4 @@
-import { isCredentialParameter } from './mask.ts'
+import { isCredentialParameter, maskUrl } from './mask.ts'
 
 /** The one rule for credentials in the configuration (docs/configuration.md, "Secrets in
  * config.json"). Wherever it sits in config.json, a value is a secret when it is
@@ -227,6 +227,7 @@ export function keepMaskedSecrets(
   draft: Record<string, unknown>,
   previous: readonly unknown[],
 ): MaskedSecretProblem[] {
+  keepWholeMaskedUrls(draft, previous)
   const problems: MaskedSecretProblem[] = []
   for (const sent of configSecrets(draft).filter((s) => isMaskedSecret(s.value))) {
     const key = dottedKey(sent.path)
@@ -285,4 +286,33 @@ function originOf(url: unknown): string | null {
 export function maskConfigValue(value: unknown, path: readonly string[]): unknown {
   const wrapped = path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value)
   return valueAt(maskConfigSecrets(wrapped), [...path])
+}
+
+/** Node URLs are shown with their whole path and query masked (`maskNodeUrls`: a project uid may
+ * sit in the path): such a value sent back unchanged takes back the URL it stands for. */
+function keepWholeMaskedUrls(node: unknown, previous: readonly unknown[], path: string[] = []): void {
+  if (typeof node !== 'object' || node === null) return
+  for (const [key, value] of Object.entries(node)) {
+    const at = [...path, key]
+    if (typeof value !== 'string') {
+      keepWholeMaskedUrls(value, previous, at)
+      continue
+    }
+    if (!value.includes(maskMark)) continue
+    const old = previous.map((p) => valueAt(p, at)).find((v) => typeof v === 'string' && v !== value)
+    if (typeof old === 'string' && urlLike.test(old) && maskUrl(maskConfigUrl(old)) === value)
+      (node as Record<string, unknown>)[key] = old
+  }
+}
+
+const urlInText = /[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi
+
+/** Every string in `value` (a report, an answer) with each URL in it shown by `maskConfigUrl`:
+ * for texts that may quote a configured URL (the doctor's checks, an error message). */
+export function maskUrlsIn<T>(value: T): T {
+  if (typeof value === 'string') return value.replace(urlInText, (url) => maskConfigUrl(url)) as T
+  if (Array.isArray(value)) return value.map((v: unknown) => maskUrlsIn(v)) as T
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskUrlsIn(v)])) as T
+  return value
 }

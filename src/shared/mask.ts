@@ -65,10 +65,45 @@ export function maskNodeUrls<C extends WithChainUrls>(config: C): C {
   return { ...config, chains }
 }
 
-/** Parameter names whose value is a secret (or says where one is) in a URL's query or a libpq
- * `key=value` string: `password=`, `sslpassword=`, `passfile=`, tokens and API keys. */
-const secretParameter =
-  /(^|[?&;\s])((?:ssl)?password|passwd|pwd|passfile|sslkey|secret|token|access_token|api_?key)=('(?:[^'\\]|\\.)*'|[^&\s'"#]*)/gi
+/** The one list of parameter names whose value is a credential, in a URL's query (`?apikey=`,
+ * `&token=`) or a libpq `key=value` string: every place that masks, strips or redacts a URL's
+ * secrets asks `isCredentialParameter`. Besides these names, any name containing key, token,
+ * secret, passw, signature or credential counts (`x-api-key`, `auth_token`, `client_secret`):
+ * masking a harmless value costs nothing, showing a credential costs the credential. */
+export const credentialParameterNames: readonly string[] = [
+  'key',
+  'apikey',
+  'api_key',
+  'api-key',
+  'token',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'auth',
+  'authorization',
+  'password',
+  'passwd',
+  'pwd',
+  'pass',
+  'passfile',
+  'secret',
+  'client_secret',
+  'signature',
+  'sig',
+  'jwt',
+  'session',
+  'sessionid',
+  'credential',
+  'credentials',
+]
+const credentialNamePart = /key|token|secret|passw|signature|credential/i
+
+export function isCredentialParameter(name: string): boolean {
+  return credentialParameterNames.includes(name.toLowerCase()) || credentialNamePart.test(name)
+}
+
+/** `name=value` in a query string or a libpq string (value possibly 'quoted'). */
+const parameter = /(^|[?&;\s])([A-Za-z0-9_.-]+)=('(?:[^'\\]|\\.)*'|[^&\s'"#]*)/gi
 
 /** Every secret a URL can carry, masked wherever it sits in `text` (a URL alone, an error message
  * or a log line quoting one): the password of the userinfo (`postgres://u:***@h/db`) and the value
@@ -77,7 +112,9 @@ const secretParameter =
 export function maskUrlSecrets(text: string): string {
   return text
     .replace(/([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*):([^\s/?#@]*)@/gi, (_m, head: string) => `${head}:***@`)
-    .replace(secretParameter, (_m, lead: string, name: string) => `${lead}${name}=***`)
+    .replace(parameter, (m, lead: string, name: string) =>
+      isCredentialParameter(name) ? `${lead}${name}=***` : m,
+    )
 }
 
 /** The secret values a URL carries (decoded), so a logger can redact them even where a library
@@ -86,7 +123,8 @@ export function urlSecretValues(text: string): string[] {
   const values: string[] = []
   const userinfo = /[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:([^\s/?#@]*)@/gi.exec(text)
   if (userinfo?.[1]) values.push(userinfo[1])
-  for (const m of text.matchAll(secretParameter)) if (m[3]) values.push(m[3].replace(/^'|'$/g, ''))
+  for (const m of text.matchAll(parameter))
+    if (m[3] && isCredentialParameter(m[2]!)) values.push(m[3].replace(/^'|'$/g, ''))
   const decoded = values.flatMap((v) => {
     try {
       const d = decodeURIComponent(v)

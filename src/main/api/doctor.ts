@@ -6,6 +6,7 @@ import type { AppContext } from '../context'
 import type { Services } from '../services'
 import type { ApiHandlers } from '../transport/dispatch'
 import type { Config } from '../../shared/config'
+import { maskUrlsIn } from '../../shared/config-secrets'
 import { ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import { loadConfig, readRuntimeInfo } from '../config'
@@ -75,7 +76,8 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorCheck[]> {
     config ? within(sourcesChecks(input, config, keychainDown), deadline, 'sources', 'Relay sources') : [],
     within(storeChecks(input.stores ?? []), deadline, 'store', 'Stores'),
   ])
-  return [node, keychain, ...rest.flat()]
+  // A check may quote a configured URL (a source's, apiBaseUrl): never with its credentials.
+  return maskUrlsIn([node, keychain, ...rest.flat()])
 }
 
 /** A check that does not finish in time becomes a failed line, never a hang. */

@@ -1,4 +1,5 @@
 import type { AttemptReport } from '../forward'
+import { maskConfigUrl } from '../../shared/config-secrets'
 import { formatClock } from '../../shared/time'
 
 /** One forward attempt as `listen` and `events replay` print it: `→ 200 POST url evt_… 12 ms`, or
@@ -12,7 +13,7 @@ export function attemptLine(a: AttemptReport, json: boolean, { retries }: { retr
       id: a.eventId,
       type: a.type,
       ...(retries ? { target: a.target.name } : {}),
-      url: a.target.url,
+      url: maskConfigUrl(a.target.url),
       ...(retries ? { attempt: a.attempt } : {}),
       status: a.status,
       ms: Math.round(a.latencyMs),
@@ -31,5 +32,5 @@ export function attemptLine(a: AttemptReport, json: boolean, { retries }: { retr
         : a.state === 'gave_up'
           ? ', gave up'
           : ''
-  return `→ ${a.status ?? 'ERR'} POST ${a.target.url} ${a.eventId} ${Math.round(a.latencyMs)} ms${tail}${next}`
+  return `→ ${a.status ?? 'ERR'} POST ${maskConfigUrl(a.target.url)} ${a.eventId} ${Math.round(a.latencyMs)} ms${tail}${next}`
 }

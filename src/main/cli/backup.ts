@@ -1,5 +1,7 @@
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
+import { absentSecretMark } from '../../shared/config-secrets'
+import type { AbsentSecret } from '../../shared/config-secrets'
 import { backupDataDir, restoreDataDir } from '../db/backup'
 import { version } from '../version'
 import type { CliContext, CommonOptions } from './common'
@@ -14,7 +16,8 @@ export function registerBackup(program: Command, ctx: CliContext): void {
     .description(
       "A consistent copy of the data dir's database (SQLite's online backup, taken while watchdesk runs) " +
         'with its config.json, in one SQLite file. Secrets are not in it: they stay in the OS keychain or ' +
-        'the environment. PostgreSQL relays: see docs/storage.md for pg_dump.',
+        "the environment, and config.json's credentials (header values, URL user and password, key/token " +
+        'parameters) are left out and named. PostgreSQL relays: see docs/storage.md for pg_dump.',
     )
     .argument('<file>', 'the backup file to write (must not exist yet)')
     .option('--store <url>', "a SQLite relay's store outside its data dir: sqlite:PATH")
@@ -27,7 +30,8 @@ export function registerBackup(program: Command, ctx: CliContext): void {
     .summary('restore a backup into an empty data dir')
     .description(
       'Writes the database and config.json of a backup into an empty (or new) data dir. Secrets are not in ' +
-        'a backup: set them again on the new machine (watchdesk keys set, or the WATCHDESK_* environment).',
+        'a backup: set them again on the new machine (watchdesk keys set, or the WATCHDESK_* environment); ' +
+        "config.json's credentials the backup left out are listed, each with how to set it again.",
     )
     .argument('<file>', 'a file written by watchdesk backup')
     .action((file: string, options: CommonOptions) => ctx.exit(runRestore(resolve(file), options, ctx.io)))
@@ -55,7 +59,8 @@ async function runBackup(file: string, options: BackupOptions, io: CliIo): Promi
   else
     io.out(
       `backed up ${dataDir} to ${summary.file}: ${summary.events} events, schema ${summary.schemaVersion}, ` +
-        `${summary.config ? 'with' : 'no'} config.json, ${summary.bytes} bytes, snapshot at ${summary.takenAt}`,
+        `${summary.config ? 'with' : 'no'} config.json, ${summary.bytes} bytes, snapshot at ${summary.takenAt}` +
+        leftOutSentence(summary.secretsLeftOut),
     )
   return exitCodes.ok
 }
@@ -77,5 +82,31 @@ function runRestore(file: string, options: CommonOptions, io: CliIo): number {
         `${summary.config ? 'with' : 'no'} config.json (taken ${summary.takenAt ?? 'at an unknown time'}). ` +
         'Secrets are not in a backup: set them again with watchdesk keys set or the environment.',
     )
+  if (!options.json) for (const line of secretsToSetLines(summary.secretsToSet)) io.out(line)
   return exitCodes.ok
+}
+
+const leftOutSentence = (leftOut: readonly AbsentSecret[]): string =>
+  leftOut.length === 0
+    ? ''
+    : `; ${leftOut.length} credential${leftOut.length === 1 ? '' : 's'} of config.json left out (${leftOut.map((s) => s.key).join(', ')}): restore names them to set again`
+
+/** What `restore` says about the credentials the backup left out: each place, and how to set it. */
+export function secretsToSetLines(toSet: readonly AbsentSecret[]): string[] {
+  if (toSet.length === 0) return []
+  return [
+    `${toSet.length} credential${toSet.length === 1 ? ' was' : 's were'} left out of the backup and must be set again (config.json holds ${absentSecretMark} there until then):`,
+    ...toSet.map((s) => `  ${s.key}: ${s.what}; ${howToSet(s.key)}`),
+  ]
+}
+
+/** Settings, or `config set` on the key (a list item: the whole list, as config set cannot
+ * address one item). */
+function howToSet(key: string): string {
+  const parts = key.split('.')
+  if (parts[0] === 'chains' && parts[2] === 'references')
+    return `in Settings › Chains (remove the reference and add it again), or watchdesk config set ${parts.slice(0, 3).join('.')} '[…]' with the whole list`
+  if (parts.at(-2) === 'headers') return `watchdesk config set ${key} VALUE`
+  const where = parts[0] === 'forward' ? 'Settings › Forward targets' : 'Settings'
+  return `in ${where}, or watchdesk config set ${key} URL (the whole URL, credentials included)`
 }

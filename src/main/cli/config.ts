@@ -8,6 +8,7 @@ import type { ExitCode } from './exit'
 import type { CliIo } from './io'
 import { formatTable } from './io'
 import { configKeys, configKeysMarkdown } from '../../shared/config-keys'
+import { maskConfigValue } from '../../shared/config-secrets'
 
 interface GetOptions extends CommonOptions {
   effective?: boolean
@@ -42,7 +43,9 @@ export function registerConfig(program: Command, ctx: CliContext): void {
     })
 
   const get = withCommon(config.command('get'))
-    .description('Print a saved value (JSON), or the whole saved file without KEY.')
+    .description(
+      'Print a saved value (JSON), or the whole saved file without KEY. Credentials (header values, URL user and password, key/token/secret parameters) are shown masked.',
+    )
     .argument('[key]', 'a dotted key')
     .option('--effective', 'the value in use: defaults and --config applied')
     .action(async (key: string | undefined, options: GetOptions) => ctx.exit(getValue(key, options, ctx.io)))
@@ -89,7 +92,11 @@ function getValue(key: string | undefined, options: GetOptions, io: CliIo): Exit
   if (!store.ok) return failure(io, 'config', store.error.message, configExit(store.error))
   const got = store.value.get(key ?? '')
   if (!got.ok) return failure(io, 'config', got.error.message, exitCodes.usage)
-  const value = options.effective ? got.value.effective : got.value.saved
+  // Credentials are write-only here as in Settings: `config set` replaces one, `get` masks it.
+  const value = maskConfigValue(
+    options.effective ? got.value.effective : got.value.saved,
+    key ? key.split('.') : [],
+  )
   if (value === undefined) {
     return failure(
       io,

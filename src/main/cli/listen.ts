@@ -15,6 +15,7 @@ import { intFlag, parseCommandArgs } from './args'
 import { attemptLine } from './attempt-line'
 import { cliLogger } from './io'
 import type { CliIo } from './io'
+import { maskConfigUrl } from '../../shared/config-secrets'
 import { DisposableStore } from '../../shared/disposable'
 
 /** Declared for help and usage errors; `listenCommand` parses its own arguments (as serve does). */
@@ -195,7 +196,8 @@ export async function listenCommand(argv: string[], io: CliIo): Promise<number> 
   if (!port.ok) return fail(io, port.error.message, 2)
   const forwardTo = (v['forward-to'] as string[] | undefined) ?? []
   const badUrl = forwardTo.find((u) => !/^https?:\/\/[^\s]+$/.test(u))
-  if (badUrl) return fail(io, `--forward-to takes an http:// or https:// URL, not "${badUrl}".`, 2)
+  if (badUrl)
+    return fail(io, `--forward-to takes an http:// or https:// URL, not "${maskConfigUrl(badUrl)}".`, 2)
   let events: string[] | undefined
   if (typeof v.events === 'string') {
     const parsed = parsePatterns(v.events)

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline/promises'
 import type { EventFilter } from '../../shared/contract/events'
+import { maskConfigUrl } from '../../shared/config-secrets'
 import { loadConfig, resolveDataDir } from '../config'
 import { databaseFileName, openDatabase } from '../db'
 import {
@@ -129,7 +130,7 @@ export async function replay(options: ReplayOptions, io: CliIo): Promise<number>
         : store.enqueueFilter(filterClause(filter), name, now, 1_000_000),
     )
     const queued = ours.size
-    io.err(`Replaying ${plural(queued, 'event')} to ${target.url}…`)
+    io.err(`Replaying ${plural(queued, 'event')} to ${maskConfigUrl(target.url)}…`)
     const webhookSecrets = new Map<string, string>()
     const listed = await secrets.list()
     if (listed.ok)

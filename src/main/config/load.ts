@@ -4,9 +4,11 @@ import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { z } from 'zod'
 import { Config } from '../../shared/config'
+import { configSecretValues } from '../../shared/config-secrets'
 import type { Config as ConfigT } from '../../shared/config'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
+import { redactFromLogs } from '../log'
 import { isPlainObject } from './dotted'
 
 export const configFileName = 'config.json'
@@ -92,7 +94,11 @@ export function validate(
   overlayFile: string | undefined,
 ): Result<ConfigT> {
   const parsed = Config.safeParse(deepMerge(saved, overlay))
-  if (parsed.success) return ok(parsed.data)
+  if (parsed.success) {
+    // The last guard: no log line or CLI output of this process shows a credential of the config.
+    for (const secret of configSecretValues(parsed.data)) redactFromLogs(secret)
+    return ok(parsed.data)
+  }
   const where = overlayFile ? `${file} with ${overlayFile} over it` : file
   return err('bad_request', `The configuration in ${where} is not valid: ${z.prettifyError(parsed.error)}`)
 }

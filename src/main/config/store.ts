@@ -14,6 +14,7 @@ import type { FSWatcher } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { Config } from '../../shared/config'
+import { keepMaskedSecrets } from '../../shared/config-secrets'
 import type { ConfigStatus } from '../../shared/contract/app'
 import { toDisposable } from '../../shared/disposable'
 import type { Disposable } from '../../shared/disposable'
@@ -177,6 +178,12 @@ function createStore(options: ConfigStoreOptions, file: string, first: LoadedCon
           )
         const draft = structuredClone(base.value)
         const next = mutation(draft) ?? draft
+        const masked = keepMaskedSecrets(next, [base.value, loaded.config])
+        if (masked.length > 0)
+          return err(
+            'bad_request',
+            `Nothing was saved: ${masked.map((p) => `${p.key}: ${p.message}`).join(' ')}`,
+          )
         const overlay = readOverlay(options.overlayFile)
         if (!overlay.ok) return overlay
         const config = validate(file, next, overlay.value, options.overlayFile)

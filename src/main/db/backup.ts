@@ -14,6 +14,8 @@ import {
 } from 'node:fs'
 import { dirname, join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
+import { absentSecrets, stripConfigSecrets } from '../../shared/config-secrets'
+import type { AbsentSecret } from '../../shared/config-secrets'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import { databaseFileName, openDatabase } from './index'
@@ -21,8 +23,10 @@ import { migrations } from './migrations'
 
 /** The backup format (docs/storage.md): one SQLite file, the database as SQLite's online backup
  * copied it, plus one table `watchdesk_backup` (key, value) holding the data dir's config.json
- * as it was, the schema version and when the copy was taken. Secrets are not in it: they live in
- * the OS keychain or the environment, never in the database or config.json. */
+ * with every credential in it left out (`configForBackup`), the schema version and when the copy
+ * was taken. Secrets are not in it: the keychain's and the environment's never reach the database,
+ * and config.json's (header values, URL userinfo, key/token parameters) are replaced by
+ * `absentSecretMark`, which `restore` reports as values to set again. */
 export const backupTable = 'watchdesk_backup'
 export const backupFormat = '1'
 const configFileName = 'config.json'
@@ -35,6 +39,8 @@ export interface BackupSummary {
   config: boolean
   /** When the copy's snapshot was taken (ISO); every write acknowledged before it is in the copy. */
   takenAt: string
+  /** The credentials of config.json the copy does not carry (where they were, never the values). */
+  secretsLeftOut: AbsentSecret[]
 }
 
 /** A consistent copy of a data dir's database (the console's or a SQLite relay's), taken while it
@@ -75,7 +81,12 @@ export async function backupDataDir(
   } finally {
     db.close()
   }
-  const config = readConfigText(dataDir)
+  const read = readConfigText(dataDir)
+  if (!read.ok) {
+    rmSync(partial, { force: true })
+    return read
+  }
+  const config = configForBackup(read.value)
   if (!config.ok) {
     rmSync(partial, { force: true })
     return config
@@ -90,7 +101,7 @@ export async function backupDataDir(
       const put = copy.prepare(`INSERT INTO ${backupTable} (key, value) VALUES (?, ?)`)
       copy.transaction(() => {
         put.run('format', backupFormat)
-        put.run('config', config.value)
+        put.run('config', config.value.text)
         put.run('schema_version', String(schemaVersion))
         put.run('taken_at', takenAt)
         put.run('watchdesk_version', version)
@@ -98,7 +109,15 @@ export async function backupDataDir(
       copy.close()
       renameSync(partial, target)
       const bytes = statSync(target).size
-      return ok({ file: target, bytes, schemaVersion, events, config: config.value !== null, takenAt })
+      return ok({
+        file: target,
+        bytes,
+        schemaVersion,
+        events,
+        config: config.value.text !== null,
+        takenAt,
+        secretsLeftOut: config.value.leftOut,
+      })
     } finally {
       if (copy.open) copy.close()
     }
@@ -114,6 +133,8 @@ export interface RestoreSummary {
   events: number
   config: boolean
   takenAt: string | null
+  /** The credentials the backup left out of config.json: each must be set again. */
+  secretsToSet: AbsentSecret[]
 }
 
 /** Restores a backup into an empty (or absent) data dir: the database, then config.json. */
@@ -148,6 +169,7 @@ export function restoreDataDir(file: string, dataDir: string): Result<RestoreSum
       events,
       config: config !== null,
       takenAt: meta.taken_at ?? null,
+      secretsToSet: secretsToSetIn(config),
     })
   } catch (error) {
     rmSync(partial, { force: true })
@@ -195,6 +217,38 @@ function readBackup(file: string): Result<{ meta: Meta; events: number }> {
     return ok({ meta, events: countEvents(db) })
   } finally {
     db.close()
+  }
+}
+
+/** config.json as a backup carries it: every credential (the one rule of
+ * src/shared/config-secrets.ts) replaced by `absentSecretMark`. A file that is not JSON cannot be
+ * searched for credentials, so the backup is refused rather than carrying it. */
+export function configForBackup(
+  text: string | null,
+): Result<{ text: string | null; leftOut: AbsentSecret[] }> {
+  if (text === null) return ok({ text: null, leftOut: [] })
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (error) {
+    return err(
+      'bad_request',
+      `config.json is not valid JSON (${(error as Error).message}), so its credentials cannot be left out of the backup: fix the file (watchdesk config get shows where), then back up again.`,
+    )
+  }
+  const stripped = stripConfigSecrets(parsed)
+  // Nothing to leave out: the file as it was, byte for byte.
+  if (stripped.absent.length === 0) return ok({ text, leftOut: [] })
+  return ok({ text: JSON.stringify(stripped.config, null, 2) + '\n', leftOut: stripped.absent })
+}
+
+/** What a restored config.json lacks: the places its backup wrote `absentSecretMark`. */
+function secretsToSetIn(config: string | null): AbsentSecret[] {
+  if (config === null) return []
+  try {
+    return absentSecrets(JSON.parse(config))
+  } catch {
+    return []
   }
 }
 

@@ -4,6 +4,7 @@ import type { ForwardState, ForwardTargetStatus } from '../../shared/contract/fo
 import type { PollClock } from '../../shared/clock'
 import type { Disposable } from '../../shared/disposable'
 import type { Logger } from '../log'
+import { maskConfigUrl } from '../../shared/config-secrets.ts'
 import {
   admission,
   authorizationRequestType,
@@ -442,7 +443,7 @@ function statusOf(rt: Runtime, c = { pending: 0, failing: 0 }): ForwardTargetSta
   const h = rt.health
   return {
     name: rt.target.name,
-    url: rt.target.url,
+    url: maskConfigUrl(rt.target.url),
     enabled: rt.target.enabled,
     adhoc: rt.target.adhoc,
     events: rt.target.events,

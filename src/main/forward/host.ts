@@ -5,6 +5,7 @@ import type { ForwardState, ForwardTargetStatus } from '../../shared/contract/fo
 import { toDisposable } from '../../shared/disposable'
 import type { Disposable } from '../../shared/disposable'
 import type { Logger } from '../log'
+import { maskConfigUrl } from '../../shared/config-secrets'
 import { superviseWorker } from '../workers'
 import type { Supervisor } from '../workers'
 import type { AttemptReport, RelayAnswer } from './dispatcher'
@@ -59,7 +60,7 @@ export const emptyStatus = (
   counts: { pending: number; failing: number } = { pending: 0, failing: 0 },
 ): ForwardTargetStatus => ({
   name: t.name,
-  url: t.url,
+  url: maskConfigUrl(t.url),
   enabled: t.enabled,
   adhoc: t.adhoc,
   events: t.events,

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto'
 import type { Config, ForwardTargetConfig } from '../../shared/config'
+import { configSecretValues, maskConfigSecrets } from '../../shared/config-secrets'
 import type { EventFilter } from '../../shared/contract/events'
 import type { EventForwarding, ForwardState, ForwardStatus } from '../../shared/contract/forward'
 import { err, ok } from '../../shared/result'
@@ -120,6 +121,8 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
   const store: ForwardStore = openForwardStore(ctx.db.name)
   const owner = randomBytes(8).toString('hex')
   const adhoc: AdhocTarget[] = [...(options.adhoc ?? [])]
+  // A --forward-to URL's credentials are used for sending only: no log line shows them.
+  for (const a of adhoc) for (const secret of configSecretValues(a.url)) redactFromLogs(secret)
   let targets: ForwardTarget[] = []
   const onAttempt = (report: AttemptReport) => options.onAttempt?.(report)
   const onStates = (states: Record<string, ForwardState>) => ctx.push.publish('forward.states', { states })
@@ -250,6 +253,7 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
     const name = adhocTargetName(destination.url)
     if (!targets.some((t) => t.name === name)) {
       // Receives replays only: an ad hoc target added here gets no new events.
+      for (const secret of configSecretValues(destination.url)) redactFromLogs(secret)
       adhoc.push({ url: destination.url, replayOnly: true })
       void applyConfig(ctx.config())
     }
@@ -313,11 +317,12 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       const saved = ctx.loadedConfig().saved
       const forward = (saved.forward ?? {}) as Record<string, unknown>
       const targets = { ...((forward.targets ?? {}) as Record<string, unknown>) }
-      if (target) targets[name] = target
+      if (target) targets[name] = withKeptHeaders(target, targets[name])
       else delete targets[name]
       const written = await ctx.saveConfig({ ...saved, forward: { ...forward, targets } })
       if (!written.ok) return written
-      return ok({ targets: written.value.forward.targets })
+      // Header values and URL credentials are write-only: the answer shows them masked.
+      return ok({ targets: maskConfigSecrets(written.value.forward.targets) })
     },
     relayAuthorization: (seq, elapsedMs = 0) => {
       // The budget counts from the delivery's arrival (its commit took part of it).
@@ -341,4 +346,12 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       return queued
     },
   }
+}
+
+/** Settings' target form edits the URL, events and limits, not the headers: an edit without
+ * `headers` keeps the saved ones (header values are secrets the form never holds). */
+function withKeptHeaders(target: ForwardTargetConfig, saved: unknown): ForwardTargetConfig {
+  if (target.headers !== undefined || typeof saved !== 'object' || saved === null) return target
+  const headers = (saved as { headers?: unknown }).headers
+  return headers === undefined ? target : { ...target, headers: headers as Record<string, string> }
 }

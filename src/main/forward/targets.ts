@@ -1,9 +1,12 @@
 import type { Config } from '../../shared/config'
+import { urlWithoutCredentials } from '../../shared/config-secrets'
 import { allEvents, typeMatches } from './patterns'
 import { defaultRetrySchedule } from './schedule'
 
 /** A forward target as the dispatcher uses it: configured (`forward.targets.<name>`) or ad hoc
- * (`--forward-to URL`, named `url:<URL>` so a restart with the same flag finds its queue). */
+ * (`--forward-to URL`, named `url:<URL>` so a restart with the same flag finds its queue). A name
+ * is stored (the forward tables, logs, `listen`'s lines), so it is the URL without its userinfo,
+ * query and fragment: credentials stay in `url`, which is only used for sending. */
 export interface ForwardTarget {
   name: string
   url: string
@@ -30,7 +33,7 @@ export interface AdhocTarget {
 
 export const defaultTimeoutMs = 10_000
 export const defaultConcurrency = 8
-export const adhocTargetName = (url: string): string => `url:${url}`
+export const adhocTargetName = (url: string): string => `url:${urlWithoutCredentials(url)}`
 
 export function resolveTargets(
   forward: Config['forward'],
@@ -51,7 +54,7 @@ export function resolveTargets(
   }))
   const seen = new Set<string>()
   const extra = adhoc
-    .filter((a) => !seen.has(a.url) && seen.add(a.url))
+    .filter((a) => !seen.has(adhocTargetName(a.url)) && seen.add(adhocTargetName(a.url)))
     .map((a): ForwardTarget => ({
       name: adhocTargetName(a.url),
       url: a.url,

@@ -32,7 +32,8 @@ export function inert(text: string): string {
     if (char === '\\') {
       const next = text[i + 1]
       const ambiguous =
-        next !== undefined && (next === '\\' || next === 'x' || next === 'u' || isControl.test(next))
+        next !== undefined &&
+        (next === '\\' || next === 'x' || next === 'u' || next === '\n' || isControl.test(next))
       out += ambiguous ? '\\\\' : '\\'
     } else if (char === '\n' || isControl.test(char)) out += escapeControl(char)
     else out += char

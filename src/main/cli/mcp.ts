@@ -24,7 +24,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
     )
     .option('--allow-write', 'also offer replay_events and mute_alerts')
     .action(async (options: McpOptions) => ctx.exit(await runMcp(options, ctx)))
-  example(command, 'watchdesk mcp --data-dir ~/.config/watchdesk', 'watchdesk mcp --allow-write')
+  example(command, 'watchdesk mcp --data-dir ~/.local/share/watchdesk', 'watchdesk mcp --allow-write')
 }
 
 async function runMcp(options: McpOptions, ctx: CliContext): Promise<number> {

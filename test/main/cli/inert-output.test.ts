@@ -34,7 +34,7 @@ const forwarded = {
 
 /** Every character a terminal acts on instead of showing, except the newline between lines. */
 const rawControl =
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u
 
 function expectInert(what: string, text: string): void {

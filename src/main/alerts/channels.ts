@@ -9,6 +9,7 @@ import type { PushBus } from '../push'
 import { accounts } from '../secrets'
 import type { SecretStore } from '../secrets'
 import { formatDuration } from './duration'
+import { plainLine, quoted, slackEscape } from './channel-text'
 
 /** Where a channel's secret lives: keychain account `alert-channel:<name>`, or the environment
  * variable `WATCHDESK_ALERT_CHANNEL_<NAME>` (servers without a keychain), which wins. For webhook
@@ -157,7 +158,7 @@ export async function sendAlert(
   const body =
     config.type === 'slack'
       ? JSON.stringify({
-          text: `${icon(alert)} *${alert.title}*\n${alertText(alert)}${link ? `\n<${link}|Open in watchdesk>` : ''}`,
+          text: `${icon(alert)} *${slackEscape(alert.title)}*\n${slackEscape(alertText(alert))}${link ? `\n<${link}|Open in watchdesk>` : ''}`,
         })
       : JSON.stringify({ source: 'watchdesk', ...alert, link })
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'watchdesk' }
@@ -207,8 +208,8 @@ async function sendEmail(
     const info = await transport.sendMail({
       from: config.from,
       to: config.to,
-      subject: `[watchdesk] ${alert.title}`,
-      text: `${alertText(alert)}\n\n${link ? `open: ${link}\n` : ''}rule: ${alert.rule}\nsubject: ${alert.subject}\nat: ${new Date(alert.t).toISOString()}\n`,
+      subject: `[watchdesk] ${plainLine(alert.title)}`,
+      text: `${plainLine(alertText(alert))}\n\n${link ? `open: ${link}\n` : ''}rule: ${quoted(alert.rule)}\nsubject: ${quoted(alert.subject)}\nat: ${new Date(alert.t).toISOString()}\n`,
     })
     return ok(`accepted by ${config.host}:${config.port} for ${info.accepted.length} recipient(s)`)
   } catch (error) {

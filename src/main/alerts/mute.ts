@@ -2,9 +2,11 @@ import type { MuteWindow } from '../../shared/alerts/config'
 import { weekdays } from '../../shared/alerts/config'
 import type { MuteInfo } from '../../shared/contract/alerts'
 
-/** A mute set from the console ("mute 1 h"), kept in SQLite until it ends. */
+/** A mute set from the console ("mute 1 h") or over MCP, kept in SQLite until it ends. */
 export interface ConsoleMute {
   id: number
+  /** Who set it: the console, or an agent over MCP (`watchdesk mcp --allow-write`). */
+  source: 'console' | 'mcp'
   from: number
   to: number
   chains: number[] | null
@@ -53,7 +55,7 @@ export function mutedBy(
       return `maintenance window ${i + 1}${w.reason ? ` (${w.reason})` : ''}`
   for (const m of consoleMutes)
     if (t >= m.from && t < m.to && covers(m.chains, null, subject))
-      return `muted from the console until ${new Date(m.to).toISOString()}${m.reason ? ` (${m.reason})` : ''}`
+      return `muted ${m.source === 'mcp' ? 'over MCP' : 'from the console'} until ${new Date(m.to).toISOString()}${m.reason ? ` (${m.reason})` : ''}`
   return null
 }
 
@@ -81,7 +83,7 @@ export function describeConsoleMute(m: ConsoleMute, t: number): MuteInfo {
   if (m.reason) parts.push(m.reason)
   return {
     id: String(m.id),
-    source: 'console',
+    source: m.source,
     description: parts.join(', '),
     chains: m.chains,
     activeNow: t >= m.from && t < m.to,

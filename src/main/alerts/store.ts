@@ -39,7 +39,11 @@ export interface AlertStore {
   /** Marks desktop alert log rows as shown by a console page. */
   markShown(ids: number[], detail: string): number
   log(limit: number, incidentId?: number): AlertRecord[]
-  addMute(m: Omit<ConsoleMute, 'id'>, now: number): ConsoleMute
+  /** A mute without `source` is the console's. */
+  addMute(
+    m: Omit<ConsoleMute, 'id' | 'source'> & { source?: ConsoleMute['source'] },
+    now: number,
+  ): ConsoleMute
   removeMute(id: number): boolean
   mutes(now: number): ConsoleMute[]
 }
@@ -140,7 +144,7 @@ export function createAlertStore(db: Database): AlertStore {
     `UPDATE alert_incidents SET alerts = alerts + 1, last_alert_at = ? WHERE id = ?`,
   )
   const insertMute = db.prepare(
-    `INSERT INTO alert_mutes (from_t, to_t, chains, reason, created_at) VALUES (?, ?, ?, ?, ?)`,
+    `INSERT INTO alert_mutes (from_t, to_t, chains, reason, created_at, source) VALUES (?, ?, ?, ?, ?, ?)`,
   )
   const deleteMute = db.prepare(`DELETE FROM alert_mutes WHERE id = ?`)
   const dropEnded = db.prepare(`DELETE FROM alert_mutes WHERE to_t < ?`)
@@ -212,11 +216,10 @@ export function createAlertStore(db: Database): AlertStore {
     },
     addMute(m, now) {
       dropEnded.run(now)
-      const id = Number(
-        insertMute.run(m.from, m.to, m.chains ? JSON.stringify(m.chains) : null, m.reason, now)
-          .lastInsertRowid,
-      )
-      return { id, ...m }
+      const source = m.source ?? 'console'
+      const chains = m.chains ? JSON.stringify(m.chains) : null
+      const id = Number(insertMute.run(m.from, m.to, chains, m.reason, now, source).lastInsertRowid)
+      return { id, ...m, source }
     },
     removeMute: (id) => deleteMute.run(id).changes > 0,
     mutes: (now) =>
@@ -227,9 +230,11 @@ export function createAlertStore(db: Database): AlertStore {
           to_t: number
           chains: string | null
           reason: string | null
+          source: ConsoleMute['source']
         }[]
       ).map((r) => ({
         id: r.id,
+        source: r.source,
         from: r.from_t,
         to: r.to_t,
         chains: r.chains ? (JSON.parse(r.chains) as number[]) : null,

@@ -1,6 +1,7 @@
 import type { AttemptReport } from '../forward'
 import { maskConfigUrl } from '../../shared/config-secrets'
 import { formatClock } from '../../shared/time'
+import { inert } from './inert'
 
 /** One forward attempt as `listen` and `events replay` print it: `→ 200 POST url evt_… 12 ms`, or
  * one JSON object. `listen` forwards to several targets and retries, so it also names the target,
@@ -22,7 +23,7 @@ export function attemptLine(a: AttemptReport, json: boolean, { retries }: { retr
       ...(a.stopped ? { target_stopped: true } : {}),
       error: a.error,
     })
-  const tail = a.error && a.status === null ? ` (${a.error})` : ''
+  const tail = a.error && a.status === null ? ` (${inert(a.error)})` : ''
   const next = !retries
     ? ''
     : a.stopped
@@ -32,5 +33,5 @@ export function attemptLine(a: AttemptReport, json: boolean, { retries }: { retr
         : a.state === 'gave_up'
           ? ', gave up'
           : ''
-  return `→ ${a.status ?? 'ERR'} POST ${maskConfigUrl(a.target.url)} ${a.eventId} ${Math.round(a.latencyMs)} ms${tail}${next}`
+  return `→ ${a.status ?? 'ERR'} POST ${inert(maskConfigUrl(a.target.url))} ${inert(a.eventId)} ${Math.round(a.latencyMs)} ms${tail}${next}`
 }

@@ -97,7 +97,8 @@ function report(
     if (options.watch) {
       lines.unshift(`watchdesk chains · ${formatClock(Date.now())} · Ctrl-C ends`)
       // Redraw in place on a terminal; a plain stream (a file, a pipe) gets one block per round.
-      io.out((io.isTTY ? '\x1b[H\x1b[2J' : '') + lines.join('\n') + (io.isTTY ? '' : '\n'))
+      if (io.isTTY) io.clearScreen?.()
+      io.out(lines.join('\n') + (io.isTTY ? '' : '\n'))
     } else io.out(lines.join('\n'))
   }
   if (why) {

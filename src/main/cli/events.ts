@@ -14,6 +14,7 @@ import type { CliContext, CommonOptions } from './common'
 import { dataDirOf, example, positiveInt, withCommon } from './common'
 import { exitCodes, failure } from './exit'
 import { eventTableRow, eventsTable } from './event-table'
+import { inert } from './inert'
 import { pause } from './io'
 import type { CliIo } from './io'
 
@@ -124,7 +125,7 @@ async function follow(db: Database, store: EventStore, options: EventsOptions, i
     else
       io.out(
         eventTableRow(event)
-          .map((c) => (c === null ? '—' : String(c)))
+          .map((c) => (c === null ? '—' : inert(String(c))))
           .join('  '),
       )
   }

@@ -2,6 +2,7 @@ import { toDisposable } from '../../shared/disposable'
 import type { Disposable } from '../../shared/disposable'
 import { createLogger, redact } from '../log'
 import type { LogLevel, Logger } from '../log'
+import { inert, terminalSafe } from './inert'
 
 /** `--log-format` and `--verbose`, taken off the arguments before any command parses them. */
 export interface CliLogging {
@@ -9,11 +10,15 @@ export interface CliLogging {
   verbose: boolean
 }
 
-/** Output of the command line. Everything printed goes through redaction as a last guard. */
+/** Output of the command line. Everything printed goes through redaction and `terminalSafe`
+ * (no raw control character reaches the terminal) as a last guard. */
 export interface CliIo {
   out(line: string): void
   err(line: string): void
   env: NodeJS.ProcessEnv
+  /** Clears the terminal (chains --watch redraws in place): the one escape sequence the command
+   * line writes itself, outside the guard. */
+  clearScreen?(): void
   /** stdout is a terminal (chains --watch redraws in place only then). */
   isTTY?: boolean
   /** stderr is a terminal: log lines are then text, not JSON (unless --log-format json). */
@@ -24,8 +29,9 @@ export interface CliIo {
 }
 
 export const processIo: CliIo = {
-  out: (line) => void process.stdout.write(redact(line) + '\n'),
-  err: (line) => void process.stderr.write(redact(line) + '\n'),
+  out: (line) => void process.stdout.write(terminalSafe(redact(line)) + '\n'),
+  err: (line) => void process.stderr.write(terminalSafe(redact(line)) + '\n'),
+  clearScreen: () => void process.stdout.write('\x1b[H\x1b[2J'),
   env: process.env,
   isTTY: process.stdout.isTTY === true,
   errIsTTY: process.stderr.isTTY === true,
@@ -60,7 +66,7 @@ export function formatTable(
     (_, i) => rows.length > 0 && rows.every((r) => r[i] === null || typeof r[i] === 'number'),
   ),
 ): string {
-  const cells = rows.map((row) => row.map((c) => (c === null ? '—' : String(c))))
+  const cells = rows.map((row) => row.map((c) => (c === null ? '—' : inert(String(c)))))
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)))
   const line = (r: string[]) =>
     r

@@ -13,6 +13,7 @@ import { startListening } from '../services'
 import type { EventSummary } from '../../shared/contract/events'
 import { intFlag, parseCommandArgs } from './args'
 import { attemptLine } from './attempt-line'
+import { inert } from './inert'
 import { cliLogger } from './io'
 import type { CliIo } from './io'
 import { maskConfigUrl } from '../../shared/config-secrets'
@@ -166,7 +167,7 @@ export function printer(io: CliIo, json: boolean, startedAt = Date.now()) {
           at: new Date(e.at).toISOString(),
         }),
       )
-    else io.out(`← ${e.type} ${e.id}${e.deliveries > 1 ? ` (delivery ${e.deliveries})` : ''}`)
+    else io.out(`← ${inert(e.type)} ${inert(e.id)}${e.deliveries > 1 ? ` (delivery ${e.deliveries})` : ''}`)
   }
   return {
     event(e: EventSummary) {

@@ -46,6 +46,12 @@ export interface McpTool<S extends z.ZodRawShape = z.ZodRawShape> {
 
 const tool = <S extends z.ZodRawShape>(t: McpTool<S>): McpTool<S> => t
 
+/** A tool's answer that refuses the call (an unknown target, no stored event among the ids): the
+ * client gets it flagged `isError` with this sentence, and a write is logged as failed with it. */
+export class Refusal {
+  constructor(readonly message: string) {}
+}
+
 /** Whether a console runs on this data dir now: figures it writes are live only then. */
 function consoleState(dataDir: string) {
   const runtime = readRuntimeInfo(dataDir)
@@ -74,14 +80,19 @@ export const readTools = {
   }),
   get_event: tool({
     description:
-      'One stored event: its data, deliveries, conflicts; the raw body only when includeBody is true.',
+      'One stored event: its data, deliveries, conflicts; the raw body (and the differing body of a conflicting redelivery) only when includeBody is true.',
     input: { id: z.string().min(1).max(255), includeBody: z.boolean().optional() },
     run: ({ db }, { id, includeBody }) => {
       const event = createEventStore(db).get(id)
       if (!event) return { found: false, id }
       if (includeBody) return { found: true, event }
-      const { body: _body, ...rest } = event as typeof event & { body?: string }
-      return { found: true, event: rest, body: 'omitted: ask with includeBody: true' }
+      const { body: _body, conflictBody, ...rest } = event
+      return {
+        found: true,
+        event: rest,
+        body: 'omitted: ask with includeBody: true',
+        ...(conflictBody !== null ? { conflictBody: 'omitted: ask with includeBody: true' } : {}),
+      }
     },
   }),
   chain_status: tool({
@@ -222,13 +233,20 @@ export const writeTools = {
     run: ({ dataDir }, { ids, target }, now) => {
       const config = loadConfig(dataDir)
       const targets = config.ok ? config.value.config.forward.targets : {}
+      if (!config.ok) return new Refusal(`Nothing replayed: ${config.error.message}`)
       if (!Object.hasOwn(targets, target))
-        return {
-          queued: 0,
-          error: `No forward target "${target}": configured targets are ${Object.keys(targets).join(', ') || 'none'}.`,
-        }
+        return new Refusal(
+          `No forward target "${target}": configured targets are ${Object.keys(targets).join(', ') || 'none'}.`,
+        )
       const queued = withWritableDb(dataDir, (db) => forwardStoreOn(db).enqueueIds(ids, target, now))
-      return { queued: queued.length, target }
+      if (queued.length === 0)
+        return new Refusal(
+          `Nothing replayed: none of the ${ids.length} ids is a stored event (search_events lists them).`,
+        )
+      const missing = new Set(ids).size - queued.length
+      return missing > 0
+        ? { queued: queued.length, target, notStored: `${missing} of the ids are no stored event` }
+        : { queued: queued.length, target }
     },
   }),
   mute_alerts: tool({
@@ -247,6 +265,7 @@ export const writeTools = {
             to: now + minutes * 60_000,
             chains: serviceIds ?? null,
             reason: reason ?? 'muted over MCP',
+            source: 'mcp',
           },
           now,
         )
@@ -266,12 +285,13 @@ export function withWritableDb<T>(dataDir: string, write: (db: Database) => T): 
   }
 }
 
-/** The audit line of a write call: who (mcp), what (the tool), with which arguments. */
+/** The audit line of a write call: who (mcp), what (the tool), with which arguments, and for a
+ * failed call why. */
 export function recordWrite(
   dataDir: string,
   name: string,
   args: unknown,
-  outcome: 'sent' | 'failed',
+  outcome: { ok: true } | { ok: false; message: string },
   now: number,
 ) {
   withWritableDb(dataDir, (db) =>
@@ -289,8 +309,8 @@ export function recordWrite(
         durationMs: null,
       },
       'mcp',
-      outcome,
-      JSON.stringify(args),
+      outcome.ok ? 'sent' : 'failed',
+      outcome.ok ? JSON.stringify(args) : `${outcome.message} Arguments: ${JSON.stringify(args)}`,
     ),
   )
 }

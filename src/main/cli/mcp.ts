@@ -5,8 +5,8 @@ import { version } from '../version'
 import type { CliContext, CommonOptions } from './common'
 import { dataDirOf, example, withCommon } from './common'
 import { exitCodes, failure } from './exit'
-import { openReadModel, readTools, recordWrite, writeTools } from './mcp-tools'
-import type { McpTool } from './mcp-tools'
+import { openReadModel, readTools, recordWrite, Refusal, writeTools } from './mcp-tools'
+import type { McpTool, ReadModel } from './mcp-tools'
 
 interface McpOptions extends CommonOptions {
   allowWrite?: boolean
@@ -24,7 +24,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
     )
     .option('--allow-write', 'also offer replay_events and mute_alerts')
     .action(async (options: McpOptions) => ctx.exit(await runMcp(options, ctx)))
-  example(command, 'watchdesk mcp --data-dir ~/.config/watchdesk', 'watchdesk mcp --allow-write')
+  example(command, 'watchdesk mcp --data-dir ~/.local/share/watchdesk', 'watchdesk mcp --allow-write')
 }
 
 async function runMcp(options: McpOptions, ctx: CliContext): Promise<number> {
@@ -45,21 +45,7 @@ async function runMcp(options: McpOptions, ctx: CliContext): Promise<number> {
         inputSchema: tool.input,
         annotations: { readOnlyHint: !tool.write, destructiveHint: false },
       },
-      async (args: Record<string, unknown>) => {
-        const now = Date.now()
-        try {
-          const answer = tool.run(model, args as never, now)
-          if (tool.write) recordWrite(dataDir, name, args, 'sent', now)
-          // The last guard, as on every output of the command line: no secret leaves.
-          return { content: [{ type: 'text' as const, text: redact(JSON.stringify(answer, null, 2)) }] }
-        } catch (error) {
-          if (tool.write) recordWrite(dataDir, name, args, 'failed', now)
-          return {
-            isError: true,
-            content: [{ type: 'text' as const, text: redact(`${name} failed: ${(error as Error).message}`) }],
-          }
-        }
-      },
+      async (args: Record<string, unknown>) => answerCall(dataDir, model, name, tool, args),
     )
   }
   for (const [name, generate] of Object.entries({ console: consoleOpenApi, relay: relayOpenApi })) {
@@ -83,4 +69,45 @@ async function runMcp(options: McpOptions, ctx: CliContext): Promise<number> {
   await closed
   model.close()
   return exitCodes.ok
+}
+
+type CallOutcome = { ok: true; answer: unknown } | { ok: false; message: string }
+
+function runTool(model: ReadModel, name: string, tool: McpTool, args: Record<string, unknown>, now: number) {
+  try {
+    const answer = tool.run(model, args as never, now)
+    if (answer instanceof Refusal) return { ok: false, message: answer.message } satisfies CallOutcome
+    return { ok: true, answer } satisfies CallOutcome
+  } catch (error) {
+    return { ok: false, message: `${name} failed: ${(error as Error).message}` } satisfies CallOutcome
+  }
+}
+
+/** One tool call: its answer, or a refusal or failure flagged `isError` with its sentence. A write
+ * is in the alert log (sent, or failed with why) before it is answered; a log that cannot be
+ * written is said in the answer, not hidden. Every text passes the last guard of the command
+ * line: no secret leaves. */
+function answerCall(
+  dataDir: string,
+  model: ReadModel,
+  name: string,
+  tool: McpTool,
+  args: Record<string, unknown>,
+) {
+  const now = Date.now()
+  const outcome: CallOutcome = runTool(model, name, tool, args, now)
+  let unlogged = ''
+  if (tool.write)
+    try {
+      recordWrite(dataDir, name, args, outcome, now)
+    } catch (error) {
+      unlogged = ` (not recorded in the alert log: ${(error as Error).message})`
+    }
+  if (!outcome.ok)
+    return { isError: true, content: [{ type: 'text' as const, text: redact(outcome.message + unlogged) }] }
+  const answer =
+    unlogged && typeof outcome.answer === 'object'
+      ? { ...outcome.answer, warning: unlogged.trim() }
+      : outcome.answer
+  return { content: [{ type: 'text' as const, text: redact(JSON.stringify(answer, null, 2)) }] }
 }

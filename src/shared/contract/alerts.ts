@@ -104,7 +104,9 @@ export type RuleInfo = z.infer<typeof RuleInfo>
 
 export const MuteInfo = z.object({
   id: z.string(),
-  source: z.enum(['config', 'console']),
+  /** config: a maintenance window in config.json; console: set in the console; mcp: by an agent
+   * over `watchdesk mcp --allow-write`. */
+  source: z.enum(['config', 'console', 'mcp']),
   /** One sentence: "every Sun 02:00–04:00, chains 1, 137" or "until 15:04 (mute 1 h)". */
   description: z.string(),
   chains: z.array(z.number().int()).nullable(),

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest'
-import { cliPath, runCli, useServeProcess } from '../../support/serve-process'
+import { cliPath, postSigned, runCli, useServeProcess } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 
 const webhookSecret = 'whsec_mcp_test_7c1d9e0b4a55'
@@ -132,7 +132,8 @@ describe('watchdesk mcp', () => {
     const replay = await call(client, 'replay_events', { ids: [rows[0]!.id], target: 'app' })
     expect(replay.json).toEqual({ queued: 1, target: 'app' })
     const unknown = await call(client, 'replay_events', { ids: [rows[0]!.id], target: 'nope' })
-    expect(unknown.json.error).toContain('No forward target "nope"')
+    expect(unknown).toMatchObject({ isError: true })
+    expect(unknown.text).toContain('No forward target "nope"')
 
     const log = (await call(client, 'alert_log', {})).json.log as {
       rule: string
@@ -150,5 +151,58 @@ describe('watchdesk mcp', () => {
     for (const text of answers) {
       for (const secret of [webhookSecret, apiKey, targetPassword]) expect(text).not.toContain(secret)
     }
+  })
+
+  it('flags a failed write as an error and logs it failed with why; get_event keeps both bodies of a conflict until includeBody; a mute over MCP says mcp', async () => {
+    const dir = tempDir()
+    const console = await serve(['--data-dir', dir], env)
+    const envelope = (amount: number) =>
+      JSON.stringify({
+        id: 'evt_mcp_conflict',
+        type: 'funding.completed',
+        created_at: '2026-11-20T10:15:00Z',
+        data: { id: 'fund_mcp_conflict', amount },
+      })
+    expect(await postSigned(console.listenerUrl!, webhookSecret, envelope(1))).toBe(200)
+    expect(await postSigned(console.listenerUrl!, webhookSecret, envelope(2))).toBe(200)
+    const client = await connect(dir, '--allow-write')
+
+    // A replay to a target that does not exist, and one of ids nothing stored: refused, logged failed.
+    const noTarget = await call(client, 'replay_events', { ids: ['evt_mcp_conflict'], target: 'nope' })
+    expect(noTarget).toMatchObject({ isError: true })
+    expect(noTarget.text).toMatch(/^No forward target "nope": configured targets are none\.$/)
+    const noEvent = await call(client, 'replay_events', { ids: ['evt_never_stored'], target: 'nope' })
+    expect(noEvent.isError).toBe(true)
+    const log = (await call(client, 'alert_log', {})).json.log as {
+      rule: string
+      result: string
+      detail: string
+    }[]
+    const writes = log.filter((l) => l.rule === 'mcp.write')
+    expect(writes.map((w) => w.result)).toEqual(['failed', 'failed'])
+    expect(writes[1]!.detail).toContain('No forward target "nope"')
+    expect(writes[1]!.detail).toContain('"ids":["evt_mcp_conflict"]')
+
+    // The conflicting redelivery's body is a raw body too: only with includeBody.
+    const plain = await call(client, 'get_event', { id: 'evt_mcp_conflict' })
+    expect(plain.json.event).toMatchObject({ id: 'evt_mcp_conflict', conflicts: 1 })
+    expect(plain.json.event.body).toBeUndefined()
+    expect(plain.json.event.conflictBody).toBeUndefined()
+    for (const body of [envelope(1), envelope(2)])
+      expect(JSON.stringify(plain.json)).not.toContain(JSON.stringify(body).slice(1, -1))
+    expect(plain.json.conflictBody).toBe('omitted: ask with includeBody: true')
+    const full = await call(client, 'get_event', { id: 'evt_mcp_conflict', includeBody: true })
+    expect(full.json.event).toMatchObject({ body: envelope(1), conflictBody: envelope(2) })
+
+    // The console lists the mute as set over MCP, not as its own.
+    expect((await call(client, 'mute_alerts', { minutes: 10 })).isError).toBe(false)
+    const mutes = await fetch(`${console.consoleUrl}/api/call/alerts.mutes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${console.token}`, 'content-type': 'application/json' },
+      body: '{}',
+    }).then((r) => r.json() as Promise<{ value: { mutes: { source: string; description: string }[] } }>)
+    expect(mutes.value.mutes).toEqual([
+      expect.objectContaining({ source: 'mcp', description: expect.stringContaining('muted over MCP') }),
+    ])
   })
 })

@@ -76,7 +76,7 @@ export function AlertsView() {
                   label={m.activeNow ? 'on now' : 'off now'}
                 />{' '}
                 {m.description}{' '}
-                {m.source === 'console' && <button onClick={() => void unmute(m.id)}>End</button>}
+                {m.source !== 'config' && <button onClick={() => void unmute(m.id)}>End</button>}
               </li>
             ))}
           </ul>

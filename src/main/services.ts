@@ -223,10 +223,14 @@ export async function startServices(
 
 const forwardCheckMs = 5_000
 
-/** The alert rule "forward target gone" over the forward status: a target that answered 410 Gone
+/** The alert rules "forward target gone" and "forward worker crash loop" over the forward status: a target that answered 410 Gone
  * is stopped by the forwarder (a definite answer, so no confirmation); the incident closes when the
  * target delivers again (its URL changed, it was enabled again), is disabled or is removed. */
-function watchForwardTargets(forward: ForwardService, alerts: AlertsService, clock: PollClock): Disposable {
+export function watchForwardTargets(
+  forward: ForwardService,
+  alerts: AlertsService,
+  clock: PollClock,
+): Disposable {
   let watched = new Set<string>()
   let cancel: Disposable | null = null
   const observe = (name: string, active: boolean, title: string, body: string) =>
@@ -239,9 +243,27 @@ function watchForwardTargets(forward: ForwardService, alerts: AlertsService, clo
       title,
       body,
     })
+  let workerLooping = false
   const check = () => {
     const seen = new Set<string>()
-    for (const t of forward.status().targets) {
+    const status = forward.status()
+    // The worker that carries every target keeps stopping: the forward status says so with the
+    // cause, and so does this alert (closed once a minute passed without a restart).
+    if (status.worker.health === 'crash_loop' || workerLooping) {
+      workerLooping = status.worker.health === 'crash_loop'
+      alerts.condition({
+        rule: 'forward.worker',
+        subject: 'forward:worker',
+        serviceId: null,
+        name: 'Forward worker',
+        active: workerLooping,
+        title: workerLooping
+          ? 'Forwarding stopped: the forward worker keeps restarting'
+          : 'Forward worker running again',
+        body: workerLooping ? (status.problem ?? '') : 'No restart for a minute.',
+      })
+    }
+    for (const t of status.targets) {
       if (t.adhoc) continue
       seen.add(t.name)
       if (t.health === 'stopped')

@@ -112,6 +112,12 @@ export const ruleCatalog = [
     severity: 'critical',
     defaultText: 'a `forward.targets.<name>` target answered 410 Gone: forwarding to it stopped',
   },
+  {
+    id: 'forward.worker',
+    label: 'Forward worker crash loop',
+    severity: 'critical',
+    defaultText: 'the forward worker restarted more than 3 times in a minute: nothing is forwarded',
+  },
 ] as const satisfies readonly Omit<RuleInfo, 'enabled'>[]
 
 export type RuleId = (typeof ruleCatalog)[number]['id']

@@ -89,13 +89,28 @@ export function createAlertSender(deps: SenderDeps): AlertSender {
   async function drainOutbox(): Promise<void> {
     for (const row of writing('alert outbox', () => store.pending(), [] as OutboxRow[])) {
       if (answered.has(row.id) || deps.stopped()) continue
-      await deliver(row)
+      await deliverAlone(row)
     }
     changed()
   }
 
+  /** One row's failure (a row a newer or older version wrote, a channel that throws) is recorded
+   * as that row's failed send: the rows after it still go out, and it is not tried again at every
+   * drain (it would hold the queue: each drain stopped at it). */
+  async function deliverAlone(row: OutboxRow): Promise<void> {
+    try {
+      await deliver(row)
+    } catch (error) {
+      const detail = `could not be sent: ${error instanceof Error ? error.message : String(error)}`
+      log.error('alert outbox row failed', { id: row.id, channel: row.channel, error })
+      const logId = writing('alert log', () => store.discard(row, detail, deps.clock.now()), null)
+      if (logId === null) answered.add(row.id)
+    }
+  }
+
   async function deliver(row: OutboxRow): Promise<void> {
     const { alert, channel: name } = row
+    if (!alert) throw new Error('its stored alert is not readable (written by another version?)')
     const channel = cfg().channels[name]
     const done = (result: AlertRecord['result'], detail: string | null) => {
       const logId = writing('alert log', () => store.complete(row.id, alert, name, result, detail), null)

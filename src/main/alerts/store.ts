@@ -34,6 +34,9 @@ export interface AlertStore {
     result: AlertRecord['result'],
     detail: string | null,
   ): number
+  /** One transaction: a row that could not be sent (unreadable, or its send threw) logged as
+   * failed with `detail`, its outbox row gone. */
+  discard(row: OutboxRow, detail: string, at: number): number
   /** Desktop alerts that no console page displayed yet (serve mode), oldest first. */
   notShown(since: number): AlertRecord[]
   /** Marks desktop alert log rows as shown by a console page. */
@@ -51,7 +54,21 @@ export interface AlertStore {
 export interface OutboxRow {
   id: number
   channel: string
-  alert: Alert
+  /** null: the stored alert is not readable (not JSON, not an alert). */
+  alert: Alert | null
+}
+
+/** A stored alert as written by `queue`; null when it cannot be one. */
+function readAlert(text: string): Alert | null {
+  try {
+    const value = JSON.parse(text) as unknown
+    const a = value as Partial<Alert> | null
+    return a && typeof a === 'object' && typeof a.rule === 'string' && typeof a.t === 'number'
+      ? (a as Alert)
+      : null
+  } catch {
+    return null
+  }
 }
 
 interface LogRow {
@@ -189,9 +206,28 @@ export function createAlertStore(db: Database): AlertStore {
       (selectOutbox.all() as { id: number; channel: string; alert: string }[]).map((r) => ({
         id: r.id,
         channel: r.channel,
-        alert: JSON.parse(r.alert) as Alert,
+        alert: readAlert(r.alert),
       })),
     complete: (id, alert, channel, result, detail) => completeOne(id, alert, channel, result, detail),
+    discard: db.transaction((row: OutboxRow, detail: string, at: number) => {
+      const a = row.alert
+      const id = Number(
+        insertLog.run({
+          t: a?.t ?? at,
+          incidentId: a?.incidentId ?? null,
+          rule: a?.rule ?? 'alerts.outbox',
+          subject: a?.subject ?? `outbox:${row.id}`,
+          kind: a?.kind ?? 'fired',
+          title: a?.title ?? 'An alert the outbox could not read',
+          channel: row.channel,
+          result: 'failed',
+          detail,
+          events: null,
+        }).lastInsertRowid,
+      )
+      deleteOutbox.run(row.id)
+      return id
+    }),
     notShown: (since) =>
       (
         db

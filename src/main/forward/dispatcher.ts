@@ -268,17 +268,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const at = clock.now()
     rt.health = { ...rt.health, lastStartAt: at }
     reporter.changed()
-    const attempt = deliver({
-      url: t.url,
-      body,
-      headers: attemptHeaders(rt.target, row, body, options.originalSignature),
-      timeoutMs: t.timeoutMs,
-      agent: rt.agent,
-      keepBytes: relayBudgetMs === null ? responseKeptBytes : relayKeptBytes,
-    })
+    const attempt = attemptOf(rt, row, body, relayBudgetMs)
     const done = attempt.then((outcome) => {
       rt.inFlight--
-      settle(rt, row, at, outcome, relayBudgetMs)
+      try {
+        settle(rt, row, at, outcome, relayBudgetMs)
+      } catch (error) {
+        // Its lease runs out and the row is tried again; the others go on.
+        log.error('a forward attempt could not be settled', { error, target: t.name, outboxId: row.id })
+      }
       // The next claimed row starts at once; the outbox is looked at (and this attempt recorded)
       // with the next step.
       if (!stopped) startDue(rt, clock.now())
@@ -287,6 +285,39 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     running.add(done)
     void done.finally(() => running.delete(done))
     return attempt
+  }
+
+  /** The POST of one row, or its failure: whatever goes wrong while preparing it (its headers,
+   * its signature) fails this row alone, recorded as the attempt's error and retried on its
+   * schedule, never the worker (issue 29: one event id stopped all forwarding). */
+  function attemptOf(
+    rt: Runtime,
+    row: ClaimedForward,
+    body: Buffer,
+    relayBudgetMs: number | null,
+  ): Promise<DeliveryOutcome> {
+    const t = rt.target
+    let headers: Record<string, string>
+    try {
+      headers = attemptHeaders(t, row, body, options.originalSignature)
+    } catch (error) {
+      const error_ = `the attempt could not be prepared (${error instanceof Error ? error.message : String(error)})`
+      return Promise.resolve({
+        status: null,
+        latencyMs: 0,
+        error: error_,
+        response: Buffer.alloc(0),
+        contentType: null,
+      })
+    }
+    return deliver({
+      url: t.url,
+      body,
+      headers,
+      timeoutMs: t.timeoutMs,
+      agent: rt.agent,
+      keepBytes: relayBudgetMs === null ? responseKeptBytes : relayKeptBytes,
+    })
   }
 
   function settle(

@@ -7,7 +7,7 @@ import type { Disposable } from '../../shared/disposable'
 import type { Logger } from '../log'
 import { maskConfigUrl } from '../../shared/config-secrets'
 import { superviseWorker } from '../workers'
-import type { Supervisor } from '../workers'
+import type { Supervisor, WorkerHealth } from '../workers'
 import type { AttemptReport, RelayAnswer } from './dispatcher'
 import type { TargetSettings } from './targets'
 import { defaultProbeMs } from './dispatcher'
@@ -26,6 +26,8 @@ export interface DispatcherHandle {
   onStatus(listener: () => void): Disposable
   /** Lets the attempts under way finish; how many forwards stay queued. */
   stop(): Promise<number>
+  /** The forward worker's restarts (null: the dispatcher runs on this thread). */
+  worker(): WorkerHealth | null
 }
 
 export interface WorkerHostOptions {
@@ -95,6 +97,7 @@ export function inThreadHandle(
     kick: () => dispatcher.kick(),
     relay: (seq, budgetMs) => dispatcher.relay(seq, budgetMs),
     status: () => dispatcher.status(),
+    worker: () => null,
     async stop() {
       await dispatcher.stop()
       let queued = 0
@@ -131,6 +134,10 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
       started.notify('targets', { targets, maxAgeMs, settings })
     },
     onRestart: (failure) => options.log.error('forward worker stopped; starting it again', { ...failure }),
+    // A crash loop (or its end) changes forward.status: its problem says so.
+    onHealth: () => {
+      for (const listener of statusListeners) listener()
+    },
     onEvent,
   })
 
@@ -190,6 +197,7 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
       })
     },
     onStatus: (listener) => subscribe(statusListeners, listener),
+    worker: () => worker.health(),
     async stop() {
       const stopped = await worker.call('stop', undefined)
       await worker.close()

@@ -17,6 +17,7 @@ import { createDispatcher } from './dispatcher'
 import type { AttemptReport, RelayAnswer } from './dispatcher'
 import { forwardWorkerFile, inThreadHandle, startForwardWorker } from './host'
 import type { DispatcherHandle } from './host'
+import type { WorkerHealth } from '../workers'
 import { openForwardStore } from './store'
 import type { ForwardStore } from './store'
 import { adhocTargetName, authorizerOf, resolveTargets } from './targets'
@@ -228,12 +229,14 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
     if (targets.length > 0) dispatcher.kick()
   })
   function status(): ForwardStatus {
+    const worker = workerStatus(dispatcher.worker())
     return {
       targets: dispatcher.status(),
       authorizationBudgetMs: ctx.config().forward.authorizationBudgetMs,
       authorizationTarget: authorizer.name,
       authorizationWarning: authorizer.warning,
-      problem,
+      problem: problem ?? crashLoopProblem(worker),
+      worker,
     }
   }
 
@@ -354,4 +357,20 @@ function withKeptHeaders(target: ForwardTargetConfig, saved: unknown): ForwardTa
   if (target.headers !== undefined || typeof saved !== 'object' || saved === null) return target
   const headers = (saved as { headers?: unknown }).headers
   return headers === undefined ? target : { ...target, headers: headers as Record<string, string> }
+}
+
+/** The worker's restarts as forward.status shows them (a dispatcher on this thread never restarts). */
+function workerStatus(health: WorkerHealth | null): ForwardStatus['worker'] {
+  return {
+    health: health?.crashLoop ? 'crash_loop' : 'ok',
+    restartsLastMinute: health?.restarts ?? 0,
+    lastError: health?.lastFailure?.message ?? null,
+    lastErrorAt: health?.lastFailureAt ?? null,
+  }
+}
+
+/** The sentence the Overview's forwarding tile and the strip show during a crash loop. */
+function crashLoopProblem(worker: ForwardStatus['worker']): string | null {
+  if (worker.health !== 'crash_loop') return null
+  return `The forward worker stopped ${worker.restartsLastMinute} times in the last minute (${worker.lastError ?? 'no cause given'}): nothing is forwarded while it keeps stopping, and queued events stay queued. It is started again by itself; the log (part forward) has each failure; if it goes on, restart watchdesk and report the log lines.`
 }

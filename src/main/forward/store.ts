@@ -87,6 +87,8 @@ export interface ForwardStore {
     limit: number,
   ): number[]
   enqueueEdited(seq: number, body: Buffer, target: string, now: number): number
+  /** `PRAGMA data_version`: changes when another connection committed (db/commit-watch.ts). */
+  dataVersion(): number
   close(): void
 }
 
@@ -331,6 +333,7 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
         `INSERT INTO forward_outbox (event_seq, target, state, created_at, due_at, replay, edited_body)
          VALUES (?, ?, 'pending', ?, ?, 1, ?)`,
       ).run(seq, target, now, now, body).changes,
+    dataVersion: () => db.pragma('data_version', { simple: true }) as number,
     close,
   }
 }

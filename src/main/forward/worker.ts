@@ -7,6 +7,7 @@ import { threadId, workerData } from 'node:worker_threads'
 import { systemPollClock } from '../../shared/clock.ts'
 import { failureOf } from '../workers/failure.ts'
 import { serveWorker } from '../workers/serve.ts'
+import { watchOtherCommits } from '../db/commit-watch.ts'
 import { createDispatcher } from './dispatcher.ts'
 import type { AttemptMessage, ForwardCalls, ForwardEvent, ForwardWorkerData } from './worker-protocol.ts'
 import { openForwardStore } from './store.ts'
@@ -39,7 +40,10 @@ const served = serveWorker<ForwardCalls, ForwardEvent>({
       return queued
     },
   },
-  onClose: () => store.close(),
+  onClose: () => {
+    otherCommits.stop()
+    store.close()
+  },
 })
 const log = served.log
 
@@ -80,3 +84,19 @@ if (settings.exclusive) {
     log.error('could not release the leases of an earlier run', { error })
   }
 }
+
+/** Rows another process queued (an MCP `replay_events`, `watchdesk events replay` leaving a failed
+ * row for its schedule) wake the dispatcher within half a second: this connection's data_version
+ * changes with every commit but its own (the commit worker's too, which kicks it anyway). Only
+ * while there is a target to send to; a kick with nothing due costs one look per target. */
+const otherCommitsEveryMs = 500
+const otherCommits = watchOtherCommits(
+  () => store.dataVersion(),
+  () => {
+    if (dispatcher.targets().length > 0) dispatcher.kick()
+  },
+  {
+    everyMs: otherCommitsEveryMs,
+    onError: (error) => log.warn('could not read the data version', { error }),
+  },
+)

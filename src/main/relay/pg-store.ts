@@ -509,6 +509,11 @@ const upsertSql = `
   SELECT id, type, grp, created_at, created_ms, at, at, 1, endpoint, data_id, body, data
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::text[], $9::bytea[], $10::text[])
     AS t(id, type, grp, created_at, created_ms, at, endpoint, data_id, body, data)
+  -- A stored row another session holds (FOR UPDATE, an update under way) is left out at once
+  -- rather than waited for (lock_timeout held the whole group for up to 1 s): that id alone gets
+  -- no row back and is answered 503 (lockedItem); the rest of the group goes on.
+  WHERE t.id IN (SELECT h.id FROM events h WHERE h.id = ANY($1::text[]) ORDER BY h.id FOR UPDATE SKIP LOCKED)
+     OR NOT EXISTS (SELECT 1 FROM events x WHERE x.id = t.id)
   ON CONFLICT (id) DO UPDATE SET
     deliveries = e.deliveries + 1,
     last_delivery_at = excluded.last_delivery_at,
@@ -868,13 +873,7 @@ async function transaction(
     const items: ItemResult[] = new Array(events.length)
     const locked = skipLocked ? await lockedIds(client, events) : new Set<string>()
     events.forEach((e, i) => {
-      if (locked.has(e.id))
-        items[i] = {
-          ok: false,
-          code: lockNotAvailable,
-          message: 'its row is locked by another database session',
-          retryable: true,
-        }
+      if (locked.has(e.id)) items[i] = lockedItem
     })
     const free = events.map((e, i) => i).filter((i) => !locked.has(events[i]!.id))
     for (const round of roundsOf(free.map((i) => events[i]!)).map((r) => r.map((j) => free[j]!))) {
@@ -945,8 +944,17 @@ async function upsert(client: PoolClient, events: EventParams[]): Promise<Map<st
   return new Map(rows.map((r) => [r.id, r]))
 }
 
+/** An id whose stored row another session holds: answered 503 now, stored when it is sent again. */
+const lockedItem: ItemResult = {
+  ok: false,
+  code: lockNotAvailable,
+  message: 'its row is locked by another database session',
+  retryable: true,
+}
+
+/** No row back: the statement left the id out because another session holds its row (upsertSql). */
 function itemOf(event: EventParams, row: ReturnedRow | undefined): ItemResult {
-  if (!row) return { ok: false, code: null, message: 'the database returned no row for this event' }
+  if (!row) return lockedItem
   return {
     ok: true,
     row: row.stored === null ? insertedRow(event, row.seq) : storedRow(event, row, row.stored),

@@ -50,6 +50,11 @@ export interface Envelope {
  * pushing, exporting) meets a value that overflows the stack or takes seconds to walk. */
 export const envelopeLimits = { maxDepth: 64, maxKeys: 10_000 }
 
+/** A UTF-16 surrogate without its pair (JSON allows `"\ud800"`): SQLite and PostgreSQL would
+ * keep U+FFFD (or refuse it) instead, so the id read back would not be the id sent, and two such
+ * ids could become one. Found by test/main/webhooks/envelope-properties.test.ts. */
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
 /** Spec 2.2: a JSON object with string id, type, created_at and an object data. */
 export function parseEnvelope(body: Buffer, limits = envelopeLimits): Result<Envelope> {
   let value: unknown
@@ -75,6 +80,12 @@ export function parseEnvelope(body: Buffer, limits = envelopeLimits): Result<Env
   if ((v.id as string).length > 255 || (v.type as string).length > 200) {
     return err('bad_request', 'not an envelope: id or type too long')
   }
+  const malformed = (['id', 'type', 'created_at'] as const).filter((k) => loneSurrogate.test(v[k] as string))
+  if (malformed.length > 0)
+    return err(
+      'bad_request',
+      `not an envelope: ${malformed.join(', ')} ${malformed.length > 1 ? 'are' : 'is'} not valid Unicode (a lone \\u surrogate escape), which no store keeps as sent`,
+    )
   return ok({
     id: v.id as string,
     type: v.type as string,

@@ -32,6 +32,21 @@ export interface SupervisorOptions<Data, Event> {
   slowCallMs?: number
   /** The slow-call trace's clock (tests pass a manual one). */
   now?: () => number
+  /** More than `restarts` restarts within `windowMs` is a crash loop (default: 3 in a minute). */
+  crashLoop?: { restarts: number; windowMs: number }
+  /** The worker turned crash-looping, or ran again for a whole window without a restart. */
+  onHealth?: (health: WorkerHealth) => void
+}
+
+/** Whether a supervised worker keeps running: `crashLoop` while it restarted more than a few
+ * times in the window (it may be up for a moment between restarts, doing nothing useful). */
+export interface WorkerHealth {
+  crashLoop: boolean
+  /** Restarts within the window. */
+  restarts: number
+  /** The last failure that stopped it; null when it never stopped. */
+  lastFailure: WorkerFailure | null
+  lastFailureAt: number | null
 }
 
 export interface Supervisor<C extends Calls> {
@@ -46,6 +61,8 @@ export interface Supervisor<C extends Calls> {
   notify<M extends keyof C & string>(method: M, params: ParamsOf<C, M>): void
   /** Whether a worker runs now. */
   running(): boolean
+  /** Restarts within the crash-loop window, and whether they make a crash loop. */
+  health(): WorkerHealth
   /** Lets the worker finish what it was given, then waits for its thread to end; no restart after. */
   close(): Promise<void>
 }
@@ -75,6 +92,7 @@ export function superviseWorker<C extends Calls, Data = unknown, Event = never>(
   let restartDelay = firstDelay
   let restartTimer: NodeJS.Timeout | null = null
   let closed = false
+  const loop = crashLoopWatch(options, now)
 
   function start(): void {
     restartTimer = null
@@ -129,6 +147,7 @@ export function superviseWorker<C extends Calls, Data = unknown, Event = never>(
     pending.clear()
     if (closed) return
     options.onRestart?.(failure, restartDelay)
+    loop.restarted(failure)
     restartTimer = setTimeout(start, restartDelay)
     restartTimer.unref()
     restartDelay = Math.min(restartDelay * 2, maxDelay)
@@ -163,8 +182,10 @@ export function superviseWorker<C extends Calls, Data = unknown, Event = never>(
       if (worker) post(worker, { kind: 'call', id: 0, method, params })
     },
     running: () => worker !== null,
+    health: () => loop.health(),
     async close() {
       closed = true
+      loop.stop()
       if (restartTimer) clearTimeout(restartTimer)
       const w = worker
       if (!w) return
@@ -176,4 +197,51 @@ export function superviseWorker<C extends Calls, Data = unknown, Event = never>(
   }
   start()
   return self
+}
+
+/** Counts restarts in a sliding window: more than `restarts` in `windowMs` is a crash loop, said
+ * through `onHealth` when it starts and again when a whole window passed without one. */
+function crashLoopWatch(
+  options: Pick<SupervisorOptions<unknown, unknown>, 'crashLoop' | 'onHealth'>,
+  now: () => number,
+): { restarted(failure: WorkerFailure): void; health(): WorkerHealth; stop(): void } {
+  const { restarts: most, windowMs } = options.crashLoop ?? { restarts: 3, windowMs: 60_000 }
+  let times: number[] = []
+  let lastFailure: WorkerFailure | null = null
+  let lastFailureAt: number | null = null
+  let looping = false
+  let timer: NodeJS.Timeout | null = null
+  /** The truth at the time asked (onHealth follows by a timer). */
+  const health = (): WorkerHealth => {
+    const since = now() - windowMs
+    times = times.filter((t) => t > since)
+    return { crashLoop: times.length > most, restarts: times.length, lastFailure, lastFailureAt }
+  }
+  /** Re-checked when the oldest restart leaves the window: a loop ends only then. */
+  const check = () => {
+    timer = null
+    const h = health()
+    if (h.crashLoop !== looping) {
+      looping = h.crashLoop
+      options.onHealth?.(h)
+    }
+    if (times.length > 0) {
+      timer = setTimeout(check, Math.max(1, times[0]! + windowMs - now() + 1))
+      timer.unref()
+    }
+  }
+  return {
+    restarted(failure) {
+      lastFailure = failure
+      lastFailureAt = now()
+      times.push(lastFailureAt)
+      if (timer) clearTimeout(timer)
+      check()
+    },
+    health,
+    stop() {
+      if (timer) clearTimeout(timer)
+      timer = null
+    },
+  }
 }

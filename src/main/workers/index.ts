@@ -1,5 +1,5 @@
 /** Supervised worker threads: the host side. A worker module imports './serve.ts' itself. */
 export { superviseWorker } from './host'
-export type { CallResult, Supervisor, SupervisorOptions, WorkerFailure } from './host'
+export type { CallResult, Supervisor, SupervisorOptions, WorkerFailure, WorkerHealth } from './host'
 export { failureOf } from './failure'
 export type { Calls } from './protocol'

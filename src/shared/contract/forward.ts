@@ -82,8 +82,17 @@ export const ForwardStatus = z.object({
   authorizationTarget: z.string().nullable(),
   /** Why that choice may not be what was meant (several subscribe, or the named one does not). */
   authorizationWarning: z.string().nullable(),
-  /** Why forwarding cannot run (its database connection failed); null while it runs. */
+  /** Why forwarding cannot run (its database connection failed, its worker keeps stopping); null
+   * while it runs. */
   problem: z.string().nullable(),
+  /** The forward worker: `crash_loop` while it was started again more than 3 times within a minute
+   * (nothing is forwarded meanwhile; `problem` gives the cause). */
+  worker: z.object({
+    health: z.enum(['ok', 'crash_loop']),
+    restartsLastMinute: z.number().int(),
+    lastError: z.string().nullable(),
+    lastErrorAt: z.number().nullable(),
+  }),
 })
 export type ForwardStatus = z.infer<typeof ForwardStatus>
 

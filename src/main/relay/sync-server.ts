@@ -5,6 +5,7 @@ import { createServer as createTlsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { relayOpenApi } from '../../shared/openapi'
 import { syncPageLimit } from '../../shared/contract/sync'
+import type { SyncCursorProblem } from '../../shared/contract/sync'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
@@ -63,6 +64,8 @@ export interface SyncStreamStats {
   feedReads: number
   /** Bytes written to streams and not yet sent, all streams together. */
   buffered: number
+  /** Cursors answered 409 since start, by why. */
+  cursorRefusals: Record<SyncCursorProblem, number>
 }
 
 export interface SyncServer {
@@ -117,6 +120,11 @@ export async function startSyncServer(
   /** Streams being opened (their first read running), by token name. */
   const opening = new Map<string, number>()
   let cut = 0
+  const cursorRefusals: Record<SyncCursorProblem, number> = {
+    'other-store': 0,
+    'past-end': 0,
+    'replaced-event': 0,
+  }
   // Streams catching up read a page at a time, a few at once: a hundred followers reconnecting
   // together hold a few pages in memory, not a hundred.
   const catchUpRead = limiter(4)
@@ -218,8 +226,11 @@ export async function startSyncServer(
     }
     const after = url.searchParams.get('after') ?? '0'
     const refused = <T>(checked: Checked<T>): checked is Extract<Checked<T>, { ok: false }> => {
-      if (!checked.ok) send(res, checked.status, checked.body)
-      return !checked.ok
+      if (checked.ok) return false
+      const problem = (checked.body as { problem?: SyncCursorProblem }).problem
+      if (problem) cursorRefusals[problem]++
+      send(res, checked.status, checked.body)
+      return true
     }
     switch (url.pathname) {
       case '/sync/events': {
@@ -447,7 +458,14 @@ export async function startSyncServer(
           streams: () => {
             const live = [...open].filter((s) => s.live).length
             const buffered = [...open].reduce((sum, s) => sum + s.buffered(), 0)
-            return { live, catchingUp: open.size - live, cut, feedReads: feed.reads, buffered }
+            return {
+              live,
+              catchingUp: open.size - live,
+              cut,
+              feedReads: feed.reads,
+              buffered,
+              cursorRefusals: { ...cursorRefusals },
+            }
           },
           close: () =>
             new Promise<void>((r) => {

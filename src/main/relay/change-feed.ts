@@ -5,8 +5,11 @@ import type { RelayStore, SyncEvent, SyncPage } from './store'
 /** A page as every live stream sends it, serialised once for all of them. */
 export interface FeedPage {
   page: SyncPage
-  /** The server-sent-event frame of `page`, encoded once (a hundred streams write the same bytes). */
+  /** The server-sent-event frame of `page` as clients see it (`present`), encoded once (a hundred
+   * streams write the same bytes). */
   frame: Buffer
+  /** The `next` cursor as clients see it. */
+  shown: string
 }
 
 export interface FeedSettings {
@@ -19,6 +22,8 @@ export interface FeedSettings {
   /** A commit notice is read this long after it arrives, with every notice meanwhile: at 250
    * deliveries/s one read, and one write per stream, every 100 ms rather than per commit. */
   coalesceMs: number
+  /** A page as clients see it (their cursors carry the store's identity, sync-query.ts). */
+  present?: (page: SyncPage) => SyncPage
 }
 
 export interface ChangeFeed {
@@ -53,6 +58,11 @@ export function createChangeFeed(store: RelayStore, settings: FeedSettings, log:
   let reading: Promise<void> | null = null
   let again = false
   let closed = false
+  const present = settings.present ?? ((page: SyncPage) => page)
+  const feedPage = (page: SyncPage): FeedPage => {
+    const shown = present(page)
+    return { page, frame: Buffer.from(frameOf(shown)), shown: shown.next }
+  }
 
   const tail = () => held.at(-1)?.cursor ?? anchor!
 
@@ -84,7 +94,7 @@ export function createChangeFeed(store: RelayStore, settings: FeedSettings, log:
       if (!page.ok) throw new Error(page.error.message)
       if (anchor === null || page.value.events.length === 0) return
       keep(page.value.events)
-      const out: FeedPage = { page: page.value, frame: Buffer.from(frameOf(page.value)) }
+      const out = feedPage(page.value)
       for (const deliver of [...followers]) deliver(out)
       if (page.value.events.length < settings.pageSize) return
     }
@@ -142,8 +152,7 @@ export function createChangeFeed(store: RelayStore, settings: FeedSettings, log:
       const backlog: FeedPage[] = []
       for (let i = from; i < held.length; i += settings.pageSize) {
         const events = held.slice(i, i + settings.pageSize)
-        const page: SyncPage = { events, next: events.at(-1)!.cursor }
-        backlog.push({ page, frame: Buffer.from(frameOf(page)) })
+        backlog.push(feedPage({ events, next: events.at(-1)!.cursor }))
       }
       followers.add(deliver)
       return {

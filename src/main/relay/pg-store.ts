@@ -18,7 +18,7 @@ import type { CommittedRow, DetailRow, EventParams, EventRow } from '../webhooks
 import { toDetail, toSummary } from '../webhooks'
 import { migratePostgres } from './pg-migrations'
 import type { MigrationOutcome } from './pg-migrations'
-import { stalledCode, syncColumns, toSyncEvent } from './store'
+import { newStoreIdentity, stalledCode, syncColumns, toSyncEvent } from './store'
 import type { RelayStore, SyncPage, SyncRow, TokenScope, Wakeups } from './store'
 
 const notifyChannel = 'watchdesk_events'
@@ -160,6 +160,16 @@ export async function openPostgresStore(
       `PostgreSQL at ${safePostgresUrl(url)} cannot be used (${maskUrlSecrets(schema.error.message)}). ${schema.error.fix}`,
     )
   }
+  let identity: string
+  try {
+    identity = await pgStoreIdentity(pool)
+  } catch (error) {
+    await Promise.all([pool.end().catch(() => {}), reads.end().catch(() => {})])
+    return err(
+      'unavailable',
+      `PostgreSQL at ${safePostgresUrl(url)} cannot be used (${maskUrlSecrets((error as Error).message)}). ${postgresFix(error)}`,
+    )
+  }
   const wakers = new Set<() => void>()
   const wake = () => wakers.forEach((w) => w())
   const listen = await listenForCommits(config.value, reads, wake, options.log)
@@ -188,6 +198,9 @@ export async function openPostgresStore(
     committer,
     retention: postgresRetentionTarget(pool),
     readAfter: (after, limit, withRemaining) => readAfter(reads, after, limit, withRemaining),
+    identity,
+    positionFacts: (position) => positionFacts(reads, position),
+    positionOfNewest: (ids) => positionOfNewest(reads, ids),
     onCommitted(listener) {
       wakers.add(listener)
       return toDisposable(() => wakers.delete(listener))
@@ -304,11 +317,7 @@ async function readAfter(
   withRemaining = false,
 ): Promise<Result<SyncPage>> {
   const cursor = parsePgCursor(after)
-  if (!cursor)
-    return err(
-      'bad_request',
-      `"${after}" is not a cursor of this relay (PostgreSQL cursors look like 1234.56).`,
-    )
+  if (!cursor) return err('bad_request', notAPgCursor(after))
   const { rows } = await pool.query<SyncRow & { txid: number; bound: number }>(
     `WITH bound AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin)
      SELECT txid, ${syncColumns}
@@ -330,6 +339,53 @@ async function readAfter(
     page.remaining = counted[0]?.n ?? 0
   }
   return ok(page)
+}
+
+/** The store's identity, made once and kept in relay_meta (`store`): every relay on this database
+ * gives the same one. */
+async function pgStoreIdentity(pool: pg.Pool): Promise<string> {
+  await pool.query("INSERT INTO relay_meta (key, value) VALUES ('store', $1) ON CONFLICT (key) DO NOTHING", [
+    newStoreIdentity(),
+  ])
+  const { rows } = await pool.query<{ value: string }>("SELECT value FROM relay_meta WHERE key = 'store'")
+  return rows[0]!.value
+}
+
+const notAPgCursor = (text: string) =>
+  `"${text}" is not a cursor of this relay (PostgreSQL positions look like 1234.56): read from after=0, or re-anchor with /sync/anchor.`
+
+/** The event at (txid, seq), and whether that position lies beyond the newest row (one statement:
+ * both from the same snapshot). */
+async function positionFacts(
+  pool: pg.Pool,
+  position: string,
+): Promise<Result<{ idAt: string | null; pastEnd: boolean }>> {
+  const at = parsePgCursor(position)
+  if (!at) return err('bad_request', notAPgCursor(position))
+  const { rows } = await pool.query<{ id_at: string | null; past_end: boolean }>(
+    `WITH newest AS (SELECT txid, seq FROM events ORDER BY txid DESC, seq DESC LIMIT 1)
+     SELECT (SELECT id FROM events WHERE txid = $1 AND seq = $2) AS id_at,
+            NOT EXISTS (SELECT 1 FROM newest WHERE (txid, seq) >= ($1::bigint, $2::bigint)) AS past_end`,
+    [at[0], at[1]],
+  )
+  return ok({ idAt: rows[0]?.id_at ?? null, pastEnd: rows[0]?.past_end ?? true })
+}
+
+/** Only rows a read can return now (below the oldest running transaction): an anchor after a row
+ * of a transaction that is still committing could pass over an earlier one. */
+async function positionOfNewest(
+  pool: pg.Pool,
+  ids: string[],
+): Promise<{ id: string; position: string } | null> {
+  if (ids.length === 0) return null
+  const { rows } = await pool.query<{ id: string; txid: number; seq: number }>(
+    `SELECT id, txid, seq FROM events
+     WHERE id = ANY($1::text[]) AND txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+     ORDER BY txid DESC, seq DESC LIMIT 1`,
+    [ids],
+  )
+  const row = rows[0]
+  return row ? { id: row.id, position: `${row.txid}.${row.seq}` } : null
 }
 
 /** `watchdesk relay migrate`: the schema steps alone, typically with the owner role, so the

@@ -1,3 +1,4 @@
+import { registerFollowerMetrics } from './follower-metrics'
 import type { ListenerStatus } from '../../shared/contract/events'
 import { authorizationRequestType } from '../../shared/events'
 import { err, ok } from '../../shared/result'
@@ -129,6 +130,7 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
     secrets.stop()
     return sync
   }
+  registerFollowerMetrics(meters.registry, () => sync.value.streams())
   // While the store cannot commit, a small write probes every 2 s so the status (and the 503s)
   // clear by themselves once it can, without waiting for a delivery.
   let probing = false

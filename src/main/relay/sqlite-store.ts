@@ -9,7 +9,7 @@ import type { Committer } from '../webhooks'
 import { workerCommitter } from '../webhooks'
 import { createEventStore } from '../webhooks'
 import type { Logger } from '../log'
-import { syncColumns, toSyncEvent } from './store'
+import { newStoreIdentity, syncColumns, toSyncEvent } from './store'
 import type { RelayStore, SyncRow, TokenScope } from './store'
 
 /** The embedded store: one SQLite file written by one relay (its commit worker). SQLite runs one
@@ -64,6 +64,9 @@ export function openSqliteRelayStore(
   const readPage = db.prepare(
     `SELECT ${syncColumns} FROM events WHERE seq > ? AND source IS NULL ORDER BY seq LIMIT ?`,
   )
+  const identity = storeIdentity(db)
+  const idAt = db.prepare('SELECT id FROM events WHERE seq = ?').pluck()
+  const newestSeq = db.prepare('SELECT max(seq) FROM events').pluck()
   const countAfter = db.prepare('SELECT count(*) AS n FROM events WHERE seq > ? AND source IS NULL')
   const statement = {
     create: db.prepare(
@@ -94,12 +97,8 @@ export function openSqliteRelayStore(
       load: async () => readRetentionState(db),
     },
     async readAfter(after, limit, withRemaining) {
-      const from = after === '' ? 0 : /^\d{1,18}$/.test(after) ? Number(after) : null
-      if (from === null)
-        return err(
-          'bad_request',
-          `"${after}" is not a cursor of this relay (SQLite cursors are whole numbers).`,
-        )
+      const from = sqlitePosition(after)
+      if (from === null) return err('bad_request', notASqliteCursor(after))
       const rows = readPage.all(from, limit) as SyncRow[]
       const out = rows.map((r) => toSyncEvent(r, String(r.seq)))
       const next = out.at(-1)?.cursor ?? String(from)
@@ -108,6 +107,22 @@ export function openSqliteRelayStore(
         next,
         ...(withRemaining ? { remaining: (countAfter.get(Number(next)) as { n: number }).n } : {}),
       })
+    },
+    identity,
+    async positionFacts(position) {
+      const at = sqlitePosition(position)
+      if (at === null) return err('bad_request', notASqliteCursor(position))
+      const newest = (newestSeq.get() as number | null) ?? 0
+      return ok({ idAt: (idAt.get(at) as string | undefined) ?? null, pastEnd: at > newest })
+    },
+    async positionOfNewest(ids) {
+      if (ids.length === 0) return null
+      const row = db
+        .prepare(
+          `SELECT id, seq FROM events WHERE source IS NULL AND id IN (${ids.map(() => '?').join(', ')}) ORDER BY seq DESC LIMIT 1`,
+        )
+        .get(...ids) as { id: string; seq: number } | undefined
+      return row ? { id: row.id, position: String(row.seq) } : null
     },
     onCommitted(listener) {
       wakers.add(listener)
@@ -138,4 +153,20 @@ export function openSqliteRelayStore(
       db.close()
     },
   })
+}
+
+/** A SQLite position: the last `seq` read (empty = the start). */
+function sqlitePosition(text: string): number | null {
+  return text === '' ? 0 : /^\d{1,18}$/.test(text) ? Number(text) : null
+}
+
+const notASqliteCursor = (text: string) =>
+  `"${text}" is not a cursor of this relay (SQLite positions are whole numbers): read from after=0, or re-anchor with /sync/anchor.`
+
+/** The store's identity, made once and kept in `meta` (`relay.store`). */
+function storeIdentity(db: Database): string {
+  db.prepare("INSERT INTO meta (key, value) VALUES ('relay.store', ?) ON CONFLICT (key) DO NOTHING").run(
+    newStoreIdentity(),
+  )
+  return db.prepare("SELECT value FROM meta WHERE key = 'relay.store'").pluck().get() as string
 }

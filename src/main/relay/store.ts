@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import type { RetentionState, RetentionTarget } from '../db/retention'
 import type { Result } from '../../shared/result'
 import type { Disposable } from '../../shared/disposable'
@@ -100,6 +101,16 @@ export interface RelayStore extends EventReads {
   committer: Committer
   /** Events after `after` in commit order; never skips one that commits later (see each store). */
   readAfter(after: string, limit: number, withRemaining?: boolean): Promise<Result<SyncPage>>
+  /** This store's identity: random, made the first time a relay opened it, kept in the store (a
+   * recreated store has a new one; a copy or a restored backup keeps it). Part of every cursor. */
+  identity: string
+  /** What the store holds at a raw position (as `readAfter` takes it), to check a cursor: the id of
+   * the event there (null: none, e.g. moved by a conflict or removed by retention) and whether the
+   * position lies beyond the newest event the store holds. A malformed position: bad_request. */
+  positionFacts(position: string): Promise<Result<{ idAt: string | null; pastEnd: boolean }>>
+  /** The newest (in the sync order, and readable now) of these event ids and its raw position, or
+   * null when the store holds none of them: where a console re-anchors. */
+  positionOfNewest(ids: string[]): Promise<{ id: string; position: string } | null>
   /** Called (at least) after each commit that stored something; streams re-read then. */
   onCommitted(listener: () => void): Disposable
   tokens: RelayTokens
@@ -109,6 +120,11 @@ export interface RelayStore extends EventReads {
 }
 
 export const startCursor = '0'
+
+/** A new store identity: 10 characters of [0-9a-z] (about 51 bits), safe in a URL and a cursor. */
+export function newStoreIdentity(): string {
+  return randomBytes(8).readBigUInt64BE().toString(36).padStart(13, '0').slice(-10)
+}
 
 /** The code a commit past its deadline fails with (the storage status says "stalled"). Here, not in
  * pg-store.ts, so that reading it does not load the PostgreSQL client. */

@@ -4,6 +4,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { createServer as createTlsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { relayOpenApi } from '../../shared/openapi'
+import { syncPageLimit } from '../../shared/contract/sync'
+import type { SyncCursorProblem } from '../../shared/contract/sync'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
@@ -11,6 +13,8 @@ import type { RelayStore } from './store'
 import { createChangeFeed, frameOf } from './change-feed'
 import type { FeedPage } from './change-feed'
 import { scopeAllows } from './store'
+import { anchorOf, checkCursor, checkLimit, presentPage } from './sync-query'
+import type { Checked, CheckedCursor } from './sync-query'
 import { authorize, tokenOf } from './tokens'
 import { version } from '../version'
 
@@ -60,6 +64,8 @@ export interface SyncStreamStats {
   feedReads: number
   /** Bytes written to streams and not yet sent, all streams together. */
   buffered: number
+  /** Cursors answered 409 since start, by why. */
+  cursorRefusals: Record<SyncCursorProblem, number>
 }
 
 export interface SyncServer {
@@ -69,7 +75,7 @@ export interface SyncServer {
   close(): Promise<void>
 }
 
-export const maxPageSize = 5_000
+export const maxPageSize = syncPageLimit.max
 let openApi: unknown = null
 const streamPageSize = 1_000
 
@@ -98,13 +104,15 @@ export async function startSyncServer(
   const perToken = settings.maxStreams?.perToken ?? syncDefaults.maxStreams.perToken
   const perRelay = settings.maxStreams?.perRelay ?? syncDefaults.maxStreams.perRelay
   const maxBuffered = settings.maxBufferedBytes ?? syncDefaults.maxBufferedBytes
+  const pollMs = settings.pollMs ?? syncDefaults.pollMs
   const feed = createChangeFeed(
     store,
     {
       pageSize: streamPageSize,
       keepEvents: 5_000,
-      pollMs: settings.pollMs ?? syncDefaults.pollMs,
+      pollMs,
       coalesceMs: 100,
+      present: (page) => presentPage(page, store.identity, '0'),
     },
     log,
   )
@@ -112,6 +120,11 @@ export async function startSyncServer(
   /** Streams being opened (their first read running), by token name. */
   const opening = new Map<string, number>()
   let cut = 0
+  const cursorRefusals: Record<SyncCursorProblem, number> = {
+    'other-store': 0,
+    'past-end': 0,
+    'replaced-event': 0,
+  }
   // Streams catching up read a page at a time, a few at once: a hundred followers reconnecting
   // together hold a few pages in memory, not a hundred.
   const catchUpRead = limiter(4)
@@ -212,19 +225,43 @@ export async function startSyncServer(
       return void res.end(text)
     }
     const after = url.searchParams.get('after') ?? '0'
+    const refused = <T>(checked: Checked<T>): checked is Extract<Checked<T>, { ok: false }> => {
+      if (checked.ok) return false
+      const problem = (checked.body as { problem?: SyncCursorProblem }).problem
+      if (problem) cursorRefusals[problem]++
+      send(res, checked.status, checked.body)
+      return true
+    }
     switch (url.pathname) {
       case '/sync/events': {
-        const limit = Math.min(Math.max(1, Number(url.searchParams.get('limit') ?? 500) || 500), maxPageSize)
-        const page = await store.readAfter(after, limit, url.searchParams.get('count') === '1')
+        const limit = checkLimit(url.searchParams.get('limit'))
+        if (refused(limit)) return
+        const cursor = await checkCursor(store, after)
+        if (refused(cursor)) return
+        const page = await store.readAfter(
+          cursor.value.position,
+          limit.value,
+          url.searchParams.get('count') === '1',
+        )
         if (!page.ok) return send(res, 400, { error: page.error.message })
-        return send(res, 200, page.value)
+        return send(res, 200, presentPage(page.value, store.identity, cursor.value.text))
       }
-      case '/sync/stream':
-        return stream(req, res, after, token.name, req.headers.authorization!)
+      case '/sync/stream': {
+        const cursor = await checkCursor(store, after)
+        if (refused(cursor)) return
+        return stream(req, res, cursor.value, token.name, req.headers.authorization!)
+      }
+      case '/sync/anchor': {
+        const anchor = await anchorOf(store, url.searchParams.getAll('id'))
+        if (refused(anchor)) return
+        return send(res, 200, anchor.value)
+      }
       case '/sync/listener':
         return send(res, 200, await listenerStatus())
       default:
-        return send(res, 404, { error: 'not found: /sync/events, /sync/stream or /sync/listener' })
+        return send(res, 404, {
+          error: 'not found: /sync/events, /sync/stream, /sync/anchor or /sync/listener',
+        })
     }
   }
 
@@ -241,7 +278,7 @@ export async function startSyncServer(
   async function stream(
     req: IncomingMessage,
     res: ServerResponse,
-    after: string,
+    after: CheckedCursor,
     token: string,
     authorization: string,
   ): Promise<void> {
@@ -258,7 +295,7 @@ export async function startSyncServer(
       )
     // The place is taken now: streams opened at the same moment cannot all pass the limit.
     opening.set(token, (opening.get(token) ?? 0) + 1)
-    const first = await catchUpRead(() => store.readAfter(after, streamPageSize)).finally(() => {
+    const first = await catchUpRead(() => store.readAfter(after.position, streamPageSize)).finally(() => {
       const n = (opening.get(token) ?? 1) - 1
       if (n > 0) opening.set(token, n)
       else opening.delete(token)
@@ -271,7 +308,9 @@ export async function startSyncServer(
       'x-accel-buffering': 'no',
     })
     res.write(`retry: 1000\n\n`)
-    let cursor = after
+    /** The store's position this stream reached, and the cursor its client holds there. */
+    let cursor = after.position
+    let shown = after.text
     let closed = false
     let wrote = false
     let membership: { leave(): void } | null = null
@@ -292,6 +331,17 @@ export async function startSyncServer(
         wake = done
         if (untilDrain) res.once('drain', done)
       })
+    /** Until a commit notice, `pollMs`, or the stream's end: at most one read per commit or poll. */
+    const nextCommit = async () => {
+      const notice = store.onCommitted(poke)
+      const poll = setTimeout(poke, pollMs)
+      try {
+        await pause(false)
+      } finally {
+        notice.dispose()
+        clearTimeout(poll)
+      }
+    }
     const write = (frame: string | Buffer) => {
       wrote = true
       res.write(frame)
@@ -314,7 +364,7 @@ export async function startSyncServer(
       live: false,
       beat() {
         if (!wrote && !closed)
-          write(`event: heartbeat\ndata: ${JSON.stringify({ at: Date.now(), cursor })}\n\n`)
+          write(`event: heartbeat\ndata: ${JSON.stringify({ at: Date.now(), cursor: shown })}\n\n`)
         wrote = false
       },
       revoke: () =>
@@ -335,6 +385,7 @@ export async function startSyncServer(
       }
       write(page.frame)
       cursor = page.page.next
+      shown = page.shown
     }
     const readPage = async () => {
       const page = await catchUpRead(() => store.readAfter(cursor, streamPageSize))
@@ -345,8 +396,10 @@ export async function startSyncServer(
     try {
       while (!closed) {
         if (page.events.length > 0) {
-          write(frameOf(page))
+          const seen = presentPage(page, store.identity, shown)
+          write(frameOf(seen))
           cursor = page.next
+          shown = seen.next
           if (res.writableNeedDrain) await pause(true)
           if (closed) break
         }
@@ -363,6 +416,9 @@ export async function startSyncServer(
         }
         if (!joined) {
           page = await readPage()
+          // Nothing new, and the feed does not know this position: wait for a commit (or the poll)
+          // before reading again. Never a loop of reads that does not yield (issue 29).
+          if (page.events.length === 0) await nextCommit()
           continue
         }
         membership = joined
@@ -402,7 +458,14 @@ export async function startSyncServer(
           streams: () => {
             const live = [...open].filter((s) => s.live).length
             const buffered = [...open].reduce((sum, s) => sum + s.buffered(), 0)
-            return { live, catchingUp: open.size - live, cut, feedReads: feed.reads, buffered }
+            return {
+              live,
+              catchingUp: open.size - live,
+              cut,
+              feedReads: feed.reads,
+              buffered,
+              cursorRefusals: { ...cursorRefusals },
+            }
           },
           close: () =>
             new Promise<void>((r) => {

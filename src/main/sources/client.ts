@@ -1,5 +1,6 @@
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
+import { SyncAnchor, SyncCursorRefusal } from '../../shared/contract/sync'
 import type { SyncPage } from '../../shared/contract/sync'
 
 /** Why a request to a relay failed, in words an operator can act on. */
@@ -21,6 +22,51 @@ function describeError(url: string, error: unknown): string {
   return `The relay at ${url} cannot be reached (${why}). Check that it runs and the URL, then it reconnects by itself.`
 }
 
+/** A failure of a response: `conflict` (with the refusal as detail) when the relay refused the
+ * cursor (its store was replaced or restored: the runner re-anchors), else by status. */
+function failureOf(status: number, text: string) {
+  if (status === 401) return err('unauthorized', describeStatus(401, text))
+  if (status === 409) {
+    let refusal: SyncCursorRefusal | null = null
+    try {
+      const parsed = SyncCursorRefusal.safeParse(JSON.parse(text))
+      refusal = parsed.success ? parsed.data : null
+    } catch {
+      // not JSON: an ordinary failure
+    }
+    if (refusal) return err('conflict', describeStatus(409, text), refusal)
+  }
+  return err('unavailable', describeStatus(status, text))
+}
+
+/** Where to read on in a relay whose store no longer knows this console's cursor: after the newest
+ * of `ids` (this console's newest events from it, newest first) that the store holds. */
+export async function fetchAnchor(
+  base: string,
+  token: string,
+  ids: string[],
+  signal?: AbortSignal,
+): Promise<Result<SyncAnchor>> {
+  const query = ids.map((id) => `id=${encodeURIComponent(id)}`).join('&')
+  try {
+    const res = await fetch(`${base.replace(/\/+$/, '')}/sync/anchor?${query}`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal,
+    })
+    const text = await res.text()
+    if (!res.ok) return failureOf(res.status, text)
+    const anchor = SyncAnchor.safeParse(JSON.parse(text))
+    return anchor.success
+      ? ok(anchor.data)
+      : err(
+          'unavailable',
+          `The relay at ${base} answered /sync/anchor with something else than an anchor: upgrade it.`,
+        )
+  } catch (error) {
+    return err('unavailable', describeError(base, error))
+  }
+}
+
 export async function fetchPage(
   base: string,
   token: string,
@@ -33,8 +79,7 @@ export async function fetchPage(
   try {
     const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal })
     const text = await res.text()
-    if (res.status === 401) return err('unauthorized', describeStatus(401, text))
-    if (!res.ok) return err('unavailable', describeStatus(res.status, text))
+    if (!res.ok) return failureOf(res.status, text)
     return ok(JSON.parse(text) as SyncPage)
   } catch (error) {
     return err('unavailable', describeError(base, error))
@@ -68,7 +113,7 @@ export async function followStream(
     const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal })
     if (!res.ok || !res.body) {
       const text = await res.text().catch(() => '')
-      return err(res.status === 401 ? 'unauthorized' : 'unavailable', describeStatus(res.status, text))
+      return failureOf(res.status, text)
     }
     const reader = res.body.getReader()
     const decoder = new TextDecoder()

@@ -6,6 +6,8 @@ import type { AppContext } from '../context'
 import type { CommitHook } from '../db'
 import { parseTime } from '../webhooks'
 import type { Committer, EventParams } from '../webhooks'
+import { err, ok } from '../../shared/result'
+import type { Result } from '../../shared/result'
 
 /** Run after each synced event's upsert, in its transaction: the source's cursor (so the cursor
  * never runs ahead of what is stored, nor behind by more than what a redelivery deduplicates).
@@ -56,6 +58,21 @@ export function cursorOf(db: Database, storage: AppContext['storage'], name: str
   } catch (error) {
     storage.failed('source cursor read', error)
     return '0'
+  }
+}
+
+/** Moves a source's cursor (a re-anchor); the failure is the storage's. */
+export function saveCursor(
+  ctx: Pick<AppContext, 'db' | 'storage'>,
+  name: string,
+  cursor: string,
+): Result<void> {
+  try {
+    ctx.db.prepare(saveCursorSql).run(name, cursor, Date.now())
+    return ok(undefined)
+  } catch (error) {
+    ctx.storage.failed('source cursor write', error)
+    return err('unavailable', `The cursor of ${name} cannot be stored (${(error as Error).message}).`)
   }
 }
 

@@ -1,3 +1,4 @@
+import { SyncCursorRefusal } from '../../shared/contract/sync'
 import type { SyncPage } from '../../shared/contract/sync'
 import type { SourceStatus } from '../../shared/contract/sources'
 import { err } from '../../shared/result'
@@ -8,6 +9,7 @@ import { catchUp } from './catch-up'
 import { fetchPage, followStream } from './client'
 import { cursorOf, storageProblem, storePage } from './commit'
 import type { PageStoreDeps, StoreOutcome } from './commit'
+import { reanchor } from './reanchor'
 import { sourceTracker } from './status'
 import type { SourceTracker } from './status'
 
@@ -52,6 +54,7 @@ export function startRunner(
 
   async function run(): Promise<void> {
     let backoff = firstBackoffMs
+    let reanchored = false
     while (!abort.signal.aborted) {
       const token = await tokenOf()
       if (!token) {
@@ -62,7 +65,19 @@ export function startRunner(
       const outcome = await follow(ctx, deps, settings, tracker, { name, url, token }, abort.signal)
       if (abort.signal.aborted) return
       if (tracker.wentLiveSince(wasLive)) backoff = firstBackoffMs
-      if (!outcome.ok) {
+      // The relay's store was replaced or restored: re-anchor and read on at once (a second refusal
+      // in a row waits like any failure).
+      const refusal = cursorRefusalOf(outcome)
+      if (refusal && !reanchored) {
+        const anchored = await reanchor(ctx, { name, url, token }, refusal, abort.signal)
+        if (anchored.ok) {
+          reanchored = true
+          tracker.notice(anchored.value)
+          log.warn('source cursor re-anchored', { source: name, notice: anchored.value })
+          continue
+        }
+        tracker.set('unreachable', anchored.error.message)
+      } else if (!outcome.ok) {
         const state =
           outcome.error.code === 'unauthorized'
             ? 'refused'
@@ -72,6 +87,7 @@ export function startRunner(
         tracker.set(state, outcome.error.message)
         log.warn('source sync interrupted', { source: name, problem: outcome.error.message })
       }
+      reanchored = false
       await pause(backoff)
       backoff = Math.min(backoff * 2, maxBackoffMs)
     }
@@ -104,6 +120,13 @@ export function startRunner(
       await running
     },
   }
+}
+
+/** The relay's refusal of this console's cursor, when that is why `outcome` failed. */
+function cursorRefusalOf(outcome: Result<unknown>): SyncCursorRefusal | null {
+  if (outcome.ok || outcome.error.code !== 'conflict') return null
+  const parsed = SyncCursorRefusal.safeParse(outcome.error.detail)
+  return parsed.success ? parsed.data : null
 }
 
 /** Catch-up by pages, then the live stream; resolves when either stops, with why. */

@@ -43,6 +43,8 @@ export interface SourceTracker {
   stored(count: number): void
   /** The catch-up ended: the live stream follows. */
   live(): void
+  /** Something to say once though nothing is wrong now (a re-anchored cursor); kept until the next. */
+  notice(text: string): void
   /** Whether the stream went live since `since` (a stream that ran live then dropped). */
   wentLiveSince(since: number | null): boolean
   liveSince(): number | null
@@ -61,6 +63,7 @@ export function sourceTracker(
   let remaining: number | null = null
   let lastContactAt: number | null = null
   let liveSince: number | null = null
+  let notice: string | null = null
   const tracker: SourceTracker = {
     get state() {
       return state
@@ -95,6 +98,10 @@ export function sourceTracker(
       liveSince = Date.now()
       tracker.set('live')
     },
+    notice(text) {
+      notice = text
+      changed(true)
+    },
     wentLiveSince: (since) => liveSince !== since,
     liveSince: () => liveSince,
     status: () => ({
@@ -107,6 +114,7 @@ export function sourceTracker(
       remaining,
       lastContactAt,
       liveSince,
+      notice,
     }),
   }
   return tracker

@@ -38,6 +38,9 @@ export const SourceStatus = z.object({
   lastContactAt: z.number().nullable(),
   /** When the catch-up ended and the live stream began. */
   liveSince: z.number().nullable(),
+  /** What the operator should know though nothing is wrong now, said once: e.g. "relay store was
+   * replaced or restored: re-synced from …" after the console re-anchored its cursor. */
+  notice: z.string().nullable().optional(),
 })
 export type SourceStatus = z.infer<typeof SourceStatus>
 

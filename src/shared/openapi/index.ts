@@ -1,6 +1,13 @@
 import { z } from 'zod'
 import { methodNames, methods, pushes, pushTopics } from '../contract'
-import { SyncError, SyncPage } from '../contract/sync'
+import {
+  SyncAnchor,
+  SyncCursorRefusal,
+  SyncError,
+  SyncPage,
+  maxAnchorIds,
+  syncPageLimit,
+} from '../contract/sync'
 import { errorCodes } from '../result'
 
 /** OpenAPI 3.1 documents of the console API and of the relay's sync API, generated from the zod
@@ -160,8 +167,14 @@ export function relayOpenApi(version: string): Json {
     name: 'after',
     in: 'query',
     required: false,
-    description: 'Read what follows this cursor (the `next` of the previous page; 0 = from the start).',
+    description:
+      'Read what follows this cursor (the `next` of the previous page; 0 = from the start). Checked, never trusted: one of another store, past the end of this store, or naming another event than the store holds there is answered 409 (re-anchor with /sync/anchor).',
     schema: { type: 'string', default: '0' },
+  }
+  const cursorRefused = {
+    description:
+      'the cursor was not issued by this store as it is now (replaced, recreated or restored from an older backup): re-anchor with /sync/anchor',
+    content: jsonContent(ref('SyncCursorRefusal')),
   }
   const refusals = {
     '401': error('no live relay token'),
@@ -190,7 +203,13 @@ export function relayOpenApi(version: string): Json {
               name: 'limit',
               in: 'query',
               required: false,
-              schema: { type: 'integer', minimum: 1, maximum: 5000, default: 500 },
+              description: `outside ${syncPageLimit.min}–${syncPageLimit.max}: 400 with the range`,
+              schema: {
+                type: 'integer',
+                minimum: syncPageLimit.min,
+                maximum: syncPageLimit.max,
+                default: syncPageLimit.default,
+              },
             },
             {
               name: 'count',
@@ -202,7 +221,8 @@ export function relayOpenApi(version: string): Json {
           ],
           responses: {
             '200': { description: 'a page', content: jsonContent(ref('SyncPage')) },
-            '400': error('a malformed cursor'),
+            '400': error('a malformed cursor, or a limit outside 1–5000'),
+            '409': cursorRefused,
             ...refusals,
           },
         },
@@ -217,6 +237,31 @@ export function relayOpenApi(version: string): Json {
               description: 'event stream; each `events` message carries a SyncPage as its data',
               content: { 'text/event-stream': { schema: ref('SyncPage') } },
             },
+            '400': error('a malformed cursor'),
+            '409': cursorRefused,
+            ...refusals,
+          },
+        },
+      },
+      '/sync/anchor': {
+        get: {
+          operationId: 'syncAnchor',
+          summary:
+            'Where to read on after a 409: the cursor after the newest of these events the store holds',
+          parameters: [
+            {
+              name: 'id',
+              in: 'query',
+              required: true,
+              description: `the ids of the newest events the client holds, newest first (1 to ${maxAnchorIds}, repeated)`,
+              schema: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: maxAnchorIds },
+              style: 'form',
+              explode: true,
+            },
+          ],
+          responses: {
+            '200': { description: 'the anchor', content: jsonContent(ref('SyncAnchor')) },
+            '400': error('no id, or too many'),
             ...refusals,
           },
         },
@@ -253,7 +298,12 @@ export function relayOpenApi(version: string): Json {
           description: 'A relay token: watchdesk relay token create NAME --store …',
         },
       },
-      schemas: { SyncPage: schemaOf(SyncPage, 'output'), SyncError: schemaOf(SyncError, 'output') },
+      schemas: {
+        SyncPage: schemaOf(SyncPage, 'output'),
+        SyncError: schemaOf(SyncError, 'output'),
+        SyncCursorRefusal: schemaOf(SyncCursorRefusal, 'output'),
+        SyncAnchor: schemaOf(SyncAnchor, 'output'),
+      },
     },
   }
 }

@@ -5,6 +5,7 @@ import { createRelayToken } from '../../../src/main/relay'
 import { unwrap } from '../../../src/shared/result'
 import { promtoolCheckMetrics } from '../../support/promtool'
 import { useTempDir } from '../../support/temp'
+import { waitFor } from '../../support/wait'
 import { deliver, envelopeBody, useRelays } from './helpers'
 
 /** GET /metrics on the relay's sync port (issue 13), against a relay on a SQLite store. */
@@ -103,5 +104,52 @@ describe('the relay /metrics', () => {
       ['ops', 'admin'],
       ['prometheus', 'metrics'],
     ])
+  })
+
+  it('shows its followers: streams live and catching up, cut, bytes queued, cursors refused (all at 0 before the first)', async () => {
+    const store = relays.sqliteStore(join(tempDir(), 'relay.db'))
+    const relay = await relays.relay(store)
+    const token = unwrap(await createRelayToken(store, 'prometheus'))
+    const scrape = async () => {
+      const text = await (
+        await fetch(`${relay.syncUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } })
+      ).text()
+      expect(promtoolCheckMetrics(text)).toEqual({ code: 0, problems: '' })
+      const families = parsePrometheusTextFormat(text)
+      return (name: string, labels: Record<string, string> = {}) =>
+        families
+          .find((f) => f.name === name)
+          ?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))?.value
+    }
+    const before = await scrape()
+    expect(before('watchdesk_relay_streams', { state: 'live' })).toBe('0')
+    expect(before('watchdesk_relay_streams', { state: 'catching_up' })).toBe('0')
+    expect(before('watchdesk_relay_streams_cut_total')).toBe('0')
+    expect(before('watchdesk_relay_stream_buffered_bytes')).toBe('0')
+    expect(before('watchdesk_relay_cursor_refusals_total', { problem: 'past-end' })).toBe('0')
+
+    expect(await deliver(`${relay.listenerUrl}/webhooks`, 'evt_follow_1')).toBe(200)
+    const streams = [new AbortController(), new AbortController()]
+    for (const s of streams) {
+      const res = await fetch(`${relay.syncUrl}/sync/stream?after=0`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: s.signal,
+      })
+      expect(res.status).toBe(200)
+    }
+    await waitFor(() => relay.streams().live === 2 || undefined, 'both streams live')
+    const refused = await fetch(`${relay.syncUrl}/sync/events?after=99`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+    expect(refused.status).toBe(409)
+    const during = await scrape()
+    expect(during('watchdesk_relay_streams', { state: 'live' })).toBe('2')
+    expect(during('watchdesk_relay_streams', { state: 'catching_up' })).toBe('0')
+    expect(during('watchdesk_relay_cursor_refusals_total', { problem: 'past-end' })).toBe('1')
+    expect(during('watchdesk_relay_cursor_refusals_total', { problem: 'other-store' })).toBe('0')
+    expect(during('watchdesk_relay_feed_reads_total')).toBeDefined()
+    streams.forEach((s) => s.abort())
+    await waitFor(() => relay.streams().live === 0 || undefined, 'the streams closed')
+    expect((await scrape())('watchdesk_relay_streams', { state: 'live' })).toBe('0')
   })
 })

@@ -8,6 +8,7 @@ import { createRelayToken } from '../../../src/main/relay'
 import { catchUp } from '../../../src/main/sources/catch-up'
 import { fetchPage } from '../../../src/main/sources/client'
 import { syncedEventHooks, storePage } from '../../../src/main/sources/commit'
+import { tagOf } from '../../../src/main/relay/sync-query'
 import { sourceTracker } from '../../../src/main/sources/status'
 import { inThreadCommitter } from '../../../src/main/webhooks/committer'
 import type { SourceStatus } from '../../../src/shared/contract/sources'
@@ -79,8 +80,9 @@ describe('a catch-up from a relay', () => {
       expect(db.prepare(`SELECT count(*) AS n FROM events WHERE source = 'office'`).get()).toEqual({
         n: 2_500,
       })
+      // (the store's position of that event, with the store's identity: a checked cursor)
       expect(db.prepare(`SELECT cursor FROM source_cursors WHERE name = 'office'`).get()).toEqual({
-        cursor: unwrap(await store.readAfter('0', 5_000)).next,
+        cursor: `${unwrap(await store.readAfter('0', 5_000)).next}_${store.identity}_${tagOf('evt_progress_002499')}`,
       })
     } finally {
       await committer.close()

@@ -74,6 +74,7 @@ export function SourcesPanel() {
             <td title={s.problem ?? undefined}>
               <SourceProgress source={s} />
               {s.problem && <div className="hint">{s.problem}</div>}
+              {s.notice && <div className="hint">{s.notice}</div>}
             </td>
             <td className="num">{s.synced.toLocaleString('en-US')}</td>
             <td className="num">{time(s.lastContactAt)}</td>

@@ -172,6 +172,7 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
       tls: options.tls,
       maxStreams: sync.maxStreams,
       maxConnections: sync.maxConnections,
+      unauthenticated: sync.unauthenticated,
     },
     ...(options.retention ? { retention: options.retention } : {}),
   })

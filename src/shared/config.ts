@@ -205,11 +205,11 @@ export const SyncConfig = z
      * token holders. */
     unauthenticated: z
       .object({
-        perAddress: z.number().int().min(1).max(100_000).default(32),
+        perAddress: z.number().int().min(1).max(100_000).default(128),
         deadlineMs: z.number().int().min(100).max(120_000).default(3_000),
       })
       .strict()
-      .default({ perAddress: 32, deadlineMs: 3_000 }),
+      .default({ perAddress: 128, deadlineMs: 3_000 }),
     /** A delivery not committed within this is answered 503 and the storage status says "stalled"
      * (PostgreSQL's statement_timeout too; lock_timeout a quarter of it, at most 1 s). */
     commitDeadlineMs: z.number().int().min(100).max(60_000).default(5000),

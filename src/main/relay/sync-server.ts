@@ -41,7 +41,7 @@ export const syncDefaults = {
   pollMs: 1_000,
   maxStreams: { perToken: 16, perRelay: 256 },
   maxConnections: 1_024,
-  unauthenticated: { perAddress: 32, deadlineMs: 3_000 },
+  unauthenticated: { perAddress: 128, deadlineMs: 3_000 },
   maxBufferedBytes: 256 * 1024,
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 10_000,

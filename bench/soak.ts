@@ -38,13 +38,15 @@ const followerCount = Number(process.env.SOAK_FOLLOWERS ?? 100)
 const probeSource = `
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { isMainThread } from 'node:worker_threads'
-import { writeFileSync } from 'node:fs'
+import { renameSync, writeFileSync } from 'node:fs'
 const file = process.env.SOAK_PROBE_FILE
 if (isMainThread && file) {
   const h = monitorEventLoopDelay({ resolution: 10 })
   h.enable()
   setInterval(() => {
-    writeFileSync(file, JSON.stringify({ p99: h.percentile(99) / 1e6, max: h.max / 1e6 }))
+    // Renamed into place: the bench never reads half a file.
+    writeFileSync(file + '.tmp', JSON.stringify({ p99: h.percentile(99) / 1e6, max: h.max / 1e6 }))
+    renameSync(file + '.tmp', file)
     h.reset()
   }, ${sampleMs}).unref()
 }
@@ -135,6 +137,12 @@ function sample(w: Watched, startedAt: number): void {
   } catch {
     // the process is gone: the report says so
   }
+}
+
+/** The largest finite value (NaN when there is none). */
+const worst = (values: number[]): number => {
+  const finite = values.filter(Number.isFinite)
+  return finite.length ? Math.max(...finite) : Number.NaN
 }
 
 /** Least-squares slope of y over x. */
@@ -352,7 +360,7 @@ async function main(): Promise<void> {
       console.log(
         `${w.name}: RSS ${fmt(first?.rssMb ?? NaN, 0)} → ${fmt(last?.rssMb ?? NaN, 0)} MB (slope ${fmt(slope(series((s) => s.rssMb)))} MB/min); ` +
           `open files ${first?.fds ?? 'n/a'} → ${last?.fds ?? 'n/a'} (slope ${fmt(slope(series((s) => s.fds)))} /min); ` +
-          `event-loop delay p99 ${fmt(Math.max(...after.map((s) => s.loopP99)), 1)} ms at worst (slope ${fmt(slope(series((s) => s.loopP99)), 3)} ms/min), max ${fmt(Math.max(...after.map((s) => s.loopMax)), 0)} ms`,
+          `event-loop delay p99 ${fmt(worst(after.map((s) => s.loopP99)), 1)} ms at worst (slope ${fmt(slope(series((s) => s.loopP99)), 3)} ms/min), max ${fmt(worst(after.map((s) => s.loopMax)), 0)} ms`,
       )
     }
     for (const w of [relay, serve]) {

@@ -78,6 +78,17 @@ export const ListenerConfig = z
     /** A sender that has not sent all headers / the whole body by then is cut off (408). */
     headersTimeoutMs: z.number().int().min(100).max(120_000).default(5_000),
     bodyTimeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+    /** Connections held at once; one more is answered 503 with Retry-After. */
+    maxConnections: z.number().int().min(16).max(1_000_000).default(512),
+    /** Body bytes being received, all requests together (at least maxBodyBytes): beyond it the body
+     * that has waited longest is answered 503 with Retry-After, so stalled senders cannot hold the
+     * memory a delivery needs. */
+    maxBodyBytesInFlight: z
+      .number()
+      .int()
+      .min(1024 * 1024)
+      .max(4 * 1024 * 1024 * 1024)
+      .default(16 * 1024 * 1024),
     /** The public HTTPS address (tunnel or reverse proxy) that forwards to this listener, as
      * registered by "Connect this console"; its reachability is re-checked periodically. */
     publicUrl: httpUrl.optional(),
@@ -189,8 +200,19 @@ export const SyncConfig = z
       })
       .strict()
       .default({ perToken: 16, perRelay: 256 }),
-    /** Sockets the sync port holds at once (idle or trickling ones included). */
+    /** Sockets the sync port holds at once (idle or trickling ones included); one more is answered
+     * 503 with Retry-After. */
     maxConnections: z.number().int().min(16).max(1_000_000).default(1024),
+    /** Sockets that have not yet made a request with a live token: at most `perAddress` from one
+     * address (an IPv6 /64), each closed after `deadlineMs`, so held sockets cannot crowd out
+     * token holders. */
+    unauthenticated: z
+      .object({
+        perAddress: z.number().int().min(1).max(100_000).default(128),
+        deadlineMs: z.number().int().min(100).max(120_000).default(3_000),
+      })
+      .strict()
+      .default({ perAddress: 128, deadlineMs: 3_000 }),
     /** A delivery not committed within this is answered 503 and the storage status says "stalled"
      * (PostgreSQL's statement_timeout too; lock_timeout a quarter of it, at most 1 s). */
     commitDeadlineMs: z.number().int().min(100).max(60_000).default(5000),

@@ -39,6 +39,8 @@ export interface RelayCliOptions {
   retention?: () => RetentionConfig
   /** `sync.*` from config.json (limits, commit deadline); the defaults without one. */
   sync?: SyncConfig
+  /** `listener.maxConnections` and `listener.maxBodyBytesInFlight` from config.json. */
+  listenerLimits?: { maxConnections: number; maxBodyBytesInFlight: number }
 }
 
 const storeOf = (options: RelayOptions, io: CliIo) =>
@@ -75,6 +77,10 @@ export function registerRelay(program: Command, ctx: CliContext): void {
               : {}),
             ...(ctx.deps.secrets ? { secrets: ctx.deps.secrets } : {}),
             sync: config.value.config.sync,
+            listenerLimits: {
+              maxConnections: config.value.config.listener.maxConnections,
+              maxBodyBytesInFlight: config.value.config.listener.maxBodyBytesInFlight,
+            },
           },
           ctx.io,
         ),
@@ -165,13 +171,14 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
     store: store.value,
     secrets,
     log,
-    listener: { host: options.host, port: options.listenerPort, tls: options.tls },
+    listener: { host: options.host, port: options.listenerPort, tls: options.tls, ...options.listenerLimits },
     sync: {
       host: options.host,
       port: options.port,
       tls: options.tls,
       maxStreams: sync.maxStreams,
       maxConnections: sync.maxConnections,
+      unauthenticated: sync.unauthenticated,
     },
     ...(options.retention ? { retention: options.retention } : {}),
   })

@@ -83,6 +83,8 @@ export const listenerRestartKeys = [
   'listener.maxBodyBytes',
   'listener.headersTimeoutMs',
   'listener.bodyTimeoutMs',
+  'listener.maxConnections',
+  'listener.maxBodyBytesInFlight',
 ]
 
 const lockStaleMs = 10_000

@@ -17,6 +17,8 @@ import { anchorOf, checkCursor, checkLimit, presentPage } from './sync-query'
 import type { Checked, CheckedCursor } from './sync-query'
 import { authorize, tokenOf } from './tokens'
 import { version } from '../version'
+import { createStreamWriter } from '../transport/stream-writer'
+import { guardConnections } from '../transport/connection-guard'
 
 export interface SyncServerSettings {
   host: string
@@ -28,8 +30,12 @@ export interface SyncServerSettings {
   pollMs?: number
   /** Open streams allowed (`sync.maxStreams`): beyond them a stream is refused with 429. */
   maxStreams?: { perToken?: number; perRelay?: number }
-  /** Connections the sync port holds at once; more are closed as they arrive. */
+  /** Connections the sync port holds at once; more are answered 503 with Retry-After. */
   maxConnections?: number
+  /** Connections from one address without an authorised request yet (`sync.unauthenticated`);
+   * more are answered 503 with Retry-After, and each is closed after `deadlineMs` unless it made
+   * one: a peer holding sockets cannot crowd out token holders. */
+  unauthenticated?: { perAddress?: number; deadlineMs?: number }
   /** Unsent bytes a live stream may hold before it is cut to catch-up mode. */
   maxBufferedBytes?: number
 }
@@ -39,6 +45,7 @@ export const syncDefaults = {
   pollMs: 1_000,
   maxStreams: { perToken: 16, perRelay: 256 },
   maxConnections: 1_024,
+  unauthenticated: { perAddress: 128, deadlineMs: 3_000 },
   maxBufferedBytes: 256 * 1024,
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 10_000,
@@ -158,7 +165,7 @@ export async function startSyncServer(
       )
     }
   } else server = createServer(timeouts, handler)
-  server.maxConnections = settings.maxConnections ?? syncDefaults.maxConnections
+  const guard = guardSyncPort(server, settings, heartbeatMs, settings.tls !== undefined)
 
   // One token check per token (not per stream) each heartbeat; a revoked token's streams end.
   let beating = false
@@ -207,10 +214,17 @@ export async function startSyncServer(
     if (req.method !== 'GET') return send(res, 405, { error: 'the sync API is read with GET' })
     const token = await tokenOf(store, req.headers.authorization)
     if (!token)
-      return send(res, 401, {
-        error:
-          'a live relay token is required: Authorization: Bearer <token> (watchdesk relay token create NAME)',
-      })
+      return send(
+        res,
+        401,
+        {
+          error:
+            'a live relay token is required: Authorization: Bearer <token> (watchdesk relay token create NAME)',
+        },
+        // Not kept alive: a socket without a token is not held for another try.
+        { connection: 'close' },
+      )
+    guard.trust(req.socket)
     if (!scopeAllows(token.scope, isMetrics ? 'metrics' : 'read'))
       return send(res, 403, {
         error: `the relay token "${token.name}" has scope ${token.scope}, which opens only /metrics: consoles need one made with --scope read`,
@@ -312,7 +326,12 @@ export async function startSyncServer(
     let cursor = after.position
     let shown = after.text
     let closed = false
-    let wrote = false
+    // Bounded: a live frame is refused beyond maxBuffered (the stream is cut to catch-up below).
+    const writer = createStreamWriter(res, {
+      maxBufferedBytes: maxBuffered,
+      heartbeat: () => `event: heartbeat\ndata: ${JSON.stringify({ at: Date.now(), cursor: shown })}\n\n`,
+      endGraceMs: Math.min(1_000, heartbeatMs),
+    })
     let membership: { leave(): void } | null = null
     let wake: (() => void) | null = null
     const poke = () => {
@@ -324,12 +343,11 @@ export async function startSyncServer(
     const pause = (untilDrain: boolean) =>
       new Promise<void>((resolve) => {
         const done = () => {
-          res.off('drain', done)
           wake = null
           resolve()
         }
         wake = done
-        if (untilDrain) res.once('drain', done)
+        if (untilDrain) void writer.drained().then(() => wake === done && done())
       })
     /** Until a commit notice, `pollMs`, or the stream's end: at most one read per commit or poll. */
     const nextCommit = async () => {
@@ -342,31 +360,23 @@ export async function startSyncServer(
         clearTimeout(poll)
       }
     }
-    const write = (frame: string | Buffer) => {
-      wrote = true
-      res.write(frame)
-    }
+    const write = (frame: string | Buffer) => writer.write(frame)
     const finish = (last?: string) => {
       if (closed) return
       closed = true
       membership?.leave()
       membership = null
       open.delete(entry)
-      res.end(last)
-      // A client that stopped reading would keep the socket (and the revoked token's data) open.
-      if (!res.writableFinished) setTimeout(() => res.destroy(), Math.min(1_000, heartbeatMs)).unref()
+      // A client that stopped reading is cut off shortly after (the writer's end grace).
+      writer.end(last)
       poke()
     }
     const entry: OpenStream = {
       token,
-      buffered: () => res.writableLength,
+      buffered: () => writer.buffered(),
       authorization,
       live: false,
-      beat() {
-        if (!wrote && !closed)
-          write(`event: heartbeat\ndata: ${JSON.stringify({ at: Date.now(), cursor: shown })}\n\n`)
-        wrote = false
-      },
+      beat: () => writer.beat(),
       revoke: () =>
         finish(`event: revoked\ndata: ${JSON.stringify({ error: 'the relay token was revoked' })}\n\n`),
       end: () => finish(),
@@ -375,7 +385,7 @@ export async function startSyncServer(
     req.once('close', () => finish())
     const deliver = (page: FeedPage) => {
       if (closed || !membership) return
-      if (res.writableLength > maxBuffered) {
+      if (!writer.offer(page.frame)) {
         // Too far behind: leave the feed, catch up from the store at this stream's own pace.
         membership.leave()
         membership = null
@@ -383,7 +393,6 @@ export async function startSyncServer(
         cut++
         return poke()
       }
-      write(page.frame)
       cursor = page.page.next
       shown = page.shown
     }
@@ -400,7 +409,7 @@ export async function startSyncServer(
           write(frameOf(seen))
           cursor = page.next
           shown = seen.next
-          if (res.writableNeedDrain) await pause(true)
+          if (writer.needsDrain()) await pause(true)
           if (closed) break
         }
         if (page.events.length === streamPageSize) {
@@ -428,7 +437,7 @@ export async function startSyncServer(
         if (membership) await pause(false)
         if (closed) break
         // Cut: let the socket drain, then catch up from where this stream got to.
-        if (res.writableNeedDrain) await pause(true)
+        if (writer.needsDrain()) await pause(true)
         page = closed ? page : await readPage()
       }
     } catch (error) {
@@ -470,6 +479,7 @@ export async function startSyncServer(
           close: () =>
             new Promise<void>((r) => {
               clearInterval(heartbeat)
+              guard.stop()
               for (const s of open) s.end()
               feed.close()
               server.close(() => r())
@@ -479,6 +489,26 @@ export async function startSyncServer(
       )
     })
   })
+}
+
+/** The sync port's connection limits (docs/reliability.md, "Bounded against any peer"). */
+function guardSyncPort(server: Server, settings: SyncServerSettings, heartbeatMs: number, tls: boolean) {
+  const maxConnections = settings.maxConnections ?? syncDefaults.maxConnections
+  const perAddress = settings.unauthenticated?.perAddress ?? syncDefaults.unauthenticated.perAddress
+  return guardConnections(
+    server,
+    {
+      maxConnections,
+      unauthenticatedPerAddress: perAddress,
+      unauthenticatedMs: settings.unauthenticated?.deadlineMs ?? syncDefaults.unauthenticated.deadlineMs,
+      retryAfterSeconds: Math.ceil(heartbeatMs / 1000),
+      refusal: (limit) =>
+        limit === 'connections'
+          ? `this relay holds ${maxConnections} connections already (sync.maxConnections); retry later`
+          : `this address holds ${perAddress} connections without a token already (sync.unauthenticated.perAddress); send Authorization: Bearer <token> on the ones you have, or retry later`,
+    },
+    tls,
+  )
 }
 
 /** Runs at most `n` of the calls given to it at once, the others in turn. */

@@ -5,14 +5,15 @@ import type { AddressInfo } from 'node:net'
 import { contentSecurityPolicy } from '../../shared/csp'
 import { consoleOpenApi } from '../../shared/openapi'
 import { version } from '../version'
-import { DisposableStore } from '../../shared/disposable'
+import type { PushMessage } from '../../shared/contract'
+import { heartbeatEveryMs } from '../../shared/liveness'
 import { err, ok } from '../../shared/result'
 import type { ErrorCode, Result } from '../../shared/result'
 import type { Logger } from '../log'
 import type { PushBus } from '../push'
 import { dispatch } from './dispatch'
 import type { ApiHandlers } from './dispatch'
-import { startHeartbeat } from './heartbeat'
+import { createStreamWriter, streamWriterDefaults } from './stream-writer'
 import { serveStatic } from './static'
 
 export interface ConsoleServerOptions {
@@ -23,6 +24,8 @@ export interface ConsoleServerOptions {
   log: Logger
   /** How often the push stream carries `app.heartbeat` (default src/shared/liveness.ts). */
   heartbeatMs?: number
+  /** Unsent bytes a push stream may hold before it is ended (its page reconnects and reloads). */
+  maxBufferedBytes?: number
   /** GET /metrics (Prometheus text, same token). */
   metrics?: () => Promise<string>
   /** GET /metrics also opens to these (a metrics-scoped token for Prometheus). */
@@ -34,6 +37,8 @@ export interface ConsoleServer {
   close(): Promise<void>
   /** Push streams open now: console pages that receive live updates (and desktop alerts). */
   streams(): number
+  /** Push streams ended because their page fell more than `maxBufferedBytes` behind. */
+  droppedStreams(): number
 }
 
 const statusOf: Record<ErrorCode, number> = {
@@ -62,6 +67,7 @@ const openApiDocument = () => (openApi ??= consoleOpenApi(version))
 export function createConsoleServer(options: ConsoleServerOptions): ConsoleServer {
   const { log } = options
   const streams = new Set<ServerResponse>()
+  let dropped = 0
   let port = 0
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -139,20 +145,36 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
     })
     res.write(': connected\n\n')
     streams.add(res)
-    const owned = new DisposableStore()
-    const send = (message: unknown) => void res.write(`data: ${JSON.stringify(message)}\n\n`)
-    owned.add(options.push.subscribe(send))
+    const frame = (message: PushMessage) => `data: ${JSON.stringify(message)}\n\n`
     // A data message, not a comment: the renderer reads it through the same path as every push and
     // knows the back end is gone when it stops (src/shared/liveness.ts).
-    owned.add(startHeartbeat(send, options.heartbeatMs))
-    req.on('close', () => {
-      owned.dispose()
+    const writer = createStreamWriter(res, {
+      maxBufferedBytes: options.maxBufferedBytes ?? streamWriterDefaults.maxBufferedBytes,
+      heartbeat: () => frame({ topic: 'app.heartbeat', payload: { at: Date.now() } }),
+      heartbeatMs: options.heartbeatMs ?? heartbeatEveryMs,
+      heartbeatWhenQuietOnly: false,
+    })
+    const subscription = options.push.subscribe((message) => {
+      if (writer.offer(frame(message))) return
+      // The page stopped reading (a frozen tab, a stalled proxy): end its stream rather than keep
+      // what it does not take. Its client reconnects and reloads what it shows (onResync).
+      dropped++
+      log.warn('a push subscriber fell behind; its stream was ended so that it reloads', {
+        buffered: writer.buffered(),
+      })
+      writer.end()
+    })
+    writer.beat()
+    writer.onClose(() => {
+      subscription.dispose()
       streams.delete(res)
     })
+    req.on('close', () => writer.end())
   }
 
   return {
     streams: () => streams.size,
+    droppedStreams: () => dropped,
     listen: (wantedPort, host = '127.0.0.1') =>
       new Promise((resolveListen) => {
         const onError = (error: NodeJS.ErrnoException) => {

@@ -209,6 +209,8 @@ function listenerSettings(ctx: AppContext, options: WebhookOptions, identity: st
     maxBodyBytes: config.maxBodyBytes,
     headersTimeoutMs: config.headersTimeoutMs,
     bodyTimeoutMs: config.bodyTimeoutMs,
+    maxConnections: config.maxConnections,
+    maxBodyBytesInFlight: config.maxBodyBytesInFlight,
     tls: config.tls,
     authorizationAnswer: () => ctx.config().listener.authorizationAnswer,
     identity,

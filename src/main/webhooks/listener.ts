@@ -13,6 +13,8 @@ import type { SecretsCache } from './secrets-cache'
 import { listenerIdentityHeader } from './public-url'
 import { parseEnvelope, verifySignature } from './verify'
 import { DiagnosisBudget, explainRejection } from './forensics'
+import { BodyBudget } from './body-budget'
+import { guardConnections } from '../transport/connection-guard'
 
 /** A webhook listener that could not start: where it tried, the cause and the fix. */
 export interface ListenerProblem {
@@ -32,6 +34,10 @@ export interface ListenerSettings {
   maxBodyBytes: number
   headersTimeoutMs: number
   bodyTimeoutMs: number
+  /** Connections held at once (`listener.maxConnections`); one more is answered 503. */
+  maxConnections?: number
+  /** Body bytes being received, all requests together (`listener.maxBodyBytesInFlight`). */
+  maxBodyBytesInFlight?: number
   tls?: { certFile: string; keyFile: string }
   /** Answer body for card.authorization.request. */
   authorizationAnswer: () => Record<string, unknown>
@@ -75,6 +81,15 @@ export interface RunningListener {
   close(): Promise<void>
 }
 
+/** Sized for the service's delivery pattern: a few hundred deliveries a second of a few kB each,
+ * answered within milliseconds, hold a handful of connections and well under 1 MiB at once. */
+export const listenerLimitDefaults = {
+  maxConnections: 512,
+  maxBodyBytesInFlight: 16 * 1024 * 1024,
+  /** What a 503 for a limit asks the sender to wait: the service retries on its own schedule. */
+  retryAfterSeconds: 1,
+} as const
+
 const webhookPath = /^\/webhooks(?:\/([A-Za-z0-9_.:-]{1,200}))?\/?$/
 
 /** The webhook listener: its own server and port, so a tunnel to it exposes nothing else. */
@@ -92,8 +107,14 @@ export async function startListener(
   let server: Server
   const deadlines = new BodyDeadlines(settings.bodyTimeoutMs)
   const diagnoses = new DiagnosisBudget()
+  const budget = new BodyBudget(
+    Math.max(
+      settings.maxBodyBytes,
+      settings.maxBodyBytesInFlight ?? listenerLimitDefaults.maxBodyBytesInFlight,
+    ),
+  )
   const onRequest = (req: IncomingMessage, res: ServerResponse) =>
-    handle(req, res, settings, hooks, deadlines, diagnoses)
+    handle(req, res, settings, hooks, { deadlines, budget }, diagnoses)
   if (settings.tls) {
     let cert: Buffer, key: Buffer
     try {
@@ -110,8 +131,22 @@ export async function startListener(
   } else {
     server = createServer(options, onRequest)
   }
+  const maxConnections = settings.maxConnections ?? listenerLimitDefaults.maxConnections
+  const guard = guardConnections(
+    server,
+    {
+      maxConnections,
+      retryAfterSeconds: listenerLimitDefaults.retryAfterSeconds,
+      refusal: () =>
+        `the listener holds ${maxConnections} connections already (listener.maxConnections); retry later`,
+    },
+    settings.tls !== undefined,
+  )
   return new Promise((resolveListen) => {
-    const onError = (error: NodeJS.ErrnoException) => resolveListen(bindFailure(settings, error))
+    const onError = (error: NodeJS.ErrnoException) => {
+      guard.stop()
+      resolveListen(bindFailure(settings, error))
+    }
     server.once('error', onError)
     const listening = () => {
       server.off('error', onError)
@@ -127,6 +162,7 @@ export async function startListener(
               server.close(() => resolveClose())
               server.closeAllConnections()
               deadlines.stop()
+              guard.stop()
             }),
         }),
       )
@@ -136,6 +172,7 @@ export async function startListener(
     } catch (error) {
       // A port out of range throws here rather than emitting 'error'.
       server.off('error', onError)
+      guard.stop()
       resolveListen(bindFailure(settings, error as NodeJS.ErrnoException))
     }
   })
@@ -195,7 +232,7 @@ function handle(
   res: ServerResponse,
   settings: ListenerSettings,
   hooks: ListenerHooks,
-  deadlines: BodyDeadlines,
+  limits: BodyLimits,
   diagnoses: DiagnosisBudget,
 ): void {
   const started = performance.now()
@@ -245,8 +282,17 @@ function handle(
     return rejectAndClose(413, 'body too large', declared, tooLarge)
   const endpoint = route[1]
   const signature = req.headers['x-service-signature']
-  readBody(req, settings, deadlines, (outcome) => {
+  readBody(req, settings, limits, (outcome) => {
     if (outcome.kind === 'too-large') return rejectAndClose(413, 'body too large', outcome.size, tooLarge)
+    if (outcome.kind === 'busy') {
+      res.setHeader('retry-after', String(listenerLimitDefaults.retryAfterSeconds))
+      return rejectAndClose(
+        503,
+        'body bytes in flight at the limit (listener.maxBodyBytesInFlight)',
+        outcome.size,
+        'the listener is receiving as many body bytes as it holds at once; retry later',
+      )
+    }
     if (outcome.kind === 'timeout') {
       return rejectAndClose(
         408,
@@ -312,7 +358,14 @@ type BodyOutcome =
   | { kind: 'body'; body: Buffer }
   | { kind: 'too-large'; size: number }
   | { kind: 'timeout'; size: number }
+  /** Evicted from (or did not fit in) the listener's body budget. */
+  | { kind: 'busy'; size: number }
   | { kind: 'aborted' }
+
+interface BodyLimits {
+  deadlines: BodyDeadlines
+  budget: BodyBudget
+}
 
 interface Deadline {
   at: number
@@ -375,23 +428,28 @@ export class BodyDeadlines {
 function readBody(
   req: IncomingMessage,
   settings: ListenerSettings,
-  deadlines: BodyDeadlines,
+  { deadlines, budget }: BodyLimits,
   done: (outcome: BodyOutcome) => void,
 ): void {
-  const chunks: Buffer[] = []
+  let chunks: Buffer[] = []
   let size = 0
   let finished = false
   const finish = (outcome: BodyOutcome) => {
     if (finished) return
     finished = true
     deadlines.remove(deadline)
+    budget.release(hold)
     req.off('data', onData)
+    // What was received is not kept while the answer goes out (an evicted body frees its bytes).
+    if (outcome.kind !== 'body') chunks = []
     done(outcome)
   }
   const deadline = deadlines.add(() => finish({ kind: 'timeout', size }))
+  const hold = budget.open(() => finish({ kind: 'busy', size }))
   const onData = (chunk: Buffer) => {
     size += chunk.length
     if (size > settings.maxBodyBytes) return finish({ kind: 'too-large', size })
+    if (!budget.take(hold, chunk.length)) return finish({ kind: 'busy', size })
     chunks.push(chunk)
   }
   req.on('data', onData)

@@ -8,6 +8,7 @@ import { migration007 } from './migrations/007-forward-outbox'
 import { migration008 } from './migrations/008-relay-token-scopes'
 import { migration009 } from './migrations/009-alert-outbox'
 import { migration010 } from './migrations/010-mute-source'
+import { migration011 } from './migrations/011-forward-target-names'
 import type { Migration } from './migrations/migration'
 
 export type { Migration } from './migrations/migration'
@@ -25,4 +26,5 @@ export const migrations: Migration[] = [
   migration008,
   migration009,
   migration010,
+  migration011,
 ]

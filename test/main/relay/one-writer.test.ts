@@ -39,7 +39,7 @@ describe('one writer per SQLite store', () => {
     // The console still runs and still holds its lock.
     expect(console.process.exitCode).toBeNull()
     expect(existsSync(join(dir, 'watchdesk.lock'))).toBe(true)
-  })
+  }, 60_000)
 
   it('a second relay on the same SQLite file refuses, naming the first; the console refuses a relay data dir too', async () => {
     const dir = tempDir()
@@ -77,5 +77,5 @@ describe('one writer per SQLite store', () => {
     )
     expect(existsSync(join(home, 'watchdesk', 'relay', 'watchdesk.lock'))).toBe(true)
     expect(console.process.exitCode).toBeNull()
-  })
+  }, 60_000)
 })

@@ -63,7 +63,7 @@ describe('one writer per SQLite store', () => {
     expect(consoleRun.stderr).toContain(
       `the relay running as pid ${first.child.pid} uses the data dir ${dir}`,
     )
-  })
+  }, 90_000)
 
   it('without --data-dir or WATCHDESK_DATA_DIR the relay keeps its store in the relay folder of the default data dir', async () => {
     const home = tempDir()

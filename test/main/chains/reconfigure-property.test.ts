@@ -16,10 +16,10 @@ import type { ChainsSnapshot } from '../../../src/shared/contract/chains'
 import { toDisposable } from '../../../src/shared/disposable'
 import { unwrap } from '../../../src/shared/result'
 import { manualClock } from '../../support/clock'
-import { useRpcStandin } from '../../support/rpc-standin'
+import { setBehaviour, useRpcStandin } from '../../support/rpc-standin'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
-import { useRecorder } from '../alerts/harness'
+import { polygon, useAlertsRig, useRecorder } from '../alerts/harness'
 
 /** Issue 29 item 4, as a property: any sequence of config edits the schema accepts (arbitrary
  * Unicode in names and values), applied while a chain incident is open, sends no alert, keeps the
@@ -175,4 +175,41 @@ describe('config edits during an open chain incident (property)', () => {
       db.close()
     }
   }, 120_000)
+})
+
+describe('a chain no longer polled during its incident', () => {
+  const standin = useRpcStandin()
+  const recorder = useRecorder()
+  const rig = useAlertsRig(useTempDir())
+
+  it('closes the incident as ended with the config reason, not as a recovery', async () => {
+    const node = await standin(polygon())
+    const hook = await recorder()
+    const input = {
+      chains: { '137': { url: node.url, pollIntervalMs: 5000, confirmFailures: 1 } },
+      alerts: { channels: { ops: { type: 'webhook' as const }, desktop: null } },
+    }
+    const r = await rig(
+      input,
+      createMemoryStore({ 'alert-channel:ops': `${hook.url}/alerts whsec_alerts_0123` }),
+    )
+    await setBehaviour(node, 'down')
+    await r.nextPoll()
+    await waitFor(() => hook.received.length > 0, 'the down alert')
+
+    const disabled = Config.parse({ ...input, chains: { '137': { ...input.chains['137'], enabled: false } } })
+    expect(r.poller.reconfigure(resolveTargets(disabled, null), (t) => t)).toEqual([137])
+    r.clock.advance(250)
+    await r.alerts.idle()
+    await waitFor(() => hook.received.length > 1, 'the closing alert')
+    expect(hook.received.map((x) => `${x.json.rule} ${x.json.kind}`)).toEqual([
+      'chain.down fired',
+      'chain.down closed',
+    ])
+    expect(hook.received[1]!.json.body).toContain(
+      'Closed without recovering: Disabled in the config (chains.137.enabled is false).',
+    )
+    const incident = unwrap(r.alerts.incidents({ limit: 10 }))[0]!
+    expect(incident.closedReason).toBe('Disabled in the config (chains.137.enabled is false).')
+  })
 })

@@ -16,7 +16,8 @@ export interface RelayProcess {
 }
 
 /** `bin/watchdesk relay` from the built bundle, as an operator runs it, on free ports. Resolves
- * when it printed its URLs; rejects with its output when it exits first. */
+ * when it printed its URLs; rejects with its output when it exits first. An empty `store` gives
+ * no --store (the relay's default). */
 export function spawnRelay(
   store: string,
   env: NodeJS.ProcessEnv,
@@ -24,7 +25,7 @@ export function spawnRelay(
 ): { child: ChildProcess; ready: Promise<RelayProcess>; output(): string } {
   const child = spawn(
     process.execPath,
-    [bin, 'relay', '--store', store, '--listener-port', '0', '--port', '0'],
+    [bin, 'relay', ...(store ? ['--store', store] : []), '--listener-port', '0', '--port', '0'],
     { env: { ...process.env, WATCHDESK_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   )
   let out = ''

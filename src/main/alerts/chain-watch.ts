@@ -19,7 +19,7 @@ export function watchChainRounds(deps: ChainWatchDeps): Disposable {
   const reorgsSeen = new Map<number, number>()
   return deps.onChainsRound((snapshot) => {
     if (deps.stopped()) return
-    deps.observe(chainConditions(snapshot, deps.minFailures()))
+    deps.observe(closedWhenUnpolled(snapshot, chainConditions(snapshot, deps.minFailures())))
     for (const c of snapshot.chains) {
       const before = reorgsSeen.get(c.serviceId)
       reorgsSeen.set(c.serviceId, c.reorgs)
@@ -32,5 +32,19 @@ export function watchChainRounds(deps: ChainWatchDeps): Disposable {
         body: `The block at height ${c.lastReorg.height} changed hash (${c.reorgs} reorganisation${c.reorgs === 1 ? '' : 's'} since start).`,
       })
     }
+  })
+}
+
+/** A chain no longer polled (disabled, its URL removed in the config) did not recover: its open
+ * incidents close as ended, with the config's reason, not with a recovery alert. */
+function closedWhenUnpolled(snapshot: ChainsSnapshot, conditions: Condition[]): Condition[] {
+  const unpolled = new Map(
+    snapshot.chains
+      .filter((c) => c.status === 'not_configured')
+      .map((c) => [`chain:${c.serviceId}`, c.reason]),
+  )
+  return conditions.map((c) => {
+    const reason = unpolled.get(c.subject)
+    return reason === undefined ? c : { ...c, gone: reason }
   })
 }

@@ -19,6 +19,16 @@ export class Confirmation {
 
   constructor(private readonly needed: number) {}
 
+  /** The same place in the debounce under a new `confirmFailures` (a config edit): a confirmed
+   * outage stays confirmed, the polls already counted still count. */
+  withNeeded(needed: number): Confirmation {
+    const next = new Confirmation(needed)
+    next.count = this.count
+    next.since = this.since
+    next.confirmed = this.confirmed
+    return next
+  }
+
   observe(raw: Evaluation, t: number): Confirmed {
     if (!confirmedStatuses.includes(raw.status)) {
       this.count = 0

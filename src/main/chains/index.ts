@@ -14,7 +14,9 @@ import { createChainHistory } from './history'
 import type { ChainHistoryStore } from './history'
 import type { Poller } from './poller'
 import type { PollClock } from '../../shared/clock'
-import { pollerFor } from './configured'
+import { uidScrubber } from './configured'
+import { createPoller } from './poller'
+import { resolveTargets } from './targets'
 
 export { createPoller, sortWorstFirst, backoffDelay } from './poller'
 export type { Poller } from './poller'
@@ -79,24 +81,32 @@ export async function startChainsService(ctx: AppContext, clock?: PollClock): Pr
       }
     }
 
-  async function restart(reason: string) {
+  // One poller for the life of the service: a config edit or a new project uid reconfigures the
+  // chains it concerns and keeps their state (issue 29: a restart was announced as a recovery).
+  let scrubber = { uid: null as string | null, scrub: uidScrubber(null) }
+  const scrubFor = (uid: string | null) =>
+    scrubber.uid === uid ? scrubber.scrub : (scrubber = { uid, scrub: uidScrubber(uid) }).scrub
+
+  async function reconfigure(reason: string) {
     const mine = ++generation
     const { uid, problem } = await readProjectUid(ctx.secrets)
     if (mine !== generation) return
     if (problem) log.warn('project uid unavailable', { problem })
-    poller?.stop()
-    poller = pollerFor(ctx.config(), uid, onRound(history), problem, clock)
-    poller.start()
-    log.info('chains poller started', {
-      reason,
-      polled: poller.snapshot().chains.filter((c) => c.status !== 'not_configured').length,
-    })
+    const targets = resolveTargets(ctx.config(), uid, problem)
+    if (!poller) {
+      poller = createPoller({ targets, scrub: scrubFor(uid), onRound: onRound(history), clock })
+      poller.start()
+      const polled = poller.snapshot().chains.filter((c) => c.status !== 'not_configured').length
+      return log.info('chains poller started', { reason, polled })
+    }
+    const changed = poller.reconfigure(targets, scrubFor(uid))
+    if (changed.length > 0) log.info('chains reconfigured', { reason, changed })
   }
 
-  await restart('start')
-  const offConfig = ctx.onConfigChange(() => void restart('config changed'))
+  await reconfigure('start')
+  const offConfig = ctx.onConfigChange(() => void reconfigure('config changed'))
   const offSecrets = ctx.secrets.onChange((account) => {
-    if (account === accounts.projectUid) void restart('project uid changed')
+    if (account === accounts.projectUid) void reconfigure('project uid changed')
   })
 
   return {

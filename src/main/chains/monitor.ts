@@ -42,41 +42,95 @@ export interface Sample {
 
 type PollResult = { status: ChainStatus; sample: Sample | null }
 
+/** What a reconfigured chain keeps from the monitor it replaces (poller.reconfigure): its place
+ * in the debounce and the 15 min windows always; the node's own readings (identity, head age,
+ * reorgs, extras, failures in a row) only while it still polls the same URL; the connection only
+ * while URL, time-out and scrubber are the same. */
+interface Carried {
+  previous: ChainMonitor
+  sameNode: boolean
+  sameClient: boolean
+}
+
+function carriedFrom(
+  previous: ChainMonitor | undefined,
+  target: ChainTarget,
+  scrub: (text: string) => string,
+  polled: boolean,
+): Carried | null {
+  if (!previous?.polled || !polled) return null
+  const sameNode = previous.target.url === target.url
+  const sameClient = sameNode && previous.target.timeoutMs === target.timeoutMs && previous.scrub === scrub
+  return { previous, sameNode, sameClient }
+}
+
+const waitingNote = / \(now polling [^]*: waiting for its first answer\)$/
+
+/** A reference's connection is kept while everything it was built from is the same. */
+const referenceKey = (r: ChainTarget['references'][number], target: ChainTarget) =>
+  JSON.stringify([r, target.timeoutMs, target.info.expectedChainId, target.thresholds.stalledAfterSeconds])
+
 export class ChainMonitor {
   readonly target: ChainTarget
+  readonly scrub: (text: string) => string
   private readonly client: RpcClient | null
   private readonly references: ReferenceSource[]
+  private readonly referenceKeys: string[]
   private readonly identity: IdentityCheck
   private readonly headAge: HeadAge
   private readonly extras: ExtrasCheck
-  private readonly reorgs = new ReorgCheck()
-  private readonly scores = new SourceScores()
+  private readonly reorgs: ReorgCheck
+  private readonly scores: SourceScores
   private readonly confirmation: Confirmation
-  private readonly quality = new QualityWindow()
+  private readonly quality: QualityWindow
   failures = 0
   private latest: ChainStatus
 
-  constructor(target: ChainTarget, scrub: (text: string) => string) {
+  /** `previous`: the monitor of the same chain before a config change; its state is carried over
+   * (see Carried) so a change of settings is never taken for a recovery or a new outage. */
+  constructor(target: ChainTarget, scrub: (text: string) => string, previous?: ChainMonitor) {
     this.target = target
+    this.scrub = scrub
     const polled = target.url !== null && target.notConfigured === null
-    this.client = polled ? createRpcClient({ url: target.url!, timeoutMs: target.timeoutMs, scrub }) : null
+    const carried = carriedFrom(previous, target, scrub, polled)
+    const node = carried?.sameNode ? carried.previous : null
+    this.client = !polled
+      ? null
+      : carried?.sameClient
+        ? carried.previous.client
+        : createRpcClient({ url: target.url!, timeoutMs: target.timeoutMs, scrub })
+    this.referenceKeys = polled ? target.references.map((r) => referenceKey(r, target)) : []
     this.references = polled
-      ? target.references.map(
-          (r) =>
-            new ReferenceSource(
-              r,
-              target.timeoutMs,
-              target.info.expectedChainId,
-              target.thresholds.stalledAfterSeconds,
-              scrub,
-            ),
-        )
+      ? target.references.map((r, i) => {
+          const kept = carried?.previous.referenceKeys.indexOf(this.referenceKeys[i]!) ?? -1
+          if (kept >= 0 && carried?.previous.scrub === scrub) return carried.previous.references[kept]!
+          return new ReferenceSource(
+            r,
+            target.timeoutMs,
+            target.info.expectedChainId,
+            target.thresholds.stalledAfterSeconds,
+            scrub,
+          )
+        })
       : []
-    this.identity = new IdentityCheck(target)
-    this.headAge = new HeadAge(target.info.blockTimeMs)
-    this.extras = new ExtrasCheck(Math.max(extrasPaceMs, target.intervalMs))
-    this.confirmation = new Confirmation(target.confirmFailures)
-    this.latest = this.initialStatus()
+    this.identity = node?.identity ?? new IdentityCheck(target)
+    this.headAge = node?.headAge ?? new HeadAge(target.info.blockTimeMs)
+    const pace = Math.max(extrasPaceMs, target.intervalMs)
+    this.extras = node && node.target.intervalMs === target.intervalMs ? node.extras : new ExtrasCheck(pace)
+    this.reorgs = node?.reorgs ?? new ReorgCheck()
+    this.scores = carried?.previous.scores ?? new SourceScores()
+    this.quality = carried?.previous.quality ?? new QualityWindow()
+    this.confirmation = carried
+      ? carried.previous.confirmation.withNeeded(target.confirmFailures)
+      : new Confirmation(target.confirmFailures)
+    this.failures = node?.failures ?? 0
+    this.latest = carried ? this.carriedStatus(carried) : this.initialStatus()
+  }
+
+  /** Closes what `successor` did not take over (its own client, references it does not share). */
+  closeExcept(successor: ChainMonitor): void {
+    if (this.client !== successor.client) this.client?.close()
+    for (const r of this.references) if (!successor.references.includes(r)) r.close()
   }
 
   get polled(): boolean {
@@ -326,6 +380,20 @@ export class ChainMonitor {
       stalledAfterSeconds: thresholds.stalledAfterSeconds,
       blockTimeMs: Math.round(this.headAge.blockTimeMs),
     } satisfies Partial<ChainStatus>
+  }
+
+  /** The status before the change, with this config's settings: the chain stays as bad (or as
+   * good) as its last polls said until a poll of what it is now configured to poll says otherwise. */
+  private carriedStatus({ previous, sameNode }: Carried): ChainStatus {
+    const before = previous.latest
+    const t = before.checkedAt === null ? 0 : Date.parse(before.checkedAt)
+    const status = { ...before, ...this.base(t) }
+    if (sameNode) return status
+    const reason = before.reason.replace(waitingNote, '')
+    return {
+      ...status,
+      reason: `${reason} (now polling ${this.target.endpoint}: waiting for its first answer)`,
+    }
   }
 
   private initialStatus(): ChainStatus {

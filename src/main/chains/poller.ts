@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import type { ChainStatus, ChainsSnapshot } from '../../shared/contract/chains'
 import { statusRank } from '../../shared/chains/health'
 import { ChainMonitor } from './monitor'
@@ -25,6 +26,10 @@ export interface Poller {
   monitor(serviceId: number): ChainMonitor | undefined
   /** One poll of every configured chain, all at once (CLI, bench); independent of the timers. */
   pollRound(): Promise<ChainsSnapshot>
+  /** Applies a config change to the chains it concerns, keeping their state (open incidents stay
+   * open, debounce and windows go on); a chain whose target is unchanged is not touched. A chain
+   * being polled takes the change when that poll is answered. Returns the changed service ids. */
+  reconfigure(targets: ChainTarget[], scrub: (text: string) => string): number[]
   start(): void
   stop(): void
 }
@@ -39,18 +44,34 @@ export function sortWorstFirst(chains: ChainStatus[]): ChainStatus[] {
   return [...chains].sort((a, b) => statusRank(a.status) - statusRank(b.status))
 }
 
+/** One chain's place in the poller: its monitor, its timer, and a config change that waits for
+ * the poll under way to finish (that poll's answer belongs to the monitor that asked). */
+interface Slot {
+  monitor: ChainMonitor
+  timer: Disposable | null
+  inFlight: boolean
+  next: ChainTarget | null
+  lastPollAt: number | null
+}
+
 export function createPoller(options: PollerOptions): Poller {
   const clock = options.clock ?? systemPollClock
   const now = () => clock.now()
-  const monitors = options.targets.map((t) => new ChainMonitor(t, options.scrub))
-  const timers = new Map<number, Disposable>()
+  let scrub = options.scrub
+  const slots: Slot[] = options.targets.map((t) => ({
+    monitor: new ChainMonitor(t, scrub),
+    timer: null,
+    inFlight: false,
+    next: null,
+    lastPollAt: null,
+  }))
   let pendingSamples: Sample[] = []
   let cancelPublish: Disposable | null = null
   let running = false
 
   const snapshot = (): ChainsSnapshot => ({
     at: new Date(now()).toISOString(),
-    chains: sortWorstFirst(monitors.map((m) => m.status())),
+    chains: sortWorstFirst(slots.map((s) => s.monitor.status())),
   })
 
   function publish() {
@@ -65,43 +86,86 @@ export function createPoller(options: PollerOptions): Poller {
     cancelPublish = clock.after(options.coalesceMs ?? 200, publish)
   }
 
-  async function loop(monitor: ChainMonitor) {
-    if (!running) return
-    const { sample } = await monitor.poll(now)
+  function schedule(slot: Slot, delay: number) {
+    slot.timer?.dispose()
+    slot.timer = clock.after(delay, () => void loop(slot))
+  }
+
+  async function loop(slot: Slot) {
+    slot.timer = null
+    if (!running || !slot.monitor.polled) return
+    slot.inFlight = true
+    const { sample } = await slot.monitor.poll(now)
+    slot.inFlight = false
+    slot.lastPollAt = now()
     if (!running) return
     if (sample) pendingSamples.push(sample)
     schedulePublish()
-    const delay = backoffDelay(monitor.target.intervalMs, monitor.failures)
-    timers.set(
-      monitor.target.info.serviceId,
-      clock.after(delay, () => void loop(monitor)),
-    )
+    if (slot.next) return replace(slot, slot.next)
+    schedule(slot, backoffDelay(slot.monitor.target.intervalMs, slot.monitor.failures))
+  }
+
+  /** Swaps the chain's monitor for one over `target` that carries its state, and polls on the new
+   * settings: a new node at once, the same node when its (new) interval since the last poll is up. */
+  function replace(slot: Slot, target: ChainTarget) {
+    slot.next = null
+    const previous = slot.monitor
+    const successor = new ChainMonitor(target, scrub, previous)
+    previous.closeExcept(successor)
+    slot.monitor = successor
+    slot.timer?.dispose()
+    slot.timer = null
+    if (!running || !successor.polled) return
+    const newNode = !previous.polled || previous.target.url !== target.url
+    if (newNode || slot.lastPollAt === null) return schedule(slot, 0)
+    const due = slot.lastPollAt + backoffDelay(target.intervalMs, successor.failures)
+    schedule(slot, Math.max(0, due - now()))
   }
 
   return {
     snapshot,
-    monitor: (serviceId) => monitors.find((m) => m.target.info.serviceId === serviceId),
+    monitor: (serviceId) => slots.find((s) => s.monitor.target.info.serviceId === serviceId)?.monitor,
     async pollRound() {
-      const results = await Promise.all(monitors.map((m) => m.poll(now)))
+      const results = await Promise.all(slots.map((s) => s.monitor.poll(now)))
       const samples = results.flatMap((r) => (r.sample ? [r.sample] : []))
       const snap = snapshot()
       options.onRound?.(snap, samples)
       return snap
     },
+    reconfigure(targets, nextScrub) {
+      const scrubChanged = nextScrub !== scrub
+      scrub = nextScrub
+      const changed: number[] = []
+      for (const target of targets) {
+        const slot = slots.find((s) => s.monitor.target.info.serviceId === target.info.serviceId)
+        if (!slot) continue
+        const wanted = slot.next ?? slot.monitor.target
+        const sameScrub = !scrubChanged || !slot.monitor.polled
+        if (sameScrub && isDeepStrictEqual(wanted, target)) continue
+        changed.push(target.info.serviceId)
+        if (slot.inFlight) slot.next = target
+        else replace(slot, target)
+      }
+      if (changed.length > 0 && running) schedulePublish()
+      return changed
+    },
     start() {
       if (running) return
       running = true
-      for (const monitor of monitors) if (monitor.polled) void loop(monitor)
+      for (const slot of slots) if (slot.monitor.polled) void loop(slot)
       // The not-configured chains are news too: publish the first snapshot at once.
       options.onRound?.(snapshot(), [])
     },
     stop() {
       running = false
-      for (const timer of timers.values()) timer.dispose()
-      timers.clear()
+      for (const slot of slots) {
+        slot.timer?.dispose()
+        slot.timer = null
+        slot.next = null
+        slot.monitor.close()
+      }
       cancelPublish?.dispose()
       cancelPublish = null
-      for (const monitor of monitors) monitor.close()
     },
   }
 }

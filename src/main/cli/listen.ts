@@ -66,7 +66,7 @@ export async function listen(options: ListenOptions, io: CliIo): Promise<number>
   if (!config.ok) return fail(io, config.error.message, 3)
   const dir = ensureDir(options.dataDir)
   if (!dir.ok) return fail(io, dir.error.message, 3)
-  const lock = acquireInstanceLock(options.dataDir)
+  const lock = acquireInstanceLock(options.dataDir, process.pid, 'listen')
   if (!lock.ok) return fail(io, lock.error.message, 3)
   const db = openDatabase(join(options.dataDir, databaseFileName))
   if (!db.ok) {

@@ -1,9 +1,14 @@
 import type { RetentionConfig } from '../../shared/config'
 import { formatDate, formatDateTime, zoneLabel } from '../../shared/time'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { EventFilter } from '../../shared/contract/events'
 import { eventJson } from '../../shared/events/json'
-import { databaseFileName } from '../db'
+import { acquireStoreLock, databaseFileName } from '../db'
+import type { InstanceLock } from '../db'
+import { defaultDataDir } from '../config'
+import { err, ok } from '../../shared/result'
+import type { Result } from '../../shared/result'
+import { mkdirSync } from 'node:fs'
 import { openRelayStore, parseStoreUrl, startRelay, createRelayToken, migratePostgresUrl } from '../relay'
 import type { RelayStore, TokenScope } from '../relay'
 import { tokenScopes } from '../relay'
@@ -43,8 +48,15 @@ export interface RelayCliOptions {
   listenerLimits?: { maxConnections: number; maxBodyBytesInFlight: number }
 }
 
+/** The relay's own data dir: `--data-dir` or WATCHDESK_DATA_DIR when given, else the `relay`
+ * folder inside the default data dir — never the console's own database (one writer per store). */
+export function relayDataDirOf(options: CommonOptions, io: CliIo): string {
+  if (options.dataDir !== undefined || io.env.WATCHDESK_DATA_DIR !== undefined) return dataDirOf(options, io)
+  return join(defaultDataDir(io.env), 'relay')
+}
+
 const storeOf = (options: RelayOptions, io: CliIo) =>
-  options.store ?? `sqlite:${join(dataDirOf(options, io), databaseFileName)}`
+  options.store ?? `sqlite:${join(relayDataDirOf(options, io), databaseFileName)}`
 
 export function registerRelay(program: Command, ctx: CliContext): void {
   const relay = withCommon(program.command('relay'))
@@ -52,7 +64,10 @@ export function registerRelay(program: Command, ctx: CliContext): void {
     .description(
       "Headless, always-on receiver: the webhook listener writing into the store, and the sync API consoles follow (GET /sync/events, /sync/stream, /sync/listener with Authorization: Bearer <relay token>). Webhook secrets from this host's keychain or WATCHDESK_WEBHOOK_SECRETS.",
     )
-    .option('--store <url>', 'sqlite:PATH or postgres://… (default: sqlite:<data dir>/watchdesk.db)')
+    .option(
+      '--store <url>',
+      'sqlite:PATH or postgres://… (default: sqlite:<data dir>/watchdesk.db; without --data-dir or WATCHDESK_DATA_DIR the data dir is the relay folder of the default one)',
+    )
     .option('--host <host>', 'address both servers bind', '127.0.0.1')
     .option('--listener-port <port>', 'webhook listener port', portNumber('listener-port'), 7421)
     .option('--port <port>', 'sync API port', portNumber('port'), 7422)
@@ -62,7 +77,7 @@ export function registerRelay(program: Command, ctx: CliContext): void {
       if (!!options.tlsCert !== !!options.tlsKey)
         return ctx.exit(failure(ctx.io, 'relay', '--tls-cert and --tls-key go together.', exitCodes.usage))
       // sync.* and retention.* from the data dir's config.json (and --config); defaults without one.
-      const config = configFor(options, ctx.io)
+      const config = configFor({ ...options, dataDir: relayDataDirOf(options, ctx.io) }, ctx.io)
       if (!config.ok) return ctx.exit(failure(ctx.io, 'relay', config.error.message, config.error.exit))
       ctx.exit(
         await runRelay(
@@ -164,8 +179,13 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
   const url = parseStoreUrl(options.store)
   if (!url.ok) return fail(io, url.error.message, 2, release)
   const sync = options.sync ?? SyncConfig.parse({})
+  // One writer per SQLite file: a console's, `listen`'s or another relay's database is refused.
+  const lock = url.value.kind === 'sqlite' ? lockStore(url.value.file) : ok(null)
+  if (!lock.ok) return fail(io, lock.error.message, 3, release)
+  const unlock = () => lock.value?.release()
+  if (lock.value?.tookOver) log.warn(lock.value.tookOver)
   const store = await openRelayStore(url.value, log, { commitDeadlineMs: sync.commitDeadlineMs })
-  if (!store.ok) return fail(io, store.error.message, 3, release)
+  if (!store.ok) return fail(io, store.error.message, 3, () => (unlock(), release()))
   const secrets = observeSecrets(options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env), log)
   const relay = await startRelay({
     store: store.value,
@@ -184,7 +204,7 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
   })
   if (!relay.ok) {
     await store.value.close()
-    return fail(io, relay.error.message, 3, release)
+    return fail(io, relay.error.message, 3, () => (unlock(), release()))
   }
   const status = await relay.value.status()
   io.out(`watchdesk relay on ${store.value.where}`)
@@ -202,7 +222,18 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
   io.err('stopping…')
   await relay.value.stop()
   await store.value.close()
+  unlock()
   return 0
+}
+
+/** The SQLite store's lock, taken in its folder (made if missing, private like a data dir). */
+function lockStore(file: string): Result<InstanceLock> {
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+  } catch (error) {
+    return err('unavailable', `Cannot create ${dirname(file)}: ${(error as Error).message}.`)
+  }
+  return acquireStoreLock(file)
 }
 
 /** `url` with the host the server was asked to bind (`0.0.0.0`, `::`, a LAN address). */

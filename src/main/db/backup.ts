@@ -12,7 +12,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { absentSecrets, stripConfigSecrets } from '../../shared/config-secrets'
 import type { AbsentSecret } from '../../shared/config-secrets'
@@ -20,6 +20,7 @@ import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import { databaseFileName, openDatabase } from './index'
 import { migrations } from './migrations'
+import { checkRestorable } from './schema-check'
 
 /** The backup format (docs/storage.md): one SQLite file, the database as SQLite's online backup
  * copied it, plus one table `watchdesk_backup` (key, value) holding the data dir's config.json
@@ -140,6 +141,8 @@ export interface RestoreSummary {
 /** Restores a backup into an empty (or absent) data dir: the database, then config.json. */
 export function restoreDataDir(file: string, dataDir: string): Result<RestoreSummary> {
   if (!existsSync(file)) return err('not_found', `${file} does not exist.`)
+  const target = checkRestoreTarget(dataDir)
+  if (!target.ok) return target
   if (existsSync(dataDir) && readdirSync(dataDir).length > 0)
     return err(
       'conflict',
@@ -179,6 +182,33 @@ export function restoreDataDir(file: string, dataDir: string): Result<RestoreSum
 
 type Meta = Record<string, string | null>
 
+/** A data dir a restore can write: a folder (or nothing yet), without the leftover of a restore
+ * that was killed (named, with the command that clears it). */
+function checkRestoreTarget(dataDir: string): Result<null> {
+  if (!existsSync(dataDir)) return ok(null)
+  if (!statSync(dataDir).isDirectory())
+    return err(
+      'unavailable',
+      `${dataDir} is a file, not a folder: restore into a new or empty folder (pass --data-dir with one).`,
+    )
+  const leftover = join(dataDir, `${databaseFileName}.restoring`)
+  if (!existsSync(leftover)) return ok(null)
+  // A killed restore may also have written config.json (it is written before the database is
+  // renamed into place); when nothing else is there, both are the restore's own.
+  const others = readdirSync(dataDir).filter((n) => n !== basename(leftover))
+  const clears =
+    others.length === 1 && others[0] === configFileName
+      ? [leftover, join(dataDir, configFileName)]
+      : [leftover]
+  return err(
+    'conflict',
+    `${dataDir} holds ${leftover}, left by a restore that did not finish (it was stopped or killed); nothing uses it. ` +
+      `Clear it with: rm ${clears.map(shellQuote).join(' ')} — then run the restore again.`,
+  )
+}
+
+const shellQuote = (path: string) => `'${path.replace(/'/g, `'\\''`)}'`
+
 /** Checks the file is a watchdesk backup this build can open, then takes the backup table out so
  * the restored database is exactly the one that was copied. */
 function readBackup(file: string): Result<{ meta: Meta; events: number }> {
@@ -212,6 +242,8 @@ function readBackup(file: string): Result<{ meta: Meta; events: number }> {
         'conflict',
         `The backup has schema version ${meta.schema_version}, newer than this watchdesk knows (${latest}): upgrade watchdesk first.`,
       )
+    const checked = checkRestorable(db, Number(meta.schema_version), [backupTable])
+    if (!checked.ok) return checked
     db.exec(`DROP TABLE ${backupTable}`)
     db.exec('VACUUM')
     return ok({ meta, events: countEvents(db) })

@@ -41,7 +41,9 @@ describe('bin/watchdesk serve', () => {
     const second = await runCli(['serve', '--data-dir', dir, '--port', '0', '--listener-port', '0'])
     expect(second.code).toBe(3)
     expect(second.stderr).toMatch(
-      new RegExp(`Another watchdesk \\(pid ${first.process.pid}\\) is already running`),
+      new RegExp(
+        `Another watchdesk \\(the console running as pid ${first.process.pid}\\) is already running`,
+      ),
     )
   })
 

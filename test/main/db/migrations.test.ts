@@ -164,6 +164,7 @@ describe('the instance lock', () => {
     expect(JSON.parse(readFileSync(lock.file, 'utf8'))).toEqual({
       pid: process.pid,
       identity: processIdentity(process.pid),
+      role: 'console',
     })
     lock.release()
   })

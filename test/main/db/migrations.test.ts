@@ -128,6 +128,49 @@ describe('database migrations', () => {
   })
 })
 
+describe('migration 011: forward target names without credentials', () => {
+  const tempDir = useTempDir()
+
+  it('renames what older versions stored under a whole --forward-to URL, credentials out, queues kept', () => {
+    const file = join(tempDir(), 'watchdesk.db')
+    const before = migrations.filter((m) => m.version < 11)
+    const old = unwrap(openDatabase(file, { migrations: before }))
+    const leaked = 'url:http://ops:PASSWORD@127.0.0.1:3000/hook?token=TOKEN#frag'
+    const twin = 'url:http://ops:PASSWORD@127.0.0.1:3000/hook?token=OTHER'
+    for (const [target, seq] of [
+      [leaked, 1],
+      [twin, 2],
+      ['url:http://127.0.0.1:4000/plain', 3],
+      ['app', 4],
+    ] as const) {
+      old
+        .prepare(`INSERT INTO forward_outbox (event_seq, target, created_at, due_at) VALUES (?, ?, 0, 0)`)
+        .run(seq, target)
+      old
+        .prepare(
+          `INSERT INTO forward_attempts (outbox_id, event_seq, target, attempt, at) VALUES (?, ?, ?, 1, 0)`,
+        )
+        .run(seq, seq, target)
+      old.prepare(`INSERT INTO forward_routes (target, pattern) VALUES (?, '*')`).run(target)
+    }
+    old.close()
+    const db = unwrap(openDatabase(file))
+    const names = (table: string, order = 'id') =>
+      (db.prepare(`SELECT target FROM ${table} ORDER BY ${order}`).pluck().all() as string[]).join(' ')
+    expect(names('forward_outbox')).toBe(
+      'url:http://127.0.0.1:3000/hook url:http://127.0.0.1:3000/hook url:http://127.0.0.1:4000/plain app',
+    )
+    expect(names('forward_attempts')).toBe(names('forward_outbox'))
+    expect(names('forward_routes', 'target')).toBe(
+      'app url:http://127.0.0.1:3000/hook url:http://127.0.0.1:4000/plain',
+    )
+    db.close()
+    const bytes = readFileSync(file)
+    expect(bytes.includes('PASSWORD')).toBe(false)
+    expect(bytes.includes('TOKEN')).toBe(false)
+  })
+})
+
 describe('the instance lock', () => {
   const tempDir = useTempDir()
 

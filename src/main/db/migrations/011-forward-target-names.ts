@@ -17,6 +17,10 @@ export const migration011: Migration = {
       )
       .pluck()
       .all() as string[]
+    // Overwrite the old names' bytes as the rows change, not only unlink them: a credential must
+    // not stay readable in the file's free space (copied by a file-level backup).
+    const secureDelete = db.pragma('secure_delete', { simple: true }) as number
+    db.pragma('secure_delete = ON')
     for (const name of names) {
       const renamed = nameWithoutCredentials(name)
       if (renamed === name) continue
@@ -26,6 +30,7 @@ export const migration011: Migration = {
       db.prepare('UPDATE OR IGNORE forward_routes SET target = ? WHERE target = ?').run(renamed, name)
       db.prepare('DELETE FROM forward_routes WHERE target = ?').run(name)
     }
+    db.pragma(`secure_delete = ${secureDelete}`)
   },
 }
 

@@ -4,6 +4,7 @@ import {
   chmodSync,
   copyFileSync,
   cpSync,
+  existsSync,
   linkSync,
   mkdirSync,
   readFileSync,
@@ -378,10 +379,75 @@ describe('the deployment files in deploy/, checked by the real tools', () => {
       expect(/^CapEff:\s+(\w+)/m.exec(status)![1]).toBe('0000000000000000')
       expect(String(statSync(data).uid)).toBe(imageEnv.WATCHDESK_UID)
       expect(String(statSync(join(data, 'watchdesk.db')).uid)).toBe(imageEnv.WATCHDESK_UID)
-      expect(runtime).toMatch(/^HEALTHCHECK [^\n]*\\\n[^\n]*\/healthz/m)
+      // The health check script is in the image (its port-following is the HEALTHCHECK test's).
+      expect(runtime).toMatch(/^HEALTHCHECK [^\n]*\\\n[^\n]*watchdesk-healthcheck\.mjs/m)
+      expect(existsSync(join(root, 'usr/local/bin/watchdesk-healthcheck.mjs'))).toBe(true)
       expect(readFileSync(join(repoRoot, '.dockerignore'), 'utf8')).toMatch(/^node_modules$/m)
     },
   )
+
+  it("the container's HEALTHCHECK asks /healthz on the port the relay was started with, not 7422", async () => {
+    const containerfile = readFileSync(deploy('Containerfile'), 'utf8')
+    const check = JSON.parse(/^HEALTHCHECK [^\n]*\\\n\s*CMD (.+)$/m.exec(containerfile)![1]!) as string[]
+    const script = check.at(-1)!
+    // The script the image runs is the one copied from deploy/.
+    expect(containerfile).toContain(`COPY deploy/healthcheck.mjs ${script}`)
+    const port = await freePort()
+    const dir = tempDir()
+    const configured = track(
+      spawn(
+        process.execPath,
+        [
+          join(repoRoot, 'bin/watchdesk'),
+          'relay',
+          '--host',
+          '0.0.0.0',
+          '--store',
+          `sqlite:${join(dir, 'watchdesk.db')}`,
+          '--listener-port',
+          '0',
+          '--port',
+          '7422',
+          `--port=${port}`,
+        ],
+        {
+          // As the image passes them (--host 0.0.0.0), with a CMD that moves the port: the last wins.
+          env: { ...process.env, WATCHDESK_DATA_DIR: dir, WATCHDESK_WEBHOOK_SECRETS: relaySecret },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      ),
+    )
+    let out = ''
+    configured.stdout!.on('data', (d: Buffer) => (out += d.toString()))
+    configured.stderr!.on('data', (d: Buffer) => (out += d.toString()))
+    await waitFor(
+      () => {
+        if (configured.exitCode !== null) throw new Error(`the relay exited: ${out}`)
+        return out.includes(`:${port}/sync/`)
+      },
+      'the relay on its configured port',
+      { timeoutMs: 30_000 },
+    )
+    // The check, as the image runs it, pointed at this relay's process instead of PID 1.
+    const run = () =>
+      spawnSync(process.execPath, [deploy('healthcheck.mjs')], {
+        env: { WATCHDESK_HEALTHCHECK_PID: String(configured.pid) },
+        encoding: 'utf8',
+        timeout: 30_000,
+      })
+    const healthy = run()
+    expect(healthy.stderr).toBe('')
+    expect(healthy.status).toBe(0)
+    // Stopped (SIGSTOP: the port stays bound, nothing answers within the check's time): unhealthy.
+    configured.kill('SIGSTOP')
+    try {
+      const stuck = run()
+      expect(stuck.status).toBe(1)
+      expect(stuck.stderr).toContain(`127.0.0.1:${port}/healthz`)
+    } finally {
+      configured.kill('SIGCONT')
+    }
+  })
 
   it('docs/relay.md links every deployment file instead of keeping a second copy', () => {
     const docs = readFileSync(join(repoRoot, 'docs/relay.md'), 'utf8')
@@ -389,6 +455,7 @@ describe('the deployment files in deploy/, checked by the real tools', () => {
       'watchdesk-relay.service',
       'Containerfile',
       'entrypoint.sh',
+      'healthcheck.mjs',
       'nginx-relay.conf',
       'Caddyfile',
     ])

@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client'
 import type { ChainsSnapshot } from '../../shared/contract/chains'
 import type { Disposable } from '../../shared/disposable'
 import { chainStatuses } from '../../shared/chains/health'
+import { RpcErrorInfo } from '../../shared/contract/chains'
 import type { AppContext } from '../context'
 import type { Services } from '../services'
 import { registerListenerTotals, registerStorageOk } from '../meters'
@@ -132,6 +133,8 @@ export function metricsFor(ctx: AppContext, services: Services): () => Promise<s
   return () => ctx.meters.registry.metrics()
 }
 
+const pollErrorKinds = RpcErrorInfo.shape.kind.options
+
 /** Polls as Prometheus expects them: counters of polls, errors (by kind) and HTTP 429s since
  * start, and a latency histogram in seconds, so rates and quantiles come from PromQL over any
  * window and across instances. Fed by each poll round: a chain counts once per new `checkedAt`. */
@@ -176,8 +179,14 @@ function registerPollMeters(
     for (const c of snapshot.chains) {
       if (c.status === 'not_configured' || c.checkedAt === null || seen.get(c.serviceId) === c.checkedAt)
         continue
-      seen.set(c.serviceId, c.checkedAt)
       const labels = { chain: String(c.serviceId), name: c.name }
+      // A polled chain's error and 429 series start at 0, so a rate over them (a dashboard panel,
+      // an alert rule) reads 0 before the first failure rather than no data.
+      if (!seen.has(c.serviceId)) {
+        rateLimited.inc(labels, 0)
+        for (const kind of pollErrorKinds) errors.inc({ ...labels, kind }, 0)
+      }
+      seen.set(c.serviceId, c.checkedAt)
       polls.inc(labels)
       if (c.error?.kind === 'http' && c.error.code === 429) rateLimited.inc(labels)
       else if (c.error) errors.inc({ ...labels, kind: c.error.kind })

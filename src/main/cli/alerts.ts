@@ -1,3 +1,4 @@
+import { Option } from 'commander'
 import type { Command } from 'commander'
 import type { ChannelConfig } from '../../shared/alerts/config'
 import { err, ok } from '../../shared/result'
@@ -66,7 +67,12 @@ function registerChannel(alerts: Command, ctx: CliContext): void {
       'Store the channel’s URL or SMTP password, read from stdin or a hidden prompt (never an argument: those show in ps). With --type, a channel that does not exist yet is added (the desktop channel stays).',
     )
     .argument('<name>', 'the channel name, e.g. ops')
-    .option('--type <type>', 'add the channel with this type: webhook, slack or email')
+    .addOption(
+      // Choices for --help and completion; the check (and its sentence) stays in channelFor.
+      new Option('--type <type>', 'add the channel with this type: webhook, slack or email')
+        .choices(['webhook', 'slack', 'email'])
+        .argParser((value: string) => value),
+    )
     .option('--host <host>', 'email: the SMTP server')
     .option('--port <port>', 'email: the SMTP port (587)', positiveInt('port'))
     .option('--from <address>', 'email: the sender')

@@ -1,4 +1,6 @@
+import { InvalidArgumentError, Option } from 'commander'
 import type { Command } from 'commander'
+import { serviceIds } from '../../shared/chains/registry'
 import { formatClock } from '../../shared/time'
 import { alarmStatuses, statusLabel } from '../../shared/chains/health'
 import type { Config } from '../../shared/config'
@@ -16,6 +18,8 @@ interface ChainsOptions extends CommonOptions {
   watch?: boolean
   sources?: boolean
   interval?: number
+  /** Only these chains (service ids), in the table, the JSON and the exit code. */
+  chain?: number[]
 }
 
 export function registerChains(program: Command, ctx: CliContext): void {
@@ -28,6 +32,11 @@ export function registerChains(program: Command, ctx: CliContext): void {
     .option(
       '--sources',
       'one row per source of each polled chain: the service node and its references, counted or excluded and why',
+    )
+    .addOption(
+      new Option('--chain <id...>', 'only these chains, by service id (every chain when absent)')
+        .choices(serviceIds.map(String))
+        .argParser(chainId),
     )
     .option(
       '--interval <ms>',
@@ -42,7 +51,15 @@ export function registerChains(program: Command, ctx: CliContext): void {
     'watchdesk chains --watch --interval 2000',
     'watchdesk chains --sources',
     'watchdesk chains --sources --json',
+    'watchdesk chains --chain 1 137',
   )
+}
+
+function chainId(value: string, previous: number[] | undefined): number[] {
+  const id = Number(value)
+  if (!serviceIds.includes(id))
+    throw new InvalidArgumentError(`--chain takes a service id (${serviceIds.join(', ')}), not "${value}".`)
+  return [...(previous ?? []), id]
 }
 
 async function runChains(options: ChainsOptions, io: CliIo, deps: CliDeps): Promise<ExitCode> {
@@ -62,7 +79,8 @@ async function runChains(options: ChainsOptions, io: CliIo, deps: CliDeps): Prom
     : undefined
   try {
     for (;;) {
-      const chains = (await poller.pollRound()).chains
+      const polled = (await poller.pollRound()).chains
+      const chains = options.chain ? polled.filter((c) => options.chain!.includes(c.serviceId)) : polled
       if (interrupted.value) return exitCodes.ok
       const code = report(chains, config, uid, problem, options, io)
       if (!options.watch) return code

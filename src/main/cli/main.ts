@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander'
+import { Command, CommanderError, Option } from 'commander'
 import { version } from '../version'
 import type { CliContext, CliDeps } from './common'
 import { exitCodes } from './exit'
@@ -36,9 +36,11 @@ export function buildProgram(ctx: CliContext): Command {
     .version(version, '-V, --version', 'print the version')
     // Taken off the arguments by main() (takeLoggingFlags); declared here for --help.
     .option('--verbose', 'every log line, as text on a terminal')
-    .option(
-      '--log-format <format>',
-      'json: machine log lines (services); text: on a terminal (the default there)',
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'json: machine log lines (services); text: on a terminal (the default there)',
+      ).choices(['json', 'text']),
     )
     .exitOverride()
     .showHelpAfterError(true)

@@ -15,7 +15,7 @@ import { tokenScopes } from '../relay'
 import { createKeytarStore, observeSecrets, withEnvironmentSecrets } from '../secrets'
 import type { SecretStore } from '../secrets'
 import { SyncConfig } from '../../shared/config'
-import { InvalidArgumentError } from 'commander'
+import { InvalidArgumentError, Option } from 'commander'
 import type { Command } from 'commander'
 import type { CliContext, CommonOptions } from './common'
 import { configFor, dataDirOf, example, positiveInt, withCommon } from './common'
@@ -143,11 +143,14 @@ export function registerRelay(program: Command, ctx: CliContext): void {
     .command('create')
     .summary('create a token and print it once')
     .argument('<name>')
-    .option(
-      '--scope <scope>',
-      'read: the sync API and /metrics (consoles); metrics: only /metrics (Prometheus); admin: everything',
-      scopeOption,
-      'read',
+    .addOption(
+      new Option(
+        '--scope <scope>',
+        'read: the sync API and /metrics (consoles); metrics: only /metrics (Prometheus); admin: everything',
+      )
+        .choices(tokenScopes)
+        .argParser(scopeOption)
+        .default('read'),
     )
     .action(tokenAction('create'))
   token.command('list').summary('the tokens, live or revoked').action(tokenAction('list'))

@@ -58,7 +58,8 @@ const failures = {
   '503': failureResponse('unavailable or keychain_unavailable'),
 }
 
-const metricsPath = (security: string, description: string) => ({
+/** `refusals`: the answers other than 200, with the JSON body each server really sends. */
+const metricsPath = (security: string, description: string, refusals: Json) => ({
   get: {
     operationId: 'metrics',
     summary: 'Prometheus metrics (text exposition format)',
@@ -66,7 +67,7 @@ const metricsPath = (security: string, description: string) => ({
     security: [{ [security]: [] }],
     responses: {
       '200': { description: 'Prometheus text', content: { 'text/plain': { schema: { type: 'string' } } } },
-      '401': { description: 'no or a wrong token' },
+      ...refusals,
     },
   },
 })
@@ -134,6 +135,7 @@ export function consoleOpenApi(version: string): Json {
   paths['/metrics'] = metricsPath(
     'consoleToken',
     'The console’s meters: listener totals, forward queue, chains. Takes the launch token.',
+    { '401': failures['401'], '403': failures['403'] },
   )
   paths['/openapi.json'] = openapiPath('the console API')
   return {
@@ -287,7 +289,9 @@ export function relayOpenApi(version: string): Json {
           },
         },
       },
-      '/metrics': metricsPath('relayToken', 'The relay’s meters. A relay token (metrics scope suffices).'),
+      '/metrics': metricsPath('relayToken', 'The relay’s meters. A relay token (metrics scope suffices).', {
+        '401': refusals['401'],
+      }),
       '/openapi.json': openapiPath('the relay sync API'),
     },
     components: {

@@ -263,7 +263,20 @@ describe('alert channels and metrics in serve mode', () => {
     expect(polygonValue('watchdesk_chain_sources_counted')).toBe(1)
     expect(polygonValue('watchdesk_chain_sources_disagree')).toBe(0)
     expect(polygonValue('watchdesk_chain_polls_total')).toBeGreaterThanOrEqual(1)
-    expect(family('watchdesk_chain_poll_errors_total').metrics).toEqual([])
+    // No failure yet: every kind, and the 429s, read 0 (a series from the first poll, not none).
+    expect(
+      family('watchdesk_chain_poll_errors_total')
+        .metrics.filter((m) => m.labels?.chain === '137')
+        .map((m) => [m.labels!.kind, m.value])
+        .sort(),
+    ).toEqual([
+      ['http', '0'],
+      ['malformed', '0'],
+      ['network', '0'],
+      ['rpc', '0'],
+      ['timeout', '0'],
+    ])
+    expect(polygonValue('watchdesk_chain_rate_limited_total')).toBe(0)
     const polls = family('watchdesk_chain_poll_seconds')
     expect(polls.type).toBe('HISTOGRAM')
     // (The parser keeps a labelled histogram's buckets only: +Inf is its count.)
@@ -282,7 +295,7 @@ describe('alert channels and metrics in serve mode', () => {
       type: 'COUNTER',
       metrics: [{ value: '1' }],
     })
-    expect(family('watchdesk_listener_rejected_total').metrics).toEqual([
+    expect(family('watchdesk_listener_rejected_total').metrics.filter((m) => m.value !== '0')).toEqual([
       { labels: { reason: 'signature' }, value: '1' },
     ])
     const commit = family('watchdesk_listener_commit_seconds')

@@ -1,90 +1,139 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
-import { runCli } from '../../support/serve-process'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { chainRegistry } from '../../../src/shared/chains/registry'
+import { cliPath, repoRoot, runCli } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 
-/** `watchdesk completion bash|zsh|fish`: the script printed by the built CLI, loaded into the real
- * shell, asked for candidates the way the shell asks when TAB is pressed. */
-describe('shell completion scripts', () => {
-  const tempDir = useTempDir('watchdesk-completion-')
+/** `watchdesk completion bash|zsh|fish`: the scripts installed with the lines docs/cli.md gives
+ * (as a user without root where the machine allows), then one table of cases asked of each real
+ * shell the way TAB asks it: bash through bash-completion's loader, zsh through compinit in a new
+ * interactive shell (zpty), fish through `complete -C`. */
 
-  async function scriptFor(shell: string): Promise<string> {
-    const { code, stdout, stderr } = await runCli(['completion', shell])
-    expect(stderr).toBe('')
-    expect(code).toBe(0)
-    const file = join(tempDir(), `watchdesk.${shell}`)
-    writeFileSync(file, stdout)
-    return file
+const chainIds = chainRegistry.map((c) => String(c.serviceId))
+
+/** The line typed so far (completed at its end) and the candidates every shell must offer. In the
+ * working folder: a.backup, notes.txt and the folder sub. */
+const cases: [line: string, expected: string[]][] = [
+  ['watchdesk alerts channel set ops --type ', ['webhook', 'slack', 'email']],
+  ['watchdesk relay token create t --scope ', ['read', 'metrics', 'admin']],
+  ['watchdesk chains --chain ', chainIds],
+  // --chain takes several ids, as commander does.
+  ['watchdesk chains --chain 1 1', chainIds.filter((id) => id.startsWith('1'))],
+  ['watchdesk backup ', ['a.backup', 'notes.txt', 'sub']],
+  ['watchdesk restore a', ['a.backup']],
+  ['watchdesk relay --tls-cert n', ['notes.txt']],
+  ['watchdesk events --data-dir ', ['sub']],
+  ['watchdesk --log-format ', ['json', 'text']],
+  ['watchdesk relay migrate --st', ['--store']],
+  ['watchdesk relay token create --s', ['--scope', '--store']],
+  ['watchdesk relay token list --store ', ['sqlite:', 'postgres://']],
+  ['watchdesk events --type fund', ['funding.initiated', 'funding.completed', 'funding.failed']],
+  // --type takes several; a flag after its values is completed as a flag again.
+  ['watchdesk events --type funding.completed --li', ['--limit']],
+  ['watchdesk send-test-event payout.c', ['payout.completed']],
+  ['watchdesk ev', ['events']],
+  ['watchdesk relay token ', ['create', 'list', 'revoke']],
+  ['watchdesk completion ', ['bash', 'zsh', 'fish']],
+  ['watchdesk openapi ', ['console', 'relay']],
+  // Free text (a number): nothing, not the folder's files.
+  ['watchdesk events --limit ', []],
+  ['watchdesk nothing-like-this ', []],
+]
+
+const sorted = (list: string[]) => [...new Set(list.map((c) => c.replace(/\/$/, '')))].sort()
+
+describe('shell completion scripts, installed as docs/cli.md says', () => {
+  const tempDir = useTempDir('watchdesk-completion-', { per: 'file' })
+  let home = ''
+  let work = ''
+  let bin = ''
+
+  beforeAll(() => {
+    home = tempDir()
+    work = tempDir()
+    bin = tempDir()
+    writeFileSync(join(work, 'a.backup'), '')
+    writeFileSync(join(work, 'notes.txt'), '')
+    mkdirSync(join(work, 'sub'))
+    // fish loads a command's completions only for a command it finds on PATH.
+    symlinkSync(cliPath, join(bin, 'watchdesk'))
+    installAsUser(home, bin)
+  }, 60_000)
+
+  const env = () => ({ HOME: home, PATH: `${bin}:${process.env.PATH}`, TERM: 'dumb', LANG: 'C.UTF-8' })
+
+  function bash(line: string): string[] {
+    const script = `
+source /usr/share/bash-completion/bash_completion
+COMP_LINE=$1; COMP_POINT=\${#COMP_LINE}
+read -ra COMP_WORDS <<< "$COMP_LINE"; [[ $COMP_LINE == *' ' ]] && COMP_WORDS+=("")
+COMP_CWORD=$((\${#COMP_WORDS[@]} - 1))
+_completion_loader watchdesk
+spec=$(complete -p watchdesk) || exit 3
+func=\${spec#*-F }; func=\${func%% *}
+"$func" watchdesk "\${COMP_WORDS[COMP_CWORD]}" "\${COMP_WORDS[COMP_CWORD-1]}" 2>/dev/null
+printf '%s\\n' "\${COMPREPLY[@]}"`
+    return execFileSync('bash', ['--norc', '--noprofile', '-c', script, 'bash', line], {
+      cwd: work,
+      env: env(),
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter(Boolean)
   }
 
-  /** COMP_WORDS/COMP_CWORD as bash sets them for the line typed so far, then the function. */
-  function bashCandidates(script: string, line: string): string[] {
-    const words = line.split(' ')
-    const out = execFileSync(
-      'bash',
-      [
-        '-c',
-        `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _watchdesk_complete; printf '%s\\n' "\${COMPREPLY[@]}"`,
-        'bash',
-        script,
-        ...words,
-      ],
-      { encoding: 'utf8' },
-    )
-    return out.split('\n').filter(Boolean)
+  function zsh(line: string): string[] {
+    const capture = join(import.meta.dirname, 'zsh-capture.zsh')
+    const result = spawnSync('zsh', ['-f', capture, join(home, '.zfunc'), line], {
+      cwd: work,
+      env: env(),
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    expect(result.status, result.stderr).toBe(0)
+    return result.stdout.split('\n').filter(Boolean)
   }
 
-  it('bash: commands, flags and event types from the command tree', async () => {
-    const script = await scriptFor('bash')
-    expect(bashCandidates(script, 'watchdesk ev')).toEqual(['events'])
-    expect(bashCandidates(script, 'watchdesk events --ty')).toEqual(['--type'])
-    expect(bashCandidates(script, 'watchdesk events --type fund')).toEqual([
-      'funding.initiated',
-      'funding.completed',
-      'funding.failed',
+  function fish(line: string): string[] {
+    return execFileSync('fish', ['-c', 'complete -C $argv[1]', line], {
+      cwd: work,
+      env: env(),
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t')[0]!)
+  }
+
+  it('the install lines of docs/cli.md write the three scripts into the user’s own folders', () => {
+    for (const file of [
+      '.local/share/bash-completion/completions/watchdesk',
+      '.zfunc/_watchdesk',
+      '.config/fish/completions/watchdesk.fish',
     ])
-    // --type takes several; a flag after its values is completed as a flag again.
-    expect(bashCandidates(script, 'watchdesk events --type funding.completed --li')).toEqual(['--limit'])
-    expect(bashCandidates(script, 'watchdesk send-test-event payout.c')).toEqual(['payout.completed'])
-    expect(bashCandidates(script, 'watchdesk relay token ')).toEqual(['create', 'list', 'revoke'])
-    expect(bashCandidates(script, 'watchdesk completion ')).toEqual(['bash', 'zsh', 'fish'])
-    expect(bashCandidates(script, 'watchdesk nothing-like-this ')).toEqual([])
+      expect(readFileSync(join(home, file), 'utf8')).toContain('generated by `watchdesk completion')
   })
 
-  it('zsh: the same candidates through its bash-compatible layer', async () => {
-    const script = await scriptFor('zsh')
-    const out = execFileSync(
-      'zsh',
-      [
-        '-c',
-        `source "$1"; COMP_WORDS=(watchdesk events --type fund); COMP_CWORD=3; _watchdesk_zsh; print -l -- "\${COMPREPLY[@]}"`,
-        'zsh',
-        script,
-      ],
-      { encoding: 'utf8', env: { ...process.env, HOME: tempDir() } },
-    )
-    // zsh filters by the typed prefix itself; the function hands it the option's values.
-    expect(out.split('\n')).toEqual(expect.arrayContaining(['funding.completed', 'payout.failed']))
+  it.each(cases)('bash (bash-completion) completes "%s"', (line, expected) => {
+    expect(sorted(bash(line))).toEqual(sorted(expected))
   })
 
-  it('fish: native completions with descriptions', async () => {
-    const script = await scriptFor('fish')
-    const complete = (line: string) =>
-      spawnSync('fish', ['--no-config', '-c', `source $argv[1]; complete -C "${line}"`, script], {
-        encoding: 'utf8',
-      })
-        .stdout.split('\n')
-        .filter(Boolean)
-        .map((l) => l.split('\t')[0])
-    expect(complete('watchdesk ev')).toEqual(['events'])
-    expect(complete('watchdesk events --ty')).toEqual(['--type'])
-    expect(complete('watchdesk events --type fund').sort()).toEqual([
-      'funding.completed',
-      'funding.failed',
-      'funding.initiated',
-    ])
+  it.each(cases)('zsh (compinit, the first TAB of a new shell) completes "%s"', (line, expected) => {
+    expect(sorted(zsh(line))).toEqual(sorted(expected))
+  })
+
+  it.each(cases)('fish completes "%s"', (line, expected) => {
+    expect(sorted(fish(line))).toEqual(sorted(expected))
   })
 
   it('refuses a shell it has no script for, as a usage error', async () => {
@@ -93,3 +142,31 @@ describe('shell completion scripts', () => {
     expect(stderr).toContain('bash, zsh, fish')
   })
 })
+
+/** Runs the sh block of docs/cli.md that installs the scripts, as written, in the watchdesk folder
+ * with HOME at `home`: as the user nobody when this runs as root (with a copy of this Node, since
+ * root's home is closed to others), so a line that needs root fails here. */
+function installAsUser(home: string, bin: string): void {
+  const docs = readFileSync(join(repoRoot, 'docs', 'cli.md'), 'utf8')
+  const block = [...docs.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .map((m) => m[1]!)
+    .find((b) => b.includes('completion zsh'))
+  expect(block, 'docs/cli.md has the install block').toBeDefined()
+  const asRoot = process.getuid?.() === 0 && existsSync('/usr/sbin/runuser')
+  const nodeDir = join(bin, 'node')
+  mkdirSync(nodeDir)
+  copyFileSync(process.execPath, join(nodeDir, 'node'))
+  chmodSync(nodeDir, 0o755)
+  const env = ['env', `HOME=${home}`, `PATH=${nodeDir}:/usr/bin:/bin`]
+  if (asRoot) {
+    chmodSync(home, 0o777)
+    chmodSync(bin, 0o755)
+  }
+  const command = asRoot ? ['runuser', '-u', 'nobody', '--', ...env] : env
+  const result = spawnSync(command[0]!, [...command.slice(1), 'bash', '-euo', 'pipefail', '-c', block!], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  })
+  expect(result.stderr).toBe('')
+  expect(result.status).toBe(0)
+}

@@ -60,8 +60,13 @@ describe('the relay /metrics', () => {
         a.labels!.reason!.localeCompare(b.labels!.reason!),
       ),
     ).toEqual([
+      // Every reason has its series from the start (0 until a refusal), so a rate by reason has data.
+      { labels: { reason: 'malformed' }, value: '0' },
+      { labels: { reason: 'method' }, value: '0' },
       { labels: { reason: 'signature' }, value: '1' },
+      { labels: { reason: 'timeout' }, value: '0' },
       { labels: { reason: 'too_large' }, value: '1' },
+      { labels: { reason: 'unknown_path' }, value: '0' },
     ])
     const commit = family('watchdesk_listener_commit_seconds')
     expect(commit.type).toBe('HISTOGRAM')

@@ -29,8 +29,8 @@ async function expectValidOpenApi(document: unknown): Promise<void> {
 
 /** The answer schema of one operation, compiled with a JSON Schema 2020-12 validator: the document
  * must describe what the server really answers, not only be well-formed. */
-function answerValidator(document: any, path: string, method: 'get' | 'post') {
-  const content = document.paths[path][method].responses['200'].content['application/json']
+function answerValidator(document: any, path: string, method: 'get' | 'post', status = '200') {
+  const content = document.paths[path][method].responses[status].content['application/json']
   const ajv = new Ajv2020({ strict: false, allErrors: true })
   ajv.addSchema({ $id: 'doc', components: document.components }, 'doc')
   const schema = JSON.parse(
@@ -78,6 +78,15 @@ describe('the console serves its OpenAPI 3.1 document', () => {
     }
   })
 
+  it('declares the 401 that /metrics answers without the token, with the body it really sends', async () => {
+    const c = await startConsole({ dataDir: tempDir() })
+    const answer = await fetch(`${c.url}/metrics`)
+    expect(answer.status).toBe(401)
+    const validate = answerValidator(consoleOpenApi(version), '/metrics', 'get', '401')
+    const body = await answer.json()
+    expect(validate(body), JSON.stringify(validate.errors)).toBe(true)
+  })
+
   it('gives a generated client that calls app.health (openapi-typescript types, openapi-fetch)', async () => {
     const c = await startConsole({ dataDir: tempDir() })
     const served = (await (await fetch(`${c.url}/openapi.json`)).json()) as any
@@ -114,6 +123,16 @@ describe('the relay serves the sync API’s OpenAPI 3.1 document', () => {
     expect(served.components.securitySchemes.relayToken).toMatchObject({ type: 'http', scheme: 'bearer' })
     expect(served).toEqual(relayOpenApi(version))
     expect(committed('relay')).toEqual(served)
+  })
+
+  it('declares the 401 that /metrics answers without a relay token, with the body it really sends', async () => {
+    const store = relays.sqliteStore(join(tempDir(), 'relay.db'))
+    const relay = await relays.relay(store)
+    const answer = await fetch(`${relay.syncUrl}/metrics`)
+    expect(answer.status).toBe(401)
+    const validate = answerValidator(relayOpenApi(version), '/metrics', 'get', '401')
+    const body = await answer.json()
+    expect(validate(body), JSON.stringify(validate.errors)).toBe(true)
   })
 
   it('describes the pages the relay really serves', async () => {

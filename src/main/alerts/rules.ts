@@ -134,6 +134,9 @@ export interface Condition {
   /** When what led to it began (the first failed poll of an error rate), if before its first
    * observation: the incident starts there, so its duration is the outage's. */
   since?: number | null
+  /** When it was observed (the poll's time), if not now: confirmation counts from it and an
+   * incident it ends closes at it (a recovery at the first good poll, not at the round's publish). */
+  at?: number
   /** With `active: false`: its subject is gone (a removed source), so an open incident closes
    * with this reason ("source removed") and a `closed` alert, not a recovery. */
   gone?: string
@@ -149,6 +152,7 @@ export function chainConditions(snapshot: ChainsSnapshot, minFailures = 3): Cond
   const out: Condition[] = []
   for (const c of snapshot.chains) {
     const live = c.status !== 'not_configured' && c.status !== 'checking'
+    const at = c.checkedAt ? Date.parse(c.checkedAt) : undefined
     const add = (
       rule: RuleId,
       active: boolean,
@@ -167,11 +171,13 @@ export function chainConditions(snapshot: ChainsSnapshot, minFailures = 3): Cond
         name: c.name,
         confirm,
         since,
+        at,
       })
+    // The statuses start at the run's first failed or late poll, not at their confirmation.
     for (const s of ['down', 'stalled', 'wrong_network'] as const)
-      add(`chain.${s}`, c.status === s, `${c.name} ${statusLabel[s]}`, c.reason)
-    add('chain.lagging', c.status === 'lagging', `${c.name} lagging`, c.reason, engineConfirm)
-    add('chain.syncing', c.status === 'syncing', `${c.name} syncing`, c.reason, engineConfirm)
+      add(`chain.${s}`, c.status === s, `${c.name} ${statusLabel[s]}`, c.reason, undefined, c.troubleSince)
+    add('chain.lagging', c.status === 'lagging', `${c.name} lagging`, c.reason, engineConfirm, c.troubleSince)
+    add('chain.syncing', c.status === 'syncing', `${c.name} syncing`, c.reason, engineConfirm, c.troubleSince)
     add(
       'chain.sources_disagree',
       c.corroboration.state === 'disagree',

@@ -55,6 +55,11 @@ export class ChainMonitor {
   private readonly quality = new QualityWindow()
   failures = 0
   private latest: ChainStatus
+  /** When the current run of failed or late polls began; null while well. */
+  private troubleSince: number | null = null
+  /** Failed polls of a run not (yet) confirmed as an outage: counted in the error rate only once
+   * the run ends without becoming one, so one outage never also raises "error rate". */
+  private unconfirmedErrors: number[] = []
 
   constructor(target: ChainTarget, scrub: (text: string) => string) {
     this.target = target
@@ -115,6 +120,7 @@ export class ChainMonitor {
     const head = fetched.head ? readHead(fetched.head) : headFromBlock(fetched.block)
     if (!head.ok) return this.failed(head.error, fetched.latencyMs, t)
     this.failures = 0
+    for (const at of this.unconfirmedErrors.splice(0)) this.quality.add(at, 'error', null)
     this.quality.add(t, 'ok', fetched.latencyMs)
     if (fetched.identity) this.identity.observe(fetched.identity, t)
     const age = this.headAge.observe(head.value, fetched.block, t)
@@ -170,6 +176,7 @@ export class ChainMonitor {
     const mismatch = this.identity.current?.mismatch ?? null
     this.latest = {
       ...this.base(t),
+      troubleSince: this.troubleAt(confirmed.status, t),
       status: confirmed.status,
       reason: confirmed.reason,
       confirming: confirmed.confirming,
@@ -225,16 +232,16 @@ export class ChainMonitor {
       t,
     )
     // Polls of a confirmed outage are the outage's, not the error rate's (that would alert twice
-    // for one outage, and again for 15 min after it ended).
-    this.quality.add(
-      t,
-      isRateLimited(error) ? 'rate_limited' : confirmed.status === 'down' ? 'outage' : 'error',
-      null,
-    )
+    // for one outage, and again for 15 min after it ended): the failed polls before the
+    // confirmation wait, and go to the error rate only if the run ends unconfirmed.
+    if (isRateLimited(error)) this.quality.add(t, 'rate_limited', null)
+    else if (confirmed.status === 'failing') this.unconfirmedErrors.push(t)
+    else this.unconfirmedErrors = []
     const shownError = message === error.message ? error : { ...error, message }
     this.latest = {
       ...this.base(t),
       ...carried(previous),
+      troubleSince: this.troubleAt(confirmed.status, t),
       ...this.sourcesOf(
         {
           head: null,
@@ -259,6 +266,13 @@ export class ChainMonitor {
       latencyMs: this.latest.latencyMs === null ? null : Math.round(this.latest.latencyMs),
       error: shownError,
     })
+  }
+
+  /** The start of the current run of failed or late polls, moved on by this poll's status. */
+  private troubleAt(status: ChainStatus['status'], t: number): number | null {
+    const well = status === 'healthy' || status === 'checking' || status === 'not_configured'
+    this.troubleSince = well ? null : (this.troubleSince ?? t)
+    return this.troubleSince
   }
 
   /** A 404 on the chain's path most often means the service knows the network by another slug. */
@@ -335,6 +349,7 @@ export class ChainMonitor {
       status: this.target.notConfigured !== null ? 'not_configured' : 'checking',
       reason: this.target.notConfigured ?? 'Waiting for the first poll.',
       confirming: null,
+      troubleSince: null,
       finalized: unknownTag,
       safe: unknownTag,
       syncing: null,

@@ -3,6 +3,7 @@ import { statusRank } from '../../shared/chains/health'
 import { ChainMonitor } from './monitor'
 import type { Sample } from './monitor'
 import type { ChainTarget } from './targets'
+import { isRateLimited } from './values'
 import { systemPollClock } from '../../shared/clock'
 import type { PollClock } from '../../shared/clock'
 import type { Disposable } from '../../shared/disposable'
@@ -29,9 +30,13 @@ export interface Poller {
   stop(): void
 }
 
-/** Doubles the pause after each failure in a row, up to a minute (or the interval, if longer). */
-export function backoffDelay(intervalMs: number, failures: number): number {
+/** The pause before the next poll. A node that fails is polled at most two intervals apart, so
+ * its recovery is seen (and its recovery alert sent) within two intervals of it answering again.
+ * A rate-limited one (HTTP 429) backs off further: the pause doubles after each refusal in a row,
+ * up to a minute (or the interval, if longer). */
+export function backoffDelay(intervalMs: number, failures: number, rateLimited = true): number {
   if (failures === 0) return intervalMs
+  if (!rateLimited) return 2 * intervalMs
   return Math.min(intervalMs * 2 ** failures, Math.max(60_000, intervalMs))
 }
 
@@ -71,7 +76,8 @@ export function createPoller(options: PollerOptions): Poller {
     if (!running) return
     if (sample) pendingSamples.push(sample)
     schedulePublish()
-    const delay = backoffDelay(monitor.target.intervalMs, monitor.failures)
+    const error = monitor.status().error
+    const delay = backoffDelay(monitor.target.intervalMs, monitor.failures, !!error && isRateLimited(error))
     timers.set(
       monitor.target.info.serviceId,
       clock.after(delay, () => void loop(monitor)),

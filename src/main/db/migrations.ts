@@ -7,6 +7,7 @@ import { migration006 } from './migrations/006-relay-and-sources'
 import { migration007 } from './migrations/007-forward-outbox'
 import { migration008 } from './migrations/008-relay-token-scopes'
 import { migration009 } from './migrations/009-alert-outbox'
+import { migration010 } from './migrations/010-incident-causes'
 import type { Migration } from './migrations/migration'
 
 export type { Migration } from './migrations/migration'
@@ -23,4 +24,5 @@ export const migrations: Migration[] = [
   migration007,
   migration008,
   migration009,
+  migration010,
 ]

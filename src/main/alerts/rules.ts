@@ -18,6 +18,13 @@ export const ruleCatalog = [
     defaultText: 'head not advancing past `stalledAfterSeconds` (20 blocks, ≥ 60 s), confirmed like down',
   },
   {
+    id: 'chain.halted',
+    label: 'Chain halted',
+    severity: 'warning',
+    defaultText:
+      'the node and every reference that answers stand at one old height past `stalledAfterSeconds` (raised for chains whose blocks follow demand): "halted or all sources stuck — not your node", never lagging; for 3 polls and 15 s',
+  },
+  {
     id: 'chain.wrong_network',
     label: 'Wrong network',
     severity: 'critical',
@@ -177,6 +184,14 @@ export function chainConditions(snapshot: ChainsSnapshot, minFailures = 3): Cond
     for (const s of ['down', 'stalled', 'wrong_network'] as const)
       add(`chain.${s}`, c.status === s, `${c.name} ${statusLabel[s]}`, c.reason, undefined, c.troubleSince)
     add('chain.lagging', c.status === 'lagging', `${c.name} lagging`, c.reason, engineConfirm, c.troubleSince)
+    add(
+      'chain.halted',
+      c.status === 'halted',
+      `${c.name} halted or all sources stuck — not your node`,
+      c.reason,
+      engineConfirm,
+      c.troubleSince,
+    )
     add('chain.syncing', c.status === 'syncing', `${c.name} syncing`, c.reason, engineConfirm, c.troubleSince)
     add(
       'chain.sources_disagree',

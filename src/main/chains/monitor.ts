@@ -13,6 +13,8 @@ import type { CorroboratedView } from './checks/corroborate'
 import { ExtrasCheck, extrasPaceMs, unknownTag } from './checks/extras'
 import type { Extras } from './checks/extras'
 import { HeadAge, headFromBlock } from './checks/head-age'
+import { AgeThresholds } from './checks/age-thresholds'
+import type { Thresholds } from '../../shared/chains/health'
 import { lagOf } from './checks/lag'
 import type { Lag } from './checks/lag'
 import type { BlockAge } from './checks/head-age'
@@ -53,6 +55,9 @@ export class ChainMonitor {
   private readonly scores = new SourceScores()
   private readonly confirmation: Confirmation
   private readonly quality = new QualityWindow()
+  private readonly ageThresholds = new AgeThresholds()
+  /** The thresholds of the last evaluation: the configured ones raised by the measured ages. */
+  private thresholds: Thresholds
   failures = 0
   private latest: ChainStatus
   /** When the current run of failed or late polls began; null while well. */
@@ -81,6 +86,7 @@ export class ChainMonitor {
     this.headAge = new HeadAge(target.info.blockTimeMs)
     this.extras = new ExtrasCheck(Math.max(extrasPaceMs, target.intervalMs))
     this.confirmation = new Confirmation(target.confirmFailures)
+    this.thresholds = target.thresholds
     this.latest = this.initialStatus()
   }
 
@@ -145,9 +151,10 @@ export class ChainMonitor {
     )
   }
 
-  /** The status and its reason, from the shared health rules. */
+  /** The status and its reason, from the shared health rules, with this chain's own thresholds. */
   private evaluate(age: BlockAge, lag: Lag, syncing: ChainStatus['syncing']): Evaluation {
-    return evaluateHealth(
+    this.thresholds = this.ageThresholds.current(this.target.thresholds)
+    const evaluation = evaluateHealth(
       {
         notConfigured: null,
         error: null,
@@ -157,9 +164,26 @@ export class ChainMonitor {
         referenceLagBlocks: lag.referenceHead !== null ? lag.blocks : null,
         blockTimeMs: this.headAge.blockTimeMs,
         syncing,
+        head: age.head,
+        referencesNotAhead: this.referencesNotAhead(age.head),
       },
-      this.target.thresholds,
+      this.thresholds,
     )
+    const late = ['lagging', 'stalled', 'halted'].includes(evaluation.status)
+    this.ageThresholds.observe(age.seconds, late)
+    return evaluation
+  }
+
+  /** How many references answering this network stand at or below the node's head (a stalled
+   * one counts: it is what a halted chain looks like); null when none answers or one is ahead,
+   * i.e. when the chain may have moved on without the node. */
+  private referencesNotAhead(head: number): number | null {
+    if (this.identity.current?.mismatch) return null
+    const answering = this.references
+      .map((r) => r.latest)
+      .filter((r) => r.head !== null && (r.excluded === null || r.excluded.reason === 'stalled'))
+    if (answering.length === 0 || answering.some((r) => r.head! > head)) return null
+    return answering.length
   }
 
   /** The status the UI shows and the sample history stores. */
@@ -318,7 +342,7 @@ export class ChainMonitor {
   }
 
   private base(t: number | null = null) {
-    const { info, thresholds } = this.target
+    const { info } = this.target
     const id = this.identity.current
     return {
       finalizedLagAfterSeconds: this.target.finalizedLagAfterSeconds,
@@ -336,8 +360,8 @@ export class ChainMonitor {
       identity: id?.verdict ?? 'unknown',
       identityNote: id?.mismatch ?? id?.note ?? null,
       batch: this.client?.batchSupport() ?? 'unknown',
-      laggingAfterSeconds: thresholds.laggingAfterSeconds,
-      stalledAfterSeconds: thresholds.stalledAfterSeconds,
+      laggingAfterSeconds: Math.round(this.thresholds.laggingAfterSeconds),
+      stalledAfterSeconds: Math.round(this.thresholds.stalledAfterSeconds),
       blockTimeMs: Math.round(this.headAge.blockTimeMs),
     } satisfies Partial<ChainStatus>
   }

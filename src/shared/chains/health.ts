@@ -52,6 +52,9 @@ export interface Thresholds {
   laggingAfterSeconds: number
   /** Head not advanced for this long: stalled. */
   stalledAfterSeconds: number
+  /** Hysteresis: while the head is already late, it is well again only below this fraction of
+   * each threshold (1 or absent: none). The reasons still name the thresholds themselves. */
+  hold?: number
 }
 
 /** Derived from the block time: five blocks (at least 10 s) to lag, twenty (at least 60 s) to
@@ -133,18 +136,19 @@ export function evaluateHealth(o: Observation, t: Thresholds): Evaluation {
       reason: `The node is still syncing${progress}: its head is not the chain's. Wait for it, or point the chain at a synced node.`,
     }
   }
+  const hold = t.hold ?? 1
   const staleness = o.blockAgeSeconds ?? o.sinceHeadAdvancedSeconds
   const measured = o.blockAgeSeconds !== null ? 'the head block is' : 'the head has not advanced for'
   if (o.referencesNotAhead && staleness !== null) {
     // Every reference agrees with the node: an old head is the chain's, never the node's lag.
-    if (staleness <= t.stalledAfterSeconds) return { status: 'healthy', reason: 'At the chain head.' }
+    if (staleness <= t.stalledAfterSeconds * hold) return { status: 'healthy', reason: 'At the chain head.' }
     const refs = `${o.referencesNotAhead} reference${o.referencesNotAhead === 1 ? '' : 's'}`
     return {
       status: 'halted',
       reason: `Halted or all sources stuck — not your node: no new block for ${fmt(staleness)} s, at height ${o.head ?? '?'}; the node and ${refs} stand there together (halted after ${t.stalledAfterSeconds} s).`,
     }
   }
-  if (staleness !== null && staleness > t.stalledAfterSeconds) {
+  if (staleness !== null && staleness > t.stalledAfterSeconds * hold) {
     return {
       status: 'stalled',
       reason: `${measured} ${fmt(staleness)} s old (stalled after ${t.stalledAfterSeconds} s).`,
@@ -157,7 +161,7 @@ export function evaluateHealth(o: Observation, t: Thresholds): Evaluation {
       reason: `${o.referenceLagBlocks} blocks behind the corroborated head of its references (lagging after ${laggingBlocks}).`,
     }
   }
-  if (staleness !== null && staleness > t.laggingAfterSeconds) {
+  if (staleness !== null && staleness > t.laggingAfterSeconds * hold) {
     return {
       status: 'lagging',
       reason: `${measured} ${fmt(staleness)} s old (lagging after ${t.laggingAfterSeconds} s).`,

@@ -29,11 +29,7 @@ export class AgeThresholds {
             laggingAfterSeconds: Math.max(base.laggingAfterSeconds, Math.ceil(lateFactor * p99)),
             stalledAfterSeconds: Math.max(base.stalledAfterSeconds, Math.ceil(stalledFactor * p99)),
           }
-    if (!this.late) return raised
-    return {
-      laggingAfterSeconds: raised.laggingAfterSeconds * leaveFactor,
-      stalledAfterSeconds: raised.stalledAfterSeconds * leaveFactor,
-    }
+    return this.late ? { ...raised, hold: leaveFactor } : raised
   }
 
   /** This poll's block age and whether the evaluation found the head late; only the ages of a

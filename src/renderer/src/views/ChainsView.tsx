@@ -86,7 +86,7 @@ function Row({
           chain.lagEstimated ? 'estimated from block age and block time' : 'behind the corroborated head'
         }
       >
-        {chain.lagBlocks === null ? fmtLagBlocks(chain) : `${fmtLagBlocks(chain)} blk`}
+        {fmtLagBlocks(chain)}
       </td>
       <td className="num">{fmtSeconds(chain.lagSeconds)}</td>
       <td className="num">{fmtSeconds(chain.blockAgeSeconds)}</td>

@@ -312,6 +312,7 @@ export class IncidentEngine {
       body,
       incidentId: s.incidentId,
       durationMs,
+      causes: [...new Set(s.timeline.map((c) => c.rule))],
     })
   }
 }

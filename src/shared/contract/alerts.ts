@@ -38,6 +38,9 @@ export const Alert = z.object({
   incidentId: z.number().int().nullable(),
   /** For recovered: how long the incident lasted. */
   durationMs: z.number().nullable(),
+  /** For an incident's alerts: every rule that has been one of its causes, so a channel that takes
+   * only some rules gets the recovery of an incident it was paged for. */
+  causes: z.array(z.string()).optional(),
   /** For an event alert: every event it covers (one, or all of a burst), oldest first. */
   events: z.array(AlertedEvent).optional(),
   /** A desktop alert in serve mode: its alert log row, which the page confirms with `alerts.shown`

@@ -19,9 +19,11 @@ describe('incidents', () => {
     const node = await standin(polygon())
     const ops = await recorder()
     const oncall = await recorder()
+    const rates = await recorder()
     const secrets = createMemoryStore({
       'alert-channel:ops': `${ops.url}/ops whsec_ops_0123`,
       'alert-channel:oncall': `${oncall.url}/oncall whsec_oncall_0123`,
+      'alert-channel:rates': `${rates.url}/rates whsec_rates_0123`,
     })
     const r = await rig(
       {
@@ -33,12 +35,20 @@ describe('incidents', () => {
             laggingAfterSeconds: 86_400,
           },
         },
-        alerts: { channels: { ops: { type: 'webhook' }, oncall: { type: 'webhook' }, desktop: null } },
+        alerts: {
+          channels: {
+            ops: { type: 'webhook' },
+            oncall: { type: 'webhook' },
+            // Takes only "down": it still hears how an incident it was paged for ends.
+            rates: { type: 'webhook', rules: ['chain.down'] },
+            desktop: null,
+          },
+        },
       },
       secrets,
     )
     const status = () => r.poller.snapshot().chains.find((c) => c.serviceId === 137)!
-    return { node, channels: [ops, oncall], r, status }
+    return { node, channels: [ops, oncall], rates, r, status }
   }
 
   it('pages once and recovers once per channel for 40 s of failed polls, with start, recovery and duration an on-call can quote', async () => {
@@ -80,7 +90,7 @@ describe('incidents', () => {
   })
 
   it('escalates an open error-rate incident to down as an update of the same incident, then resolves it once', async () => {
-    const { node, channels, r } = await setup()
+    const { node, channels, rates, r } = await setup()
     for (let i = 0; i < 8; i++) await r.nextPoll()
     // Three isolated failed polls: the error rate (a warning) opens the chain's incident.
     for (let i = 0; i < 3; i++) {
@@ -105,9 +115,15 @@ describe('incidents', () => {
     // The error rate outlasts the outage; the incident resolves once its window no longer holds it.
     await r.advanceTo(r.clock.now() + 16 * 60_000)
     expect(ops!.received.map((h) => h.json.kind)).toEqual(['fired', 'escalated', 'recovered'])
+    // The down-only channel: paged by the escalation to down, and told when the incident ends
+    // (named by the error rate by then, down among its causes).
+    expect(rates.received.map((h) => [h.json.rule, h.json.kind, h.json.causes])).toEqual([
+      ['chain.down', 'escalated', ['chain.error_rate', 'chain.down']],
+      ['chain.error_rate', 'recovered', ['chain.error_rate', 'chain.down']],
+    ])
     const incidents = unwrap(r.alerts.incidents({ limit: 10 }))
     expect(incidents).toHaveLength(1)
-    expect(incidents[0]).toMatchObject({ id: incidentId, severity: 'critical', alerts: 6 })
+    expect(incidents[0]).toMatchObject({ id: incidentId, severity: 'critical', alerts: 8 })
     expect(incidents[0]!.causes.map((c) => [c.kind, c.rule])).toEqual([
       ['opened', 'chain.error_rate'],
       ['escalated', 'chain.down'],

@@ -15,8 +15,11 @@ export interface GlanceInput {
   chains: readonly GlanceChain[] | null
   /** Open incidents; null while not known (the alerts capability has not answered yet). */
   openIncidents: number | null
-  /** New events the listener stored in the last minute; null when the listener is not known. */
+  /** New events stored in the last minute, of every origin (listener, relay sources); null when
+   * not known. */
   eventsPerMinute: number | null
+  /** Of those, the events synced from relay sources: the figure says where they came from. */
+  relayedPerMinute?: number
   /** Forward targets whose last attempt failed (0 or absent: none). */
   failingTargets?: number
   /** Relay sources that cannot be followed now (unreachable, refused, no token, storage). */
@@ -25,6 +28,10 @@ export interface GlanceInput {
   listenerDown?: boolean
   /** listener.publicUrl was checked and does not reach this listener. */
   publicUrlUnreachable?: boolean
+  /** The listener holds no webhook secret (or cannot read them): every delivery is rejected. */
+  listenerWithoutSecrets?: boolean
+  /** The database does not take commits (full, locked, failing, stalled). */
+  storageProblem?: string | null
 }
 
 export interface Glance {
@@ -74,6 +81,14 @@ export function glance(input: GlanceInput): Glance {
     parts.push('listener not running')
     tone = worse(tone, 'bad')
   }
+  if (input.listenerWithoutSecrets) {
+    parts.push('listener has no webhook secret')
+    tone = worse(tone, 'bad')
+  }
+  if (input.storageProblem) {
+    parts.push(`storage ${input.storageProblem}`)
+    tone = worse(tone, 'bad')
+  }
   if (input.publicUrlUnreachable) {
     parts.push('public URL unreachable')
     tone = worse(tone, 'bad')
@@ -87,9 +102,17 @@ export function glance(input: GlanceInput): Glance {
     tone = worse(tone, 'warn')
   }
   if (input.eventsPerMinute !== null)
-    parts.push(`${input.eventsPerMinute.toLocaleString('en-US')} events/min`)
+    parts.push(eventsPart(input.eventsPerMinute, input.relayedPerMinute ?? 0))
 
   return { line: parts.join(' · '), tone, chains: configured.length, unhealthy, worst }
+}
+
+/** "38 events/min (26 relayed)": every origin counted, the relay sources' share labelled. */
+function eventsPart(total: number, relayed: number): string {
+  const figure = `${total.toLocaleString('en-US')} events/min`
+  if (relayed === 0) return figure
+  if (relayed === total) return `${figure} (all relayed)`
+  return `${figure} (${relayed.toLocaleString('en-US')} relayed)`
 }
 
 function chainTone(status: ChainStatusKind): Glance['tone'] {

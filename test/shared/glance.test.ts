@@ -46,6 +46,37 @@ describe('the one-line glance', () => {
     expect(g.tone).toBe('bad')
   })
 
+  it('is not "good" (all well) while the listener has no webhook secret or the storage takes no commits', () => {
+    const well = { chains: [chain('a', 'healthy')], openIncidents: 0, eventsPerMinute: 0 }
+    expect(glance(well).tone).toBe('good')
+    const noSecret = glance({ ...well, listenerWithoutSecrets: true })
+    expect(noSecret.tone).toBe('bad')
+    expect(noSecret.line).toBe(
+      'no incidents · 1 chain healthy · listener has no webhook secret · 0 events/min',
+    )
+    const full = glance({ ...well, storageProblem: 'full' })
+    expect([full.tone, full.line]).toEqual([
+      'bad',
+      'no incidents · 1 chain healthy · storage full · 0 events/min',
+    ])
+  })
+
+  it('counts events of every origin per minute, the relayed ones labelled', () => {
+    const base = { chains: [chain('a', 'healthy')], openIncidents: 0 }
+    expect(glance({ ...base, eventsPerMinute: 38, relayedPerMinute: 26 }).line).toMatch(
+      / · 38 events\/min \(26 relayed\)$/,
+    )
+    expect(glance({ ...base, eventsPerMinute: 201, relayedPerMinute: 201 }).line).toMatch(
+      / · 201 events\/min \(all relayed\)$/,
+    )
+  })
+
+  it('says a halted chain is halted, not lagging', () => {
+    const g = glance({ chains: [chain('Polygon', 'halted')], openIncidents: 1, eventsPerMinute: null })
+    expect(g.line).toBe('1 incident · 1 chain, 1 halted')
+    expect(g.unhealthy).toEqual([{ status: 'halted', count: 1, names: ['Polygon'] }])
+  })
+
   it('says what it does not know instead of a figure', () => {
     expect(glance({ chains: null, openIncidents: null, eventsPerMinute: null })).toMatchObject({
       line: 'chains: waiting for the first poll',

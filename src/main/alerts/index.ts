@@ -132,7 +132,7 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
   })
   const engine = incidentEngine(store, cfg, clock, writing, sender)
   const observe = (conditions: Condition[]) => {
-    for (const c of conditions) engine.observe(c)
+    engine.observe(conditions)
     engine.remind()
   }
   const instant = (a: Pick<Alert, 'rule' | 'subject' | 'serviceId' | 'title' | 'body'>) => {
@@ -249,15 +249,17 @@ function incidentEngine(
             rule: c.rule,
             subject: c.subject,
             serviceId: c.serviceId,
-            severity: severityOf(c.rule),
+            severity: c.severity,
             title: c.title,
             detail: c.body,
             openedAt: at,
+            causes: c.causes,
           }),
         null,
       ),
-    close: (id, at, reason) =>
-      writing('alert incident', () => store.closeIncident(id, at, reason), undefined),
+    update: (id, i) => writing('alert incident', () => store.updateIncident(id, i), undefined),
+    close: (id, at, reason, causes) =>
+      writing('alert incident', () => store.closeIncident(id, at, reason, causes), undefined),
     emit: (alert) => sender.enqueue(alert),
     repeatMs: () => cfg().repeatMinutes * 60_000,
     disabled: (rule) => cfg().disabledRules.includes(rule),

@@ -18,6 +18,13 @@ export const ruleCatalog = [
     defaultText: 'head not advancing past `stalledAfterSeconds` (20 blocks, ≥ 60 s), confirmed like down',
   },
   {
+    id: 'chain.halted',
+    label: 'Chain halted',
+    severity: 'warning',
+    defaultText:
+      'the node and every reference that answers stand at one old height past `stalledAfterSeconds` (raised for chains whose blocks follow demand): "halted or all sources stuck — not your node", never lagging; for 3 polls and 15 s',
+  },
+  {
     id: 'chain.wrong_network',
     label: 'Wrong network',
     severity: 'critical',
@@ -140,6 +147,9 @@ export interface Condition {
   /** When what led to it began (the first failed poll of an error rate), if before its first
    * observation: the incident starts there, so its duration is the outage's. */
   since?: number | null
+  /** When it was observed (the poll's time), if not now: confirmation counts from it and an
+   * incident it ends closes at it (a recovery at the first good poll, not at the round's publish). */
+  at?: number
   /** With `active: false`: its subject is gone (a removed source), so an open incident closes
    * with this reason ("source removed") and a `closed` alert, not a recovery. */
   gone?: string
@@ -155,6 +165,7 @@ export function chainConditions(snapshot: ChainsSnapshot, minFailures = 3): Cond
   const out: Condition[] = []
   for (const c of snapshot.chains) {
     const live = c.status !== 'not_configured' && c.status !== 'checking'
+    const at = c.checkedAt ? Date.parse(c.checkedAt) : undefined
     const add = (
       rule: RuleId,
       active: boolean,
@@ -173,11 +184,21 @@ export function chainConditions(snapshot: ChainsSnapshot, minFailures = 3): Cond
         name: c.name,
         confirm,
         since,
+        at,
       })
+    // The statuses start at the run's first failed or late poll, not at their confirmation.
     for (const s of ['down', 'stalled', 'wrong_network'] as const)
-      add(`chain.${s}`, c.status === s, `${c.name} ${statusLabel[s]}`, c.reason)
-    add('chain.lagging', c.status === 'lagging', `${c.name} lagging`, c.reason, engineConfirm)
-    add('chain.syncing', c.status === 'syncing', `${c.name} syncing`, c.reason, engineConfirm)
+      add(`chain.${s}`, c.status === s, `${c.name} ${statusLabel[s]}`, c.reason, undefined, c.troubleSince)
+    add('chain.lagging', c.status === 'lagging', `${c.name} lagging`, c.reason, engineConfirm, c.troubleSince)
+    add(
+      'chain.halted',
+      c.status === 'halted',
+      `${c.name} halted or all sources stuck — not your node`,
+      c.reason,
+      engineConfirm,
+      c.troubleSince,
+    )
+    add('chain.syncing', c.status === 'syncing', `${c.name} syncing`, c.reason, engineConfirm, c.troubleSince)
     add(
       'chain.sources_disagree',
       c.corroboration.state === 'disagree',

@@ -47,7 +47,7 @@ export function createAlertSender(deps: SenderDeps): AlertSender {
   /** Channels an alert goes to: enabled ones that take its rule. */
   const channelsFor = (alert: Alert) =>
     Object.entries(cfg().channels)
-      .filter(([, c]) => c.enabled && (!c.rules || c.rules.includes(alert.rule)))
+      .filter(([, c]) => c.enabled && takes(c, alert))
       .map(([name]) => name)
 
   const mutedNow = (alert: Alert) =>
@@ -157,7 +157,7 @@ export function createAlertSender(deps: SenderDeps): AlertSender {
   async function dispatch(alert: Alert, only?: string): Promise<ChannelResult[]> {
     const results: ChannelResult[] = []
     const channels = Object.entries(cfg().channels).filter(([name, c]) =>
-      only !== undefined ? name === only : c.enabled && (!c.rules || c.rules.includes(alert.rule)),
+      only !== undefined ? name === only : c.enabled && takes(c, alert),
     )
     const muted = alert.kind === 'test' ? null : mutedNow(alert)
     for (const [name, channel] of channels) {
@@ -210,3 +210,7 @@ export function createAlertSender(deps: SenderDeps): AlertSender {
     queued: () => queue,
   }
 }
+
+/** A channel takes an alert when it takes its rule, or any rule that was a cause of its incident. */
+const takes = (c: ChannelConfig, alert: Alert) =>
+  !c.rules || [alert.rule, ...(alert.causes ?? [])].some((r) => c.rules!.includes(r))

@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3'
 import { alertEventCursorKey } from '../db'
-import type { Alert, AlertRecord, AlertSeverity, Incident } from '../../shared/contract/alerts'
+import type { Alert, AlertRecord, AlertSeverity, Incident, IncidentCause } from '../../shared/contract/alerts'
 import type { ConsoleMute } from './mute'
 
 /** Incidents, the alert log and console mutes in SQLite (one writer: the alerts service). */
@@ -13,8 +13,14 @@ export interface AlertStore {
     title: string
     detail: string
     openedAt: number
+    causes: IncidentCause[]
   }): number
-  closeIncident(id: number, closedAt: number, reason: string): void
+  /** Its headline (the most severe cause), peak severity and timeline after a cause changed. */
+  updateIncident(
+    id: number,
+    i: { rule: string; severity: AlertSeverity; title: string; detail: string; causes: IncidentCause[] },
+  ): void
+  closeIncident(id: number, closedAt: number, reason: string, causes: IncidentCause[]): void
   openIncidents(): Incident[]
   incidents(filter: { serviceId?: number; rule?: string; open?: boolean; limit: number }): Incident[]
   /** Answers the log row's id. */
@@ -113,6 +119,7 @@ interface IncidentRow {
   closed_at: number | null
   closed_reason: string | null
   alerts: number
+  causes: string | null
 }
 
 const toIncident = (r: IncidentRow): Incident => ({
@@ -128,15 +135,20 @@ const toIncident = (r: IncidentRow): Incident => ({
   durationMs: r.closed_at === null ? null : r.closed_at - r.opened_at,
   closedReason: r.closed_at === null ? null : (r.closed_reason ?? 'recovered'),
   alerts: r.alerts,
+  causes: r.causes ? (JSON.parse(r.causes) as IncidentCause[]) : [],
 })
 
 export function createAlertStore(db: Database): AlertStore {
   const insertIncident = db.prepare(
-    `INSERT INTO alert_incidents (rule, subject, service_id, severity, title, detail, opened_at)
-     VALUES (@rule, @subject, @serviceId, @severity, @title, @detail, @openedAt)`,
+    `INSERT INTO alert_incidents (rule, subject, service_id, severity, title, detail, opened_at, causes)
+     VALUES (@rule, @subject, @serviceId, @severity, @title, @detail, @openedAt, @causes)`,
+  )
+  const update = db.prepare(
+    `UPDATE alert_incidents SET rule = @rule, severity = @severity, title = @title, detail = @detail,
+     causes = @causes WHERE id = @id AND closed_at IS NULL`,
   )
   const close = db.prepare(
-    `UPDATE alert_incidents SET closed_at = ?, closed_reason = ? WHERE id = ? AND closed_at IS NULL`,
+    `UPDATE alert_incidents SET closed_at = ?, closed_reason = ?, causes = ? WHERE id = ? AND closed_at IS NULL`,
   )
   const selectOpen = db.prepare(`SELECT * FROM alert_incidents WHERE closed_at IS NULL ORDER BY opened_at`)
   const insertLog = db.prepare(
@@ -181,8 +193,11 @@ export function createAlertStore(db: Database): AlertStore {
   )
 
   return {
-    openIncident: (i) => Number(insertIncident.run(i).lastInsertRowid),
-    closeIncident: (id, closedAt, reason) => void close.run(closedAt, reason, id),
+    openIncident: (i) =>
+      Number(insertIncident.run({ ...i, causes: JSON.stringify(i.causes) }).lastInsertRowid),
+    updateIncident: (id, i) => void update.run({ ...i, id, causes: JSON.stringify(i.causes) }),
+    closeIncident: (id, closedAt, reason, causes) =>
+      void close.run(closedAt, reason, JSON.stringify(causes), id),
     openIncidents: () => (selectOpen.all() as IncidentRow[]).map(toIncident),
     incidents({ serviceId, rule, open, limit }) {
       const where: string[] = []

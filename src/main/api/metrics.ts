@@ -39,6 +39,22 @@ export function metricsFor(ctx: AppContext, services: Services): () => Promise<s
   )
   perChain('watchdesk_chain_lag_seconds', 'Seconds behind the chain head', (c) => c.lagSeconds)
   perChain(
+    'watchdesk_chain_block_age_seconds',
+    'Now minus the head block timestamp (or since the head last advanced)',
+    (c) => c.blockAgeSeconds,
+  )
+  perChain(
+    'watchdesk_chain_block_age_blocks',
+    'The head block age in blocks of the measured block time',
+    (c) => (c.blockAgeSeconds === null ? null : Math.round((c.blockAgeSeconds * 1000) / c.blockTimeMs)),
+  )
+  perChain('watchdesk_chain_block_time_seconds', 'Measured time between blocks', (c) => c.blockTimeMs / 1000)
+  perChain(
+    'watchdesk_chain_halted',
+    '1 while the node and every reference stand at one old height (the chain halted, not the node)',
+    (c) => (c.status === 'not_configured' ? null : c.status === 'halted' ? 1 : 0),
+  )
+  perChain(
     'watchdesk_chain_finalized_lag_blocks',
     'Blocks between the head and the finalized block',
     (c) => c.finalized.lagBlocks,

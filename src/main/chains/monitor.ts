@@ -13,6 +13,8 @@ import type { CorroboratedView } from './checks/corroborate'
 import { ExtrasCheck, extrasPaceMs, unknownTag } from './checks/extras'
 import type { Extras } from './checks/extras'
 import { HeadAge, headFromBlock } from './checks/head-age'
+import { AgeThresholds } from './checks/age-thresholds'
+import type { Thresholds } from '../../shared/chains/health'
 import { lagOf } from './checks/lag'
 import type { Lag } from './checks/lag'
 import type { BlockAge } from './checks/head-age'
@@ -83,8 +85,16 @@ export class ChainMonitor {
   private readonly scores: SourceScores
   private readonly confirmation: Confirmation
   private readonly quality: QualityWindow
+  private readonly ageThresholds: AgeThresholds
+  /** The thresholds of the last evaluation: the configured ones raised by the measured ages. */
+  private thresholds: Thresholds
   failures = 0
   private latest: ChainStatus
+  /** When the current run of failed or late polls began; null while well. */
+  private troubleSince: number | null = null
+  /** Failed polls of a run not (yet) confirmed as an outage: counted in the error rate only once
+   * the run ends without becoming one, so one outage never also raises "error rate". */
+  private unconfirmedErrors: number[] = []
 
   /** `previous`: the monitor of the same chain before a config change; its state is carried over
    * (see Carried) so a change of settings is never taken for a recovery or a new outage. */
@@ -120,6 +130,11 @@ export class ChainMonitor {
     this.reorgs = node?.reorgs ?? new ReorgCheck()
     this.scores = carried?.previous.scores ?? new SourceScores()
     this.quality = carried?.previous.quality ?? new QualityWindow()
+    // The chain's block ages and its run of trouble are the chain's, whichever node is polled.
+    this.ageThresholds = carried?.previous.ageThresholds ?? new AgeThresholds()
+    this.thresholds = target.thresholds
+    this.troubleSince = carried?.previous.troubleSince ?? null
+    this.unconfirmedErrors = carried ? [...carried.previous.unconfirmedErrors] : []
     this.confirmation = carried
       ? carried.previous.confirmation.withNeeded(target.confirmFailures)
       : new Confirmation(target.confirmFailures)
@@ -169,6 +184,7 @@ export class ChainMonitor {
     const head = fetched.head ? readHead(fetched.head) : headFromBlock(fetched.block)
     if (!head.ok) return this.failed(head.error, fetched.latencyMs, t)
     this.failures = 0
+    for (const at of this.unconfirmedErrors.splice(0)) this.quality.add(at, 'error', null)
     this.quality.add(t, 'ok', fetched.latencyMs)
     if (fetched.identity) this.identity.observe(fetched.identity, t)
     const age = this.headAge.observe(head.value, fetched.block, t)
@@ -193,9 +209,10 @@ export class ChainMonitor {
     )
   }
 
-  /** The status and its reason, from the shared health rules. */
+  /** The status and its reason, from the shared health rules, with this chain's own thresholds. */
   private evaluate(age: BlockAge, lag: Lag, syncing: ChainStatus['syncing']): Evaluation {
-    return evaluateHealth(
+    this.thresholds = this.ageThresholds.current(this.target.thresholds)
+    const evaluation = evaluateHealth(
       {
         notConfigured: null,
         error: null,
@@ -205,9 +222,26 @@ export class ChainMonitor {
         referenceLagBlocks: lag.referenceHead !== null ? lag.blocks : null,
         blockTimeMs: this.headAge.blockTimeMs,
         syncing,
+        head: age.head,
+        referencesNotAhead: this.referencesNotAhead(age.head),
       },
-      this.target.thresholds,
+      this.thresholds,
     )
+    const late = ['lagging', 'stalled', 'halted'].includes(evaluation.status)
+    this.ageThresholds.observe(age.seconds, late)
+    return evaluation
+  }
+
+  /** How many references answering this network stand at or below the node's head (a stalled
+   * one counts: it is what a halted chain looks like); null when none answers or one is ahead,
+   * i.e. when the chain may have moved on without the node. */
+  private referencesNotAhead(head: number): number | null {
+    if (this.identity.current?.mismatch) return null
+    const answering = this.references
+      .map((r) => r.latest)
+      .filter((r) => r.head !== null && (r.excluded === null || r.excluded.reason === 'stalled'))
+    if (answering.length === 0 || answering.some((r) => r.head! > head)) return null
+    return answering.length
   }
 
   /** The status the UI shows and the sample history stores. */
@@ -224,6 +258,7 @@ export class ChainMonitor {
     const mismatch = this.identity.current?.mismatch ?? null
     this.latest = {
       ...this.base(t),
+      troubleSince: this.troubleAt(confirmed.status, t),
       status: confirmed.status,
       reason: confirmed.reason,
       confirming: confirmed.confirming,
@@ -279,16 +314,16 @@ export class ChainMonitor {
       t,
     )
     // Polls of a confirmed outage are the outage's, not the error rate's (that would alert twice
-    // for one outage, and again for 15 min after it ended).
-    this.quality.add(
-      t,
-      isRateLimited(error) ? 'rate_limited' : confirmed.status === 'down' ? 'outage' : 'error',
-      null,
-    )
+    // for one outage, and again for 15 min after it ended): the failed polls before the
+    // confirmation wait, and go to the error rate only if the run ends unconfirmed.
+    if (isRateLimited(error)) this.quality.add(t, 'rate_limited', null)
+    else if (confirmed.status === 'failing') this.unconfirmedErrors.push(t)
+    else this.unconfirmedErrors = []
     const shownError = message === error.message ? error : { ...error, message }
     this.latest = {
       ...this.base(t),
       ...carried(previous),
+      troubleSince: this.troubleAt(confirmed.status, t),
       ...this.sourcesOf(
         {
           head: null,
@@ -313,6 +348,13 @@ export class ChainMonitor {
       latencyMs: this.latest.latencyMs === null ? null : Math.round(this.latest.latencyMs),
       error: shownError,
     })
+  }
+
+  /** The start of the current run of failed or late polls, moved on by this poll's status. */
+  private troubleAt(status: ChainStatus['status'], t: number): number | null {
+    const well = status === 'healthy' || status === 'checking' || status === 'not_configured'
+    this.troubleSince = well ? null : (this.troubleSince ?? t)
+    return this.troubleSince
   }
 
   /** A 404 on the chain's path most often means the service knows the network by another slug. */
@@ -358,7 +400,7 @@ export class ChainMonitor {
   }
 
   private base(t: number | null = null) {
-    const { info, thresholds } = this.target
+    const { info } = this.target
     const id = this.identity.current
     return {
       finalizedLagAfterSeconds: this.target.finalizedLagAfterSeconds,
@@ -376,8 +418,8 @@ export class ChainMonitor {
       identity: id?.verdict ?? 'unknown',
       identityNote: id?.mismatch ?? id?.note ?? null,
       batch: this.client?.batchSupport() ?? 'unknown',
-      laggingAfterSeconds: thresholds.laggingAfterSeconds,
-      stalledAfterSeconds: thresholds.stalledAfterSeconds,
+      laggingAfterSeconds: Math.round(this.thresholds.laggingAfterSeconds),
+      stalledAfterSeconds: Math.round(this.thresholds.stalledAfterSeconds),
       blockTimeMs: Math.round(this.headAge.blockTimeMs),
     } satisfies Partial<ChainStatus>
   }
@@ -403,6 +445,7 @@ export class ChainMonitor {
       status: this.target.notConfigured !== null ? 'not_configured' : 'checking',
       reason: this.target.notConfigured ?? 'Waiting for the first poll.',
       confirming: null,
+      troubleSince: null,
       finalized: unknownTag,
       safe: unknownTag,
       syncing: null,

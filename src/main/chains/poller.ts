@@ -4,6 +4,7 @@ import { statusRank } from '../../shared/chains/health'
 import { ChainMonitor } from './monitor'
 import type { Sample } from './monitor'
 import type { ChainTarget } from './targets'
+import { isRateLimited } from './values'
 import { systemPollClock } from '../../shared/clock'
 import type { PollClock } from '../../shared/clock'
 import type { Disposable } from '../../shared/disposable'
@@ -34,9 +35,19 @@ export interface Poller {
   stop(): void
 }
 
-/** Doubles the pause after each failure in a row, up to a minute (or the interval, if longer). */
-export function backoffDelay(intervalMs: number, failures: number): number {
+/** The pause before the next poll. A node that fails is polled at most two intervals apart, so
+ * its recovery is seen (and its recovery alert sent) within two intervals of it answering again.
+ * A rate-limited one (HTTP 429) backs off further: the pause doubles after each refusal in a row,
+ * up to a minute (or the interval, if longer). */
+/** The wait before a chain's next poll: its interval, or the back-off its failures call for. */
+function nextDelay(intervalMs: number, monitor: ChainMonitor): number {
+  const error = monitor.status().error
+  return backoffDelay(intervalMs, monitor.failures, !!error && isRateLimited(error))
+}
+
+export function backoffDelay(intervalMs: number, failures: number, rateLimited = true): number {
   if (failures === 0) return intervalMs
+  if (!rateLimited) return 2 * intervalMs
   return Math.min(intervalMs * 2 ** failures, Math.max(60_000, intervalMs))
 }
 
@@ -102,7 +113,7 @@ export function createPoller(options: PollerOptions): Poller {
     if (sample) pendingSamples.push(sample)
     schedulePublish()
     if (slot.next) return replace(slot, slot.next)
-    schedule(slot, backoffDelay(slot.monitor.target.intervalMs, slot.monitor.failures))
+    schedule(slot, nextDelay(slot.monitor.target.intervalMs, slot.monitor))
   }
 
   /** Swaps the chain's monitor for one over `target` that carries its state, and polls on the new
@@ -118,7 +129,7 @@ export function createPoller(options: PollerOptions): Poller {
     if (!running || !successor.polled) return
     const newNode = !previous.polled || previous.target.url !== target.url
     if (newNode || slot.lastPollAt === null) return schedule(slot, 0)
-    const due = slot.lastPollAt + backoffDelay(target.intervalMs, successor.failures)
+    const due = slot.lastPollAt + nextDelay(target.intervalMs, successor)
     schedule(slot, Math.max(0, due - now()))
   }
 

@@ -90,7 +90,7 @@ function resolveTarget(
 ): ChainTarget {
   const own = config.chains[String(info.serviceId)] ?? {}
   const slug = own.slug ?? info.defaultSlug
-  const defaults = defaultThresholds(info.blockTimeMs)
+  const defaults = defaultThresholds(info.blockTimeMs, info.quietMs)
   const stalledAfterSeconds = own.stalledAfterSeconds ?? defaults.stalledAfterSeconds
   const base = {
     info,

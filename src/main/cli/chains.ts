@@ -156,29 +156,28 @@ function nothingMonitored(
   return { sentence: reasons.join(' '), code: exitCodes.problem }
 }
 
+/** "12.3 s · 6 blk": the head block's age in seconds and in blocks of the measured block time. */
+function blockAge(c: ChainStatus): string | null {
+  if (c.blockAgeSeconds === null) return null
+  return `${c.blockAgeSeconds} s · ${Math.round((c.blockAgeSeconds * 1000) / c.blockTimeMs)} blk`
+}
+
+/** "~20 blk · 40 s": behind the corroborated head (~ estimated), in blocks and in seconds. */
+function lag(c: ChainStatus): string | null {
+  if (c.lagBlocks === null) return null
+  return `${c.lagEstimated ? '~' : ''}${c.lagBlocks} blk · ${c.lagSeconds ?? '?'} s`
+}
+
 function table(chains: ChainStatus[]): string {
   return formatTable(
-    [
-      'chain',
-      'id',
-      'status',
-      'head',
-      'age s',
-      'lag blocks',
-      'lag s',
-      'latency ms',
-      'client',
-      'net',
-      'detail',
-    ],
+    ['chain', 'id', 'status', 'head', 'block age', 'lag', 'latency ms', 'client', 'net', 'detail'],
     chains.map((c) => [
       c.name,
       c.serviceId,
       statusLabel[c.status],
       c.head,
-      c.blockAgeSeconds,
-      c.lagBlocks === null ? null : `${c.lagEstimated ? '~' : ''}${c.lagBlocks}`,
-      c.lagSeconds,
+      blockAge(c),
+      lag(c),
       c.latencyMs === null ? null : Math.round(c.latencyMs),
       c.clientVersion,
       c.netVersion,

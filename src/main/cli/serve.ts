@@ -1,7 +1,8 @@
 import { resolveDataDir } from '../config'
 import type { Logger } from '../log'
 import { installProcessGuard, startConsole } from '../serve'
-import { startDemo } from '../demo'
+import { demoSecrets, startDemo } from '../demo'
+import { createKeytarStore, withEnvironmentSecrets } from '../secrets'
 import { intFlag, parseCommandArgs } from './args'
 import { heldCliLogger } from './io'
 import type { CliIo } from './io'
@@ -64,7 +65,12 @@ async function serve(
     forwardTo: ((values['forward-to'] as string[] | undefined) ?? []).map((url) => ({ url })),
     env: io.env,
     log,
-    ...(demo ? { secrets: demo.value.secrets, demo: true } : {}),
+    ...(demo
+      ? {
+          secrets: demoSecrets(demo.value.secrets, withEnvironmentSecrets(createKeytarStore(), io.env)),
+          demo: true,
+        }
+      : {}),
   })
   if (!running.ok) {
     await demo?.value.stop()

@@ -121,6 +121,13 @@ export async function addSource(
       `${url} is the relay's webhook listener port (--listener-port, 7421); the sync API is --port (7422): watchdesk sources add ${name} ${withPort(url, 7422)}. Nothing was stored.`,
       2,
     )
+  // A refused token is not kept (like `keys set`): nothing to page for later.
+  if (!check.ok && check.error.code === 'unauthorized')
+    return fail(
+      io,
+      `the relay at ${maskUrlSecrets(url)} refused the token (${check.error.message}); nothing was stored. Create one on the relay (watchdesk relay token create ${name}) and run this again.`,
+      2,
+    )
   const stored = await secretsOf(options, io).set(accounts.sourceToken(name), token)
   if (!stored.ok) return fail(io, stored.error.message, 3)
   const written = await updateSources(options.dataDir, (sources) => {

@@ -9,6 +9,7 @@ import { migration008 } from './migrations/008-relay-token-scopes'
 import { migration009 } from './migrations/009-alert-outbox'
 import { migration010 } from './migrations/010-mute-source'
 import { migration011 } from './migrations/011-forward-target-names'
+import { migration012 } from './migrations/012-incident-causes'
 import type { Migration } from './migrations/migration'
 
 export type { Migration } from './migrations/migration'
@@ -27,4 +28,5 @@ export const migrations: Migration[] = [
   migration009,
   migration010,
   migration011,
+  migration012,
 ]

@@ -210,3 +210,29 @@ function readUserConfig(file: string): Result<Record<string, unknown>> {
   }
   return err('bad_request', `${path} must hold a JSON object of config keys.`)
 }
+
+/** The demo's secrets as `serve` would see them: the demo's own (project uid, sandbox key, webhook
+ * secret) in memory first, then this host's keychain with the environment over it, so
+ * WATCHDESK_WEBHOOK_SECRETS signs and verifies as in `serve`, an alert channel stored with
+ * `watchdesk alerts channel set` is found, and the keychain's state is the one `doctor` reports.
+ * Writes stay in memory: the demo never changes the keychain. */
+export function demoSecrets(demo: SecretStore, host: SecretStore): SecretStore {
+  return {
+    async get(account) {
+      const own = await demo.get(account)
+      if (own.ok && own.value !== null) return own
+      const fromHost = await host.get(account)
+      return fromHost.ok ? fromHost : own
+    },
+    set: (account, secret) => demo.set(account, secret),
+    delete: (account) => demo.delete(account),
+    async list() {
+      const own = await demo.list()
+      const fromHost = await host.list()
+      if (!own.ok || !fromHost.ok) return own
+      const mine = new Set(own.value.map((e) => e.account))
+      return ok([...own.value, ...fromHost.value.filter((e) => !mine.has(e.account))])
+    },
+    status: () => host.status(),
+  }
+}

@@ -27,7 +27,10 @@ export function alertNotification(alert: Alert): DesktopNotification {
   return {
     title: alert.title,
     body: alert.body,
-    urgency: alert.severity === 'critical' && alert.kind === 'fired' ? 'critical' : 'normal',
+    urgency:
+      alert.severity === 'critical' && (alert.kind === 'fired' || alert.kind === 'escalated')
+        ? 'critical'
+        : 'normal',
     route: alert.serviceId !== null ? 'chains' : alert.rule === 'event.type' ? 'events' : 'alerts',
     link: linkHash(alertTarget(alert)),
   }

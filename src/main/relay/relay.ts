@@ -105,7 +105,7 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
     ...counters,
     latency: latency.summary(),
     authorizationLatency: authorizationLatency.summary(),
-    activity: activity.summary(Date.now()),
+    activity: { ...activity.summary(Date.now()), relayedLastMinute: 0 },
     storage: storage.status(),
     // A stalled store must not hold up the status that says it is stalled.
     recentRejections: await within(store.recentRejections(50), 2_000, []),

@@ -155,6 +155,8 @@ interface ListenerStats {
   latency: LatencyWindow
   authorizationLatency: LatencyWindow
   activity: ActivityWindow
+  /** The relay sources' share of `activity` (every origin counts toward events/min). */
+  relayed: ActivityWindow
   changed: boolean
 }
 
@@ -164,6 +166,7 @@ function createListenerStats(ctx: AppContext, store: EventStore): ListenerStats 
     latency: new LatencyWindow(),
     authorizationLatency: new LatencyWindow(),
     activity: new ActivityWindow(Date.now()),
+    relayed: new ActivityWindow(Date.now()),
     changed: false,
   }
   // Seeded before the listener starts, so no event is counted twice; a restart keeps the hour's counts.
@@ -304,7 +307,10 @@ function listenerStatus(
     ...stats.counters,
     latency: stats.latency.summary(),
     authorizationLatency: stats.authorizationLatency.summary(),
-    activity: stats.activity.summary(Date.now()),
+    activity: {
+      ...stats.activity.summary(Date.now()),
+      relayedLastMinute: stats.relayed.summary(Date.now()).lastMinute,
+    },
     storage: ctx.storage.status(),
     recentRejections: reading('listener rejections', () => store.recentRejections(50), []),
     outages: reading('listener outages', () => store.outages(10, 2_000), []),
@@ -346,6 +352,13 @@ function pushStatusOnChange(
   status: () => ListenerStatus,
 ): { stop(): void } {
   const offStorage = ctx.storage.onChange(() => (stats.changed = true))
+  // Events synced from relay sources count toward events/min too (the listener's own are counted
+  // on its commit path), labelled apart.
+  const offRelayed = ctx.committed.subscribe((batch) => {
+    if (batch.origin.kind === 'listener') return
+    recordNew(stats.activity, batch.events)
+    recordNew(stats.relayed, batch.events)
+  })
   let pushedCounts = ''
   const timer = setInterval(() => {
     const a = stats.activity.summary(Date.now())
@@ -363,6 +376,7 @@ function pushStatusOnChange(
   return {
     stop() {
       offStorage.dispose()
+      offRelayed.dispose()
       clearInterval(timer)
     },
   }

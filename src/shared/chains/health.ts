@@ -4,6 +4,7 @@ export const chainStatuses = [
   'wrong_network',
   'down',
   'stalled',
+  'halted',
   'syncing',
   'failing',
   'lagging',
@@ -20,6 +21,7 @@ export const statusLabel: Record<ChainStatusKind, string> = {
   wrong_network: 'wrong network',
   down: 'down',
   stalled: 'stalled',
+  halted: 'halted',
   syncing: 'syncing',
   failing: 'failing',
   lagging: 'lagging',
@@ -33,6 +35,7 @@ export const statusTone: Record<ChainStatusKind, StatusTone> = {
   wrong_network: 'bad',
   down: 'bad',
   stalled: 'bad',
+  halted: 'warn',
   syncing: 'warn',
   failing: 'warn',
   lagging: 'warn',
@@ -49,16 +52,23 @@ export interface Thresholds {
   laggingAfterSeconds: number
   /** Head not advanced for this long: stalled. */
   stalledAfterSeconds: number
+  /** Hysteresis: while the head is already late, it is well again only below this fraction of
+   * each threshold (1 or absent: none). The reasons still name the thresholds themselves. */
+  hold?: number
 }
 
 /** Derived from the block time: five blocks (at least 10 s) to lag, twenty (at least 60 s) to
  * stall, so a 12 s chain is not flagged for one slow slot and a 0.25 s chain is not let off for
- * minutes. Both are editable per chain in the config. */
-export function defaultThresholds(blockTimeMs: number): Thresholds {
+ * minutes. A chain whose blocks follow demand (`quietMs`: its longest normal pause, Arbitrum's
+ * a minute) lags only past 1.5 such pauses and stalls past 3, so a quiet minute pages no one.
+ * Both are editable per chain in the config; the poller raises them further from the block ages
+ * it measures (checks/age-thresholds.ts). */
+export function defaultThresholds(blockTimeMs: number, quietMs = 0): Thresholds {
   const blockSeconds = blockTimeMs / 1000
+  const quietSeconds = quietMs / 1000
   return {
-    laggingAfterSeconds: Math.max(10, Math.round(5 * blockSeconds)),
-    stalledAfterSeconds: Math.max(60, Math.round(20 * blockSeconds)),
+    laggingAfterSeconds: Math.max(10, Math.round(5 * blockSeconds), Math.round(1.5 * quietSeconds)),
+    stalledAfterSeconds: Math.max(60, Math.round(20 * blockSeconds), Math.round(3 * quietSeconds)),
   }
 }
 
@@ -98,6 +108,11 @@ export interface Observation {
   blockTimeMs: number
   /** What eth_syncing answered: null when not syncing or not asked. */
   syncing?: { currentBlock: number | null; highestBlock: number | null } | null
+  /** The node's head, and how many references that answer the right network stand at or below
+   * it (none ahead): with such references, an old head is the chain's (halted, or every source
+   * stuck), not the node's. null when no reference answers or one is ahead. */
+  head?: number | null
+  referencesNotAhead?: number | null
 }
 
 export interface Evaluation {
@@ -121,9 +136,19 @@ export function evaluateHealth(o: Observation, t: Thresholds): Evaluation {
       reason: `The node is still syncing${progress}: its head is not the chain's. Wait for it, or point the chain at a synced node.`,
     }
   }
+  const hold = t.hold ?? 1
   const staleness = o.blockAgeSeconds ?? o.sinceHeadAdvancedSeconds
   const measured = o.blockAgeSeconds !== null ? 'the head block is' : 'the head has not advanced for'
-  if (staleness !== null && staleness > t.stalledAfterSeconds) {
+  if (o.referencesNotAhead && staleness !== null) {
+    // Every reference agrees with the node: an old head is the chain's, never the node's lag.
+    if (staleness <= t.stalledAfterSeconds * hold) return { status: 'healthy', reason: 'At the chain head.' }
+    const refs = `${o.referencesNotAhead} reference${o.referencesNotAhead === 1 ? '' : 's'}`
+    return {
+      status: 'halted',
+      reason: `Halted or all sources stuck — not your node: no new block for ${fmt(staleness)} s, at height ${o.head ?? '?'}; the node and ${refs} stand there together (halted after ${t.stalledAfterSeconds} s).`,
+    }
+  }
+  if (staleness !== null && staleness > t.stalledAfterSeconds * hold) {
     return {
       status: 'stalled',
       reason: `${measured} ${fmt(staleness)} s old (stalled after ${t.stalledAfterSeconds} s).`,
@@ -136,7 +161,7 @@ export function evaluateHealth(o: Observation, t: Thresholds): Evaluation {
       reason: `${o.referenceLagBlocks} blocks behind the corroborated head of its references (lagging after ${laggingBlocks}).`,
     }
   }
-  if (staleness !== null && staleness > t.laggingAfterSeconds) {
+  if (staleness !== null && staleness > t.laggingAfterSeconds * hold) {
     return {
       status: 'lagging',
       reason: `${measured} ${fmt(staleness)} s old (lagging after ${t.laggingAfterSeconds} s).`,

@@ -19,6 +19,9 @@ export interface ChainInfo {
   currency: { name: string; symbol: string; decimals: number }
   /** Typical time between blocks; seeds the measured moving average. */
   blockTimeMs: number
+  /** The longest normal pause between blocks: 0 for a chain that makes blocks on a clock; a
+   * minute for one whose blocks follow demand (Arbitrum makes a block only for transactions). */
+  quietMs: number
   /** null: the service does not publish node types or prices for this network. */
   nodePrices: NodePrice[] | null
   /** What `net_version` answers on this network: the service id, except "1" on 61. */
@@ -79,6 +82,7 @@ interface Entry {
   chain: Chain
   slug: string
   blockTimeMs: number
+  quietMs?: number
   prices: [number | null, number | null, number | null] | null
   name?: string
   netVersion?: string
@@ -97,7 +101,7 @@ const entries: Entry[] = [
   { chain: fantom, slug: 'fantom', blockTimeMs: 1000, prices: [515, null, null] },
   { chain: bsc, slug: 'bsc', blockTimeMs: 450, prices: [1482, null, null] },
   { chain: polygon, slug: 'polygon', blockTimeMs: 2000, prices: [2132, null, null] },
-  { chain: arbitrum, slug: 'arbitrum', blockTimeMs: 250, prices: [182, null, null] },
+  { chain: arbitrum, slug: 'arbitrum', blockTimeMs: 250, quietMs: 60_000, prices: [182, null, null] },
   { chain: astar, slug: 'astar', blockTimeMs: 12_000, prices: [190, 255, 151] },
   { chain: mainnet, slug: 'ethereum', blockTimeMs: 12_000, prices: null },
 ]
@@ -111,6 +115,7 @@ function toInfo(entry: Entry): ChainInfo {
     name: entry.name ?? chain.name,
     currency: { ...chain.nativeCurrency },
     blockTimeMs: entry.blockTimeMs,
+    quietMs: entry.quietMs ?? 0,
     nodePrices: entry.prices
       ? entry.prices.flatMap((price, i) => (price === null ? [] : [{ type: nodeTypes[i]!, priceUsd: price }]))
       : null,

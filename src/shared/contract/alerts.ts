@@ -5,11 +5,13 @@ import { method } from './define'
 export const AlertSeverity = z.enum(['critical', 'warning', 'info'])
 export type AlertSeverity = z.infer<typeof AlertSeverity>
 
-/** fired: an incident opened; reminder: it still lasts (`alerts.repeatMinutes`); recovered: it
+/** fired: an incident opened; escalated: a more severe cause took over the same incident (one
+ * subject, one incident: "error rate" becoming "down" is an update, not a second page); reminder:
+ * it still lasts (`alerts.repeatMinutes`); recovered: it
  * closed because its subject works again (with its duration); closed: it ended without recovering
  * (its subject was removed, e.g. a relay source); event: a one-off (an event type, a reorg);
  * test: "send test". */
-export const AlertKind = z.enum(['fired', 'reminder', 'recovered', 'closed', 'event', 'test'])
+export const AlertKind = z.enum(['fired', 'escalated', 'reminder', 'recovered', 'closed', 'event', 'test'])
 export type AlertKind = z.infer<typeof AlertKind>
 
 /** An event an alert covers: its id and type, and where the console shows it. */
@@ -36,6 +38,9 @@ export const Alert = z.object({
   incidentId: z.number().int().nullable(),
   /** For recovered: how long the incident lasted. */
   durationMs: z.number().nullable(),
+  /** For an incident's alerts: every rule that has been one of its causes, so a channel that takes
+   * only some rules gets the recovery of an incident it was paged for. */
+  causes: z.array(z.string()).optional(),
   /** For an event alert: every event it covers (one, or all of a burst), oldest first. */
   events: z.array(AlertedEvent).optional(),
   /** A desktop alert in serve mode: its alert log row, which the page confirms with `alerts.shown`
@@ -62,6 +67,17 @@ export const AlertRecord = z.object({
 })
 export type AlertRecord = z.infer<typeof AlertRecord>
 
+/** One step of an incident's timeline: a cause opened it, joined it, took it over (escalated when
+ * more severe, changed when not), cleared while others remained, or the incident ended. */
+export const IncidentCause = z.object({
+  t: z.number(),
+  kind: z.enum(['opened', 'joined', 'escalated', 'changed', 'cleared', 'resolved', 'closed']),
+  rule: z.string(),
+  severity: AlertSeverity,
+  title: z.string(),
+})
+export type IncidentCause = z.infer<typeof IncidentCause>
+
 export const Incident = z.object({
   id: z.number().int(),
   rule: z.string(),
@@ -77,6 +93,8 @@ export const Incident = z.object({
   closedReason: z.string().nullable(),
   /** Alerts recorded for it (sent, failed or muted) on every channel. */
   alerts: z.number().int(),
+  /** Its timeline of causes, oldest first (the rule and title above are the current headline). */
+  causes: z.array(IncidentCause),
 })
 export type Incident = z.infer<typeof Incident>
 

@@ -158,6 +158,10 @@ export const ChainStatus = z.object({
       needed: z.number().int(),
     })
     .nullable(),
+  /** When the current run of failed or late polls began (epoch ms): a down chain's first failed
+   * poll, a lagging one's first late poll; null while healthy. An incident starts here: the
+   * confirmation delays the page, not the start time shown. */
+  troubleSince: z.number().nullable(),
   finalized: TagLag,
   safe: TagLag,
   finalizedLagAfterSeconds: z.number(),

@@ -99,7 +99,10 @@ export const ListenerStatus = z.object({
   /** New events the listener stored in the last minute and hour, and when the last one came.
    * `since`: the counts cover only time after it (the start, or an hour back read from the store). */
   activity: z.object({
+    /** New events of every origin: this listener's deliveries and the relay sources' syncs. */
     lastMinute: z.number().int(),
+    /** Of `lastMinute`, those synced from relay sources (the label on the Overview's events/min). */
+    relayedLastMinute: z.number().int(),
     lastHour: z.number().int(),
     lastEventAt: z.number().nullable(),
     since: z.number(),

@@ -38,7 +38,7 @@ describe('chain alerts', () => {
     return { node, hook, r, status }
   }
 
-  it('raises no alert for one failed poll, one down alert after 30 s of failures, one recovery when it answers again', async () => {
+  it('raises no alert for one failed poll, one down alert once confirmed (started at the first failure), one recovery timed at the first good poll', async () => {
     const { node, hook, r, status } = await setup()
     expect(status().status).toBe('healthy')
 
@@ -46,6 +46,7 @@ describe('chain alerts', () => {
     await r.nextPoll()
     const firstFailure = Date.parse(status().checkedAt!)
     expect(status().status).toBe('failing')
+    expect(status().troubleSince).toBe(firstFailure)
     expect(status().confirming).toEqual({ toward: 'down', count: 1, needed: 3 })
     expect(status().reason).toMatch(/^down if it goes on \(1\/3\): HTTP 503/)
     expect(hook.received).toHaveLength(0)
@@ -54,8 +55,9 @@ describe('chain alerts', () => {
     expect(status().confirming).toEqual({ toward: 'down', count: 2, needed: 3 })
     expect(hook.received).toHaveLength(0)
 
+    // A failing node is polled two intervals apart (10 s): the third failure is 20 s after the first.
     await r.nextPoll()
-    expect(Date.parse(status().checkedAt!) - firstFailure).toBe(30_000)
+    expect(Date.parse(status().checkedAt!) - firstFailure).toBe(20_000)
     expect(status().status).toBe('down')
     expect(hook.received).toHaveLength(1)
     const down = hook.received[0]!
@@ -73,25 +75,29 @@ describe('chain alerts', () => {
     // Still down on the next poll: no second alert (the reminder is an hour away).
     await r.nextPoll()
     expect(hook.received).toHaveLength(1)
-    const open = r.alerts.incidents({ open: true, limit: 10 })
-    expect(open.ok && open.value.map((i) => [i.rule, i.subject, i.closedAt])).toEqual([
-      ['chain.down', 'chain:137', null],
+    const open = unwrap(r.alerts.incidents({ open: true, limit: 10 }))
+    // The incident starts at the first failed poll, not at the confirmation that paged.
+    expect(open.map((i) => [i.rule, i.subject, i.closedAt, i.openedAt])).toEqual([
+      ['chain.down', 'chain:137', null, firstFailure],
     ])
 
     await setBehaviour(node, 'ok')
-    const downSince = down.json.t as number
     await r.nextPoll()
+    const firstGood = Date.parse(status().checkedAt!)
     expect(status().status).toBe('healthy')
     expect(hook.received).toHaveLength(2)
     const recovered = hook.received[1]!.json
-    const lasted = r.clock.now() - downSince
-    expect(lasted).toBe(100_000)
-    expect(recovered).toMatchObject({ rule: 'chain.down', kind: 'recovered', durationMs: 100_000 })
-    expect(recovered.title).toBe('Polygon recovered after 1 min 40 s')
+    expect(firstGood - firstFailure).toBe(40_000)
+    expect(recovered).toMatchObject({ rule: 'chain.down', kind: 'recovered', durationMs: 40_000 })
+    expect(recovered.title).toBe('Polygon recovered after 40 s')
 
-    const incidents = r.alerts.incidents({ limit: 10 })
-    expect(incidents.ok && incidents.value).toMatchObject([
-      { rule: 'chain.down', closedAt: r.clock.now(), durationMs: lasted, alerts: 2 },
+    const incidents = unwrap(r.alerts.incidents({ limit: 10 }))
+    expect(incidents).toMatchObject([
+      { rule: 'chain.down', openedAt: firstFailure, closedAt: firstGood, durationMs: 40_000, alerts: 2 },
+    ])
+    expect(incidents[0]!.causes.map((c) => [c.kind, c.rule])).toEqual([
+      ['opened', 'chain.down'],
+      ['resolved', 'chain.down'],
     ])
     const log = r.alerts.log(10)
     expect(log.ok && log.value.map((l) => [l.kind, l.channel, l.result])).toEqual([
@@ -124,18 +130,18 @@ describe('chain alerts', () => {
     await setBehaviour(node, 'down')
     for (let i = 0; i < 3; i++) await r.nextPoll()
     expect(hook.received).toHaveLength(0)
-    // Back-off polls a down chain every minute: within 80 min a reminder falls after the mute ended.
+    // A down chain is polled every two intervals: within 80 min a reminder falls after the mute ended.
     while (hook.received.length === 0 && r.clock.now() < Date.parse('2026-03-02T11:20:00Z'))
       await r.nextPoll()
     expect(hook.received.map((h) => h.json.kind)).toEqual(['reminder'])
     expect(hook.received[0]!.json.title).toMatch(/^Polygon down for \d+ (h|min)/)
     const log = r.alerts.log(10)
-    // Fired at 10:00:35 and a reminder at 10:30:40, both inside the hour: muted. The next reminder
-    // (10:60:40) falls after the mute's end (11:00:00.2) and is sent.
+    // Fired at 10:00:25 and a reminder at 10:30:25, both inside the hour: muted. The next reminder
+    // (11:00:25) falls after the mute's end (11:00:00.2) and is sent.
     expect(log.ok && log.value.map((l) => [l.rule, l.kind, l.result, new Date(l.t).toISOString()])).toEqual([
-      ['chain.down', 'reminder', 'sent', '2026-03-02T11:00:40.000Z'],
-      ['chain.down', 'reminder', 'muted', '2026-03-02T10:30:40.000Z'],
-      ['chain.down', 'fired', 'muted', '2026-03-02T10:00:35.200Z'],
+      ['chain.down', 'reminder', 'sent', '2026-03-02T11:00:25.200Z'],
+      ['chain.down', 'reminder', 'muted', '2026-03-02T10:30:25.200Z'],
+      ['chain.down', 'fired', 'muted', '2026-03-02T10:00:25.200Z'],
     ])
   })
 
@@ -175,8 +181,9 @@ describe('chain alerts', () => {
     const { node, hook, r, status } = await setup()
     await r.nextPoll()
     await onePoll(node, r, 'down')
-    expect(status().quality).toMatchObject({ errors: 1 })
+    // The failed poll counts once its run ended without becoming an outage (the next good poll).
     await r.nextPoll()
+    expect(status().quality).toMatchObject({ errors: 1 })
     await onePoll(node, r, 'slow')
     expect(status().quality.slow).toBe(1)
     // 14 more polls: 1 failure in 19 polls is 5.3 % and the p95 is the slow answer, both above
@@ -200,10 +207,11 @@ describe('chain alerts', () => {
       if (i < 2) expect(hook.received).toEqual([])
       await r.nextPoll()
     }
-    // Not down (never three failures in a row): the error rate, fired at the third failure.
+    // Not down (never three failures in a row): the error rate, fired at the good poll after the
+    // third failure (a failed poll counts once its run ended without becoming an outage).
     const rules = hook.received.map((h) => [h.json.rule, h.json.kind])
     expect(rules).toEqual([['chain.error_rate', 'fired']])
-    expect(hook.received[0]!.json.body).toMatch(/^3 of 14 polls failed over 15 min \(21.4 %/)
+    expect(hook.received[0]!.json.body).toMatch(/^3 of 15 polls failed over 15 min \(20 %/)
     const [incident] = unwrap(r.alerts.incidents({ rule: 'chain.error_rate', limit: 10 }))
     expect(incident!.openedAt).toBe(failures[0])
   })

@@ -84,6 +84,8 @@ export interface Rig {
   commit(events: { id: string; type: string; endpoint?: string }[]): EventSummary[]
   /** Runs the poller's timers until the next poll is answered and its round published. */
   nextPoll(): Promise<void>
+  /** Moves the clock to `t` in small steps, settling every poll that comes due on the way. */
+  advanceTo(t: number): Promise<void>
   stop(): Promise<void>
 }
 
@@ -174,6 +176,12 @@ export function useAlertsRig(
       async nextPoll() {
         while (clock.pending() === atRest) clock.advance(100)
         await settle()
+      },
+      async advanceTo(t) {
+        while (clock.now() < t) {
+          clock.advance(Math.min(100, t - clock.now()))
+          if (clock.pending() < atRest) await settle()
+        }
       },
       async stop() {
         poller.stop()

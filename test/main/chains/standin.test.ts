@@ -103,6 +103,8 @@ describe('chains poller against a scripted node', () => {
       expect(backoffDelay(5000, 2)).toBe(20_000)
       expect(backoffDelay(5000, 10)).toBe(60_000)
       expect(backoffDelay(5000, 0)).toBe(5000)
+      // Not rate limited: polled two intervals apart, so a recovery is seen within two intervals.
+      expect(backoffDelay(5000, 10, false)).toBe(10_000)
     } finally {
       poller.stop()
     }

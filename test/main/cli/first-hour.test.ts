@@ -185,6 +185,14 @@ describe('the first hour at a terminal', () => {
     expect(wrong.code).toBe(2)
     expect(wrong.stderr).toContain("is the relay's webhook listener port")
     expect(wrong.stderr).toContain('the sync API is --port (7422)')
+    // A token the relay refuses is not kept: no source, no keychain entry, nothing to page for.
+    const refused = await runCli(
+      ['sources', 'add', name, urls.sync, '--data-dir', dataDir],
+      env,
+      'wdr_not_a_token_of_this_relay_0123',
+    )
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/refused the token .*nothing was stored/)
     const none = await runCli(['sources', 'list', '--json', '--data-dir', dataDir], env)
     expect(none.stdout).toBe('')
     try {
@@ -227,7 +235,8 @@ describe('the first hour at a terminal', () => {
     } finally {
       await runCli(['sources', 'remove', name, '--data-dir', dataDir], env)
     }
-  })
+    // A dozen CLI processes and a relay: more than the default 30 s on a loaded machine.
+  }, 120_000)
 
   it.skipIf(oldNode() === null)(
     'bin/watchdesk started by an older node runs with the Node 22 installed under the home folder and says how to keep it',

@@ -46,6 +46,7 @@ export function chain(
     laggingAfterSeconds: 60,
     stalledAfterSeconds: 120,
     confirming: null,
+    troubleSince: null,
     finalized: { supported: null, head: null, lagBlocks: null, lagSeconds: null },
     safe: { supported: null, head: null, lagBlocks: null, lagSeconds: null },
     finalizedLagAfterSeconds: 1200,

@@ -252,7 +252,8 @@ describe('desktop notifications from the alerts capability', () => {
     await poll()
     expect(desktop.notes.map((n) => [n.title, n.urgency, n.route])).toEqual([
       ['Polygon down', 'critical', 'chains'],
-      ['Polygon recovered after 2 min 40 s', 'normal', 'chains'],
+      // From the first failed poll to the first good one, polled 10 s apart while failing.
+      ['Polygon recovered after 50 s', 'normal', 'chains'],
     ])
   })
 

@@ -52,6 +52,11 @@ export function OverviewView() {
     chains,
     openIncidents: open?.length ?? null,
     eventsPerMinute: listener?.activity.lastMinute ?? null,
+    relayedPerMinute: listener?.activity.relayedLastMinute,
+    listenerWithoutSecrets: listener
+      ? listener.listening && (listener.endpoints.length === 0 || listener.secretsProblem !== null)
+      : undefined,
+    storageProblem: listener && listener.storage.state !== 'ok' ? listener.storage.state : null,
     failingTargets: forward?.targets.filter((t) => t.enabled && t.health === 'failing').length,
     troubledSources: sources?.filter((s) => troubledSourceStates.has(s.state)).length,
     listenerDown: listener ? !listener.listening : undefined,

@@ -1,5 +1,5 @@
-import type { Incident } from '../../../../shared/contract/alerts'
-import { formatDateTime, formatDuration } from '../../../../shared/time'
+import type { Incident, IncidentCause } from '../../../../shared/contract/alerts'
+import { formatClock, formatDateTime, formatDuration } from '../../../../shared/time'
 import { StatusBadge } from '../Status'
 
 /** Incidents, newest first: open ones in red or amber, closed ones with how long they lasted. What
@@ -48,6 +48,7 @@ export function IncidentTable({
             </td>
             <td className="incident-what" title={i.detail}>
               {i.title} <span className="dim incident-rule">{i.rule}</span>
+              <CauseTimeline causes={i.causes} />
             </td>
             <td className="num-left incident-time">{formatDateTime(i.openedAt)}</td>
             <td className="num">
@@ -58,5 +59,32 @@ export function IncidentTable({
         ))}
       </tbody>
     </table>
+  )
+}
+
+const causeVerb: Record<IncidentCause['kind'], string> = {
+  opened: 'opened by',
+  joined: 'joined by',
+  escalated: 'escalated to',
+  changed: 'now',
+  cleared: 'cleared',
+  resolved: 'resolved',
+  closed: 'closed',
+}
+
+/** The incident's causes in order ("10:00:05 opened by chain.error_rate · 10:01:02 escalated to
+ * chain.down …"): shown when more than one cause took part, so one outage reads as one story. */
+function CauseTimeline({ causes }: { causes: IncidentCause[] }) {
+  const steps = causes.filter((c) => c.kind !== 'resolved' && c.kind !== 'closed')
+  if (steps.length < 2) return null
+  return (
+    <ol className="incident-causes dim" aria-label="Timeline of causes">
+      {causes.map((c, n) => (
+        <li key={n} title={c.title}>
+          <span className="num">{formatClock(c.t)}</span> {causeVerb[c.kind]}
+          {c.kind === 'resolved' || c.kind === 'closed' ? '' : ` ${c.rule}`}
+        </li>
+      ))}
+    </ol>
   )
 }

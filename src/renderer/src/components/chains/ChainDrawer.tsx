@@ -2,7 +2,7 @@ import { useEffect } from 'react'
 import type { ChainStatus } from '../../../../shared/contract/chains'
 import { useChainsStore } from '../../stores/chains'
 import { StatusBadge } from '../Status'
-import { badgeOf, dash, fmtInt, fmtLagBlocks, fmtMs, fmtSeconds } from './format'
+import { badgeOf, dash, fmtAgeBlocks, fmtInt, fmtLagBlocks, fmtMs, fmtSeconds } from './format'
 import { RpcConsole } from './RpcConsole'
 import { SourcesPanel } from './SourcesPanel'
 import { ScaledSparkline } from './Sparkline'
@@ -94,11 +94,12 @@ export function ChainDrawer({ chain, onClose }: { chain: ChainStatus; onClose: (
           <dt>Block age</dt>
           <dd className="num">
             {fmtSeconds(chain.blockAgeSeconds)}
+            {chain.blockAgeSeconds === null ? '' : ` · ${fmtAgeBlocks(chain)}`}
             {chain.blockAgeSource === 'advance' ? ' (since the head last advanced)' : ''}
           </dd>
           <dt>Lag</dt>
           <dd className="num">
-            {fmtLagBlocks(chain)} blocks, {fmtSeconds(chain.lagSeconds)}
+            {fmtLagBlocks(chain)} blk · {fmtSeconds(chain.lagSeconds)}
             {chain.lagEstimated
               ? ` (estimated: ${chain.corroboration.state === 'disagree' ? 'the sources disagree' : 'no reference passes'})`
               : ` (corroborated head ${fmtInt(chain.referenceHead)})`}

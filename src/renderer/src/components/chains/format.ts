@@ -18,6 +18,12 @@ export const fmtMs = (ms: number | null) => (ms === null ? dash : `${Math.round(
 export const fmtLagBlocks = (c: ChainStatus) =>
   c.lagBlocks === null ? dash : `${c.lagEstimated ? '~' : ''}${c.lagBlocks.toLocaleString('en-US')}`
 
+/** "6 blk": the head block's age in blocks of the measured block time. */
+export const fmtAgeBlocks = (c: Pick<ChainStatus, 'blockAgeSeconds' | 'blockTimeMs'>) =>
+  c.blockAgeSeconds === null || c.blockTimeMs <= 0
+    ? dash
+    : `${Math.round((c.blockAgeSeconds * 1000) / c.blockTimeMs).toLocaleString('en-US')} blk`
+
 export const badgeOf = (c: Pick<ChainStatus, 'status'> & Partial<Pick<ChainStatus, 'confirming'>>) => ({
   tone: statusTone[c.status],
   label: c.confirming ? `failing (${c.confirming.count}/${c.confirming.needed})` : statusLabel[c.status],

@@ -3,8 +3,8 @@ import type { ChainHistory, ChainsSnapshot, RpcExchange } from '../../shared/con
 import type { Uptime } from '../../shared/contract/alerts'
 import { explainEstimateGasError } from '../../shared/chains/rpc-errors'
 import { chainInfo } from '../../shared/chains/registry'
-import { toDisposable } from '../../shared/disposable'
 import type { Disposable } from '../../shared/disposable'
+import { Emitter } from '../../shared/emitter'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { AppContext } from '../context'
@@ -51,8 +51,10 @@ export async function readProjectUid(
 
 export async function startChainsService(ctx: AppContext, clock?: PollClock): Promise<ChainsService> {
   const history = createChainHistory(ctx.db, { storage: ctx.storage, flushEveryMs: 30_000 })
-  const roundListeners = new Set<(snapshot: ChainsSnapshot) => void>()
   const log = ctx.log.child({ capability: 'chains' })
+  const rounds = new Emitter<ChainsSnapshot>({
+    onListenerError: (error) => log.error('a chains round listener failed', { error }),
+  })
   let poller: Poller | null = null
   let lastCompact = 0
   let generation = 0
@@ -72,13 +74,7 @@ export async function startChainsService(ctx: AppContext, clock?: PollClock): Pr
         ctx.storage.failed('chain samples', error)
         log.error('could not store chain samples', { error })
       }
-      for (const listener of roundListeners) {
-        try {
-          listener(snapshot)
-        } catch (error) {
-          log.error('a chains round listener failed', { error })
-        }
-      }
+      rounds.fire(snapshot)
     }
 
   // One poller for the life of the service: a config edit or a new project uid reconfigures the
@@ -126,10 +122,7 @@ export async function startChainsService(ctx: AppContext, clock?: PollClock): Pr
         return err('unavailable', `The uptime could not be read: ${(error as Error).message}`)
       }
     },
-    onRound(listener) {
-      roundListeners.add(listener)
-      return toDisposable(() => roundListeners.delete(listener))
-    },
+    onRound: rounds.event,
     async rpc(serviceId, method, params) {
       const monitor = poller?.monitor(serviceId)
       if (!monitor) return err('not_found', `There is no chain with the service id ${serviceId}.`)

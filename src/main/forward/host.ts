@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { ForwardState, ForwardTargetStatus } from '../../shared/contract/forward'
-import { toDisposable } from '../../shared/disposable'
 import type { Disposable } from '../../shared/disposable'
+import { Emitter } from '../../shared/emitter'
 import type { Logger } from '../log'
 import { maskConfigUrl } from '../../shared/config-secrets'
 import { superviseWorker } from '../workers'
@@ -85,10 +85,10 @@ export function inThreadHandle(
   store: import('./store').ForwardStore,
   setSecrets: (secrets: ReadonlyMap<string, Buffer>) => void,
   setMaxAge: (ms: number) => void,
-  statusListeners: Set<() => void>,
+  statusChanged: Emitter<void>,
 ): DispatcherHandle {
   return {
-    onStatus: (listener) => subscribe(statusListeners, listener),
+    onStatus: statusChanged.event,
     setTargets(targets, maxAgeMs, settings) {
       setMaxAge(maxAgeMs)
       dispatcher.setTargets(targets, settings)
@@ -122,7 +122,9 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
   let settings: TargetSettings = { authorizer: null, probeMs: defaultProbeMs }
   let secrets: [string, Uint8Array][] = []
   let status: ForwardTargetStatus[] = []
-  const statusListeners = new Set<() => void>()
+  const statusChanged = new Emitter<void>({
+    onListenerError: (error) => options.log.error('a forward status listener threw', { error }),
+  })
 
   const worker = superviseWorker<ForwardCalls, ForwardWorkerData, ForwardEvent>({
     name: 'forward worker',
@@ -136,7 +138,7 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
     onRestart: (failure) => options.log.error('forward worker stopped; starting it again', { ...failure }),
     // A crash loop (or its end) changes forward.status: its problem says so.
     onHealth: () => {
-      for (const listener of statusListeners) listener()
+      statusChanged.fire()
     },
     onEvent,
   })
@@ -155,7 +157,7 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
         return
       case 'status':
         status = e.targets
-        for (const listener of statusListeners) listener()
+        statusChanged.fire()
         return
       case 'storage':
         options.storageFailed?.(e.what, { code: e.code, message: e.message })
@@ -196,7 +198,7 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
         return emptyStatus(t, counts.get(t.name))
       })
     },
-    onStatus: (listener) => subscribe(statusListeners, listener),
+    onStatus: statusChanged.event,
     worker: () => worker.health(),
     async stop() {
       const stopped = await worker.call('stop', undefined)
@@ -204,9 +206,4 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
       return stopped.ok ? stopped.value : 0
     },
   }
-}
-
-function subscribe(listeners: Set<() => void>, listener: () => void): Disposable {
-  listeners.add(listener)
-  return toDisposable(() => listeners.delete(listener))
 }

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto'
+import { Emitter } from '../../shared/emitter'
 import type { Config, ForwardTargetConfig } from '../../shared/config'
 import { configSecretValues, maskConfigSecrets } from '../../shared/config-secrets'
 import type { EventFilter } from '../../shared/contract/events'
@@ -152,7 +153,9 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
     }
     let maxAgeMs = ctx.config().forward.maxAgeHours * 3_600_000
     let signing: ReadonlyMap<string, Buffer> = new Map()
-    const statusListeners = new Set<() => void>()
+    const statusChanged = new Emitter<void>({
+      onListenerError: (error) => log.error('a forward status listener threw', { error }),
+    })
     const inThread = createDispatcher({
       store,
       clock: options.clock ?? systemPollClock,
@@ -166,14 +169,14 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       onAttempt,
       onStates,
       storageFailed: (what, error) => ctx.storage.failed(what, error),
-      onStatus: () => statusListeners.forEach((listener) => listener()),
+      onStatus: () => statusChanged.fire(),
     })
     dispatcher = inThreadHandle(
       inThread,
       store,
       (next) => (signing = next),
       (ms) => (maxAgeMs = ms),
-      statusListeners,
+      statusChanged,
     )
   }
   // The webhook secrets the listener verified with: the original signature is recomputed with

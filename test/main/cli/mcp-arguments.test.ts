@@ -104,7 +104,7 @@ describe('watchdesk mcp and any arguments', () => {
 
   it("docs/mcp.md's client example points at the console's default data dir", () => {
     const doc = readFileSync(join(repoRoot, 'docs', 'mcp.md'), 'utf8')
-    const block = /```json\n([\s\S]*?)```/.exec(doc)![1]!
+    const block = /```json[^\n]*\n([\s\S]*?)```/.exec(doc)![1]!
     const { args } = (JSON.parse(block) as { mcpServers: { watchdesk: { args: string[] } } }).mcpServers
       .watchdesk
     const dataDir = args[args.indexOf('--data-dir') + 1]!

@@ -169,6 +169,17 @@ if (scenario === 'close') {
     win.emit('closed')
     app.emit('window-all-closed')
     report.afterRealClose = [...record.calls]
+    if (report.afterRealClose.includes('app.quit')) {
+      // As Electron goes on after app.quit: will-quit, which the shell holds until the back end has
+      // closed (its worker threads stopped). Exiting before that tore down a worker thread that was
+      // still loading better-sqlite3, which Node answers with a fatal error.
+      app.emit('before-quit', { preventDefault() {} })
+      prevented(app, 'will-quit')
+      await until(
+        'the back end to close and quit again',
+        () => record.calls.filter((c) => c === 'app.quit').length >= 2,
+      )
+    }
   }
   done(report)
 }

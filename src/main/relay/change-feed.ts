@@ -1,4 +1,5 @@
 import type { Disposable } from '../../shared/disposable'
+import { Emitter } from '../../shared/emitter'
 import type { Logger } from '../log'
 import type { RelayStore, SyncEvent, SyncPage } from './store'
 
@@ -47,7 +48,12 @@ export const frameOf = (page: SyncPage): string =>
  * every live stream gets that same page (and the same frame). The feed starts at the cursor of the
  * first stream that joins and stops reading when the last one leaves. */
 export function createChangeFeed(store: RelayStore, settings: FeedSettings, log: Logger): ChangeFeed {
-  const followers = new Set<(page: FeedPage) => void>()
+  // One follower that throws (a bug in a stream) must not keep the page from the others.
+  const followers = new Emitter<FeedPage>({
+    onListenerError: (error) => log.error('a change-feed follower threw; the others got the page', { error }),
+    // Every live stream is a follower: hundreds are normal (sync.maxStreams bounds them).
+    leakWarningThreshold: 100_000,
+  })
   /** The cursor before `held[0]`; null while nobody follows. */
   let anchor: string | null = null
   let held: SyncEvent[] = []
@@ -95,7 +101,7 @@ export function createChangeFeed(store: RelayStore, settings: FeedSettings, log:
       if (anchor === null || page.value.events.length === 0) return
       keep(page.value.events)
       const out = feedPage(page.value)
-      for (const deliver of [...followers]) deliver(out)
+      followers.fire(out)
       if (page.value.events.length < settings.pageSize) return
     }
   }
@@ -154,12 +160,12 @@ export function createChangeFeed(store: RelayStore, settings: FeedSettings, log:
         const events = held.slice(i, i + settings.pageSize)
         backlog.push(feedPage({ events, next: events.at(-1)!.cursor }))
       }
-      followers.add(deliver)
+      const following = followers.event(deliver)
       return {
         backlog,
         leave() {
-          followers.delete(deliver)
-          if (followers.size === 0) reset()
+          following.dispose()
+          if (followers.listenerCount === 0) reset()
         },
       }
     },
@@ -177,13 +183,13 @@ export function createChangeFeed(store: RelayStore, settings: FeedSettings, log:
       return reads
     },
     get followers() {
-      return followers.size
+      return followers.listenerCount
     },
     close() {
       closed = true
       clearInterval(poll)
       if (soon) clearTimeout(soon)
-      followers.clear()
+      followers.dispose()
       reset()
     },
   }

@@ -1,4 +1,5 @@
 import { postgresRetentionTarget } from './pg-retention'
+import { Emitter } from '../../shared/emitter'
 import { createHash, randomUUID } from 'node:crypto'
 import pg from 'pg'
 import type { PoolClient } from 'pg'
@@ -7,7 +8,6 @@ import type { EventFilter, Rejection } from '../../shared/contract/events'
 import { filterSql, postgresDialect } from '../../shared/events/filter'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
-import { toDisposable } from '../../shared/disposable'
 import { redactFromLogs } from '../log'
 import type { Logger } from '../log'
 import { maskUrlSecrets, urlSecretValues } from '../../shared/mask'
@@ -170,10 +170,13 @@ export async function openPostgresStore(
       `PostgreSQL at ${safePostgresUrl(url)} cannot be used (${maskUrlSecrets((error as Error).message)}). ${postgresFix(error)}`,
     )
   }
-  const wakers = new Set<() => void>()
-  const wake = () => wakers.forEach((w) => w())
+  // A throwing waker must not turn a durable commit into a failed one.
+  const committed = new Emitter<void>({
+    onListenerError: (error) => options.log?.error('a commit notice listener threw', { error }),
+  })
+  const wake = () => committed.fire()
   const listen = await listenForCommits(config.value, reads, wake, options.log)
-  const poll = pollForCommits(reads, wake, () => wakers.size > 0 && listen.mode() !== 'notify', {
+  const poll = pollForCommits(reads, wake, () => committed.listenerCount > 0 && listen.mode() !== 'notify', {
     everyMs: options.wakePollMs ?? 250,
   })
   const committer = postgresCommitter(
@@ -201,10 +204,7 @@ export async function openPostgresStore(
     identity,
     positionFacts: (position) => positionFacts(reads, position),
     positionOfNewest: (ids) => positionOfNewest(reads, ids),
-    onCommitted(listener) {
-      wakers.add(listener)
-      return toDisposable(() => wakers.delete(listener))
-    },
+    onCommitted: committed.event,
     tokens: {
       async create(name, hash, at, scope) {
         const { rowCount } = await pool.query(

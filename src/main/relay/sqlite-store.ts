@@ -1,9 +1,9 @@
 import { readRetentionState, sqliteRetentionTarget } from '../db/retention'
+import { Emitter } from '../../shared/emitter'
 import type { Database } from 'better-sqlite3'
 import type { CommitHook } from '../db'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
-import { toDisposable } from '../../shared/disposable'
 import { openDatabase } from '../db'
 import type { Committer } from '../webhooks'
 import { workerCommitter } from '../webhooks'
@@ -44,7 +44,10 @@ export function openSqliteRelayStore(
   if (!opened.ok) return opened
   const db: Database = opened.value
   const events = createEventStore(db)
-  const wakers = new Set<() => void>()
+  // A throwing waker must not turn a durable commit into a failed one.
+  const committed = new Emitter<void>({
+    onListenerError: (error) => options.log?.error('a commit notice listener threw', { error }),
+  })
   const inner =
     options.committer ??
     workerCommitter(db.name, {
@@ -55,7 +58,7 @@ export function openSqliteRelayStore(
   const committer: Committer = {
     async commit(batch, rejections) {
       const result = await inner.commit(batch, rejections)
-      if (result.ok && batch.length > 0) wakers.forEach((w) => w())
+      if (result.ok && batch.length > 0) committed.fire()
       return result
     },
     alive: (run, at) => inner.alive(run, at),
@@ -124,10 +127,7 @@ export function openSqliteRelayStore(
         .get(...ids) as { id: string; seq: number } | undefined
       return row ? { id: row.id, position: String(row.seq) } : null
     },
-    onCommitted(listener) {
-      wakers.add(listener)
-      return toDisposable(() => wakers.delete(listener))
-    },
+    onCommitted: committed.event,
     tokens: {
       async create(name, hash, at, scope) {
         return statement.create.run(name, hash, at, scope).changes === 1

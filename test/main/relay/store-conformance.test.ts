@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { silentLogger } from '../../../src/main/log'
 import { openSqliteRelayStore } from '../../../src/main/relay'
 import type { RelayStore } from '../../../src/main/relay'
@@ -70,6 +70,20 @@ describe.each(kinds)('the %s relay store', (kind) => {
   }
   afterAll(async () => {
     for (const s of opened.splice(0)) await s.close()
+  })
+
+  it('keeps a commit durable and the other listeners told when one commit-notice listener throws', async () => {
+    const store = await freshStore()
+    let heard = 0
+    store.onCommitted(() => {
+      throw new Error('listener bug')
+    })
+    store.onCommitted(() => heard++)
+    const [stored] = await commit(store, [params('evt_notice')])
+    expect(stored).toMatchObject({ ok: true, duplicate: false })
+    await vi.waitFor(() => expect(heard).toBeGreaterThan(0), { timeout: 10_000 })
+    const page = unwrap(await store.readAfter('0', 10))
+    expect(page.events.map((e) => e.id)).toEqual(['evt_notice'])
   })
 
   it('stores a first delivery, counts a duplicate, and keeps a differing redelivery as a conflict', async () => {

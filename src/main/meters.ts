@@ -64,19 +64,27 @@ export interface ListenerTotals {
   unavailable: number
 }
 
-/** The listener's totals as counters read at scrape time, and whether it listens. */
-export function registerListenerTotals(meters: Meters, read: () => ListenerTotals): void {
-  const registers = [meters.registry]
-  const total = (name: string, help: string, pick: (t: ListenerTotals) => number) =>
+/** A factory of counters whose value is read from `read()` at scrape time (a total kept elsewhere,
+ * shown as a Prometheus counter): `total(name, help, pick)`. */
+export function scrapedTotals<T>(
+  registry: Registry,
+  read: () => T,
+): (name: string, help: string, pick: (t: T) => number) => Counter {
+  return (name, help, pick) =>
     new Counter({
       name,
       help,
-      registers,
+      registers: [registry],
       collect() {
         this.reset()
         this.inc(pick(read()))
       },
     })
+}
+
+/** The listener's totals as counters read at scrape time, and whether it listens. */
+export function registerListenerTotals(meters: Meters, read: () => ListenerTotals): void {
+  const total = scrapedTotals(meters.registry, read)
   total('watchdesk_listener_accepted_total', 'Webhook deliveries committed (new events)', (t) => t.accepted)
   total('watchdesk_listener_duplicates_total', 'Redeliveries of known events', (t) => t.duplicates)
   total('watchdesk_listener_conflicts_total', 'Redeliveries whose body differed', (t) => t.conflicts)
@@ -88,7 +96,7 @@ export function registerListenerTotals(meters: Meters, read: () => ListenerTotal
   new Gauge({
     name: 'watchdesk_listener_up',
     help: '1 while the webhook listener listens',
-    registers,
+    registers: [meters.registry],
     collect() {
       this.set(read().listening ? 1 : 0)
     },

@@ -2,6 +2,7 @@ import { Counter, Gauge } from 'prom-client'
 import type { Registry } from 'prom-client'
 import { SyncCursorProblem } from '../../shared/contract/sync'
 import type { SyncStreamStats } from './sync-server'
+import { scrapedTotals } from '../meters'
 
 /** The relay's followers on /metrics (issue 34.3): streams open and whether they follow the feed or
  * catch up, streams cut for being slow, bytes queued for them, change-feed reads, and cursors
@@ -20,16 +21,7 @@ export function registerFollowerMetrics(registry: Registry, read: () => SyncStre
       this.set({ state: 'catching_up' }, s.catchingUp)
     },
   })
-  const total = (name: string, help: string, pick: (s: SyncStreamStats) => number) =>
-    new Counter({
-      name,
-      help,
-      registers,
-      collect() {
-        this.reset()
-        this.inc(pick(read()))
-      },
-    })
+  const total = scrapedTotals(registry, read)
   total(
     'watchdesk_relay_streams_cut_total',
     'Live streams cut back to catching up because their client did not keep up',

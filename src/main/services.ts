@@ -28,6 +28,8 @@ import { enqueueOnCommit, startForward } from './forward'
 import type { CommitHook } from './db'
 import type { AdhocTarget, AttemptReport, ForwardService } from './forward'
 import { startPublicUrlWatch } from './webhooks'
+import { recordArrivalOnCommit, registerReplayMetrics, startReplaySentinel } from './replay'
+import type { ReplaySentinel } from './replay'
 import type { PublicUrlWatch } from './webhooks'
 
 /** Every statement added to an events commit, by commit: each hook is owned by the capability
@@ -35,7 +37,7 @@ import type { PublicUrlWatch } from './webhooks'
  * schema with the parameters the commit binds. */
 export const commitHooks = {
   /** The listener's commit: a first delivery is queued for forwarding. */
-  listener: [enqueueOnCommit],
+  listener: [enqueueOnCommit, recordArrivalOnCommit],
   /** A synced event's commit: the source and its cursor, then the same outbox statement (only a
    * first insert queues, so an event also received locally is forwarded once). */
   sources: [...syncedEventHooks, enqueueOnCommit],
@@ -59,6 +61,8 @@ export interface Services {
   sources: SourcesService
   /** Outbox, dispatcher, replay and the authorization relay (issue 11). */
   forward: ForwardService
+  /** Redeliveries classified against the retry ladder; suspected replays alerted (issue 32.1). */
+  replay: ReplaySentinel
   /** listener.publicUrl re-checked periodically: does it reach this listener (issue 10)? */
   publicUrl: PublicUrlWatch
   /** The process environment (NODE_EXTRA_CA_CERTS for the public URL's checks). */
@@ -199,6 +203,8 @@ export async function startServices(
     linkBase: () => alertLinkBase(ctx),
   })
   stops.push(() => alerts.stop())
+  const replay = startReplay(ctx, alerts)
+  stops.push(async () => replay.dispose())
   // A synced event is forwarded like a local one: the same outbox statement in its transaction.
   const sources = startSources(ctx, { hooks: commitHooks.sources })
   catchingUp = () => sources.list().some((s) => s.state === 'catching-up')
@@ -212,13 +218,28 @@ export async function startServices(
   stops.push(async () => sourceRule.dispose())
   const stopTargets = watchForwardTargets(forward, alerts, options.clock ?? systemPollClock)
   stops.push(async () => stopTargets.dispose())
-  const services: Services = { webhooks, chains, payments, alerts, sources, forward, publicUrl, env }
+  const services: Services = { webhooks, chains, payments, alerts, sources, forward, replay, publicUrl, env }
   return ok({
     services,
     stop: async () => {
       for (const stop of stops.reverse()) await stop()
     },
   })
+}
+
+/** The replay sentinel over the listener's committed redeliveries, alerting through the alerts. */
+function startReplay(ctx: AppContext, alerts: AlertsService): ReplaySentinel {
+  const replay = startReplaySentinel({
+    db: ctx.db,
+    committed: ctx.committed,
+    config: () => ctx.config().replay,
+    storage: ctx.storage,
+    log: ctx.log,
+    alert: (a) => alerts.instant(a),
+    changed: (status) => ctx.push.publish('replay.status', status),
+  })
+  registerReplayMetrics(ctx.meters.registry, () => replay.status())
+  return replay
 }
 
 const forwardCheckMs = 5_000

@@ -170,6 +170,16 @@ export const StorageConfig = z
   .object({ warnFreeMb: z.number().int().min(0).max(10_000_000).default(500) })
   .strict()
 
+/** The replay sentinel's tolerance around each rung of the service's retry ladder (1 min, 5 min,
+ * 30 min, 2 h, 24 h): a redelivery this close to a rung is a retry; one no rung explains after a
+ * 200 is a suspected replay (docs/events.md). The larger of the two applies to each rung. */
+export const ReplayConfig = z
+  .object({
+    toleranceSeconds: z.number().min(1).max(3_600).default(30),
+    tolerancePercent: z.number().min(0).max(50).default(2),
+  })
+  .strict()
+
 const retentionDays = (days: number) =>
   z
     .object({ days: z.number().int().min(0).max(36_500).default(days) })
@@ -235,6 +245,7 @@ export const ConfigObject = z
     ...PaymentsConfigShape,
     alerts: AlertsConfig.default(AlertsConfig.parse({})),
     storage: StorageConfig.default(StorageConfig.parse({})),
+    replay: ReplayConfig.default(ReplayConfig.parse({})),
     retention: RetentionConfig.default(RetentionConfig.parse({})),
     sync: SyncConfig.default(SyncConfig.parse({})),
   })

@@ -88,6 +88,9 @@ export interface AlertsService extends AlertRecords {
   /** For other capabilities (relay sources, forward targets): report a state a rule watches,
    * observed like the others (`confirm` debounces it; `engineConfirm` is the rules' own). */
   condition(c: Condition): void
+  /** For other capabilities: one alert about a thing that happened (no incident to close), recorded
+   * and sent like the others unless its rule is disabled (the replay sentinel's). */
+  instant(a: Pick<Alert, 'rule' | 'subject' | 'title' | 'body'>): void
   /** serve mode: how many console pages are open (their push streams), for the desktop channel. */
   attachConsole(pages: () => number): Disposable
   /** Resolves once every alert queued so far went through its channels (tests, shutdown). */
@@ -206,6 +209,7 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
       return ok(await sender.test(testAlert(clock.now()), testChannelNames(channels, channel)))
     },
     condition: (c) => observe([c]),
+    instant: (a) => instant({ ...a, serviceId: null }),
     attachConsole(pages) {
       consolePages = pages
       return toDisposable(() => {

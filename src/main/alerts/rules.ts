@@ -90,6 +90,13 @@ export const ruleCatalog = [
     defaultText: 'more than `alerts.rejectionsPerMinute` (10) signature rejections in a minute',
   },
   {
+    id: 'webhook.replay_suspected',
+    label: 'Suspected replay',
+    severity: 'critical',
+    defaultText:
+      'a stored event id arrived again at a time no retry explains (after a 200), or with a `created_at` older than the whole retry ladder; once per id, naming the address (`replay.toleranceSeconds`)',
+  },
+  {
     id: 'listener.quiet',
     label: 'No events',
     severity: 'warning',

@@ -25,7 +25,10 @@ export function eventsApi(
     },
     'events.get': async ({ id }) => {
       const event = webhooks.store.get(id)
-      return event ? ok(event) : err('not_found', `No stored event has the id ${id}.`)
+      // Each arrival of the id with the replay sentinel's verdict (src/main/replay/).
+      return event
+        ? ok({ ...event, arrivals: services.replay.arrivals(event) })
+        : err('not_found', `No stored event has the id ${id}.`)
     },
     'events.export': async ({ filter, format }) => ok(exportEvents(webhooks.store, filter, format)),
     'events.listener': async () => ok(webhooks.status()),

@@ -22,6 +22,9 @@ export interface CommitHookParams {
   /** When it arrived here (ms): the listener's receipt, or the relay's for a synced event. */
   at: number
   endpoint: string
+  /** The peer that delivered it (the listener's socket address, with X-Forwarded-For before it
+   * behind a proxy); null for an event synced from a relay. */
+  remote: string | null
   data_id: string | null
   body: Uint8Array
   data: string
@@ -54,6 +57,7 @@ export const commitHookParams = [
   'created_ms',
   'at',
   'endpoint',
+  'remote',
   'data_id',
   'body',
   'data',

@@ -47,6 +47,9 @@ export function pruneBatch(kind: RetentionKind, cutoff: number, batch = defaultB
         },
         { sql: `DELETE FROM forward_attempts WHERE event_seq IN (SELECT seq FROM ${victims})`, params: {} },
         { sql: `DELETE FROM forward_outbox WHERE event_seq IN (SELECT seq FROM ${victims})`, params: {} },
+        // The replay sentinel's record of its arrivals (src/main/replay/).
+        { sql: `DELETE FROM event_arrivals WHERE event_seq IN (SELECT seq FROM ${victims})`, params: {} },
+        { sql: `DELETE FROM replay_suspects WHERE event_seq IN (SELECT seq FROM ${victims})`, params: {} },
         { sql: `DELETE FROM events WHERE seq IN (SELECT seq FROM ${victims})`, params: {}, counts: true },
       ]
     case 'attempts':

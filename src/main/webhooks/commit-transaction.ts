@@ -73,6 +73,7 @@ export function hookParamsOf(e: EventParams, row: CommittedRow): CommitHookParam
     ...e,
     conflicts: e.conflicts ?? 0,
     conflict_body: e.conflict_body ?? null,
+    remote: e.remote ?? null,
     seq: row.seq,
     inserted: row.deliveries === 1 ? 1 : 0,
     conflicted: row.conflicted,

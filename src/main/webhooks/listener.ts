@@ -332,7 +332,13 @@ function handle(
     if (!envelope.ok) return reject(400, envelope.error.message, body.length)
     eventType = envelope.value.type
     void hooks.ingest
-      .commit({ envelope: envelope.value, body, endpoint: matched, at: Date.now() })
+      .commit({
+        envelope: envelope.value,
+        body,
+        endpoint: matched,
+        at: Date.now(),
+        remote: peerOf(req, remote),
+      })
       .then((committed) => {
         if (!committed.ok) {
           if (committed.error.code === 'bad_request') return reject(400, committed.error.message, body.length)
@@ -352,6 +358,14 @@ function handle(
         )
       })
   }
+}
+
+/** Who delivered: the socket's address, and behind a proxy or tunnel (which the socket names) the
+ * client it says it forwards, first (bounded: the header is the sender's text). */
+function peerOf(req: IncomingMessage, socket: string): string {
+  const forwarded = req.headers['x-forwarded-for']
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim()
+  return first ? `${first.slice(0, 64)} via ${socket}` : socket
 }
 
 type BodyOutcome =

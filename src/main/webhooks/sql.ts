@@ -34,7 +34,7 @@ export type EventParams = Pick<
   'id' | 'type' | 'grp' | 'created_at' | 'created_ms' | 'at' | 'endpoint' | 'data_id' | 'body' | 'data'
 > &
   /** An event synced from a relay brings the relay's conflict (0 and null from a listener). */
-  Partial<Pick<CommitHookParams, 'conflicts' | 'conflict_body'>> & {
+  Partial<Pick<CommitHookParams, 'conflicts' | 'conflict_body' | 'remote'>> & {
     /** An event synced from a relay: the source, the relay's cursor after it, and 1 on the last of
      * its page (read by the sources' commit hooks; absent from a listener's delivery). */
     source?: string

@@ -19,6 +19,8 @@ export interface IncomingEvent {
   body: Buffer
   endpoint: string
   at: number
+  /** The peer that delivered it (for the replay sentinel's record of arrivals). */
+  remote?: string
 }
 
 export type { EventRow, EventParams } from './sql'
@@ -107,6 +109,7 @@ export function eventParams(e: IncomingEvent): EventParams {
     data_id: typeof e.envelope.data.id === 'string' ? e.envelope.data.id : null,
     body: e.body,
     data: JSON.stringify(e.envelope.data),
+    remote: e.remote ?? null,
   }
 }
 

@@ -29,6 +29,25 @@ export const EventSummary = z.object({
 })
 export type EventSummary = z.infer<typeof EventSummary>
 
+/** The replay sentinel's verdict on one arrival of an id (docs/events.md, "Replays"). */
+export const DeliveryVerdict = z.enum(['first', 'retry', 'suspected_replay'])
+export type DeliveryVerdict = z.infer<typeof DeliveryVerdict>
+
+/** One arrival of an event's id at this listener, with the sentinel's verdict. */
+export const EventArrival = z.object({
+  /** When it arrived (ms since the epoch). */
+  at: z.number(),
+  /** The peer's address (`203.0.113.9`, or `203.0.113.9 via 127.0.0.1` behind a proxy that sets
+   * X-Forwarded-For); null for an event synced from a relay. */
+  remote: z.string().nullable(),
+  verdict: DeliveryVerdict,
+  /** Why, in words ("fits the 1st retry, 61 s after created_at"). */
+  reason: z.string(),
+  /** Its body differed from the stored one (a conflict: its own flag, whatever the verdict). */
+  conflicted: z.boolean(),
+})
+export type EventArrival = z.infer<typeof EventArrival>
+
 export const EventDetail = EventSummary.extend({
   /** The body exactly as received (UTF-8 text). */
   body: z.string(),
@@ -37,6 +56,9 @@ export const EventDetail = EventSummary.extend({
   conflicts: z.number().int(),
   /** The latest differing body (UTF-8 text), null without a conflict. */
   conflictBody: z.string().nullable(),
+  /** Each arrival of this id recorded here, oldest first, with its verdict (`deliveries` is their
+   * count; events stored before the sentinel existed have none listed). */
+  arrivals: z.array(EventArrival).optional(),
 })
 export type EventDetail = z.infer<typeof EventDetail>
 

@@ -1,0 +1,210 @@
+import type { Database } from 'better-sqlite3'
+import type { Registry } from 'prom-client'
+import { Counter } from 'prom-client'
+import type { Config } from '../../shared/config'
+import type { EventArrival, EventSummary } from '../../shared/contract/events'
+import type { ReplayStatus } from '../../shared/contract/replay'
+import type { Disposable } from '../../shared/disposable'
+import type { CommittedBatch, CommittedEvents } from '../committed'
+import type { StorageHealth } from '../db'
+import type { Logger } from '../log'
+import { classifyArrivals } from './ladder'
+import type { Arrival, Classified, Tolerance } from './ladder'
+import { createReplayStore } from './store'
+import type { ReplayStore } from './store'
+
+export { classifyArrivals, classifyRedelivery, ladderTotalMs, retryLadderMs } from './ladder'
+export type { Arrival, Classified, Tolerance } from './ladder'
+export { recordArrivalOnCommit } from './store'
+
+/** The rule this capability raises (docs/alerts.md). */
+export const replayRule = 'webhook.replay_suspected'
+
+/** What the sentinel raises through the alerts capability: an instant alert (no incident). */
+export interface ReplayAlert {
+  rule: typeof replayRule
+  subject: string
+  title: string
+  body: string
+}
+
+export interface ReplayDeps {
+  db: Database
+  committed: CommittedEvents
+  config(): Config['replay']
+  storage: StorageHealth
+  log: Logger
+  /** Raised once per id, at its first suspected replay. */
+  alert(alert: ReplayAlert): void
+  /** Told when the status changed (a suspect recorded): the `replay.status` push. */
+  changed?(status: ReplayStatus): void
+  now?: () => number
+}
+
+export interface ReplaySentinel extends Disposable {
+  status(): ReplayStatus
+  /** One stored event's arrivals with their verdicts (the Events view's detail, the API). */
+  arrivals(event: EventSummary): EventArrival[]
+}
+
+const dayMs = 86_400_000
+const recentShown = 5
+
+export const toleranceOf = (c: Config['replay']): Tolerance => ({
+  seconds: c.toleranceSeconds,
+  percent: c.tolerancePercent,
+})
+
+/** The replay sentinel (issue 32.1): follows the listener's committed redeliveries on the
+ * committed-events channel (off the ingest path: the arrival itself was recorded in the commit),
+ * classifies each against the retry ladder, and records and alerts an id's first suspected replay.
+ * A suspected replay is a duplicate: it was never enqueued for forwarding (the outbox takes first
+ * deliveries only) nor relayed as an authorization. */
+export function startReplaySentinel(deps: ReplayDeps): ReplaySentinel {
+  const store = createReplayStore(deps.db)
+  const now = deps.now ?? Date.now
+  const log = deps.log.child({ capability: 'replay' })
+  const counts = { retries: 0, suspected: 0 }
+  const status = (): ReplayStatus => {
+    const { count, recent } = reading(
+      deps,
+      'replay suspects',
+      () => store.suspectsSince(now() - dayMs, recentShown),
+      {
+        count: 0,
+        recent: [],
+      },
+    )
+    return { lastDay: count, recent, ...counts, tolerance: toleranceOf(deps.config()) }
+  }
+  const arrivals = (event: EventSummary) =>
+    withVerdicts(
+      reading(deps, 'event arrivals', () => store.arrivals(event.seq), []),
+      event,
+      toleranceOf(deps.config()),
+    )
+
+  const examine = (event: EventSummary, fresh: number) => {
+    const classified = arrivals(event)
+    const news = classified.slice(-fresh)
+    for (const a of news) {
+      if (a.verdict === 'retry') counts.retries++
+      if (a.verdict === 'suspected_replay') counts.suspected++
+    }
+    const first = classified.find((c) => c.verdict === 'suspected_replay')
+    if (!first || !news.includes(first)) return
+    const suspect = {
+      id: event.id,
+      type: event.type,
+      at: first.at,
+      remote: first.remote,
+      reason: first.reason,
+    }
+    if (!recordOnce(deps, store, event.seq, suspect)) return
+    log.warn('suspected replay of a stored event', {
+      id: event.id,
+      remote: first.remote,
+      reason: first.reason,
+    })
+    deps.alert(replayAlert(event, first))
+    deps.changed?.(status())
+  }
+
+  const off = deps.committed.subscribe((batch) => {
+    for (const [event, fresh] of redeliveries(batch)) examine(event, fresh)
+  })
+  return { status, arrivals, dispose: () => off.dispose() }
+}
+
+/** The listener's redeliveries of one batch, each event with how many of its arrivals are new. */
+function redeliveries(batch: CommittedBatch): Map<EventSummary, number> {
+  const out = new Map<EventSummary, number>()
+  if (batch.origin.kind !== 'listener') return out
+  const bySeq = new Map<number, EventSummary>()
+  for (const e of batch.events) {
+    if (!e.duplicate) continue
+    // The last summary of a seq in the batch is its newest state.
+    const previous = bySeq.get(e.summary.seq)
+    const fresh = previous ? out.get(previous)! + 1 : 1
+    if (previous) out.delete(previous)
+    bySeq.set(e.summary.seq, e.summary)
+    out.set(e.summary, fresh)
+  }
+  return out
+}
+
+/** Arrivals with verdicts. An event stored before the sentinel existed has fewer arrivals recorded
+ * than deliveries: its first delivery (received_at) stands in for the missing first arrival. */
+export function withVerdicts(recorded: Arrival[], event: EventSummary, tolerance: Tolerance): Classified[] {
+  const all =
+    recorded.length < event.deliveries && (recorded[0]?.at ?? Infinity) > event.receivedAt
+      ? [{ at: event.receivedAt, remote: null, conflicted: false }, ...recorded]
+      : recorded
+  return classifyArrivals(all, event.createdAtMs, tolerance)
+}
+
+/** A read port (MCP, CLI): one stored event's arrivals with their verdicts, read off `db`. */
+export function readArrivals(db: Database, event: EventSummary, tolerance: Tolerance): EventArrival[] {
+  return withVerdicts(createReplayStore(db).arrivals(event.seq), event, tolerance)
+}
+
+function replayAlert(event: EventSummary, arrival: Classified): ReplayAlert {
+  const from = arrival.remote ?? 'an unknown address'
+  return {
+    rule: replayRule,
+    subject: `replay:${event.id}`,
+    title: `Suspected replay of ${event.id} from ${from}`,
+    body:
+      `${event.type} ${event.id} arrived again from ${from} at ${new Date(arrival.at).toISOString()}: ${arrival.reason}. ` +
+      'It was answered 200 as a duplicate and not forwarded. The signature carries no timestamp, so a captured ' +
+      'delivery verifies for ever: unless you retried it from the service’s dashboard, find who can reach the ' +
+      'listener from that address and rotate the endpoint’s secret (watchdesk webhooks create, then delete the old endpoint).',
+  }
+}
+
+/** Records the id's first suspect; true when this call recorded it (alert now). A database that
+ * cannot take the write must not silence the alert: it is raised anyway, the storage fault shown. */
+function recordOnce(
+  deps: ReplayDeps,
+  store: ReplayStore,
+  seq: number,
+  suspect: Parameters<ReplayStore['recordSuspect']>[1],
+): boolean {
+  try {
+    const recorded = store.recordSuspect(seq, suspect)
+    deps.storage.committed()
+    return recorded
+  } catch (error) {
+    deps.storage.failed('replay suspect', error)
+    return true
+  }
+}
+
+function reading<T>(deps: ReplayDeps, what: string, read: () => T, fallback: T): T {
+  try {
+    return read()
+  } catch (error) {
+    deps.storage.failed(what, error)
+    return fallback
+  }
+}
+
+/** `watchdesk_webhook_redeliveries_total{verdict}`: redeliveries classified since start, both
+ * verdicts at 0 from the first scrape. */
+export function registerReplayMetrics(
+  registry: Registry,
+  status: () => Pick<ReplayStatus, 'retries' | 'suspected'>,
+): void {
+  new Counter({
+    name: 'watchdesk_webhook_redeliveries_total',
+    help: 'Redeliveries of stored event ids classified by the replay sentinel, by verdict',
+    labelNames: ['verdict'],
+    registers: [registry],
+    collect() {
+      const s = status()
+      this.reset()
+      this.inc({ verdict: 'retry' }, s.retries)
+      this.inc({ verdict: 'suspected_replay' }, s.suspected)
+    },
+  })
+}

@@ -1,0 +1,57 @@
+import type { Database, Statement } from 'better-sqlite3'
+import type { CommitHook } from '../db'
+import type { SuspectedReplay } from '../../shared/contract/replay'
+import type { Arrival } from './ladder'
+
+/** Every arrival of the listener's deliveries, recorded in the events commit transaction (so it is
+ * durable before the 200, and rolls back with the event). Synced events are not recorded: their
+ * arrivals are the relay's. */
+export const recordArrivalOnCommit: CommitHook = {
+  name: 'replay.arrival',
+  sql: 'INSERT INTO event_arrivals (event_seq, at, remote, conflicted) VALUES (@seq, @at, @remote, @conflicted)',
+  params: ['seq', 'at', 'remote', 'conflicted'],
+}
+
+export interface ReplayStore {
+  /** One event's arrivals, oldest first. */
+  arrivals(seq: number): Arrival[]
+  /** Records an id's first suspected replay; false when one was recorded before (no new alert). */
+  recordSuspect(seq: number, suspect: SuspectedReplay): boolean
+  /** Suspects first seen since `since`: the true count and the newest `limit`. */
+  suspectsSince(since: number, limit: number): { count: number; recent: SuspectedReplay[] }
+}
+
+export function createReplayStore(db: Database): ReplayStore {
+  const cache = new Map<string, Statement>()
+  const prepared = (sql: string) => {
+    let s = cache.get(sql)
+    if (!s) cache.set(sql, (s = db.prepare(sql)))
+    return s
+  }
+  return {
+    arrivals(seq) {
+      const rows = prepared(
+        'SELECT at, remote, conflicted FROM event_arrivals WHERE event_seq = ? ORDER BY at, rowid',
+      ).all(seq) as { at: number; remote: string | null; conflicted: number }[]
+      return rows.map((r) => ({ at: r.at, remote: r.remote, conflicted: r.conflicted === 1 }))
+    },
+    recordSuspect(seq, s) {
+      const done = prepared(
+        `INSERT INTO replay_suspects (event_seq, id, type, at, remote, reason)
+         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (event_seq) DO NOTHING`,
+      ).run(seq, s.id, s.type, s.at, s.remote, s.reason)
+      return done.changes === 1
+    },
+    suspectsSince(since, limit) {
+      const { count } = prepared('SELECT count(*) AS count FROM replay_suspects WHERE at >= ?').get(
+        since,
+      ) as {
+        count: number
+      }
+      const recent = prepared(
+        'SELECT id, type, at, remote, reason FROM replay_suspects WHERE at >= ? ORDER BY at DESC LIMIT ?',
+      ).all(since, limit) as SuspectedReplay[]
+      return { count, recent }
+    },
+  }
+}

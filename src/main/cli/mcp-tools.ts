@@ -10,6 +10,8 @@ import { databaseFileName, openDatabase } from '../db'
 import type { Database } from '../db'
 import { forwardStoreOn } from '../forward'
 import { createEventStore } from '../webhooks'
+import { readArrivals, readSuspects, toleranceOf } from '../replay'
+import { ReplayConfig } from '../../shared/config'
 
 /** What `watchdesk mcp` answers from: the data dir that a console (desktop app or serve) writes.
  * The MCP server reads it as a second process, read-only and lock-free (WAL lets readers in), so
@@ -80,11 +82,14 @@ export const readTools = {
   }),
   get_event: tool({
     description:
-      'One stored event: its data, deliveries, conflicts; the raw body (and the differing body of a conflicting redelivery) only when includeBody is true.',
+      'One stored event: its data, deliveries, conflicts, each arrival with its address and replay verdict (first, retry, suspected_replay, with the reason); the raw body (and the differing body of a conflicting redelivery) only when includeBody is true.',
     input: { id: z.string().min(1).max(255), includeBody: z.boolean().optional() },
-    run: ({ db }, { id, includeBody }) => {
-      const event = createEventStore(db).get(id)
-      if (!event) return { found: false, id }
+    run: ({ db, dataDir }, { id, includeBody }) => {
+      const stored = createEventStore(db).get(id)
+      if (!stored) return { found: false, id }
+      const config = loadConfig(dataDir)
+      const tolerance = toleranceOf(config.ok ? config.value.config.replay : ReplayConfig.parse({}))
+      const event = { ...stored, arrivals: readArrivals(db, stored, tolerance) }
       if (includeBody) return { found: true, event }
       const { body: _body, conflictBody, ...rest } = event
       return {
@@ -93,6 +98,24 @@ export const readTools = {
         body: 'omitted: ask with includeBody: true',
         ...(conflictBody !== null ? { conflictBody: 'omitted: ask with includeBody: true' } : {}),
       }
+    },
+  }),
+  replay_suspects: tool({
+    description:
+      'Stored event ids redelivered at a time no retry of the service explains (after a 200), or older than the whole retry ladder: suspected replays of captured traffic, newest first, with the address each came from and the reason.',
+    input: {
+      hours: z
+        .number()
+        .int()
+        .min(1)
+        .max(24 * 90)
+        .optional()
+        .describe('how far back (default 24)'),
+    },
+    run: ({ db }, { hours }, now) => {
+      const since = now - (hours ?? 24) * 3_600_000
+      const { count, recent } = readSuspects(db, since, 50)
+      return { since: new Date(since).toISOString(), count, suspects: recent }
     },
   }),
   chain_status: tool({

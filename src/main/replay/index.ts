@@ -148,6 +148,15 @@ export function readArrivals(db: Database, event: EventSummary, tolerance: Toler
   return withVerdicts(createReplayStore(db).arrivals(event.seq), event, tolerance)
 }
 
+/** A read port (MCP): the ids whose first suspected replay came since `since`, newest first. */
+export function readSuspects(
+  db: Database,
+  since: number,
+  limit: number,
+): ReturnType<ReplayStore['suspectsSince']> {
+  return createReplayStore(db).suspectsSince(since, limit)
+}
+
 function replayAlert(event: EventSummary, arrival: Classified): ReplayAlert {
   const from = arrival.remote ?? 'an unknown address'
   return {

@@ -76,6 +76,7 @@ describe('watchdesk mcp', () => {
       'incidents',
       'listener_status',
       'relay_sources',
+      'replay_suspects',
       'search_events',
     ])
     expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true)
@@ -87,6 +88,9 @@ describe('watchdesk mcp', () => {
     const one = await call(client, 'get_event', { id: funding.json.rows[0].id })
     expect(one.json).toMatchObject({ found: true, event: { id: funding.json.rows[0].id } })
     expect(one.json.event.body).toBeUndefined()
+    expect(one.json.event.arrivals).toEqual([
+      expect.objectContaining({ verdict: 'first', conflicted: false }),
+    ])
     const withBody = await call(client, 'get_event', { id: funding.json.rows[0].id, includeBody: true })
     expect(JSON.parse(withBody.json.event.body).type).toBe('funding.completed')
 
@@ -193,6 +197,23 @@ describe('watchdesk mcp', () => {
     expect(plain.json.conflictBody).toBe('omitted: ask with includeBody: true')
     const full = await call(client, 'get_event', { id: 'evt_mcp_conflict', includeBody: true })
     expect(full.json.event).toMatchObject({ body: envelope(1), conflictBody: envelope(2) })
+    // Its created_at is days old, past the whole retry ladder: the redelivery is a suspected replay,
+    // and the conflict stays its own flag beside that verdict.
+    expect(
+      plain.json.event.arrivals.map((a: { verdict: string; conflicted: boolean }) => [
+        a.verdict,
+        a.conflicted,
+      ]),
+    ).toEqual([
+      ['first', false],
+      ['suspected_replay', true],
+    ])
+    const suspects = await call(client, 'replay_suspects', {})
+    expect(suspects.json).toMatchObject({
+      count: 1,
+      suspects: [{ id: 'evt_mcp_conflict', type: 'funding.completed' }],
+    })
+    expect(suspects.json.suspects[0].reason).toMatch(/older than the whole retry ladder/)
 
     // The console lists the mute as set over MCP, not as its own.
     expect((await call(client, 'mute_alerts', { minutes: 10 })).isError).toBe(false)

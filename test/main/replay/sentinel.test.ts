@@ -5,6 +5,7 @@ import { post, secretA, useWebhookBackend } from '../webhooks/helpers'
 import type { TestBackend } from '../webhooks/helpers'
 import { useTestTargets } from '../forward/target'
 import { waitFor } from '../../support/wait'
+import { promtoolCheckMetrics } from '../../support/promtool'
 
 const t0 = Date.parse('2026-11-28T03:00:00Z')
 const s = 1000
@@ -53,6 +54,10 @@ describe('the replay sentinel on a real listener (fake Date)', () => {
     vi.useFakeTimers({ toFake: ['Date'], now: t0 })
     const target = await startTarget()
     const backend = await startBackend({ config: { forward: { targets: { app: { url: target.url } } } } })
+    const before = await backend.metrics()
+    expect(promtoolCheckMetrics(before)).toEqual({ code: 0, problems: '' })
+    expect(before).toContain('watchdesk_webhook_redeliveries_total{verdict="suspected_replay"} 0')
+    expect(before).toContain('watchdesk_webhook_redeliveries_total{verdict="retry"} 0')
     await deliverAt(backend, 'evt_replayed', t0 + 2 * s)
     await waitFor(() => target.acknowledged.has('evt_replayed'), 'the first delivery forwarded', {
       timeoutMs: 30_000,
@@ -90,6 +95,9 @@ describe('the replay sentinel on a real listener (fake Date)', () => {
       recent: [{ id: 'evt_replayed', remote: '198.51.100.23 via 127.0.0.1' }],
     })
     expect(backend.pushes.some((p) => p.topic === 'replay.status')).toBe(true)
+    const after = await backend.metrics()
+    expect(promtoolCheckMetrics(after)).toEqual({ code: 0, problems: '' })
+    expect(after).toContain('watchdesk_webhook_redeliveries_total{verdict="suspected_replay"} 2')
   }, 60_000)
 
   it('calls redeliveries on the retry ladder after failed attempts retries, with no alert', async () => {

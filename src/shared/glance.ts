@@ -32,6 +32,8 @@ export interface GlanceInput {
   listenerWithoutSecrets?: boolean
   /** The database does not take commits (full, locked, failing, stalled). */
   storageProblem?: string | null
+  /** Stored event ids redelivered as suspected replays in the last 24 h (the replay sentinel). */
+  suspectedReplays?: number
 }
 
 export interface Glance {
@@ -91,6 +93,10 @@ export function glance(input: GlanceInput): Glance {
   }
   if (input.publicUrlUnreachable) {
     parts.push('public URL unreachable')
+    tone = worse(tone, 'bad')
+  }
+  if (input.suspectedReplays) {
+    parts.push(`${plural(input.suspectedReplays, 'suspected replay')} in 24 h`)
     tone = worse(tone, 'bad')
   }
   if (input.failingTargets) {

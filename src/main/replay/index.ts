@@ -161,7 +161,7 @@ function replayAlert(event: EventSummary, arrival: Classified): ReplayAlert {
   const from = arrival.remote ?? 'an unknown address'
   return {
     rule: replayRule,
-    subject: `replay:${event.id}`,
+    subject: `event:${event.id}`, // its link opens the event
     title: `Suspected replay of ${event.id} from ${from}`,
     body:
       `${event.type} ${event.id} arrived again from ${from} at ${new Date(arrival.at).toISOString()}: ${arrival.reason}. ` +

@@ -5,6 +5,7 @@ import { useAlertsStore } from '../stores/alerts'
 import { useChainsStore } from '../stores/chains'
 import { useEventsStore } from '../stores/events'
 import { useSettingsStore } from '../stores/settings'
+import { useReplayStore } from '../stores/replay'
 import { useForwardStore } from '../components/forward/store'
 import { useSources } from '../components/sources/useSources'
 import { StatusBadge } from '../components/Status'
@@ -34,6 +35,7 @@ export function OverviewView() {
   const listener = useEventsStore((s) => s.listener)
   const forward = useForwardStore((s) => s.status)
   const publicUrl = useSettingsStore((s) => s.publicUrl)
+  const replay = useReplayStore((s) => s.status)
   const chains = useChainsStore((s) => s.snapshot?.chains ?? null)
   const { sources } = useSources()
   useFollowGlanceFacts()
@@ -61,6 +63,7 @@ export function OverviewView() {
     troubledSources: sources?.filter((s) => troubledSourceStates.has(s.state)).length,
     listenerDown: listener ? !listener.listening : undefined,
     publicUrlUnreachable: publicUrl?.state === 'unreachable',
+    suspectedReplays: replay?.lastDay,
   })
   return (
     <div className="view overview" data-stale={stale || undefined}>
@@ -78,7 +81,7 @@ export function OverviewView() {
       {error && <p className="banner banner-bad">{error.message}</p>}
       <div className="tiles">
         <IncidentsTile open={open} now={now} />
-        <ListenerTile status={listener} now={now} />
+        <ListenerTile status={listener} now={now} replay={replay} />
         <ForwardTile status={forward} now={now} />
         <SourcesTile sources={sources} now={now} />
         <PublicUrlTile state={publicUrl} now={now} />
@@ -96,6 +99,7 @@ function useFollowGlanceFacts() {
   useEffect(() => {
     void useAlertsStore.getState().loadOpen()
     void useEventsStore.getState().refreshListener()
+    void useReplayStore.getState().load()
     const offListener = useEventsStore.getState().followListener()
     const offForward = useForwardStore.getState().attach()
     const offPublicUrl = useSettingsStore.getState().followPublicUrl()

@@ -11,6 +11,7 @@ import {
 } from '../../../../shared/events'
 import { StatusBadge } from '../Status'
 import { formatDateTime, prettyBody } from './format'
+import { Arrivals } from './Arrivals'
 
 /** Everything about one event: when it was made and received, how often it came, and its JSON. */
 export function EventDetailPane({
@@ -84,6 +85,7 @@ export function EventDetailPane({
         <dt>Matched endpoint</dt>
         <dd className="mono">{summary.endpoint ?? '—'}</dd>
       </dl>
+      <Arrivals arrivals={detail?.arrivals} />
       <ForwardDetail id={summary.id} body={detail?.body} />
       {summary.deliveries > 1 && summary.createdAtMs !== null && (
         <section aria-label="Retry schedule">

@@ -9,6 +9,8 @@ import { StatusBadge } from '../Status'
 import type { Tone } from '../Status'
 import { sourceStateLabels } from '../sources/SourceProgress'
 import { Fact, Tile } from './Tile'
+import { ReplayFact } from './ReplayFact'
+import type { ReplayStatus } from '../../../../shared/contract/replay'
 
 const n = (v: number) => v.toLocaleString('en-US')
 /** "13:07:01 (12 s ago)": the moment in the one format, and its age. */
@@ -54,7 +56,16 @@ function listenerState(status: ListenerStatus): { tone: Tone; label: string } {
   return { tone: 'good', label: 'listening' }
 }
 
-export function ListenerTile({ status, now }: { status: ListenerStatus | null; now: number }) {
+export function ListenerTile({
+  status,
+  now,
+  replay = null,
+}: {
+  status: ListenerStatus | null
+  now: number
+  /** The replay sentinel's suspects (its own fact in this tile). */
+  replay?: ReplayStatus | null
+}) {
   if (!status)
     return (
       <Tile title="Webhook listener" href="#/events" linkLabel="open Events" {...loading}>
@@ -89,6 +100,7 @@ export function ListenerTile({ status, now }: { status: ListenerStatus | null; n
           </>
         )}
       </Fact>
+      <ReplayFact status={replay} now={now} />
     </Tile>
   )
 }

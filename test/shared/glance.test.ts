@@ -61,6 +61,18 @@ describe('the one-line glance', () => {
     ])
   })
 
+  it('names suspected replays of the last 24 h and needs a look, none when there are none', () => {
+    const base = { chains: [chain('a', 'healthy')], openIncidents: 0, eventsPerMinute: 3 }
+    expect(glance({ ...base, suspectedReplays: 2 })).toMatchObject({
+      tone: 'bad',
+      line: 'no incidents · 1 chain healthy · 2 suspected replays in 24 h · 3 events/min',
+    })
+    expect(glance({ ...base, suspectedReplays: 0 })).toMatchObject({
+      tone: 'good',
+      line: 'no incidents · 1 chain healthy · 3 events/min',
+    })
+  })
+
   it('counts events of every origin per minute, the relayed ones labelled', () => {
     const base = { chains: [chain('a', 'healthy')], openIncidents: 0 }
     expect(glance({ ...base, eventsPerMinute: 38, relayedPerMinute: 26 }).line).toMatch(

@@ -203,7 +203,7 @@ export async function startServices(
     linkBase: () => alertLinkBase(ctx),
   })
   stops.push(() => alerts.stop())
-  const replay = startReplay(ctx, alerts)
+  const replay = startReplay(ctx, alerts, webhooks)
   stops.push(async () => replay.dispose())
   // A synced event is forwarded like a local one: the same outbox statement in its transaction.
   const sources = startSources(ctx, { hooks: commitHooks.sources })
@@ -228,7 +228,7 @@ export async function startServices(
 }
 
 /** The replay sentinel over the listener's committed redeliveries, alerting through the alerts. */
-function startReplay(ctx: AppContext, alerts: AlertsService): ReplaySentinel {
+function startReplay(ctx: AppContext, alerts: AlertsService, webhooks: WebhookService): ReplaySentinel {
   const replay = startReplaySentinel({
     db: ctx.db,
     committed: ctx.committed,
@@ -237,6 +237,10 @@ function startReplay(ctx: AppContext, alerts: AlertsService): ReplaySentinel {
     log: ctx.log,
     alert: (a) => alerts.instant(a),
     changed: (status) => ctx.push.publish('replay.status', status),
+    eventAt: (seq) => {
+      const head = webhooks.store.after(seq - 1, 1)[0]
+      return head?.seq === seq ? webhooks.store.get(head.id) : null
+    },
   })
   registerReplayMetrics(ctx.meters.registry, () => replay.status())
   return replay

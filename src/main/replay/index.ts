@@ -39,6 +39,9 @@ export interface ReplayDeps {
   /** Told when the status changed (a suspect recorded): the `replay.status` push. */
   changed?(status: ReplayStatus): void
   now?: () => number
+  /** One stored event by its seq (the webhooks store): with it, the start re-examines the newest
+   * redeliveries, so an alert owed from before a crash is raised. */
+  eventAt?(seq: number): EventSummary | null
 }
 
 export interface ReplaySentinel extends Disposable {
@@ -49,6 +52,9 @@ export interface ReplaySentinel extends Disposable {
 
 const dayMs = 86_400_000
 const recentShown = 5
+/** Arrivals re-examined at start (the newest): far more than can arrive between a commit and its
+ * classification, bounded so a start stays quick. */
+const catchUpArrivals = 10_000
 
 export const toleranceOf = (c: Config['replay']): Tolerance => ({
   seconds: c.toleranceSeconds,
@@ -84,10 +90,11 @@ export function startReplaySentinel(deps: ReplayDeps): ReplaySentinel {
       toleranceOf(deps.config()),
     )
 
-  const examine = (event: EventSummary, fresh: number) => {
+  /** `fresh`: how many of its arrivals are new (counted); all of them (none counted) at start. */
+  const examine = (event: EventSummary, fresh: number, count = true) => {
     const classified = arrivals(event)
     const news = classified.slice(-fresh)
-    for (const a of news) {
+    for (const a of count ? news : []) {
       if (a.verdict === 'retry') counts.retries++
       if (a.verdict === 'suspected_replay') counts.suspected++
     }
@@ -113,6 +120,13 @@ export function startReplaySentinel(deps: ReplayDeps): ReplaySentinel {
   const off = deps.committed.subscribe((batch) => {
     for (const [event, fresh] of redeliveries(batch)) examine(event, fresh)
   })
+  // Owed from before a restart: redeliveries committed but never classified (a crash between).
+  const eventAt = deps.eventAt
+  if (eventAt)
+    for (const seq of reading(deps, 'event arrivals', () => store.unexamined(catchUpArrivals), [])) {
+      const event = eventAt(seq)
+      if (event) examine(event, event.deliveries, false)
+    }
   return { status, arrivals, dispose: () => off.dispose() }
 }
 

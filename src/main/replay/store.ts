@@ -17,6 +17,9 @@ export interface ReplayStore {
   arrivals(seq: number): Arrival[]
   /** Records an id's first suspected replay; false when one was recorded before (no new alert). */
   recordSuspect(seq: number, suspect: SuspectedReplay): boolean
+  /** Events among the newest `window` arrivals that were redelivered and have no suspect recorded
+   * (what a restart re-examines: a crash may have come between a commit and its classification). */
+  unexamined(window: number): number[]
   /** Suspects first seen since `since`: the true count and the newest `limit`. */
   suspectsSince(since: number, limit: number): { count: number; recent: SuspectedReplay[] }
 }
@@ -41,6 +44,17 @@ export function createReplayStore(db: Database): ReplayStore {
          VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (event_seq) DO NOTHING`,
       ).run(seq, s.id, s.type, s.at, s.remote, s.reason)
       return done.changes === 1
+    },
+    unexamined(window) {
+      const rows = prepared(
+        `SELECT r.event_seq AS seq FROM (
+           SELECT DISTINCT event_seq FROM event_arrivals
+            WHERE rowid > (SELECT coalesce(max(rowid), 0) FROM event_arrivals) - ?) r
+          WHERE (SELECT count(*) FROM event_arrivals a WHERE a.event_seq = r.event_seq) > 1
+            AND NOT EXISTS (SELECT 1 FROM replay_suspects s WHERE s.event_seq = r.event_seq)
+          ORDER BY r.event_seq`,
+      ).all(window) as { seq: number }[]
+      return rows.map((r) => r.seq)
     },
     suspectsSince(since, limit) {
       const { count } = prepared('SELECT count(*) AS count FROM replay_suspects WHERE at >= ?').get(

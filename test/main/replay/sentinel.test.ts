@@ -1,4 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { startBackend as startRealBackend } from '../../../src/main/backend'
+import { silentLogger } from '../../../src/main/log'
+import { createMemoryStore } from '../../../src/main/secrets'
+import { useTempDir } from '../../support/temp'
 import { signBody } from '../../../src/main/webhooks'
 import { unwrap } from '../../../src/shared/result'
 import { post, secretA, useWebhookBackend } from '../webhooks/helpers'
@@ -132,4 +136,57 @@ describe('the replay sentinel on a real listener (fake Date)', () => {
       ['retry', true],
     ])
   }, 60_000)
+
+  const tempDir = useTempDir('watchdesk-replay-')
+
+  it('raises an alert owed from before a crash at the next start, and none twice', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: t0 })
+    const dataDir = tempDir()
+    const open = async () => {
+      const b = unwrap(
+        await startRealBackend({
+          dataDir,
+          shell: 'serve',
+          env: {},
+          log: silentLogger,
+          listenerPort: 0,
+          secrets: createMemoryStore({ 'webhook-secret:wh_alpha': secretA }),
+        }),
+      )
+      return Object.assign(b, {
+        webhookUrl: `${b.services.webhooks.address().url}/webhooks`,
+        pushes: [],
+        dataDir,
+      })
+    }
+    const first = await open()
+    try {
+      await deliverAt(first, 'evt_owed', t0 + 1 * s)
+      await deliverAt(first, 'evt_owed', t0 + 4 * s)
+      await waitFor(async () => (await replayAlerts(first)).length === 1, 'the replay alert recorded')
+      // As if the process had died between the commit and the classification: no suspect recorded.
+      first.context.db.prepare('DELETE FROM replay_suspects').run()
+    } finally {
+      await first.close()
+    }
+    const second = await open()
+    try {
+      const owed = await waitFor(async () => {
+        const found = await replayAlerts(second)
+        return found.length === 2 && found
+      }, 'the owed alert raised at the start')
+      expect(owed.map((a) => a.subject)).toEqual(['event:evt_owed', 'event:evt_owed'])
+      expect(second.services.replay.status()).toMatchObject({ lastDay: 1, suspected: 0 })
+    } finally {
+      await second.close()
+    }
+    // Recorded now: a third start raises nothing more.
+    const third = await open()
+    try {
+      await third.services.alerts.idle()
+      expect(await replayAlerts(third)).toHaveLength(2)
+    } finally {
+      await third.close()
+    }
+  }, 90_000)
 })

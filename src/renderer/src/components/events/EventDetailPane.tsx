@@ -94,8 +94,8 @@ export function EventDetailPane({
             Received {summary.deliveries} times; the latest was attempt {lastAttempt} of at most {maxAttempts}
             . The service retries after 1 min, 5 min, 30 min, 2 h and 24 h until it gets a 200: earlier
             attempts found the listener down or unreachable, got an error, or their answer was lost. Expected
-            times count from created_at; each receipt sits on the attempt its time matches (only the first and
-            the latest receipt are recorded).
+            times count from created_at; the first and the latest receipt sit on the attempts their times
+            match (every arrival, with its verdict, is listed under Arrivals).
           </p>
           <table className="grid">
             <thead>

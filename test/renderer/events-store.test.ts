@@ -117,8 +117,8 @@ describe('events store', () => {
     // Merging the held ones would leave a gap below them: the page is read from the top instead.
     const lists = () => script.calls.filter((c) => c.name === 'events.list').length
     useEventsStore.getState().setFollowing(true)
-    await vi.waitFor(() => expect(lists()).toBe(2))
-    await vi.waitFor(() => expect(useEventsStore.getState().loading).toBe(false))
+    await vi.waitFor(() => expect(lists()).toBe(2), { timeout: 15_000 })
+    await vi.waitFor(() => expect(useEventsStore.getState().loading).toBe(false), { timeout: 15_000 })
     expect(useEventsStore.getState().held).toEqual([])
     expect(useEventsStore.getState().heldOverflow).toBe(false)
   })
@@ -149,8 +149,8 @@ describe('events store', () => {
         useEventsStore.getState().applyAppended({ events: [summary({ id })], omitted: 600 })
       // The first overflow reads again at once (the 600 left out of the push are on the server).
       overflowing('evt_1')
-      await vi.waitFor(() => expect(lists()).toBe(2))
-      await vi.waitFor(() => expect(useEventsStore.getState().loading).toBe(false))
+      await vi.waitFor(() => expect(lists()).toBe(2), { timeout: 15_000 })
+      await vi.waitFor(() => expect(useEventsStore.getState().loading).toBe(false), { timeout: 15_000 })
       // Within the second after it, pushes are applied as they come, no further read...
       vi.advanceTimersByTime(150)
       overflowing('evt_2')
@@ -160,7 +160,7 @@ describe('events store', () => {
       expect(ids(useEventsStore.getState().rows).slice(0, 2)).toEqual(['evt_3', 'evt_2'])
       // ...and one read once the second has passed.
       vi.advanceTimersByTime(overflowReloadMs)
-      await vi.waitFor(() => expect(lists()).toBe(3))
+      await vi.waitFor(() => expect(lists()).toBe(3), { timeout: 15_000 })
       vi.advanceTimersByTime(overflowReloadMs * 3)
       expect(lists()).toBe(3)
     } finally {

@@ -217,10 +217,14 @@ describe('alert channels and metrics in serve mode', () => {
         'webhook-secret:wh_1': 'whsec_metrics_0123456789',
       },
     )
-    await waitFor(async () => {
-      const { json } = await callApi(c, 'chains.list')
-      return json.value.chains.find((x: any) => x.serviceId === 137).status === 'healthy' || undefined
-    }, 'Polygon polled')
+    await waitFor(
+      async () => {
+        const { json } = await callApi(c, 'chains.list')
+        return json.value.chains.find((x: any) => x.serviceId === 137).status === 'healthy' || undefined
+      },
+      'Polygon polled',
+      { timeoutMs: 40_000 },
+    )
     const listener = c.backend.services.webhooks.address().url!
     const sent = await sendTestEvent({
       url: `${listener}/webhooks`,

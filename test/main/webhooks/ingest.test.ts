@@ -57,7 +57,7 @@ describe('group commit', () => {
     }
     const ingest = createIngest(held, silentLogger, () => {})
     const first = ingest.commit(incoming('evt_first'))
-    await vi.waitFor(() => expect(calls).toHaveLength(1))
+    await vi.waitFor(() => expect(calls).toHaveLength(1), { timeout: 15_000 })
     // Three more, in three turns of the event loop, while the first call is outstanding.
     const later: ReturnType<typeof ingest.commit>[] = []
     for (const id of ['evt_2', 'evt_3', 'evt_4']) {
@@ -67,7 +67,7 @@ describe('group commit', () => {
     expect(calls.map((c) => c.size)).toEqual([1])
     calls[0]!.release()
     expect((await first).ok).toBe(true)
-    await vi.waitFor(() => expect(calls.map((c) => c.size)).toEqual([1, 3]))
+    await vi.waitFor(() => expect(calls.map((c) => c.size)).toEqual([1, 3]), { timeout: 15_000 })
     calls[1]!.release()
     expect((await Promise.all(later)).every((o) => o.ok)).toBe(true)
     db.close()

@@ -29,7 +29,7 @@ import { createEventStore, signBody } from '../src/main/webhooks'
 import { createCommitTransaction } from '../src/main/webhooks/commit-transaction'
 import { eventParams } from '../src/main/webhooks/store'
 import { parseEnvelope } from '../src/main/webhooks/verify'
-import { inThreadCommitter, workerCommitter } from '../src/main/webhooks/committer'
+import { defaultGrouping, inThreadCommitter, workerCommitter } from '../src/main/webhooks/committer'
 import { createBatchedPublisher, createIngest } from '../src/main/webhooks/ingest'
 import { startListener } from '../src/main/webhooks/listener'
 import type { SecretsCache } from '../src/main/webhooks/secrets-cache'
@@ -158,7 +158,16 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
     const inner =
       process.env.BENCH_COMMITTER === 'thread'
         ? inThreadCommitter(db)
-        : workerCommitter(db.name, { batchIntervalMs })
+        : workerCommitter(db.name, {
+            batchIntervalMs,
+            // BENCH_GROUPING=off: each group goes as soon as the worker takes it (before issue 35);
+            // BENCH_GROUPING=MS: the longest a group gathers (the adaptive window's cap).
+            ...(process.env.BENCH_GROUPING === 'off'
+              ? { grouping: null }
+              : process.env.BENCH_GROUPING
+                ? { grouping: { ...defaultGrouping, maxWaitMs: Number(process.env.BENCH_GROUPING) } }
+                : {}),
+          })
     const committer: typeof inner = {
       async commit(events, rejections) {
         const started = performance.now()
@@ -169,8 +178,9 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
       },
       alive: (run, at) => inner.alive(run, at),
       close: () => inner.close(),
-      // As the committer it wraps: one call at a time to the commit worker.
+      // As the committer it wraps: one call at a time to the commit worker, grouped as it says.
       callsAtOnce: inner.callsAtOnce,
+      ...(inner.grouping && { grouping: inner.grouping }),
     }
     // As in the app: committed events are pushed in ~150 ms batches, serialised as SSE would.
     const publisher = createBatchedPublisher((payload) => void JSON.stringify(payload))
@@ -708,6 +718,8 @@ interface CpuLeg {
   p99: number | null
   meanMs: number | null
   meanInFlight: number | null
+  /** Where the CPU went, by thread, and (listener legs) deliveries per commit. */
+  detail: string
 }
 
 /** One leg of one round: a fresh server, a warm-up, then the measured stretch. */
@@ -720,6 +732,7 @@ async function cpuLeg(
   const { child, port } = await startLeg(kind, dir)
   try {
     await latencyAtRate(port, 500, 1) // warm-up, not counted
+    if (kind === 'listener') child.send('reset')
     const sender = senderMeter()
     const machine = machineMeter()
     const before = await cpuMsOf(child)
@@ -737,7 +750,9 @@ async function cpuLeg(
     const wallS = (performance.now() - started) / 1000
     const spent = cpuPerDelivery(before, await cpuMsOf(child), deliveries)
     const mean = latencies ? latencies.reduce((a, b) => a + b, 0) / latencies.length : null
+    const perCommit = kind !== 'listener' ? '' : `; ${(await listenerStats(child))[1]!.split(', ').at(-1)}`
     return {
+      detail: `${spent.text}${perCommit}`,
       us: spent.us,
       senderShare: sender.stop(),
       machineShare: machine.stop(),
@@ -757,7 +772,10 @@ async function cpuPart(dataDir: string): Promise<void> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
   const seconds = Number(process.env.BENCH_SECONDS ?? 5)
   console.log(`CPU per delivery, paired rounds — ${benchHeader()}`)
-  const rates: (number | 'saturation')[] = [100, 1000, 'saturation']
+  // BENCH_RATES=1000 (or 100,1000,saturation, the default) picks the offered rates.
+  const rates = (process.env.BENCH_RATES ?? '100,1000,saturation')
+    .split(',')
+    .map((r) => (r === 'saturation' ? r : Number(r)))
   for (const rate of rates) {
     const ratios: number[] = []
     const kept: { bare: CpuLeg; listener: CpuLeg }[] = []
@@ -788,13 +806,13 @@ async function cpuPart(dataDir: string): Promise<void> {
       const latency =
         l.p99 === null
           ? `${fmt(l.rate, 0)}/s achieved`
-          : `p99 ${fmt(l.p99, 2)} ms${rate === 1000 ? ` (target ≤ 25 ms) ${l.p99 <= 25 ? 'OK' : 'MISSED'}` : ''}`
+          : `p99 ${fmt(l.p99, 2)} ms${rate === 1000 ? ` (target ≤ 25 ms) ${l.p99 <= 25 ? 'OK' : 'MISSED'}` : ''} (bare ${fmt(r.bare.p99 ?? 0, 2)} ms)`
       const little =
         l.meanMs !== null && l.meanInFlight !== null
           ? `; ${littlesLaw(l.rate, l.meanMs, l.meanInFlight)}`
           : ''
       console.log(
-        `    round: ${latency}; sender core ${fmt(l.senderShare * 100, 0)} % / ${fmt(r.bare.senderShare * 100, 0)} % (listener/bare legs), machine ${fmt(l.machineShare * 100, 0)} %${l.machineShare > 0.95 ? ' (saturated: not a quiet run)' : ''}${little}`,
+        `    round: listener ${l.detail}\n      bare ${r.bare.detail}\n      ${latency}; sender core ${fmt(l.senderShare * 100, 0)} % / ${fmt(r.bare.senderShare * 100, 0)} % (listener/bare legs), machine ${fmt(l.machineShare * 100, 0)} %${l.machineShare > 0.95 ? ' (saturated: not a quiet run)' : ''}${little}`,
       )
     }
   }

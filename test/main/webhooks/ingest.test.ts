@@ -183,7 +183,7 @@ describe('group commit adapted to the offered rate', () => {
     vi.useFakeTimers()
     onTestFinished(() => void vi.useRealTimers())
     const db = unwrap(openDatabase(join(tempDir(), 'watchdesk.db')))
-    onTestFinished(() => db.close())
+    onTestFinished(() => void db.close())
     const inThread = inThreadCommitter(db)
     const arrivals = new Map<string, number>()
     const calls: { size: number; waitedMs: number }[] = []

@@ -37,14 +37,7 @@ import { eventTypes, groupOf } from '../src/shared/events'
 import { unwrap } from '../src/shared/result'
 import { LatencyWindow } from '../src/main/webhooks/stats'
 import { median } from './stats'
-import {
-  benchHeader,
-  generatorBoundShare,
-  littlesLaw,
-  machineMeter,
-  pairedRatio,
-  senderMeter,
-} from './cpu-method'
+import { runCpuMethod } from './cpu-method'
 
 const secret = 'whsec_bench_0123456789abcdef'
 const self = fileURLToPath(import.meta.url)
@@ -675,147 +668,32 @@ function commitPart(dataDir: string): void {
   )
 }
 
-/** Open loop at a fixed rate, as `latencyAtRate`, also sampling how many deliveries were in flight
- * (for the Little's-law check). */
-async function openLoop(
-  port: number,
-  perSecond: number,
-  seconds: number,
-): Promise<{ latencies: number[]; meanInFlight: number }> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 })
-  const latencies: number[] = []
-  const inFlight = new Set<Promise<void>>()
-  let samples = 0
-  let inFlightSum = 0
-  const start = performance.now()
-  const total = Math.round(perSecond * seconds)
-  let sent = 0
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * perSecond))
-    for (; sent < due; sent++) {
-      const t0 = performance.now()
-      const request: Promise<void> = post(agent, port).then((status) => {
-        if (status !== 200) throw new Error(`answered ${status}`)
-        latencies.push(performance.now() - t0)
-        inFlight.delete(request)
-      })
-      inFlight.add(request)
-    }
-    samples++
-    inFlightSum += inFlight.size
-    await new Promise((r) => setTimeout(r, 1))
-  }
-  await Promise.all(inFlight)
-  agent.destroy()
-  return { latencies: latencies.sort((a, b) => a - b), meanInFlight: inFlightSum / Math.max(1, samples) }
-}
-
-interface CpuLeg {
-  us: number
-  senderShare: number
-  machineShare: number
-  rate: number
-  p99: number | null
-  meanMs: number | null
-  meanInFlight: number | null
-  /** Where the CPU went, by thread, and (listener legs) deliveries per commit. */
-  detail: string
-}
-
-/** One leg of one round: a fresh server, a warm-up, then the measured stretch. */
-async function cpuLeg(
-  kind: Kind,
-  dir: string,
-  rate: number | 'saturation',
-  seconds: number,
-): Promise<CpuLeg> {
-  const { child, port } = await startLeg(kind, dir)
-  try {
-    await latencyAtRate(port, 500, 1) // warm-up, not counted
-    if (kind === 'listener') child.send('reset')
-    const sender = senderMeter()
-    const machine = machineMeter()
-    const before = await cpuMsOf(child)
-    const started = performance.now()
-    let deliveries: number
-    let latencies: number[] | null = null
-    let meanInFlight: number | null = null
-    if (rate === 'saturation') deliveries = (await throughput(port)).done
-    else {
-      const run = await openLoop(port, rate, seconds)
-      latencies = run.latencies
-      meanInFlight = run.meanInFlight
-      deliveries = latencies.length
-    }
-    const wallS = (performance.now() - started) / 1000
-    const spent = cpuPerDelivery(before, await cpuMsOf(child), deliveries)
-    const mean = latencies ? latencies.reduce((a, b) => a + b, 0) / latencies.length : null
-    const perCommit = kind !== 'listener' ? '' : `; ${(await listenerStats(child))[1]!.split(', ').at(-1)}`
-    return {
-      detail: `${spent.text}${perCommit}`,
-      us: spent.us,
-      senderShare: sender.stop(),
-      machineShare: machine.stop(),
-      rate: deliveries / wallS,
-      p99: latencies ? quantile(latencies, 0.99) : null,
-      meanMs: mean,
-      meanInFlight,
-    }
-  } finally {
-    await stopChild(child)
-  }
-}
-
 /** Server CPU per accepted delivery at fixed offered rates and at saturation, the listener paired
- * with the bare server in alternating rounds (issue 35's method, docs/benchmarks.md). */
+ * with the bare server in alternating rounds (issue 35's method, bench/cpu-method.ts). */
 async function cpuPart(dataDir: string): Promise<void> {
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
-  const seconds = Number(process.env.BENCH_SECONDS ?? 5)
-  console.log(`CPU per delivery, paired rounds — ${benchHeader()}`)
-  // BENCH_RATES=1000 (or 100,1000,saturation, the default) picks the offered rates.
-  const rates = (process.env.BENCH_RATES ?? '100,1000,saturation')
-    .split(',')
-    .map((r) => (r === 'saturation' ? r : Number(r)))
-  for (const rate of rates) {
-    const ratios: number[] = []
-    const kept: { bare: CpuLeg; listener: CpuLeg }[] = []
-    let leftOut = 0
-    for (let round = 0; round < rounds; round++) {
-      // Alternate which leg goes first, so a drift in the machine's load falls on both sides.
-      const order: Kind[] = round % 2 === 0 ? ['bare', 'listener'] : ['listener', 'bare']
-      const legs: Partial<Record<Kind, CpuLeg>> = {}
-      for (const kind of order)
-        legs[kind] = await cpuLeg(kind, join(dataDir, `cpu-${kind}-${rate}-${round}`), rate, seconds)
-      const { bare, listener } = legs as { bare: CpuLeg; listener: CpuLeg }
-      if (Math.max(bare.senderShare, listener.senderShare) > generatorBoundShare) {
-        leftOut++
-        continue
+  await runCpuMethod({
+    name: 'listener',
+    targets: { at1000: 2.5, goal1000: 2, saturation: 2.2 },
+    concurrency,
+    async start(kind, round, rate) {
+      const leg: Kind = kind === 'bare' ? 'bare' : 'listener'
+      const { child, port } = await startLeg(leg, join(dataDir, `cpu-${leg}-${rate}-${round}`))
+      const agent = new Agent({ keepAlive: true, maxSockets: 256 })
+      return {
+        send: () => post(agent, port),
+        async cpu() {
+          const r = await cpuMsOf(child)
+          return { ms: r.total, parts: { ...r.threads, 'of it in the kernel': r.system } }
+        },
+        reset: () => void (leg === 'listener' && child.send('reset')),
+        note: async () => (leg === 'listener' ? (await listenerStats(child))[1]!.split(', ').at(-1)! : ''),
+        async stop() {
+          agent.destroy()
+          await stopChild(child)
+        },
       }
-      ratios.push(listener.us / bare.us)
-      kept.push({ bare, listener })
-    }
-    const label = rate === 'saturation' ? 'at saturation' : `at ${rate.toLocaleString('en-US')}/s`
-    const med = (pick: (r: { bare: CpuLeg; listener: CpuLeg }) => number) =>
-      kept.length ? fmt(median(kept.map(pick)), 0) : '—'
-    console.log(
-      `  ${label.padEnd(16)} listener ${med((r) => r.listener.us)} µs, bare ${med((r) => r.bare.us)} µs per delivery → ${pairedRatio(ratios, leftOut)}` +
-        (rate === 1000 ? ' (target ≤ 2.5×, goal 2×)' : rate === 'saturation' ? ' (target ≤ 2.2×)' : ''),
-    )
-    for (const r of kept) {
-      const l = r.listener
-      const latency =
-        l.p99 === null
-          ? `${fmt(l.rate, 0)}/s achieved`
-          : `p99 ${fmt(l.p99, 2)} ms${rate === 1000 ? ` (target ≤ 25 ms) ${l.p99 <= 25 ? 'OK' : 'MISSED'}` : ''} (bare ${fmt(r.bare.p99 ?? 0, 2)} ms)`
-      const little =
-        l.meanMs !== null && l.meanInFlight !== null
-          ? `; ${littlesLaw(l.rate, l.meanMs, l.meanInFlight)}`
-          : ''
-      console.log(
-        `    round: listener ${l.detail}\n      bare ${r.bare.detail}\n      ${latency}; sender core ${fmt(l.senderShare * 100, 0)} % / ${fmt(r.bare.senderShare * 100, 0)} % (listener/bare legs), machine ${fmt(l.machineShare * 100, 0)} %${l.machineShare > 0.95 ? ' (saturated: not a quiet run)' : ''}${little}`,
-      )
-    }
-  }
+    },
+  })
 }
 
 async function main(): Promise<void> {

@@ -93,20 +93,27 @@ export function createIngest(
   /** When the oldest pending delivery arrived. */
   let pendingSince = 0
 
-  /** How much longer the pending group should gather (ms); 0: it may go now. */
+  /** The window's timer while a group gathers. */
+  let holding: NodeJS.Timeout | null = null
+
+  /** How much longer the pending group should gather (ms); 0: it may go now (a full group too). */
   const holdFor = () =>
-    grouping && pending.length > 0 ? groupWindowMs(gaps.meanGapMs, grouping) - (now() - pendingSince) : 0
+    grouping && pending.length > 0 && pending.length < grouping.targetPerCommit
+      ? groupWindowMs(gaps.meanGapMs, grouping) - (now() - pendingSince)
+      : 0
 
   const schedule = () => {
     if (scheduled) return
     scheduled = true
     const hold = holdFor()
-    if (hold > 0) setTimeout(flush, hold)
+    if (hold > 0) holding = setTimeout(flush, hold)
     else setImmediate(flush)
   }
 
   function flush(): void {
     scheduled = false
+    if (holding) clearTimeout(holding)
+    holding = null
     if (pending.length === 0 && rejections.length === 0) return
     // The call that ends takes these up (below).
     if (inFlight.size >= callsAtOnce) return
@@ -195,7 +202,9 @@ export function createIngest(
       return new Promise((resolve) => {
         if (pending.length === 0) pendingSince = at
         pending.push({ params, resolve })
-        schedule()
+        // A full group goes without waiting out its window (closed-loop senders wait for it).
+        if (holding && pending.length >= grouping!.targetPerCommit) flush()
+        else schedule()
       })
     },
     reject(rejection) {

@@ -223,6 +223,33 @@ describe('group commit adapted to the offered rate', () => {
     expect(Math.max(...calls.map((c) => c.waitedMs))).toBe(0)
   })
 
+  it('sends a full group (targetPerCommit) at once, without waiting out its window', async () => {
+    vi.useFakeTimers()
+    onTestFinished(() => void vi.useRealTimers())
+    const db = unwrap(openDatabase(join(tempDir(), 'watchdesk.db')))
+    onTestFinished(() => void db.close())
+    const inThread = inThreadCommitter(db)
+    const sizes: number[] = []
+    const grouped: Committer = {
+      ...inThread,
+      grouping,
+      commit: (batch, r) => (sizes.push(batch.length), inThread.commit(batch, r)),
+    }
+    // 0.1 ms apart on the grouping's clock (a 3.1 ms window), while the timers' clock stands still:
+    // only a full group can go.
+    let clock = 0
+    const ingest = createIngest(grouped, silentLogger, () => {}, undefined, { now: () => clock })
+    const outcomes: ReturnType<typeof ingest.commit>[] = []
+    for (let i = 0; i < 400; i++) {
+      clock += 0.1
+      outcomes.push(ingest.commit(incoming(`evt_full_${i}`)))
+      await vi.advanceTimersByTimeAsync(0)
+    }
+    expect(sizes.slice(-5)).toEqual(Array(5).fill(grouping.targetPerCommit))
+    await vi.runAllTimersAsync()
+    expect((await Promise.all(outcomes)).every((o) => o.ok)).toBe(true)
+  })
+
   it('makes groups that grow with the rate, up to the target, within the longest wait', () => {
     fc.assert(
       fc.property(

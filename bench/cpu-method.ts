@@ -2,7 +2,7 @@
  * offered rate, paired with a bare node:http server in alternating rounds of the same run, with the
  * rounds where the sender itself ran out of CPU left out (issue 35; docs/benchmarks.md, Method). */
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { median } from './stats'
@@ -307,4 +307,24 @@ function printRate(
       `      ${latency}; sender core ${fmt(server.senderShare * 100)} % / ${fmt(bare.senderShare * 100)} % (server/bare legs), machine ${fmt(server.machineShare * 100)} %${server.machineShare > 0.95 ? ' (saturated: not a quiet run)' : ''}${little}`,
     )
   }
+}
+
+/** CPU time (ms) of each of this process's threads, from /proc (clock ticks of 10 ms), keyed by
+ * the thread's name: the main thread parses, verifies and answers every delivery, the commit
+ * worker commits, V8's helpers collect garbage. */
+export function threadCpuMs(): Record<string, number> {
+  const threads: Record<string, number> = {}
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+      const name =
+        tid === String(process.pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const key = threads[name] === undefined ? name : `${name}#${tid}`
+      threads[key] = (Number(fields[11]) + Number(fields[12])) * 10
+    }
+  } catch {
+    // Not Linux: no breakdown.
+  }
+  return threads
 }

@@ -23,7 +23,7 @@ import { createMemoryStore } from '../src/main/secrets'
 import { signBody } from '../src/main/webhooks'
 import { unwrap } from '../src/shared/result'
 import { median } from './stats'
-import { runCpuMethod } from './cpu-method'
+import { runCpuMethod, threadCpuMs } from './cpu-method'
 
 const secret = 'whsec_bench_0123456789abcdef'
 const self = fileURLToPath(import.meta.url)
@@ -72,7 +72,7 @@ async function backendChild(targetUrl: string, events: string): Promise<void> {
   process.on('message', (m) => {
     if (m === 'status') process.send!({ forward: backend.services.forward.status() })
     // CPU of the whole back end (listener, commit worker, forward worker), for the cost per event.
-    if (m === 'cpu') process.send!({ cpu: process.cpuUsage() })
+    if (m === 'cpu') process.send!({ cpu: process.cpuUsage(), threads: threadCpuMs() })
   })
   process.on(
     'SIGTERM',
@@ -215,8 +215,11 @@ async function cpuMethod(appUrl: string): Promise<void> {
       return {
         send: () => post(agent, ready.url as string),
         async cpu() {
-          const { cpu } = await ask<{ cpu: NodeJS.CpuUsage }>(child, 'cpu')
-          return { ms: (cpu.user + cpu.system) / 1000, parts: {} }
+          const { cpu, threads } = await ask<{ cpu: NodeJS.CpuUsage; threads?: Record<string, number> }>(
+            child,
+            'cpu',
+          )
+          return { ms: (cpu.user + cpu.system) / 1000, parts: threads ?? {} }
         },
         settle: async () => void (kind === 'server' && (drained = await outboxDrained(child))),
         note: async () => (drained ? '' : 'THE OUTBOX DID NOT DRAIN IN 60 s'),

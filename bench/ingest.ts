@@ -14,7 +14,7 @@
  */
 import { fork } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { Agent, createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -37,7 +37,7 @@ import { eventTypes, groupOf } from '../src/shared/events'
 import { unwrap } from '../src/shared/result'
 import { LatencyWindow } from '../src/main/webhooks/stats'
 import { median } from './stats'
-import { runCpuMethod } from './cpu-method'
+import { runCpuMethod, threadCpuMs } from './cpu-method'
 
 const secret = 'whsec_bench_0123456789abcdef'
 const self = fileURLToPath(import.meta.url)
@@ -53,26 +53,6 @@ function answerCpu(): void {
     const { user, system } = process.cpuUsage()
     process.send!({ cpuMs: (user + system) / 1000, systemMs: system / 1000, threads: threadCpuMs() })
   })
-}
-
-/** CPU time (ms) of each of this process's threads, from /proc (clock ticks of 10 ms), keyed by
- * the thread's name: the main thread parses, verifies and answers every delivery, the commit
- * worker commits, V8's helpers collect garbage. */
-function threadCpuMs(): Record<string, number> {
-  const threads: Record<string, number> = {}
-  try {
-    for (const tid of readdirSync('/proc/self/task')) {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
-      const name =
-        tid === String(process.pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      const key = threads[name] === undefined ? name : `${name}#${tid}`
-      threads[key] = (Number(fields[11]) + Number(fields[12])) * 10
-    }
-  } catch {
-    // Not Linux: no breakdown.
-  }
-  return threads
 }
 
 // ── child: one of the two servers ────────────────────────────────────────────────────────────

@@ -2,7 +2,7 @@
  * offered rate, paired with a bare node:http server in alternating rounds of the same run, with the
  * rounds where the sender itself ran out of CPU left out (issue 35; docs/benchmarks.md, Method). */
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { median } from './stats'
@@ -70,4 +70,261 @@ export function littlesLaw(rate: number, meanLatencyMs: number, meanInFlight: nu
   const expected = (rate * meanLatencyMs) / 1000
   const gap = expected > 0 ? Math.abs(meanInFlight - expected) / expected : 0
   return `Little's law: rate × mean latency = ${expected.toFixed(2)}, mean in flight ${meanInFlight.toFixed(2)} (${gap <= 0.25 ? 'consistent' : 'INCONSISTENT: the sender lagged'})`
+}
+
+// ── the paired rounds themselves, for any server (bench:ingest, bench:relay, bench:forward) ───
+
+/** CPU time a leg's server has used so far (ms), in all: its process (every thread) and what it
+ * needs to answer (PostgreSQL for the relay); `parts` splits it (threads, processes) for the table. */
+export interface CpuReading {
+  ms: number
+  parts: Record<string, number>
+}
+
+/** One fresh server for one leg, as the method drives it. */
+export interface CpuLegServer {
+  /** Posts one delivery; resolves with the answer's status. */
+  send(): Promise<number>
+  cpu(): Promise<CpuReading>
+  /** Before the measured stretch: the server forgets what the warm-up did (its own statistics). */
+  reset?(): void | Promise<void>
+  /** After the measured stretch, before the CPU is read: waits for the work a delivery causes after
+   * its answer (the forward outbox draining), so its CPU is counted. */
+  settle?(): Promise<void>
+  /** Said after the CPU figure (deliveries per commit, a group size). */
+  note?(): Promise<string>
+  stop(): Promise<void>
+}
+
+export interface CpuMethodPlan {
+  /** The measured server's name in the table ("listener", "relay + PostgreSQL"). */
+  name: string
+  /** A fresh server of the kind for one leg (`round` and `rate` name its data, when it keeps any). */
+  start(kind: 'bare' | 'server', round: number, rate: number | 'saturation'): Promise<CpuLegServer>
+  /** The issue's targets, named beside the ratios (× bare). */
+  targets?: { at1000?: number; goal1000?: number; saturation?: number }
+  /** Closed-loop senders at saturation (default BENCH_CONCURRENCY or 64). */
+  concurrency?: number
+}
+
+export interface CpuLegResult {
+  us: number
+  senderShare: number
+  machineShare: number
+  rate: number
+  p99: number | null
+  meanMs: number | null
+  meanInFlight: number | null
+  /** Where the CPU went per delivery, and the server's note. */
+  detail: string
+}
+
+/** Open loop at a fixed rate: sends on schedule whatever the answers, each timed from send to
+ * answer, sampling how many were in flight (for the Little's-law check). */
+export async function openLoop(
+  send: () => Promise<number>,
+  perSecond: number,
+  seconds: number,
+): Promise<{ latencies: number[]; meanInFlight: number }> {
+  const latencies: number[] = []
+  const inFlight = new Set<Promise<void>>()
+  let samples = 0
+  let inFlightSum = 0
+  const start = performance.now()
+  const total = Math.round(perSecond * seconds)
+  let sent = 0
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * perSecond))
+    for (; sent < due; sent++) {
+      const t0 = performance.now()
+      const request: Promise<void> = send().then((status) => {
+        if (status !== 200) throw new Error(`answered ${status}`)
+        latencies.push(performance.now() - t0)
+        inFlight.delete(request)
+      })
+      inFlight.add(request)
+    }
+    samples++
+    inFlightSum += inFlight.size
+    await new Promise((r) => setTimeout(r, 1))
+  }
+  await Promise.all(inFlight)
+  return { latencies: latencies.sort((a, b) => a - b), meanInFlight: inFlightSum / Math.max(1, samples) }
+}
+
+/** Closed loop: `concurrency` senders, each sending the next delivery as soon as one is answered. */
+export async function closedLoop(
+  send: () => Promise<number>,
+  concurrency: number,
+  seconds: number,
+): Promise<number> {
+  const until = performance.now() + seconds * 1000
+  let done = 0
+  let failed = 0
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        if ((await send()) === 200) done++
+        else failed++
+      }
+    }),
+  )
+  if (failed) throw new Error(`${failed} deliveries were not answered 200`)
+  return done
+}
+
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+/** µs per delivery of each part that spent at least 1 µs, busiest first. */
+function partsPerDelivery(before: CpuReading, after: CpuReading, deliveries: number): string {
+  const parts = Object.entries(after.parts)
+    .map(([name, ms]) => [name, ((ms - (before.parts[name] ?? 0)) * 1000) / deliveries] as const)
+    .filter(([, us]) => us >= 1)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, us]) => `${name} ${fmt(us)}`)
+  return parts.length > 0 ? ` (${parts.join(', ')})` : ''
+}
+
+/** One leg of one round: a fresh server, a 1 s warm-up at 500/s, then the measured stretch. */
+async function cpuLeg(
+  plan: CpuMethodPlan,
+  kind: 'bare' | 'server',
+  round: number,
+  rate: number | 'saturation',
+  seconds: number,
+): Promise<CpuLegResult> {
+  const server = await plan.start(kind, round, rate)
+  try {
+    await openLoop(() => server.send(), 500, 1) // warm-up, not counted
+    await server.reset?.()
+    const sender = senderMeter()
+    const machine = machineMeter()
+    const before = await server.cpu()
+    const started = performance.now()
+    let deliveries: number
+    let latencies: number[] | null = null
+    let meanInFlight: number | null = null
+    if (rate === 'saturation')
+      deliveries = await closedLoop(() => server.send(), plan.concurrency ?? concurrencyDefault, seconds)
+    else {
+      const run = await openLoop(() => server.send(), rate, seconds)
+      latencies = run.latencies
+      meanInFlight = run.meanInFlight
+      deliveries = latencies.length
+    }
+    const wallS = (performance.now() - started) / 1000
+    const senderShare = sender.stop()
+    await server.settle?.()
+    const after = await server.cpu()
+    const machineShare = machine.stop()
+    const us = ((after.ms - before.ms) * 1000) / deliveries
+    const mean = latencies ? latencies.reduce((a, b) => a + b, 0) / latencies.length : null
+    const note = (await server.note?.()) ?? ''
+    return {
+      us,
+      senderShare,
+      machineShare,
+      rate: deliveries / wallS,
+      p99: latencies ? quantile(latencies, 0.99) : null,
+      meanMs: mean,
+      meanInFlight,
+      detail: `${fmt(us)} µs${partsPerDelivery(before, after, deliveries)}${note ? `; ${note}` : ''}`,
+    }
+  } finally {
+    await server.stop()
+  }
+}
+
+const concurrencyDefault = Number(process.env.BENCH_CONCURRENCY ?? 64)
+
+/** Server CPU per accepted delivery at fixed offered rates and at saturation, paired with the bare
+ * server in alternating rounds (docs/benchmarks.md, Method). BENCH_ROUNDS (3), BENCH_SECONDS per
+ * leg (5), BENCH_RATES (100,1000,saturation). */
+export async function runCpuMethod(plan: CpuMethodPlan): Promise<void> {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+  const seconds = Number(process.env.BENCH_SECONDS ?? 5)
+  const rates = (process.env.BENCH_RATES ?? '100,1000,saturation')
+    .split(',')
+    .map((r) => (r === 'saturation' ? r : Number(r)))
+  console.log(`CPU per delivery, ${plan.name} paired with bare node:http — ${benchHeader()}`)
+  console.log(`  (${rounds} rounds, ${seconds} s per leg, each leg on a fresh server after a 1 s warm-up)`)
+  for (const rate of rates) {
+    const ratios: number[] = []
+    const kept: { bare: CpuLegResult; server: CpuLegResult }[] = []
+    let leftOut = 0
+    for (let round = 0; round < rounds; round++) {
+      // Alternate which leg goes first, so a drift in the machine's load falls on both sides.
+      const order: ('bare' | 'server')[] = round % 2 === 0 ? ['bare', 'server'] : ['server', 'bare']
+      const legs: Partial<Record<'bare' | 'server', CpuLegResult>> = {}
+      for (const kind of order) legs[kind] = await cpuLeg(plan, kind, round, rate, seconds)
+      const { bare, server } = legs as { bare: CpuLegResult; server: CpuLegResult }
+      if (Math.max(bare.senderShare, server.senderShare) > generatorBoundShare) {
+        leftOut++
+        continue
+      }
+      ratios.push(server.us / bare.us)
+      kept.push({ bare, server })
+    }
+    printRate(plan, rate, ratios, leftOut, kept)
+  }
+}
+
+function printRate(
+  plan: CpuMethodPlan,
+  rate: number | 'saturation',
+  ratios: number[],
+  leftOut: number,
+  kept: { bare: CpuLegResult; server: CpuLegResult }[],
+): void {
+  const label = rate === 'saturation' ? 'at saturation' : `at ${rate.toLocaleString('en-US')}/s`
+  const med = (pick: (r: { bare: CpuLegResult; server: CpuLegResult }) => number) =>
+    kept.length ? fmt(median(kept.map(pick))) : '—'
+  const t = plan.targets ?? {}
+  const target =
+    rate === 1000 && t.at1000
+      ? ` (target ≤ ${t.at1000}×${t.goal1000 ? `, goal ${t.goal1000}×` : ''})`
+      : rate === 'saturation' && t.saturation
+        ? ` (target ≤ ${t.saturation}×)`
+        : ''
+  console.log(
+    `  ${label.padEnd(16)} ${plan.name} ${med((r) => r.server.us)} µs, bare ${med((r) => r.bare.us)} µs per delivery → ${pairedRatio(ratios, leftOut)}${target}`,
+  )
+  for (const { bare, server } of kept) {
+    const latency =
+      server.p99 === null
+        ? `${fmt(server.rate)}/s achieved (bare ${fmt(bare.rate)}/s)`
+        : `p99 ${fmt(server.p99, 2)} ms${rate === 1000 ? ` (target ≤ 25 ms) ${server.p99 <= 25 ? 'OK' : 'MISSED'}` : ''} (bare ${fmt(bare.p99 ?? 0, 2)} ms)`
+    const little =
+      server.meanMs !== null && server.meanInFlight !== null
+        ? `; ${littlesLaw(server.rate, server.meanMs, server.meanInFlight)}`
+        : ''
+    console.log(`    round: ${plan.name} ${server.detail}`)
+    console.log(`      bare ${bare.detail}`)
+    console.log(
+      `      ${latency}; sender core ${fmt(server.senderShare * 100)} % / ${fmt(bare.senderShare * 100)} % (server/bare legs), machine ${fmt(server.machineShare * 100)} %${server.machineShare > 0.95 ? ' (saturated: not a quiet run)' : ''}${little}`,
+    )
+  }
+}
+
+/** CPU time (ms) of each of this process's threads, from /proc (clock ticks of 10 ms), keyed by
+ * the thread's name: the main thread parses, verifies and answers every delivery, the commit
+ * worker commits, V8's helpers collect garbage. */
+export function threadCpuMs(): Record<string, number> {
+  const threads: Record<string, number> = {}
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+      const name =
+        tid === String(process.pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const key = threads[name] === undefined ? name : `${name}#${tid}`
+      threads[key] = (Number(fields[11]) + Number(fields[12])) * 10
+    }
+  } catch {
+    // Not Linux: no breakdown.
+  }
+  return threads
 }

@@ -23,6 +23,7 @@ import { createMemoryStore } from '../src/main/secrets'
 import { signBody } from '../src/main/webhooks'
 import { unwrap } from '../src/shared/result'
 import { median } from './stats'
+import { runCpuMethod, threadCpuMs } from './cpu-method'
 
 const secret = 'whsec_bench_0123456789abcdef'
 const self = fileURLToPath(import.meta.url)
@@ -71,7 +72,7 @@ async function backendChild(targetUrl: string, events: string): Promise<void> {
   process.on('message', (m) => {
     if (m === 'status') process.send!({ forward: backend.services.forward.status() })
     // CPU of the whole back end (listener, commit worker, forward worker), for the cost per event.
-    if (m === 'cpu') process.send!({ cpu: process.cpuUsage() })
+    if (m === 'cpu') process.send!({ cpu: process.cpuUsage(), threads: threadCpuMs() })
   })
   process.on(
     'SIGTERM',
@@ -79,6 +80,23 @@ async function backendChild(targetUrl: string, events: string): Promise<void> {
       void backend.close().then(() => (rmSync(dataDir, { recursive: true, force: true }), process.exit(0))),
   )
   process.send!({ url: backend.services.webhooks.address().url })
+}
+
+/** The baseline: node:http reading the body and answering 200, nothing else. */
+async function bareChild(): Promise<void> {
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': 2 })
+      res.end('{}')
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  process.on('message', (m) => {
+    if (m === 'cpu') process.send!({ cpu: process.cpuUsage() })
+  })
+  process.on('SIGTERM', () => process.exit(0))
+  process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })
 }
 
 // ── sender ───────────────────────────────────────────────────────────────────────────────────
@@ -170,9 +188,58 @@ const pct = (values: number[], q: number) => {
 }
 const f = (n: number, d = 2) => n.toFixed(d)
 
+/** Waits until the back end's forward outbox is empty (false after 60 s). */
+async function outboxDrained(child: ChildProcess): Promise<boolean> {
+  const started = performance.now()
+  for (;;) {
+    const { forward } = await ask<{ forward: { targets: { pending: number }[] } }>(child, 'status')
+    if (forward.targets[0]!.pending === 0) return true
+    if (performance.now() - started > 60_000) return false
+    await new Promise((res) => setTimeout(res, 100))
+  }
+}
+
+/** BENCH_ONLY=cpu: the back end with one target (every event forwarded) — its CPU per accepted
+ * delivery, the forwarding included (each leg waits for the outbox to drain before reading it) —
+ * at fixed offered rates and at saturation, paired with the bare server (bench/cpu-method.ts). */
+async function cpuMethod(appUrl: string): Promise<void> {
+  await runCpuMethod({
+    name: 'back end + forward',
+    concurrency,
+    async start(kind) {
+      const { child, ready } = await startChild(
+        kind === 'bare' ? ['--bare'] : ['--backend', appUrl, 'funding.*'],
+      )
+      const agent = new Agent({ keepAlive: true, maxSockets: 256 })
+      let drained = true
+      return {
+        send: () => post(agent, ready.url as string),
+        async cpu() {
+          const { cpu, threads } = await ask<{ cpu: NodeJS.CpuUsage; threads?: Record<string, number> }>(
+            child,
+            'cpu',
+          )
+          return { ms: (cpu.user + cpu.system) / 1000, parts: threads ?? {} }
+        },
+        settle: async () => void (kind === 'server' && (drained = await outboxDrained(child))),
+        note: async () => (drained ? '' : 'THE OUTBOX DID NOT DRAIN IN 60 s'),
+        async stop() {
+          agent.destroy()
+          await stop(child)
+        },
+      }
+    },
+  })
+}
+
 async function main(): Promise<void> {
   const app = await startChild(['--app'])
   const appUrl = `http://127.0.0.1:${app.ready.port as number}/hook`
+  if (process.env.BENCH_ONLY === 'cpu') {
+    await cpuMethod(appUrl)
+    await stop(app.child)
+    return
+  }
 
   console.log(
     `bench:forward — ${rounds} alternating rounds of ${roundSeconds} s, ${concurrency} deliveries in flight`,
@@ -256,5 +323,6 @@ async function main(): Promise<void> {
 
 const [mode, a, b] = process.argv.slice(2)
 if (mode === '--app') void appChild()
+else if (mode === '--bare') void bareChild()
 else if (mode === '--backend') void backendChild(a!, b!)
 else void main()

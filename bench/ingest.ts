@@ -14,7 +14,7 @@
  */
 import { fork } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { Agent, createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -29,7 +29,7 @@ import { createEventStore, signBody } from '../src/main/webhooks'
 import { createCommitTransaction } from '../src/main/webhooks/commit-transaction'
 import { eventParams } from '../src/main/webhooks/store'
 import { parseEnvelope } from '../src/main/webhooks/verify'
-import { inThreadCommitter, workerCommitter } from '../src/main/webhooks/committer'
+import { defaultGrouping, inThreadCommitter, workerCommitter } from '../src/main/webhooks/committer'
 import { createBatchedPublisher, createIngest } from '../src/main/webhooks/ingest'
 import { startListener } from '../src/main/webhooks/listener'
 import type { SecretsCache } from '../src/main/webhooks/secrets-cache'
@@ -37,14 +37,7 @@ import { eventTypes, groupOf } from '../src/shared/events'
 import { unwrap } from '../src/shared/result'
 import { LatencyWindow } from '../src/main/webhooks/stats'
 import { median } from './stats'
-import {
-  benchHeader,
-  generatorBoundShare,
-  littlesLaw,
-  machineMeter,
-  pairedRatio,
-  senderMeter,
-} from './cpu-method'
+import { runCpuMethod, threadCpuMs } from './cpu-method'
 
 const secret = 'whsec_bench_0123456789abcdef'
 const self = fileURLToPath(import.meta.url)
@@ -60,26 +53,6 @@ function answerCpu(): void {
     const { user, system } = process.cpuUsage()
     process.send!({ cpuMs: (user + system) / 1000, systemMs: system / 1000, threads: threadCpuMs() })
   })
-}
-
-/** CPU time (ms) of each of this process's threads, from /proc (clock ticks of 10 ms), keyed by
- * the thread's name: the main thread parses, verifies and answers every delivery, the commit
- * worker commits, V8's helpers collect garbage. */
-function threadCpuMs(): Record<string, number> {
-  const threads: Record<string, number> = {}
-  try {
-    for (const tid of readdirSync('/proc/self/task')) {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
-      const name =
-        tid === String(process.pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      const key = threads[name] === undefined ? name : `${name}#${tid}`
-      threads[key] = (Number(fields[11]) + Number(fields[12])) * 10
-    }
-  } catch {
-    // Not Linux: no breakdown.
-  }
-  return threads
 }
 
 // ── child: one of the two servers ────────────────────────────────────────────────────────────
@@ -158,7 +131,16 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
     const inner =
       process.env.BENCH_COMMITTER === 'thread'
         ? inThreadCommitter(db)
-        : workerCommitter(db.name, { batchIntervalMs })
+        : workerCommitter(db.name, {
+            batchIntervalMs,
+            // BENCH_GROUPING=off: each group goes as soon as the worker takes it (before issue 35);
+            // BENCH_GROUPING=MS: the longest a group gathers (the adaptive window's cap).
+            ...(process.env.BENCH_GROUPING === 'off'
+              ? { grouping: null }
+              : process.env.BENCH_GROUPING
+                ? { grouping: { ...defaultGrouping, maxWaitMs: Number(process.env.BENCH_GROUPING) } }
+                : {}),
+          })
     const committer: typeof inner = {
       async commit(events, rejections) {
         const started = performance.now()
@@ -169,8 +151,9 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
       },
       alive: (run, at) => inner.alive(run, at),
       close: () => inner.close(),
-      // As the committer it wraps: one call at a time to the commit worker.
+      // As the committer it wraps: one call at a time to the commit worker, grouped as it says.
       callsAtOnce: inner.callsAtOnce,
+      ...(inner.grouping && { grouping: inner.grouping }),
     }
     // As in the app: committed events are pushed in ~150 ms batches, serialised as SSE would.
     const publisher = createBatchedPublisher((payload) => void JSON.stringify(payload))
@@ -665,139 +648,32 @@ function commitPart(dataDir: string): void {
   )
 }
 
-/** Open loop at a fixed rate, as `latencyAtRate`, also sampling how many deliveries were in flight
- * (for the Little's-law check). */
-async function openLoop(
-  port: number,
-  perSecond: number,
-  seconds: number,
-): Promise<{ latencies: number[]; meanInFlight: number }> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 })
-  const latencies: number[] = []
-  const inFlight = new Set<Promise<void>>()
-  let samples = 0
-  let inFlightSum = 0
-  const start = performance.now()
-  const total = Math.round(perSecond * seconds)
-  let sent = 0
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * perSecond))
-    for (; sent < due; sent++) {
-      const t0 = performance.now()
-      const request: Promise<void> = post(agent, port).then((status) => {
-        if (status !== 200) throw new Error(`answered ${status}`)
-        latencies.push(performance.now() - t0)
-        inFlight.delete(request)
-      })
-      inFlight.add(request)
-    }
-    samples++
-    inFlightSum += inFlight.size
-    await new Promise((r) => setTimeout(r, 1))
-  }
-  await Promise.all(inFlight)
-  agent.destroy()
-  return { latencies: latencies.sort((a, b) => a - b), meanInFlight: inFlightSum / Math.max(1, samples) }
-}
-
-interface CpuLeg {
-  us: number
-  senderShare: number
-  machineShare: number
-  rate: number
-  p99: number | null
-  meanMs: number | null
-  meanInFlight: number | null
-}
-
-/** One leg of one round: a fresh server, a warm-up, then the measured stretch. */
-async function cpuLeg(
-  kind: Kind,
-  dir: string,
-  rate: number | 'saturation',
-  seconds: number,
-): Promise<CpuLeg> {
-  const { child, port } = await startLeg(kind, dir)
-  try {
-    await latencyAtRate(port, 500, 1) // warm-up, not counted
-    const sender = senderMeter()
-    const machine = machineMeter()
-    const before = await cpuMsOf(child)
-    const started = performance.now()
-    let deliveries: number
-    let latencies: number[] | null = null
-    let meanInFlight: number | null = null
-    if (rate === 'saturation') deliveries = (await throughput(port)).done
-    else {
-      const run = await openLoop(port, rate, seconds)
-      latencies = run.latencies
-      meanInFlight = run.meanInFlight
-      deliveries = latencies.length
-    }
-    const wallS = (performance.now() - started) / 1000
-    const spent = cpuPerDelivery(before, await cpuMsOf(child), deliveries)
-    const mean = latencies ? latencies.reduce((a, b) => a + b, 0) / latencies.length : null
-    return {
-      us: spent.us,
-      senderShare: sender.stop(),
-      machineShare: machine.stop(),
-      rate: deliveries / wallS,
-      p99: latencies ? quantile(latencies, 0.99) : null,
-      meanMs: mean,
-      meanInFlight,
-    }
-  } finally {
-    await stopChild(child)
-  }
-}
-
 /** Server CPU per accepted delivery at fixed offered rates and at saturation, the listener paired
- * with the bare server in alternating rounds (issue 35's method, docs/benchmarks.md). */
+ * with the bare server in alternating rounds (issue 35's method, bench/cpu-method.ts). */
 async function cpuPart(dataDir: string): Promise<void> {
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
-  const seconds = Number(process.env.BENCH_SECONDS ?? 5)
-  console.log(`CPU per delivery, paired rounds — ${benchHeader()}`)
-  const rates: (number | 'saturation')[] = [100, 1000, 'saturation']
-  for (const rate of rates) {
-    const ratios: number[] = []
-    const kept: { bare: CpuLeg; listener: CpuLeg }[] = []
-    let leftOut = 0
-    for (let round = 0; round < rounds; round++) {
-      // Alternate which leg goes first, so a drift in the machine's load falls on both sides.
-      const order: Kind[] = round % 2 === 0 ? ['bare', 'listener'] : ['listener', 'bare']
-      const legs: Partial<Record<Kind, CpuLeg>> = {}
-      for (const kind of order)
-        legs[kind] = await cpuLeg(kind, join(dataDir, `cpu-${kind}-${rate}-${round}`), rate, seconds)
-      const { bare, listener } = legs as { bare: CpuLeg; listener: CpuLeg }
-      if (Math.max(bare.senderShare, listener.senderShare) > generatorBoundShare) {
-        leftOut++
-        continue
+  await runCpuMethod({
+    name: 'listener',
+    targets: { at1000: 2.5, goal1000: 2, saturation: 2.2 },
+    concurrency,
+    async start(kind, round, rate) {
+      const leg: Kind = kind === 'bare' ? 'bare' : 'listener'
+      const { child, port } = await startLeg(leg, join(dataDir, `cpu-${leg}-${rate}-${round}`))
+      const agent = new Agent({ keepAlive: true, maxSockets: 256 })
+      return {
+        send: () => post(agent, port),
+        async cpu() {
+          const r = await cpuMsOf(child)
+          return { ms: r.total, parts: { ...r.threads, 'of it in the kernel': r.system } }
+        },
+        reset: () => void (leg === 'listener' && child.send('reset')),
+        note: async () => (leg === 'listener' ? (await listenerStats(child))[1]!.split(', ').at(-1)! : ''),
+        async stop() {
+          agent.destroy()
+          await stopChild(child)
+        },
       }
-      ratios.push(listener.us / bare.us)
-      kept.push({ bare, listener })
-    }
-    const label = rate === 'saturation' ? 'at saturation' : `at ${rate.toLocaleString('en-US')}/s`
-    const med = (pick: (r: { bare: CpuLeg; listener: CpuLeg }) => number) =>
-      kept.length ? fmt(median(kept.map(pick)), 0) : '—'
-    console.log(
-      `  ${label.padEnd(16)} listener ${med((r) => r.listener.us)} µs, bare ${med((r) => r.bare.us)} µs per delivery → ${pairedRatio(ratios, leftOut)}` +
-        (rate === 1000 ? ' (target ≤ 2.5×, goal 2×)' : rate === 'saturation' ? ' (target ≤ 2.2×)' : ''),
-    )
-    for (const r of kept) {
-      const l = r.listener
-      const latency =
-        l.p99 === null
-          ? `${fmt(l.rate, 0)}/s achieved`
-          : `p99 ${fmt(l.p99, 2)} ms${rate === 1000 ? ` (target ≤ 25 ms) ${l.p99 <= 25 ? 'OK' : 'MISSED'}` : ''}`
-      const little =
-        l.meanMs !== null && l.meanInFlight !== null
-          ? `; ${littlesLaw(l.rate, l.meanMs, l.meanInFlight)}`
-          : ''
-      console.log(
-        `    round: ${latency}; sender core ${fmt(l.senderShare * 100, 0)} % / ${fmt(r.bare.senderShare * 100, 0)} % (listener/bare legs), machine ${fmt(l.machineShare * 100, 0)} %${l.machineShare > 0.95 ? ' (saturated: not a quiet run)' : ''}${little}`,
-      )
-    }
-  }
+    },
+  })
 }
 
 async function main(): Promise<void> {

@@ -36,6 +36,8 @@ import { startCluster } from '../test/support/postgres-cluster'
 import type { PrivateCluster } from '../test/support/postgres-cluster'
 import { startFollowingConsole } from '../test/support/following-console'
 import { median } from './stats'
+import { runCpuMethod } from './cpu-method'
+import type { CpuReading } from './cpu-method'
 import { seedCatchUpEvents } from './seed'
 
 const secret = 'whsec_bench_relay_0123456789'
@@ -599,6 +601,51 @@ async function followers(
   }
 }
 
+/** BENCH_ONLY=cpu: the relay + PostgreSQL's CPU per accepted delivery at fixed offered rates and
+ * at saturation, paired with the bare server (issue 35's method, bench/cpu-method.ts). Each relay
+ * leg gets a fresh relay process and a fresh database; PostgreSQL's CPU is all of its processes'. */
+async function cpuMethod(cluster: PrivateCluster): Promise<void> {
+  const workUrl = cluster.createDatabase('work')
+  cluster.psql('work', 'CREATE EXTENSION pg_stat_statements')
+  const db = new pg.Client({ connectionString: workUrl })
+  await db.connect()
+  try {
+    await runCpuMethod({
+      name: 'relay + PostgreSQL',
+      targets: { at1000: 3 },
+      concurrency,
+      async start(kind, round, rate) {
+        const url = kind === 'server' ? cluster.createDatabase(`cpu_${round}_${rate}`) : ''
+        const { child, port } = await startChild(kind === 'bare' ? 'bare' : 'relay', url)
+        let work: Work | null = null
+        return {
+          send: () => post(port),
+          async cpu(): Promise<CpuReading> {
+            const own = await relayCpuMs(child)
+            if (kind === 'bare') return { ms: own, parts: {} }
+            const postgres = cpuMsOf(cluster.pids())
+            return { ms: own + postgres, parts: { relay: own, PostgreSQL: postgres } }
+          },
+          reset: async () => void (kind === 'server' && (work = await workOf(db))),
+          async note() {
+            if (!work) return ''
+            const after = await workOf(db)
+            const group = (after.rows - work.rows) / Math.max(1, after.groups - work.groups)
+            return `PostgreSQL mean group ${group.toFixed(1)} deliveries`
+          },
+          async stop() {
+            const exited = new Promise((r) => child.once('exit', r))
+            child.kill('SIGTERM')
+            await exited
+          },
+        }
+      },
+    })
+  } finally {
+    await db.end()
+  }
+}
+
 async function main(): Promise<void> {
   // pg_stat_statements: the group statements' count and rows (the mean group), per leg.
   const { cluster, stop } = await startCluster({
@@ -615,6 +662,10 @@ async function main(): Promise<void> {
       console.log(
         `ingest p99 at 250/s, no followers ${f.none.toFixed(1)} ms; 100 followers ${f.hundred.toFixed(1)} ms   ratio ${(f.hundred / f.none).toFixed(2)} (target ≤ 1.5); relay CPU ${f.cpuRatio.toFixed(2)}×; relay RSS ${f.rssMb.toFixed(0)} MB${f.failed ? `; ${f.failed} not answered 200` : ''}`,
       )
+      return
+    }
+    if (process.env.BENCH_ONLY === 'cpu') {
+      await cpuMethod(cluster)
       return
     }
     const url = cluster.createDatabase('bench')

@@ -2,7 +2,8 @@ import { join } from 'node:path'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
 import { silentLogger } from '../../../src/main/log'
-import { createBatchedPublisher, createIngest } from '../../../src/main/webhooks/ingest'
+import fc from 'fast-check'
+import { createBatchedPublisher, createIngest, groupWindowMs } from '../../../src/main/webhooks/ingest'
 import { inThreadCommitter, workerCommitter } from '../../../src/main/webhooks/committer'
 import type { Committer } from '../../../src/main/webhooks/committer'
 import { createEventStore } from '../../../src/main/webhooks'
@@ -169,5 +170,100 @@ describe('group commit', () => {
     expect(published).toHaveLength(1)
     expect(published[0]!.omitted).toBe(16)
     expect(published[0]!.events.map((e) => e.id).at(-1)).toBe('evt_25')
+  })
+})
+
+describe('group commit adapted to the offered rate', () => {
+  const tempDir = useTempDir()
+  const grouping = { maxWaitMs: 5, targetPerCommit: 32 }
+
+  /** Deliveries one per `gapMs` of fake time into a grouping committer; each call's size and how
+   * long (fake ms) its first delivery had waited when the call was made. */
+  async function offer(count: number, gapMs: number): Promise<{ size: number; waitedMs: number }[]> {
+    vi.useFakeTimers()
+    onTestFinished(() => void vi.useRealTimers())
+    const db = unwrap(openDatabase(join(tempDir(), 'watchdesk.db')))
+    onTestFinished(() => void db.close())
+    const inThread = inThreadCommitter(db)
+    const arrivals = new Map<string, number>()
+    const calls: { size: number; waitedMs: number }[] = []
+    const grouped: Committer = {
+      ...inThread,
+      callsAtOnce: 1,
+      grouping,
+      commit: (batch, r) => {
+        calls.push({ size: batch.length, waitedMs: Date.now() - arrivals.get(batch[0]!.id)! })
+        return inThread.commit(batch, r)
+      },
+    }
+    const ingest = createIngest(grouped, silentLogger, () => {}, undefined, { now: () => Date.now() })
+    const outcomes: ReturnType<typeof ingest.commit>[] = []
+    for (let i = 0; i < count; i++) {
+      arrivals.set(`evt_${i}`, Date.now())
+      outcomes.push(ingest.commit(incoming(`evt_${i}`)))
+      await vi.advanceTimersByTimeAsync(gapMs)
+    }
+    await vi.runAllTimersAsync()
+    expect((await Promise.all(outcomes)).every((o) => o.ok)).toBe(true)
+    expect(calls.reduce((n, c) => n + c.size, 0)).toBe(count)
+    return calls
+  }
+
+  it('shares a transaction among the deliveries of a few ms at 1,000/s, none held longer than the longest wait', async () => {
+    const calls = await offer(300, 1)
+    // Once the rate is known (the first ~50), groups of about maxWaitMs worth of deliveries.
+    const later = calls.slice(-30)
+    expect(later.reduce((n, c) => n + c.size, 0) / later.length).toBeGreaterThanOrEqual(4)
+    expect(Math.max(...calls.map((c) => c.waitedMs))).toBeLessThanOrEqual(grouping.maxWaitMs + 1)
+  })
+
+  it('sends each delivery at once at a low rate (one per 50 ms): waiting would save nothing', async () => {
+    const calls = await offer(40, 50)
+    expect(calls.map((c) => c.size)).toEqual(Array(40).fill(1))
+    expect(Math.max(...calls.map((c) => c.waitedMs))).toBe(0)
+  })
+
+  it('sends a full group (targetPerCommit) at once, without waiting out its window', async () => {
+    vi.useFakeTimers()
+    onTestFinished(() => void vi.useRealTimers())
+    const db = unwrap(openDatabase(join(tempDir(), 'watchdesk.db')))
+    onTestFinished(() => void db.close())
+    const inThread = inThreadCommitter(db)
+    const sizes: number[] = []
+    const grouped: Committer = {
+      ...inThread,
+      grouping,
+      commit: (batch, r) => (sizes.push(batch.length), inThread.commit(batch, r)),
+    }
+    // 0.1 ms apart on the grouping's clock (a 3.1 ms window), while the timers' clock stands still:
+    // only a full group can go.
+    let clock = 0
+    const ingest = createIngest(grouped, silentLogger, () => {}, undefined, { now: () => clock })
+    const outcomes: ReturnType<typeof ingest.commit>[] = []
+    for (let i = 0; i < 400; i++) {
+      clock += 0.1
+      outcomes.push(ingest.commit(incoming(`evt_full_${i}`)))
+      await vi.advanceTimersByTimeAsync(0)
+    }
+    expect(sizes.slice(-5)).toEqual(Array(5).fill(grouping.targetPerCommit))
+    await vi.runAllTimersAsync()
+    expect((await Promise.all(outcomes)).every((o) => o.ok)).toBe(true)
+  })
+
+  it('makes groups that grow with the rate, up to the target, within the longest wait', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.001, max: 2_000, noNaN: true }),
+        fc.double({ min: 0.001, max: 2_000, noNaN: true }),
+        (a, b) => {
+          const [fast, slow] = a < b ? [a, b] : [b, a]
+          const group = (gap: number) => groupWindowMs(gap, grouping) / gap
+          expect(groupWindowMs(fast, grouping)).toBeLessThanOrEqual(grouping.maxWaitMs)
+          expect(group(fast)).toBeGreaterThanOrEqual(group(slow) - 1e-9)
+          expect(group(fast)).toBeLessThanOrEqual(grouping.targetPerCommit - 1 + 1e-9)
+          if (slow >= grouping.maxWaitMs) expect(groupWindowMs(slow, grouping)).toBe(0)
+        },
+      ),
+    )
   })
 })

@@ -3,7 +3,6 @@ import { join } from 'node:path'
 import { app, dialog, ipcMain, Menu, Notification, session, shell } from 'electron'
 import type { BrowserWindow, MenuItemConstructorOptions, WebContents } from 'electron'
 import { resolveDataDir } from './config'
-import { startBackend } from './backend'
 import type { Backend } from './backend'
 import { createFileLogger, createLogger, guardStderr, openLogFile } from './log'
 import type { LogFile, Logger } from './log'
@@ -215,7 +214,9 @@ async function start(): Promise<void> {
   )
   mainWindow = openWindow()
   const [result, trayHost] = await Promise.all([
-    startBackend({ dataDir, shell: 'electron', log }),
+    // Imported once the window is open: the back end (with the metrics libraries, zod and every
+    // capability) is most of the main bundle, and the window shows "starting" meanwhile.
+    import('./backend').then(({ startBackend }) => startBackend({ dataDir, shell: 'electron', log })),
     trayHostAvailable(process.platform, process.env),
   ])
   if (!result.ok) return failStart(result.error.message)

@@ -26,10 +26,7 @@ import { formatTable } from './io'
 import type { CliIo } from './io'
 
 export function registerAlerts(program: Command, ctx: CliContext): void {
-  const alerts = program
-    .command('alerts')
-    .summary('alert channels')
-    .description('Alert channels (alerts.channels).')
+  const alerts = program.command('alerts').description('Alert channels (alerts.channels).')
   const test = withCommon(alerts.command('test'))
     .summary('send a test alert')
     .description(

@@ -12,7 +12,6 @@ import type { CliIo } from './io'
 /** `watchdesk backup FILE` and `watchdesk restore FILE` (docs/storage.md). */
 export function registerBackup(program: Command, ctx: CliContext): void {
   const backup = withCommon(program.command('backup'))
-    .summary("copy a running console's or SQLite relay's database and config into one file")
     .description(
       "A consistent copy of the data dir's database (SQLite's online backup, taken while watchdesk runs) " +
         'with its config.json, in one SQLite file. Secrets are not in it: they stay in the OS keychain or ' +
@@ -27,7 +26,6 @@ export function registerBackup(program: Command, ctx: CliContext): void {
   example(backup, 'watchdesk backup ~/watchdesk-$(date +%F).backup')
 
   const restore = withCommon(program.command('restore'))
-    .summary('restore a backup into an empty data dir')
     .description(
       'Writes the database and config.json of a backup into an empty (or new) data dir. Secrets are not in ' +
         'a backup: set them again on the new machine (watchdesk keys set, or the WATCHDESK_* environment); ' +

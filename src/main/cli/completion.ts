@@ -361,7 +361,6 @@ const scripts = { bash: bashScript, zsh: zshScript, fish: fishScript }
 export function registerCompletion(program: Command, ctx: CliContext): void {
   const command = program
     .command('completion')
-    .summary('print a shell completion script (bash, zsh or fish)')
     .description(
       'Prints a completion script for the shell, generated from the command tree: commands, flags, every choice a flag takes, event types, chain ids, files and folders for path options.',
     )

@@ -17,7 +17,6 @@ interface GetOptions extends CommonOptions {
 export function registerConfig(program: Command, ctx: CliContext): void {
   const config = program
     .command('config')
-    .summary('get, set and unset config.json keys')
     .description(
       'Read and change config.json in the data dir through the same writer and schema as the console (a running console applies the change at once). Keys are dotted: listener.port, chains.1.slug.',
     )

@@ -17,7 +17,6 @@ interface DoctorOptions extends CommonOptions {
 
 export function registerDoctor(program: Command, ctx: CliContext): void {
   const doctor = withCommon(program.command('doctor'))
-    .summary('check this machine: Node, keychain, data dir, config, ports, service, nodes, relays')
     .description(
       'Checks what watchdesk needs, each line ok, warn or fail with the fix: Node.js 22 (and where one is installed), the OS keychain (with the lines that start one without a desktop session), the data dir and its modes, config validity, the console and listener ports, the payments API with the active key and its scopes per feature, node access, the public URL, relay sources, and the stores given with --store. Exit 0 when nothing failed (warnings included), 1 when a line failed.',
     )

@@ -1,24 +1,8 @@
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Command } from 'commander'
-import { eventJson } from '../../shared/events/json'
-import { eventTypeInfo, eventTypes } from '../../shared/events'
-import { didYouMean } from '../../shared/suggest'
-import { databaseFileName, openDatabase } from '../db'
-import type { Database } from '../db'
-import { createEventStore } from '../webhooks'
-import type { EventStore } from '../webhooks'
-import { eventsFromStore } from './relay'
-import { registerReplay } from './replay'
-import type { CliContext, CommonOptions } from './common'
-import { dataDirOf, example, positiveInt, withCommon } from './common'
-import { exitCodes, failure } from './exit'
-import { eventTableRow, eventsTable } from './event-table'
-import { inert } from './inert'
-import { pause } from './io'
-import type { CliIo } from './io'
+import type { CliContext, CommonOptions } from './declare'
+import { example, parsesOwnArguments, positiveInt, withCommon } from './declare'
 
-interface EventsOptions extends CommonOptions {
+export interface EventsOptions extends CommonOptions {
   type?: string[]
   limit: number
   follow?: boolean
@@ -28,7 +12,6 @@ interface EventsOptions extends CommonOptions {
 
 export function registerEvents(program: Command, ctx: CliContext): void {
   const events = withCommon(program.command('events'))
-    .summary('list stored webhook events; --follow for new ones')
     .description(
       'List stored webhook events, newest first; --follow prints new ones as they are stored (until Ctrl-C).',
     )
@@ -37,7 +20,10 @@ export function registerEvents(program: Command, ctx: CliContext): void {
     .option('--follow', 'keep running and print each new event as it is stored (oldest first)')
     .option('--interval <ms>', 'how often --follow looks for new events', positiveInt('interval', 50), 500)
     .option('--store <url>', "read a relay's store instead: sqlite:PATH or postgres://…")
-    .action(async (options: EventsOptions) => ctx.exit(await runEvents(options, ctx.io)))
+    .action(async (options: EventsOptions) => {
+      const { runEvents } = await import('./events-run')
+      ctx.exit(await runEvents(options, ctx.io))
+    })
   registerReplay(events, ctx)
   example(
     events,
@@ -47,109 +33,28 @@ export function registerEvents(program: Command, ctx: CliContext): void {
   )
 }
 
-async function runEvents(options: EventsOptions, io: CliIo): Promise<number> {
-  // Unknown types may be stored (a newer service), so a typo is a note, not a refusal.
-  for (const type of options.type ?? [])
-    if (!eventTypeInfo(type))
-      io.err(
-        `watchdesk events: "${type}" is not a known event type.${didYouMean(
-          type,
-          eventTypes.map((t) => t.type),
-        )}`,
-      )
-  if (options.store)
-    return eventsFromStore(
-      { store: options.store, types: options.type, limit: options.limit, json: options.json === true },
-      io,
+/** `events replay`, declared for help and usage errors; `replayCommand` parses its own arguments. */
+function registerReplay(events: Command, ctx: CliContext): void {
+  const command = withCommon(events.command('replay'))
+    .summary('send stored events again through the forward outbox')
+    .description(
+      'Send stored events again through the forward outbox (each attempt recorded): by id, or a filtered set. Above 100 events it asks first (--yes answers). A running serve or listen with the same target retries what fails here.',
     )
-  const dataDir = dataDirOf(options, io)
-  const file = join(dataDir, databaseFileName)
-  if (!existsSync(file))
-    return failure(
-      io,
-      'events',
-      `${dataDir} holds no database yet: start watchdesk (serve or the app) there first, or pass --data-dir.`,
-      exitCodes.cannotRun,
+    .argument('[ids...]', 'event ids (evt_…)')
+    .option('--to <url>', 'send to this URL')
+    .option('--target <name>', 'send to this forward target (forward.targets)')
+    .option('--type <type...>', 'every stored event of these types')
+    .option('--since <iso>', 'received at or after this time')
+    .option('--until <iso>', 'received before this time')
+    .option('--yes', 'answer yes to the confirmation above 100 events')
+    .action(
+      parsesOwnArguments(ctx, 'replay', async (args, io) =>
+        (await import('./replay')).replayCommand(args, io),
+      ),
     )
-  // Read-only and lock-free: the console may be running and writing (WAL lets readers in).
-  const db = openDatabase(file, { readonly: true })
-  if (!db.ok) return failure(io, 'events', db.error.message, exitCodes.cannotRun)
-  try {
-    const store = createEventStore(db.value)
-    if (options.follow) return await follow(db.value, store, options, io)
-    const types = options.type
-    const limit = Math.min(options.limit, 100_000)
-    if (options.json) {
-      store.forEachForExport(types ? { types } : {}, limit, (event) =>
-        io.out(JSON.stringify(eventJson(event))),
-      )
-      return exitCodes.ok
-    }
-    const { rows } = store.list(types ? { types } : {}, undefined, limit)
-    io.out(eventsTable(rows, types))
-    return exitCodes.ok
-  } finally {
-    db.value.close()
-  }
-}
-
-/** How far back `--follow` watches for a conflict on an event it already printed (by seq). */
-const conflictWindow = 10_000
-
-/** New rows by their sequence number, oldest first, until Ctrl-C. Each event is one write, so an
- * interrupt never leaves half a line. A conflicting redelivery (here or synced from a relay) of one
- * of the last 10,000 events prints that event again, with its new conflict count: a range of the
- * primary key, so watching costs no scan of the table. */
-async function follow(db: Database, store: EventStore, options: EventsOptions, io: CliIo): Promise<number> {
-  const interrupted: { value: boolean; wake?: () => void } = { value: false }
-  const stopListening = io.onInterrupt?.(() => {
-    interrupted.value = true
-    interrupted.wake?.()
-  })
-  const types = options.type ? new Set(options.type) : null
-  const newer = db.prepare('SELECT id, seq FROM events WHERE seq > ? ORDER BY seq LIMIT 1000')
-  const conflicted = db.prepare(
-    'SELECT id, seq, conflicts FROM events WHERE seq > ? AND seq <= ? AND conflicts > 0 ORDER BY seq',
+  example(
+    command,
+    'watchdesk events replay evt_123 --to http://localhost:3000/hook',
+    'watchdesk events replay --type funding.completed --since 2026-11-20T00:00:00Z --target app --yes',
   )
-  let last = (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number }).seq
-  // The conflict count each watched event was last printed with (or had when the follow started).
-  const printedConflicts = new Map<number, number>()
-  for (const row of conflicted.all(last - conflictWindow, last) as { seq: number; conflicts: number }[])
-    printedConflicts.set(row.seq, row.conflicts)
-  const print = (id: string) => {
-    const event = store.get(id)
-    if (!event) return
-    printedConflicts.set(event.seq, event.conflicts)
-    if (types && !types.has(event.type)) return
-    if (options.json) io.out(JSON.stringify(eventJson(event)))
-    else
-      io.out(
-        eventTableRow(event)
-          .map((c) => (c === null ? '—' : inert(String(c))))
-          .join('  '),
-      )
-  }
-  // On stderr, so JSON lines stay clean; it also tells a script that the follow has started.
-  io.err(`following new events in ${db.name} (Ctrl-C ends)`)
-  try {
-    while (!interrupted.value) {
-      const rows = newer.all(last) as { id: string; seq: number }[]
-      for (const row of rows) {
-        last = row.seq
-        print(row.id)
-      }
-      for (const row of conflicted.all(last - conflictWindow, last) as {
-        id: string
-        seq: number
-        conflicts: number
-      }[])
-        if ((printedConflicts.get(row.seq) ?? 0) < row.conflicts) print(row.id)
-      for (const seq of printedConflicts.keys())
-        if (seq <= last - conflictWindow) printedConflicts.delete(seq)
-      if (rows.length < 1000) await pause(options.interval, interrupted)
-    }
-    return exitCodes.ok
-  } finally {
-    stopListening?.dispose()
-  }
 }

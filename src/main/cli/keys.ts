@@ -14,7 +14,6 @@ import { liveMarked, paymentsFor, readSecretFromTerminal } from './payments-comm
 export function registerKeys(program: Command, ctx: CliContext): void {
   const keys = program
     .command('keys')
-    .summary('API keys in the OS keychain: set, list, select, remove')
     .description(
       `API keys live only in the OS keychain (account api-key:NAME), shown masked (sk_live_…9f3a). ${validPrefixesSentence} WATCHDESK_API_KEY, when set, is the key "env".`,
     )

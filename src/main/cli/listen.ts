@@ -22,7 +22,6 @@ import { DisposableStore } from '../../shared/disposable'
 /** Declared for help and usage errors; `listenCommand` parses its own arguments (as serve does). */
 export function registerListen(program: Command, ctx: CliContext): void {
   const command = withCommon(program.command('listen'))
-    .summary('the listener, store and forwarder without the console (like stripe listen)')
     .description(
       'The webhook listener, the store and the forwarder without the console: one line per received event (←) and per forward attempt (→). Ctrl-C waits for the attempts under way; queued forwards wait for the next run.',
     )

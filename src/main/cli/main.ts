@@ -4,33 +4,14 @@ import type { CliContext, CliDeps } from './common'
 import { exitCodes } from './exit'
 import { processIo, takeLoggingFlags } from './io'
 import type { CliIo } from './io'
-import { registerServe } from './serve-command'
-import { registerChains } from './chains'
-import { registerKeys } from './keys'
-import { registerWallets } from './wallets'
-import { registerWebhooks } from './webhooks'
-import { registerEvents } from './events'
-import { registerSendTestEvent } from './send-test-event'
-import { registerConfig } from './config'
-import { registerProjectUid } from './project-uid'
-import { registerAlerts } from './alerts'
-import { registerRelay } from './relay'
-import { registerSources } from './sources'
-import { registerListen } from './listen'
-import { registerDoctor } from './doctor'
-import { registerOpenApi } from './openapi'
-import { registerCompletion } from './completion'
-import { registerMcp } from './mcp'
-import { registerBackup } from './backup'
-import { registerStorage } from './storage'
-import { registerStore } from './store'
+import { commandToLoad, declareCommands } from './commands'
 
 export type { CliDeps } from './common'
 
 /** The command line: the same services as the app, without a window. Arguments are parsed by
  * commander (help, suggestions, usage errors); every command ends with one of the exit codes of
- * ./exit.ts. */
-export function buildProgram(ctx: CliContext): Command {
+ * ./exit.ts. The program alone: its commands come from ./commands.ts (declareCommands). */
+export function programWithoutCommands(ctx: CliContext): Command {
   const program = new Command('watchdesk')
     .description('Operator console for a payments API and its blockchain node access, on the command line.')
     .version(version, '-V, --version', 'print the version')
@@ -65,30 +46,6 @@ Exit codes: 0 all good · 1 the check found a problem or the service refused · 
 Example:
   $ watchdesk chains --json | head -1`,
     )
-  for (const register of [
-    registerServe,
-    registerEvents,
-    registerChains,
-    registerWallets,
-    registerWebhooks,
-    registerSendTestEvent,
-    registerKeys,
-    registerProjectUid,
-    registerConfig,
-    registerAlerts,
-    registerRelay,
-    registerSources,
-    registerListen,
-    registerDoctor,
-    registerOpenApi,
-    registerCompletion,
-    registerMcp,
-    registerBackup,
-    registerStorage,
-    registerStore,
-  ]) {
-    register(program, ctx)
-  }
   return program
 }
 
@@ -105,7 +62,9 @@ export async function main(
   const { argv } = taken
   const io: CliIo = { ...givenIo, logging: givenIo.logging ?? taken.logging }
   let code: number | null = null
-  const program = buildProgram({ io, deps, argv, exit: (c) => (code = c) })
+  const ctx: CliContext = { io, deps, argv, exit: (c) => (code = c) }
+  const program = programWithoutCommands(ctx)
+  await declareCommands(program, ctx, commandToLoad(argv))
   try {
     await program.parseAsync(argv, { from: 'user' })
   } catch (error) {

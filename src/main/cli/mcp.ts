@@ -18,7 +18,6 @@ interface McpOptions extends CommonOptions {
  * protocol: nothing else is printed there. */
 export function registerMcp(program: Command, ctx: CliContext): void {
   const command = withCommon(program.command('mcp'), { json: false })
-    .summary('a Model Context Protocol server on stdio (read-only unless --allow-write)')
     .description(
       'Serves the data dir to an MCP client over stdio: search and read events, chains, incidents, the alert log, listener, forwarding and relay sources; the OpenAPI documents as resources. --allow-write adds replay_events and mute_alerts, each recorded in the alert log.',
     )

@@ -13,7 +13,6 @@ const documents = { console: consoleOpenApi, relay: relayOpenApi }
 export function registerOpenApi(program: Command, ctx: CliContext): void {
   const command = program
     .command('openapi')
-    .summary('print the OpenAPI 3.1 document of the console API or the relay sync API')
     .description(
       'The same document `GET /openapi.json` serves on the console port (console) and on the relay’s sync port (relay), generated from the contract. Feed it to a client generator.',
     )

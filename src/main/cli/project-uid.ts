@@ -10,7 +10,6 @@ import { readSecretFromTerminal } from './payments-common'
 export function registerProjectUid(program: Command, ctx: CliContext): void {
   const projectUid = program
     .command('project-uid')
-    .summary('store the node-access project uid in the keychain')
     .description(
       'The node-access project uid (part of every RPC URL), kept in the OS keychain as "project-uid".',
     )

@@ -60,7 +60,6 @@ const storeOf = (options: RelayOptions, io: CliIo) =>
 
 export function registerRelay(program: Command, ctx: CliContext): void {
   const relay = withCommon(program.command('relay'))
-    .summary('always-on receiver: the listener and the sync API over one store (SQLite or PostgreSQL)')
     .description(
       "Headless, always-on receiver: the webhook listener writing into the store, and the sync API consoles follow (GET /sync/events, /sync/stream, /sync/listener with Authorization: Bearer <relay token>). Webhook secrets from this host's keychain or WATCHDESK_WEBHOOK_SECRETS.",
     )

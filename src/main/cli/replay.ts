@@ -1,6 +1,3 @@
-import type { Command } from 'commander'
-import type { CliContext } from './common'
-import { example, parsesOwnArguments, withCommon } from './common'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline/promises'
@@ -24,28 +21,6 @@ import { parseCommandArgs } from './args'
 import { attemptLine } from './attempt-line'
 import { cliLogger } from './io'
 import type { CliIo } from './io'
-
-/** `events replay`, declared for help and usage errors; `replayCommand` parses its own arguments. */
-export function registerReplay(events: Command, ctx: CliContext): void {
-  const command = withCommon(events.command('replay'))
-    .summary('send stored events again through the forward outbox')
-    .description(
-      'Send stored events again through the forward outbox (each attempt recorded): by id, or a filtered set. Above 100 events it asks first (--yes answers). A running serve or listen with the same target retries what fails here.',
-    )
-    .argument('[ids...]', 'event ids (evt_…)')
-    .option('--to <url>', 'send to this URL')
-    .option('--target <name>', 'send to this forward target (forward.targets)')
-    .option('--type <type...>', 'every stored event of these types')
-    .option('--since <iso>', 'received at or after this time')
-    .option('--until <iso>', 'received before this time')
-    .option('--yes', 'answer yes to the confirmation above 100 events')
-    .action(parsesOwnArguments(ctx, 'replay', replayCommand))
-  example(
-    command,
-    'watchdesk events replay evt_123 --to http://localhost:3000/hook',
-    'watchdesk events replay --type funding.completed --since 2026-11-20T00:00:00Z --target app --yes',
-  )
-}
 
 export interface ReplayOptions {
   ids: string[]

@@ -18,7 +18,6 @@ interface SendOptions extends CommonOptions {
 
 export function registerSendTestEvent(program: Command, ctx: CliContext): void {
   const send = withCommon(program.command('send-test-event'))
-    .summary('post a signed sample event to the running listener')
     .description(
       "Sign a sample envelope of TYPE with a configured webhook secret (that endpoint's, or the first one) and post it to the listener: the running watchdesk's actual address (runtime.json in the data dir), else the listener.* config.",
     )

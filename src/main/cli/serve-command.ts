@@ -6,7 +6,6 @@ import { serveCommand } from './serve'
 /** `serve` is declared here for help and usage errors; its own module runs it with its arguments. */
 export function registerServe(program: Command, ctx: CliContext): void {
   const serve = withCommon(program.command('serve'), { json: false })
-    .summary('start the console and the webhook listener')
     .description(
       'Start the console on http://127.0.0.1:7420 (prints the URL with its launch token) and the webhook listener.',
     )

@@ -26,7 +26,6 @@ export interface SourcesCliOptions {
 export function registerSources(program: Command, ctx: CliContext): void {
   const sources = program
     .command('sources')
-    .summary('relays this console follows (add, list, remove)')
     .description(
       'Relays this console follows: it catches up from its last cursor, then follows the live stream. The relay token is read from stdin or a hidden prompt (never an argument) and kept in the keychain as source-token:NAME; the URL goes to sources.NAME.url in config.json.',
     )

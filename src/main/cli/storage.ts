@@ -16,7 +16,6 @@ import type { CliIo } from './io'
 /** `watchdesk storage`: disk use of the data dir, read while the console or relay runs. */
 export function registerStorage(program: Command, ctx: CliContext): void {
   const storage = withCommon(program.command('storage'))
-    .summary('disk use: data dir, database, events stored, oldest event, free space')
     .description(
       'Disk use of the data dir (read-only, while watchdesk runs): its size, the database size, events ' +
         'stored, the oldest event and the free space; exit 1 with a warning when free space is below ' +

@@ -9,7 +9,7 @@ import type { CliIo } from './io'
 
 /** `watchdesk store copy --from sqlite:PATH --to postgres://…` and back (docs/storage.md). */
 export function registerStore(program: Command, ctx: CliContext): void {
-  const store = program.command('store').summary('move a history between stores')
+  const store = program.command('store')
   const copy = store
     .command('copy')
     .summary("copy events between a SQLite file and a team relay's PostgreSQL (either way)")

@@ -10,7 +10,6 @@ import type { PaymentsOptions } from './payments-common'
 
 export function registerWallets(program: Command, ctx: CliContext): void {
   const wallets = withBusiness(withCommon(program.command('wallets')))
-    .summary('the wallets of a business')
     .description(
       'GET /v1/wallets for the business (--business, selectedBusinessId or WATCHDESK_BUSINESS_ID) with the active key. The fields present become columns; --json prints the answer as the service sent it.',
     )

@@ -23,7 +23,6 @@ interface CreateOptions extends WriteOptions {
 export function registerWebhooks(program: Command, ctx: CliContext): void {
   const webhooks = program
     .command('webhooks')
-    .summary('list, create and delete webhook endpoints')
     .description(
       'Webhook endpoints of the business. create writes the returned secret straight into the keychain (webhook-secret:<id>), never printed; delete removes it too. With a live key, writes ask first (or need --yes). List/delete paths: config webhookEndpoints.',
     )

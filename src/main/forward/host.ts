@@ -1,12 +1,9 @@
-import { existsSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { ForwardState, ForwardTargetStatus } from '../../shared/contract/forward'
 import type { Disposable } from '../../shared/disposable'
 import { Emitter } from '../../shared/emitter'
 import type { Logger } from '../log'
 import { maskConfigUrl } from '../../shared/config-secrets'
-import { superviseWorker } from '../workers'
+import { superviseWorker, workerFile } from '../workers'
 import type { Supervisor, WorkerHealth } from '../workers'
 import type { AttemptReport, RelayAnswer } from './dispatcher'
 import type { TargetSettings } from './targets'
@@ -48,13 +45,7 @@ export interface WorkerHostOptions {
 /** out/main/forward-worker.js beside the bundle (or one level up from a chunk), out/bench for the
  * benches, or the TypeScript source when the sources run (vitest: Node strips the types). */
 export function forwardWorkerFile(): string | null {
-  const here = dirname(fileURLToPath(import.meta.url))
-  const candidates = [
-    join(here, 'forward-worker.js'),
-    join(here, '..', 'forward-worker.js'),
-    join(here, 'worker.ts'),
-  ]
-  return candidates.find((file) => existsSync(file)) ?? null
+  return workerFile(import.meta.url, 'forward-worker.js', 'worker.ts')
 }
 
 export const emptyStatus = (

@@ -6,18 +6,15 @@
  * a transaction ran is taken in one go and committed together, one transaction and one fsync for
  * all, without a round trip through the main thread between commits (serveWorker's batched calls).
  * Retention batches run in steps when no commit waits (serveWorker's background work). */
-import { Worker, workerData } from 'node:worker_threads'
-import { existsSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { workerData } from 'node:worker_threads'
 import { performance } from 'node:perf_hooks'
 import Database from 'better-sqlite3'
 import { serveWorker } from '../workers/serve.ts'
 import type { CommitCalls, CommitWorkerData } from './commit-protocol.ts'
 import { createCommitTransaction } from './commit-transaction.ts'
 import { createPruneSteps } from './prune-steps.ts'
-import type { Checkpointer } from './prune-steps.ts'
-import type { CheckpointReply, CheckpointWorkerData } from './checkpoint-worker.ts'
+import { superviseCheckpointer } from './checkpointer.ts'
+import type { SupervisedCheckpointer } from './checkpointer.ts'
 import { commitTraceFromEnv } from './commit-trace.ts'
 
 const settings = workerData as CommitWorkerData
@@ -34,59 +31,15 @@ const commitTrace = commitTraceFromEnv()
 const prunes = createPruneSteps({
   db,
   transaction,
-  checkpointer: () => (checkpointer === undefined ? (checkpointer = startCheckpointer()) : checkpointer),
+  // The checkpointer thread (./checkpointer.ts), started on the first retention step.
+  checkpointer: () =>
+    checkpointer === undefined
+      ? (checkpointer = superviseCheckpointer(settings.file, served.log))
+      : checkpointer,
   wake: () => served.wake(),
   ...commitTrace?.pruneHooks,
 })
-let checkpointer: (Checkpointer & { close(): Promise<void> }) | null | undefined
-
-/** The checkpointer thread (src/main/webhooks/checkpoint-worker.ts), started on the first
- * retention step. Gone (it failed to start or died): checkpoints run in this thread again, and
- * the log says why. */
-function startCheckpointer(): (Checkpointer & { close(): Promise<void> }) | null {
-  const here = dirname(fileURLToPath(import.meta.url))
-  const file = ['checkpoint-worker.js', 'checkpoint-worker.ts']
-    .map((name) => join(here, name))
-    .find((f) => existsSync(f))
-  if (!file) {
-    served.log.warn(
-      'checkpoint-worker.js is missing beside the commit worker: retention checkpoints run in the commit worker',
-    )
-    return null
-  }
-  const thread = new Worker(file, { workerData: { file: settings.file } satisfies CheckpointWorkerData })
-  thread.unref()
-  let done: Parameters<Checkpointer['checkpoint']>[0] | null = null
-  const gone = (why: string) => {
-    if (checkpointer === null) return
-    checkpointer = null
-    served.log.warn('the checkpointer thread stopped: retention checkpoints run in the commit worker', {
-      why,
-    })
-    const waiting = done
-    done = null
-    waiting?.({ ok: false, message: why })
-  }
-  thread.on('message', (reply: CheckpointReply) => {
-    const waiting = done
-    done = null
-    waiting?.(reply)
-  })
-  thread.on('error', (error) => gone(error.message))
-  thread.on('exit', (code) => gone(`exit code ${code}`))
-  return {
-    checkpoint(callback) {
-      done = callback
-      thread.postMessage('checkpoint')
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        checkpointer = null
-        thread.once('exit', () => resolve())
-        thread.postMessage('close')
-      }),
-  }
-}
+let checkpointer: SupervisedCheckpointer | null | undefined
 
 const served = serveWorker<CommitCalls>({
   handlers: {

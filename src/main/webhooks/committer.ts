@@ -1,10 +1,7 @@
-import { existsSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Database } from 'better-sqlite3'
 import type { CommitHook } from '../db/commit-hooks'
 import type { EventSummary, Rejection } from '../../shared/contract/events'
-import { superviseWorker } from '../workers'
+import { superviseWorker, workerFile } from '../workers'
 import type { Logger } from '../log'
 import type {
   CommitCalls,
@@ -96,13 +93,7 @@ export function inThreadCommitter(db: Database, hooks: readonly CommitHook[] = [
 /** out/main/commit-worker.js beside the bundle (or one level up from a chunk), out/bench for the
  * benches, or the TypeScript source when the sources run (vitest: Node strips the types). */
 export function commitWorkerFile(): string | null {
-  const here = dirname(fileURLToPath(import.meta.url))
-  const candidates = [
-    join(here, 'commit-worker.js'),
-    join(here, '..', 'commit-worker.js'),
-    join(here, 'commit-worker.ts'),
-  ]
-  return candidates.find((file) => existsSync(file)) ?? null
+  return workerFile(import.meta.url, 'commit-worker.js', 'commit-worker.ts')
 }
 
 /** A transaction with its fsync costs about 65 µs of CPU (mostly the kernel's) plus about 10 µs

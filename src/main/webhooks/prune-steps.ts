@@ -12,7 +12,7 @@ import type { Database } from 'better-sqlite3'
 import { performance } from 'node:perf_hooks'
 import type { PruneReply, PruneStatement } from './commit-protocol.ts'
 import type { CommitTransaction } from './commit-transaction.ts'
-import type { CheckpointReply } from './checkpoint-worker.ts'
+import type { CheckpointReply } from './checkpoint-protocol.ts'
 import { pruneRows } from './commit-transaction.ts'
 
 /** A step ends after this long or this many rows, whichever comes first, when no commit comes:

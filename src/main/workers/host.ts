@@ -1,10 +1,10 @@
 import { Worker } from 'node:worker_threads'
-import { silentLogger } from '../log'
-import type { Logger } from '../log'
-import { failureOf } from './failure'
-import type { CallReply, Calls, FromWorker, ParamsOf, ReplyOf, ToWorker, WorkerFailure } from './protocol'
+import { silentLogger } from '../log.ts'
+import type { Logger } from '../log.ts'
+import { failureOf } from './failure.ts'
+import type { CallReply, Calls, FromWorker, ParamsOf, ReplyOf, ToWorker, WorkerFailure } from './protocol.ts'
 
-export type { WorkerFailure } from './protocol'
+export type { WorkerFailure } from './protocol.ts'
 
 export type CallResult<T> = { ok: true; value: T } | { ok: false; failure: WorkerFailure }
 

@@ -1,13 +1,13 @@
 import { copyFileSync } from 'node:fs'
-import { once } from 'node:events'
 import { join } from 'node:path'
-import { Worker } from 'node:worker_threads'
 import BetterSqlite3 from 'better-sqlite3'
 import type { Database } from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
 import { pruneBatch } from '../../../src/main/db/retention'
-import type { CheckpointReply } from '../../../src/main/webhooks/checkpoint-worker'
+import type { CheckpointReply } from '../../../src/main/webhooks/checkpoint-protocol'
+import { superviseCheckpointer } from '../../../src/main/webhooks/checkpointer'
+import { silentLogger } from '../../../src/main/log'
 import { createCommitTransaction } from '../../../src/main/webhooks/commit-transaction'
 import {
   createPruneSteps,
@@ -203,13 +203,9 @@ describe('retention steps in the commit worker (prune-steps)', () => {
       return n
     }
     expect(inFile('before.db')).toBeGreaterThan(0)
-    const thread = new Worker(new URL('../../../src/main/webhooks/checkpoint-worker.ts', import.meta.url), {
-      workerData: { file: db.name },
-    })
-    thread.postMessage('checkpoint')
-    const [reply] = (await once(thread, 'message')) as [CheckpointReply]
-    thread.postMessage('close')
-    await once(thread, 'exit')
+    const thread = superviseCheckpointer(db.name, silentLogger)!
+    const reply = await new Promise<CheckpointReply>((resolve) => thread.checkpoint(resolve))
+    await thread.close()
     expect(reply).toMatchObject({ ok: true, complete: true })
     expect((reply as { walPages: number }).walPages).toBeGreaterThan(0)
     expect(inFile('after.db')).toBe(0)

@@ -48,11 +48,20 @@ describe('what the built entries load at start', () => {
     },
   )
 
+  it('out/main/index.js (the Electron main) reaches no prom-client, OpenTelemetry or commander through static imports', () => {
+    // Issue 33.4: the window opens before the back end (and its metrics libraries) is loaded; the
+    // command line's parser is the command line's alone.
+    const reached = [...packagesIn(staticClosure(join(out, 'main', 'index.js')))]
+    expect(reached.filter((p) => /^(prom-client|@opentelemetry\/.+|commander)$/.test(p))).toEqual([])
+  })
+
   it('keeps the heavy clients in chunks that a dynamic import loads', () => {
     const chunks = readdirSync(join(out, 'main', 'chunks')).filter((f) => f.endsWith('.js'))
     const all = packagesIn(chunks.map((f) => join(out, 'main', 'chunks', f)))
     // The detector sees them where they are: a test that could never fail would prove nothing.
-    expect([...all]).toEqual(expect.arrayContaining(['pg', 'nodemailer', '@modelcontextprotocol/sdk']))
+    expect([...all]).toEqual(
+      expect.arrayContaining(['pg', 'nodemailer', '@modelcontextprotocol/sdk', 'prom-client']),
+    )
   })
 
   it('the renderer bundle carries no viem (its chain definitions hold the Multicall3 address)', () => {

@@ -2,6 +2,7 @@ import { create } from 'zustand'
 import type { ResponseOf } from '../../../shared/contract'
 import type { AlertRecord, Incident, MuteInfo } from '../../../shared/contract/alerts'
 import type { ApiError } from '../../../shared/result'
+import type { Disposable } from '../../../shared/disposable'
 import { backend } from '../api'
 
 /** Incidents, the alert log and mutes; reloaded when the back end says something changed
@@ -32,10 +33,14 @@ interface AlertsState {
   mute(minutes: number, serviceIds?: number[]): Promise<void>
   unmute(id: string): Promise<void>
   loadChannels(): Promise<void>
+  /** Follows `alerts.changed` for the page's life (lifecycle.ts): reloads what was loaded. */
+  attach(): Disposable
+  /** Reloads what was loaded (the open incidents; the views' lists once a view loaded them). */
+  resync(): void
 }
 
-let subscribed = false
-let followingOpen = false
+/** Whether a view loaded the incidents, the log and the mutes (not only the open incidents). */
+let loadedLists = false
 
 export const useAlertsStore = create<AlertsState>((set, get) => ({
   filter: {},
@@ -47,10 +52,7 @@ export const useAlertsStore = create<AlertsState>((set, get) => ({
   error: null,
   linkedIncident: null,
   async load() {
-    if (!subscribed) {
-      subscribed = true
-      backend().onPush('alerts.changed', () => void get().load())
-    }
+    loadedLists = true
     void get().loadOpen()
     const [incidents, log, mutes] = await Promise.all([
       backend().call('alerts.incidents', { ...get().filter, limit: 200 }),
@@ -65,10 +67,6 @@ export const useAlertsStore = create<AlertsState>((set, get) => ({
     })
   },
   async loadOpen() {
-    if (!followingOpen) {
-      followingOpen = true
-      backend().onPush('alerts.changed', () => void get().loadOpen())
-    }
     const r = await backend().call('alerts.incidents', { open: true, limit: 1000 })
     if (r.ok) set({ open: r.value.incidents })
   },
@@ -89,5 +87,10 @@ export const useAlertsStore = create<AlertsState>((set, get) => ({
   async loadChannels() {
     const r = await backend().call('alerts.channels', {})
     set(r.ok ? { channels: r.value } : { error: r.error })
+  },
+  attach: () => backend().onPush('alerts.changed', () => get().resync()),
+  resync() {
+    if (loadedLists) void get().load()
+    else if (get().open !== null) void get().loadOpen()
   },
 }))

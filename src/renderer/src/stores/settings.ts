@@ -48,6 +48,8 @@ interface SettingsState {
   /** The last check's answer (no new check) and every change after it: the Overview's tile. */
   followPublicUrl(): Disposable
   attach(): Disposable
+  /** Reloads the project uid and the public URL's last check once loaded (no new check). */
+  resync(): void
 }
 
 export const referenceTestKey = (serviceId: number, what: string) => `${serviceId}:${what}`
@@ -134,6 +136,13 @@ export const useSettingsStore = create<SettingsState>((set, get) => {
       // editor) reloads them.
       owned.add(backend().onPush('app.config', () => void useAppStore.getState().load()))
       return owned
+    },
+    resync() {
+      if (get().projectUid) void get().loadProjectUid()
+      if (get().publicUrl)
+        void backend()
+          .call('payments.publicUrl.state', {})
+          .then((r) => r.ok && set({ publicUrl: r.value }))
     },
   }
 })

@@ -14,6 +14,8 @@ interface ForwardStore {
   want(id: string): void
   refreshStatus(): Promise<void>
   attach(): Disposable
+  /** Reloads the targets' status once shown, and asks again for the states of rows on screen. */
+  resync(): void
 }
 
 let wanted = new Set<string>()
@@ -80,6 +82,11 @@ export const useForwardStore = create<ForwardStore>((set, get) => ({
     )
     void get().refreshStatus()
     return owned
+  },
+  resync() {
+    if (get().status) void get().refreshStatus()
+    // States learned before the back end went away may have moved on: the marks on screen ask again.
+    set({ states: {} })
   },
 }))
 

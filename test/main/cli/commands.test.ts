@@ -1,0 +1,136 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { Command, Help } from 'commander'
+import { describe, expect, it } from 'vitest'
+import { commandTable, commandToLoad, declareCommands } from '../../../src/main/cli/commands'
+import type { CliContext } from '../../../src/main/cli/common'
+import { main, programWithoutCommands } from '../../../src/main/cli/main'
+import type { CliIo } from '../../../src/main/cli/io'
+
+/** Issue 33.4: the command line declares its commands from one table and imports a command's
+ * module only when that command runs or shows its help. */
+
+function captureIo(): CliIo & { text: () => string } {
+  const lines: string[] = []
+  return {
+    out: (line: string) => lines.push(line),
+    err: (line: string) => lines.push(line),
+    env: {},
+    text: () => lines.join('\n'),
+  }
+}
+
+function contextOf(io: CliIo): CliContext {
+  return { io, deps: {}, argv: [], exit: () => {} }
+}
+
+async function helpWith(wanted: string | 'all' | null): Promise<string> {
+  const ctx = contextOf(captureIo())
+  const program = programWithoutCommands(ctx)
+  await declareCommands(program, ctx, wanted)
+  return program.helpInformation()
+}
+
+describe('commands declared from a table', () => {
+  it("lists every command a module declares, with the module's own name, options and arguments", async () => {
+    const helper = new Help()
+    const declaredByModules: string[] = []
+    for (const entry of commandTable) {
+      const program = new Command('watchdesk')
+      ;(await entry.load())(program, contextOf(captureIo()))
+      const command = program.commands.find((c) => c.name() === entry.name)
+      expect(command, `${entry.name}: its module declares no such command`).toBeDefined()
+      expect(helper.subcommandTerm(command!), entry.name).toBe(entry.term)
+      declaredByModules.push(...program.commands.map((c) => c.name()))
+    }
+    // A command a module declares but the table does not name would be missing from --help.
+    expect([...new Set(declaredByModules)].sort()).toEqual(commandTable.map((e) => e.name).sort())
+  })
+
+  it('prints the same top-level help from the table alone as with every module loaded', async () => {
+    const light = await helpWith(null)
+    expect(light).toContain('send-test-event [options] <type>')
+    expect(light).toMatch(/restore \[options\] <file> +restore a backup into an empty data dir/)
+    expect(await helpWith('all')).toBe(light)
+    // One command loaded (backup.ts declares two): the list keeps the table's order.
+    expect(await helpWith('restore')).toBe(light)
+  })
+
+  it('finds the command to load after global flags, and behind `help`', () => {
+    expect(commandToLoad([])).toBeNull()
+    expect(commandToLoad(['--help'])).toBeNull()
+    expect(commandToLoad(['--verbose', 'events', '--limit', '3'])).toBe('events')
+    expect(commandToLoad(['help', 'chains'])).toBe('chains')
+    expect(commandToLoad(['evnts'])).toBeNull()
+    expect(commandToLoad(['completion', 'bash'])).toBe('all')
+  })
+
+  it("answers `help <command>` with that command's own help, and an unknown command with a suggestion", async () => {
+    const help = captureIo()
+    await main(['help', 'chains'], help)
+    expect(help.text()).toContain('One round of checks over all twelve networks')
+    const typo = captureIo()
+    expect(await main(['evnts'], typo)).toBe(2)
+    expect(typo.text()).toContain('(Did you mean events?)')
+  })
+})
+
+/** The built command line: what `watchdesk --help`, `events --help` and `chains --help` load. */
+const out = join(import.meta.dirname, '..', '..', '..', 'out', 'main')
+
+/** The files a built file reaches through static imports (not `import("…")`). */
+function staticClosure(entry: string): string[] {
+  const seen = new Set<string>()
+  const visit = (file: string) => {
+    if (seen.has(file)) return
+    seen.add(file)
+    for (const match of readFileSync(file, 'utf8').matchAll(
+      /(?:^|[;\n}])\s*(?:import|export)\s*(?:[^'"();]*?\sfrom\s*)?["'](\.[^"']+)["']/g,
+    ))
+      visit(resolve(dirname(file), match[1]!))
+  }
+  visit(entry)
+  return [...seen]
+}
+
+/** Bundled packages (rolldown keeps each module's path in a comment) and external ones (bare imports). */
+function packagesReached(entry: string): string[] {
+  const packages = new Set<string>()
+  for (const file of staticClosure(entry)) {
+    const text = readFileSync(file, 'utf8')
+    for (const match of text.matchAll(/node_modules\/((?:@[\w.-]+\/)?[\w.-]+)\//g)) packages.add(match[1]!)
+    for (const match of text.matchAll(/\bfrom\s*["']((?:@[\w.-]+\/)?[\w.-]+)["']/g)) packages.add(match[1]!)
+  }
+  return [...packages].sort()
+}
+
+/** The chunk out/main/cli.js imports for a command's declaration: `import("./chunks/events-….js")`. */
+function declarationChunk(name: string): string {
+  const cli = readFileSync(join(out, 'cli.js'), 'utf8')
+  const match = new RegExp(`import\\(["']\\./(chunks/${name}-[\\w-]+\\.js)["']\\)`).exec(cli)
+  expect(match, `out/main/cli.js imports no chunk for ${name}`).not.toBeNull()
+  return join(out, match![1]!)
+}
+
+describe('what the built command line loads before a command runs', () => {
+  it('out/main/cli.js reaches commander and nothing else of node_modules (no zod, SQLite, prom-client)', () => {
+    const cli = join(out, 'cli.js')
+    expect(existsSync(cli), 'npm run build first').toBe(true)
+    expect(packagesReached(cli)).toEqual(['commander'])
+  })
+
+  it.each(['events', 'chains'])('the declaration of `%s` (its --help) reaches only commander', (name) => {
+    expect(packagesReached(declarationChunk(name))).toEqual(['commander'])
+  })
+
+  it('the detector sees the back end where a command runs (a test that could never fail proves nothing)', () => {
+    const run = readFileSync(join(out, 'cli.js'), 'utf8')
+    expect(run).toMatch(/import\(["']\.\/chunks\/events-[\w-]+\.js["']\)/)
+    const events = readFileSync(declarationChunk('events'), 'utf8')
+    const runChunk = /import\(["']\.\/(events-run-[\w-]+\.js)["']\)/.exec(events)
+    expect(runChunk).not.toBeNull()
+    expect(packagesReached(join(out, 'chunks', runChunk![1]!))).toEqual(
+      expect.arrayContaining(['better-sqlite3', 'zod']),
+    )
+  })
+})

@@ -1,0 +1,92 @@
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { Logger } from '../../../src/main/log'
+import { checkpointWorkerFile, superviseCheckpointer } from '../../../src/main/webhooks/checkpointer'
+import type { SupervisedCheckpointer } from '../../../src/main/webhooks/checkpointer'
+import type { CheckpointReply } from '../../../src/main/webhooks/checkpoint-protocol'
+import { useTempDir } from '../../support/temp'
+import { waitFor } from '../../support/wait'
+
+/** The retention checkpointer thread, as the commit worker starts it: a real thread running
+ * checkpoint-worker.ts on a real WAL database, under the worker supervisor (issue 33.5). */
+
+function recordingLogger(lines: string[]): Logger {
+  const logger: Logger = {
+    debug: () => {},
+    info: (msg) => void lines.push(`info ${msg}`),
+    warn: (msg, fields) => void lines.push(`warn ${msg} ${JSON.stringify(fields ?? {})}`),
+    error: (msg, fields) => void lines.push(`error ${msg} ${JSON.stringify(fields ?? {})}`),
+    child: () => logger,
+    file: null,
+  }
+  return logger
+}
+
+const ask = (checkpointer: SupervisedCheckpointer) =>
+  new Promise<CheckpointReply>((resolve) => checkpointer.checkpoint(resolve))
+
+function walDatabase(file: string): Database.Database {
+  const db = new Database(file)
+  db.pragma('journal_mode = WAL')
+  db.pragma('wal_autocheckpoint = 0')
+  db.exec('CREATE TABLE t (x)')
+  for (let i = 0; i < 50; i++) db.prepare('INSERT INTO t VALUES (?)').run('x'.repeat(500))
+  return db
+}
+
+describe('the checkpointer thread under the worker supervisor', () => {
+  const tempDir = useTempDir()
+  const started: SupervisedCheckpointer[] = []
+  afterEach(async () => {
+    for (const c of started.splice(0)) await c.close()
+  })
+
+  it('runs a passive checkpoint of the WAL on its own thread', async () => {
+    const file = join(tempDir(), 'watchdesk.db')
+    const db = walDatabase(file)
+    const checkpointer = superviseCheckpointer(file, recordingLogger([]))!
+    started.push(checkpointer)
+    const reply = await ask(checkpointer)
+    expect(reply).toMatchObject({ ok: true, complete: true })
+    expect(reply.ok && reply.walPages).toBeGreaterThan(0)
+    db.close()
+  })
+
+  it('starts again after its thread died: a checkpoint asked meanwhile fails (the commit worker runs it), later ones run on the thread', async () => {
+    const file = join(tempDir(), 'watchdesk.db')
+    const lines: string[] = []
+    // No database yet: the thread's start fails (fileMustExist) and the thread ends.
+    const checkpointer = superviseCheckpointer(file, recordingLogger(lines))!
+    started.push(checkpointer)
+    const meanwhile = await ask(checkpointer)
+    expect(meanwhile.ok).toBe(false)
+    await waitFor(
+      () => lines.some((l) => l.startsWith('warn the checkpointer thread stopped')),
+      'the log line',
+      {
+        timeoutMs: 20_000,
+      },
+    )
+    const db = walDatabase(file)
+    // The supervisor starts it again (back-off up to 5 s); once up, checkpoints run there again.
+    const reply = await waitFor(
+      async () => {
+        const r = await ask(checkpointer)
+        return r.ok ? r : null
+      },
+      'a checkpoint on the restarted thread',
+      { timeoutMs: 30_000 },
+    )
+    expect(reply).toMatchObject({ ok: true, complete: true })
+    expect(checkpointer.running()).toBe(true)
+    db.close()
+  })
+
+  it('is none when its module is missing, and says so', () => {
+    const lines: string[] = []
+    expect(superviseCheckpointer('/nowhere.db', recordingLogger(lines), null)).toBeNull()
+    expect(lines).toEqual([expect.stringContaining('checkpoint-worker.js is missing')])
+    expect(checkpointWorkerFile()).toMatch(/checkpoint-worker\.ts$/)
+  })
+})

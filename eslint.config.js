@@ -23,6 +23,7 @@ const electronImport = {
  * An import path is matched relative to the importing file, so `../chains` from src/main/payments/
  * and `../../chains` from src/main/desktop/shell/ both name the chains capability. */
 const capabilities = ['webhooks', 'chains', 'payments', 'desktop', 'forward', 'relay', 'sources', 'alerts']
+capabilities.push('drift')
 const foundations = [
   'db',
   'secrets',

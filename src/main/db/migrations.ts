@@ -10,6 +10,7 @@ import { migration009 } from './migrations/009-alert-outbox'
 import { migration010 } from './migrations/010-mute-source'
 import { migration011 } from './migrations/011-forward-target-names'
 import { migration012 } from './migrations/012-incident-causes'
+import { migration014 } from './migrations/014-payload-shapes'
 import type { Migration } from './migrations/migration'
 
 export type { Migration } from './migrations/migration'
@@ -29,4 +30,5 @@ export const migrations: Migration[] = [
   migration010,
   migration011,
   migration012,
+  migration014,
 ]

@@ -10,6 +10,7 @@ import { createEventStore } from '../webhooks'
 import type { EventStore } from '../webhooks'
 import { eventsFromStore } from './relay'
 import { registerReplay } from './replay'
+import { registerShapes } from './shapes'
 import type { CliContext, CommonOptions } from './common'
 import { dataDirOf, example, positiveInt, withCommon } from './common'
 import { exitCodes, failure } from './exit'
@@ -39,6 +40,7 @@ export function registerEvents(program: Command, ctx: CliContext): void {
     .option('--store <url>', "read a relay's store instead: sqlite:PATH or postgres://…")
     .action(async (options: EventsOptions) => ctx.exit(await runEvents(options, ctx.io)))
   registerReplay(events, ctx)
+  registerShapes(events, ctx)
   example(
     events,
     'watchdesk events --type funding.completed --limit 20',

@@ -1,4 +1,5 @@
 import { ForwardDetail } from '../forward/ForwardDetail'
+import { ShapeDetail } from '../drift/DriftMarks'
 import type { EventDetail, EventSummary } from '../../../../shared/contract/events'
 import {
   attemptOfReceipt,
@@ -84,6 +85,7 @@ export function EventDetailPane({
         <dt>Matched endpoint</dt>
         <dd className="mono">{summary.endpoint ?? '—'}</dd>
       </dl>
+      <ShapeDetail id={summary.id} />
       <ForwardDetail id={summary.id} body={detail?.body} />
       {summary.deliveries > 1 && summary.createdAtMs !== null && (
         <section aria-label="Retry schedule">

@@ -32,6 +32,7 @@ const capabilities = [
   'sources',
   'alerts',
   'replay',
+  'drift',
 ]
 const foundations = [
   'db',

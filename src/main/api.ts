@@ -12,6 +12,7 @@ import { forwardApi } from './api/forward'
 import { settingsApi } from './api/settings'
 import { doctorApi } from './api/doctor'
 import { replayApi } from './api/replay'
+import { driftApi } from './api/drift'
 
 /** Implements the contract. The only place where capabilities meet: each section in ./api/ maps
  * its methods onto one capability's services; `satisfies` fails the build if a method is missing. */
@@ -28,5 +29,6 @@ export function createApi(ctx: AppContext, services: Services): ApiHandlers {
     ...settingsApi(ctx, services),
     ...doctorApi(ctx, services),
     ...replayApi(services),
+    ...driftApi(ctx, services),
   } satisfies ApiHandlers
 }

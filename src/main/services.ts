@@ -31,6 +31,8 @@ import { startPublicUrlWatch } from './webhooks'
 import { recordArrivalOnCommit, registerReplayMetrics, startReplaySentinel } from './replay'
 import type { ReplaySentinel } from './replay'
 import type { PublicUrlWatch } from './webhooks'
+import { registerDriftMetrics, startDriftWatch } from './drift'
+import type { DriftWatch } from './drift'
 
 /** Every statement added to an events commit, by commit: each hook is owned by the capability
  * whose tables it writes, and test/main/commit-hooks.test.ts prepares them all against the latest
@@ -65,6 +67,8 @@ export interface Services {
   replay: ReplaySentinel
   /** listener.publicUrl re-checked periodically: does it reach this listener (issue 10)? */
   publicUrl: PublicUrlWatch
+  /** Each event type's payload shape learned; changes warned until acknowledged (issue 32.5). */
+  drift: DriftWatch
   /** The process environment (NODE_EXTRA_CA_CERTS for the public URL's checks). */
   env: NodeJS.ProcessEnv
 }
@@ -218,7 +222,20 @@ export async function startServices(
   stops.push(async () => sourceRule.dispose())
   const stopTargets = watchForwardTargets(forward, alerts, options.clock ?? systemPollClock)
   stops.push(async () => stopTargets.dispose())
-  const services: Services = { webhooks, chains, payments, alerts, sources, forward, replay, publicUrl, env }
+  const drift = startDrift(ctx, webhooks, alerts)
+  stops.push(async () => drift.dispose())
+  const services: Services = {
+    webhooks,
+    chains,
+    payments,
+    alerts,
+    sources,
+    forward,
+    replay,
+    publicUrl,
+    drift,
+    env,
+  }
   return ok({
     services,
     stop: async () => {
@@ -244,6 +261,24 @@ function startReplay(ctx: AppContext, alerts: AlertsService, webhooks: WebhookSe
   })
   registerReplayMetrics(ctx.meters.registry, () => replay.status())
   return replay
+}
+
+/** The payload drift watch: a follower of committed events reading the stored payloads, warning
+ * through the alerts' incidents, following acknowledgements made in the config (CLI, hand edits). */
+function startDrift(ctx: AppContext, webhooks: WebhookService, alerts: AlertsService): DriftWatch {
+  const drift = startDriftWatch({
+    db: ctx.db,
+    committed: ctx.committed,
+    readPage: (seq, limit) => webhooks.store.dataAfter(seq, limit),
+    config: () => ctx.config().drift,
+    condition: (c) => alerts.condition(c),
+    publish: (status) => ctx.push.publish('drift.status', status),
+    log: ctx.log.child({ capability: 'drift' }),
+    now: () => Date.now(),
+  })
+  registerDriftMetrics(ctx.meters.registry, () => drift.totals())
+  const offConfig = ctx.onConfigChange(() => drift.acknowledgementsChanged())
+  return { ...drift, dispose: () => (offConfig.dispose(), drift.dispose()) }
 }
 
 const forwardCheckMs = 5_000

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { PaymentsConfigShape } from './payments/config'
 import { AlertsConfig } from './alerts/config'
+import { DriftConfig } from './drift'
 
 /** The config keys users and scripts rely on (DESIGN.md). `config.json` in the data dir holds the
  * operator's saved values; `--config FILE` is laid over it. Secrets never live here. */
@@ -248,6 +249,7 @@ export const ConfigObject = z
     replay: ReplayConfig.default(ReplayConfig.parse({})),
     retention: RetentionConfig.default(RetentionConfig.parse({})),
     sync: SyncConfig.default(SyncConfig.parse({})),
+    drift: DriftConfig.default(DriftConfig.parse({})),
   })
   .strict()
 

@@ -132,6 +132,13 @@ export const ruleCatalog = [
     severity: 'critical',
     defaultText: 'the forward worker restarted more than 3 times in a minute: nothing is forwarded',
   },
+  {
+    id: 'webhook.shape_changed',
+    label: 'Payload shape changed',
+    severity: 'warning',
+    defaultText:
+      'an event added, removed or retyped a field of its type’s `data` (after `drift.learnEvents` (10) events); one per type and change, until acknowledged in `drift.acknowledged`',
+  },
 ] as const satisfies readonly Omit<RuleInfo, 'enabled'>[]
 
 export type RuleId = (typeof ruleCatalog)[number]['id']

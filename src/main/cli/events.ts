@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import type { CliContext, CommonOptions } from './declare'
 import { example, parsesOwnArguments, positiveInt, withCommon } from './declare'
+import { registerShapes } from './shapes'
 
 export interface EventsOptions extends CommonOptions {
   type?: string[]
@@ -25,6 +26,7 @@ export function registerEvents(program: Command, ctx: CliContext): void {
       ctx.exit(await runEvents(options, ctx.io))
     })
   registerReplay(events, ctx)
+  registerShapes(events, ctx)
   example(
     events,
     'watchdesk events --type funding.completed --limit 20',

@@ -12,6 +12,8 @@ import { forwardStoreOn } from '../forward'
 import { createEventStore } from '../webhooks'
 import { readArrivals, readSuspects, toleranceOf } from '../replay'
 import { ReplayConfig } from '../../shared/config'
+import { createDriftStore, readDriftStatus } from '../drift'
+import { DriftConfig } from '../../shared/drift'
 
 /** What `watchdesk mcp` answers from: the data dir that a console (desktop app or serve) writes.
  * The MCP server reads it as a second process, read-only and lock-free (WAL lets readers in), so
@@ -194,6 +196,27 @@ export const readTools = {
             }
           : null,
         recentRejections: createEventStore(db).recentRejections(20),
+      }
+    },
+  }),
+  payload_shapes: tool({
+    description:
+      'The payload drift watch: each event type’s learned data shape (events read, fields), and the shape changes seen (fields added, removed or retyped, the first event that showed them, acknowledged or still warning), newest first; with type, that type’s fields and their JSON types.',
+    input: { type: z.string().min(1).max(200).optional() },
+    run: ({ db, dataDir }, { type }) => {
+      const config = loadConfig(dataDir)
+      const cfg = config.ok ? config.value.config.drift : DriftConfig.parse({})
+      const status = readDriftStatus(db, cfg)
+      if (type === undefined) return { console: consoleState(dataDir), ...status }
+      const shape = createDriftStore(db).shape(type)
+      return {
+        console: consoleState(dataDir),
+        type,
+        events: shape?.events ?? 0,
+        fields: shape
+          ? [...shape.fields].map(([path, f]) => ({ path, types: [...f.types].sort(), present: f.present }))
+          : [],
+        drifts: status.drifts.filter((d) => d.type === type),
       }
     },
   }),

@@ -11,6 +11,7 @@ import { migration010 } from './migrations/010-mute-source'
 import { migration011 } from './migrations/011-forward-target-names'
 import { migration012 } from './migrations/012-incident-causes'
 import { migration013 } from './migrations/013-event-arrivals'
+import { migration014 } from './migrations/014-payload-shapes'
 import type { Migration } from './migrations/migration'
 
 export type { Migration } from './migrations/migration'
@@ -31,4 +32,5 @@ export const migrations: Migration[] = [
   migration011,
   migration012,
   migration013,
+  migration014,
 ]

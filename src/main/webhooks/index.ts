@@ -31,7 +31,7 @@ export type { SendTestEventOptions, SentTestEvent } from './send'
 export { signBody, verifySignature, parseEnvelope } from './verify'
 export type { Envelope } from './verify'
 export { createEventStore, filterClause } from './store'
-export type { EventHead, EventStore } from './store'
+export type { EventData, EventHead, EventStore } from './store'
 // Parts a receiver is built from (the relay: the same listener, ingest and commit path over another store).
 export { createIngest, createBatchedPublisher } from './ingest'
 export { startListener } from './listener'

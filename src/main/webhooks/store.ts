@@ -75,6 +75,11 @@ export interface EventHead {
   type: string
 }
 
+/** An event head with its `data` (JSON text). */
+export interface EventData extends EventHead {
+  data: string
+}
+
 export interface EventStore {
   list(
     filter: EventFilter,
@@ -85,6 +90,9 @@ export interface EventStore {
   /** Stored events after `seq`, in commit order, at most `limit`: a reader's durable cursor. Only
    * seq, id and type (a page of 10,000 reads in a few ms on the thread that answers deliveries). */
   after(seq: number, limit: number): EventHead[]
+  /** The same with each event's `data` as stored (JSON text): what a follower that reads payloads
+   * (the payload drift watch) pages through. */
+  dataAfter(seq: number, limit: number): EventData[]
   get(id: string): EventDetail | null
   /** Rows for export, newest first, with data and conflicts; calls `each` so the caller streams. */
   forEachForExport(filter: EventFilter, limit: number, each: (row: SerializedEvent) => void): number
@@ -143,6 +151,11 @@ export function createEventStore(db: Database): EventStore {
         seq,
         limit,
       ) as EventHead[],
+    dataAfter: (seq, limit) =>
+      prepared('SELECT seq, id, type, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?').all(
+        seq,
+        limit,
+      ) as EventData[],
     count(filter, cap) {
       const where = filterClause(filter)
       const { n } = prepared(

@@ -10,6 +10,7 @@ import { sourcesMethods, sourcesPushes } from './sources'
 import { forwardMethods, forwardPushes } from './forward'
 import { settingsMethods } from './settings'
 import { replayMethods, replayPushes } from './replay'
+import { driftMethods, driftPushes } from './drift'
 
 /** The one list of API methods. Preload, IPC handlers, HTTP routes and the renderer client all
  * derive from it; each capability declares its own methods in a sibling file. */
@@ -25,6 +26,7 @@ export const methods = {
   ...forwardMethods,
   ...settingsMethods,
   ...replayMethods,
+  ...driftMethods,
 } satisfies Record<string, MethodSpec>
 
 /** Live updates pushed from the back end (IPC `send` under Electron, server-sent events in serve). */
@@ -41,6 +43,7 @@ export const pushes = {
   ...sourcesPushes,
   ...forwardPushes,
   ...replayPushes,
+  ...driftPushes,
 } satisfies Record<string, z.ZodType>
 
 export type Methods = typeof methods

@@ -75,6 +75,7 @@ describe('watchdesk mcp', () => {
       'get_event',
       'incidents',
       'listener_status',
+      'payload_shapes',
       'relay_sources',
       'replay_suspects',
       'search_events',

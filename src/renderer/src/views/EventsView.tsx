@@ -17,6 +17,7 @@ import { ReplayFilteredButton } from '../components/forward/ReplayFilteredButton
 import { useForwardStore } from '../components/forward/store'
 import { useSourcesStore } from '../stores/sources'
 import { useViewReady } from '../hooks/useViewReady'
+import { useDriftStore } from '../components/drift/store'
 
 const ranges = [
   { id: 'any', label: 'Any time', ms: null },
@@ -53,8 +54,12 @@ export function EventsView() {
   const [loaded, setLoaded] = useState(false)
   useEffect(() => {
     const attached = attach()
+    const drift = useDriftStore.getState().attach()
     void Promise.all([reload(), refreshListener()]).finally(() => setLoaded(true))
-    return () => attached.dispose()
+    return () => {
+      attached.dispose()
+      drift.dispose()
+    }
   }, [attach, reload, refreshListener])
   useViewReady('events', loaded)
 

@@ -16,6 +16,8 @@ import { useStaleSince } from '../stores/link'
 import { useNow } from '../hooks/useNow'
 import { useViewReady } from '../hooks/useViewReady'
 import { Fact, Tile } from '../components/overview/Tile'
+import { ShapesTile } from '../components/drift/DriftMarks'
+import { useDriftStore } from '../components/drift/store'
 import {
   ForwardTile,
   IncidentsTile,
@@ -85,6 +87,7 @@ export function OverviewView() {
         <ForwardTile status={forward} now={now} />
         <SourcesTile sources={sources} now={now} />
         <PublicUrlTile state={publicUrl} now={now} />
+        <ShapesTile now={now} />
         <ConsoleTile />
       </div>
       <ChainStrip />
@@ -103,7 +106,9 @@ function useFollowGlanceFacts() {
     const offListener = useEventsStore.getState().followListener()
     const offForward = useForwardStore.getState().attach()
     const offPublicUrl = useSettingsStore.getState().followPublicUrl()
+    const offDrift = useDriftStore.getState().attach()
     return () => {
+      offDrift.dispose()
       offListener.dispose()
       offForward.dispose()
       offPublicUrl.dispose()

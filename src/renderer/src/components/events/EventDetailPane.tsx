@@ -1,4 +1,5 @@
 import { ForwardDetail } from '../forward/ForwardDetail'
+import { ShapeDetail } from '../drift/DriftMarks'
 import type { EventDetail, EventSummary } from '../../../../shared/contract/events'
 import {
   attemptOfReceipt,
@@ -86,6 +87,7 @@ export function EventDetailPane({
         <dd className="mono">{summary.endpoint ?? '—'}</dd>
       </dl>
       <Arrivals arrivals={detail?.arrivals} />
+      <ShapeDetail id={summary.id} />
       <ForwardDetail id={summary.id} body={detail?.body} />
       {summary.deliveries > 1 && summary.createdAtMs !== null && (
         <section aria-label="Retry schedule">

@@ -7,6 +7,7 @@ import { StatusBadge } from '../Status'
 import type { Tone } from '../Status'
 import { gridTarget } from '../grid'
 import { formatClock, formatDate } from '../../../../shared/time'
+import { ShapeMark } from '../drift/DriftMarks'
 
 const rowHeight = 26
 
@@ -145,6 +146,8 @@ export function EventTable(props: {
                   <ReceivedAt ms={event.receivedAt} />
                 </span>
                 <span role="gridcell" className="mono" title={event.type}>
+                  {/* First, so it stays visible when the detail pane narrows the column. */}
+                  <ShapeMark id={event.id} />
                   {event.type}
                 </span>
                 <span role="gridcell" className="col-fwd">

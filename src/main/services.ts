@@ -28,6 +28,8 @@ import { enqueueOnCommit, startForward } from './forward'
 import type { CommitHook } from './db'
 import type { AdhocTarget, AttemptReport, ForwardService } from './forward'
 import { startPublicUrlWatch } from './webhooks'
+import { startClockGuard } from './clock'
+import type { ClockGuard } from './clock'
 import type { PublicUrlWatch } from './webhooks'
 
 /** Every statement added to an events commit, by commit: each hook is owned by the capability
@@ -61,6 +63,8 @@ export interface Services {
   forward: ForwardService
   /** listener.publicUrl re-checked periodically: does it reach this listener (issue 10)? */
   publicUrl: PublicUrlWatch
+  /** This machine's clock against the chains, the services' Date and webhooks (issue 32.3). */
+  clock: ClockGuard
   /** The process environment (NODE_EXTRA_CA_CERTS for the public URL's checks). */
   env: NodeJS.ProcessEnv
 }
@@ -171,10 +175,14 @@ export async function startServices(
   const stops: (() => Promise<void>)[] = []
   const { webhooks, forward, stop: stopListening } = await startListening(ctx, options)
   stops.push(async () => void (await stopListening()))
-  const chains = await startChainsService(ctx, options.clock)
+  // The clock guard reads the chains' block stamps and the services' Date headers, and hands the
+  // chains its correction (issue 32.3).
+  const clock = startClockGuard(ctx, { now: options.clock && (() => options.clock!.now()) })
+  stops.push(async () => clock.stop())
+  const chains = await startChainsService(ctx, options.clock, clock.references)
   stops.push(() => chains.stop())
   const env = options.env ?? process.env
-  const payments = startPayments(ctx, env)
+  const payments = startPayments(ctx, env, clock.references)
   const publicUrl = startPublicUrlWatch(ctx, webhooks, env)
   stops.push(async () => publicUrl.stop())
   let catchingUp = () => false
@@ -212,7 +220,7 @@ export async function startServices(
   stops.push(async () => sourceRule.dispose())
   const stopTargets = watchForwardTargets(forward, alerts, options.clock ?? systemPollClock)
   stops.push(async () => stopTargets.dispose())
-  const services: Services = { webhooks, chains, payments, alerts, sources, forward, publicUrl, env }
+  const services: Services = { webhooks, chains, payments, alerts, sources, forward, publicUrl, clock, env }
   return ok({
     services,
     stop: async () => {

@@ -220,6 +220,10 @@ export const SyncConfig = z
   .strict()
 export type SyncConfig = z.infer<typeof SyncConfig>
 
+/** The clock guard (issue 32.3): offsets beyond this (seconds, either way), agreed by two
+ * references, are reported with the fix and block ages are measured against the corrected clock. */
+export const ClockConfig = z.object({ offsetWarnSeconds: z.number().min(1).max(3600).default(5) }).strict()
+
 export const ConfigObject = z
   .object({
     apiBaseUrl: httpUrl.optional(),
@@ -237,6 +241,7 @@ export const ConfigObject = z
     storage: StorageConfig.default(StorageConfig.parse({})),
     retention: RetentionConfig.default(RetentionConfig.parse({})),
     sync: SyncConfig.default(SyncConfig.parse({})),
+    clock: ClockConfig.default(ClockConfig.parse({})),
   })
   .strict()
 

@@ -7,6 +7,7 @@ import { RpcErrorInfo } from '../../shared/contract/chains'
 import type { AppContext } from '../context'
 import type { Services } from '../services'
 import { registerListenerTotals, registerStorageOk } from '../meters'
+import { registerClockMetrics } from '../clock'
 
 /** `GET /metrics` (Prometheus text format): the figures the console shows, read at scrape time
  * from each capability's status, plus what the listener observes as it happens (ctx.meters). */
@@ -114,6 +115,7 @@ export function metricsFor(ctx: AppContext, services: Services): () => Promise<s
   })
   registerListenerTotals(ctx.meters, () => services.webhooks.status())
   registerStorageOk(ctx.meters, () => ctx.storage.status().state === 'ok')
+  registerClockMetrics(ctx.meters.registry, () => services.clock.status())
   // Labelled so that, without the forward capability, they have no sample rather than a made-up 0.
   new Gauge({
     name: 'watchdesk_forward_queue_depth',

@@ -32,6 +32,8 @@ export interface GlanceInput {
   listenerWithoutSecrets?: boolean
   /** The database does not take commits (full, locked, failing, stalled). */
   storageProblem?: string | null
+  /** The clock guard found this machine's clock off (seconds, positive: ahead); null or absent: not off. */
+  clockOffSeconds?: number | null
 }
 
 export interface Glance {
@@ -96,6 +98,11 @@ export function glance(input: GlanceInput): Glance {
   if (input.failingTargets) {
     parts.push(`${plural(input.failingTargets, 'forward target')} failing`)
     tone = worse(tone, 'bad')
+  }
+  if (input.clockOffSeconds !== undefined && input.clockOffSeconds !== null) {
+    const s = input.clockOffSeconds
+    parts.push(`clock ${Math.round(Math.abs(s))} s ${s < 0 ? 'behind' : 'ahead'}`)
+    tone = worse(tone, 'warn')
   }
   if (input.troubledSources) {
     parts.push(`${plural(input.troubledSources, 'relay source')} not syncing`)

@@ -10,6 +10,7 @@ import { databaseFileName, openDatabase } from '../db'
 import type { Database } from '../db'
 import { forwardStoreOn } from '../forward'
 import { createEventStore } from '../webhooks'
+import { readClockStatus } from '../clock'
 
 /** What `watchdesk mcp` answers from: the data dir that a console (desktop app or serve) writes.
  * The MCP server reads it as a second process, read-only and lock-free (WAL lets readers in), so
@@ -127,6 +128,23 @@ export const readTools = {
           }
         })
       return { console: consoleState(dataDir), chains }
+    },
+  }),
+  clock_status: tool({
+    description:
+      "This machine's clock against the chains' block stamps, the RPC gateway's and the payments API's HTTP Date and webhooks' created_at, as the console last published it: state (ok, off, unconfirmed, disagree, unknown), offset in seconds (positive: ahead), the correction applied to block ages, each reference, and the fix.",
+    input: {},
+    run: ({ dataDir }, _args, now) => {
+      const status = readClockStatus(dataDir)
+      return {
+        console: consoleState(dataDir),
+        clock: status && {
+          ...status,
+          changedAt: status.at,
+          changedSecondsAgo: Math.round((now - Date.parse(status.at)) / 1000),
+        },
+        note: status ? null : 'No console has published a clock status in this data dir yet.',
+      }
     },
   }),
   incidents: tool({

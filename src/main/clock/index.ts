@@ -9,11 +9,13 @@ import type { TimeReading, TimeReferences } from '../../shared/time-references'
 import type { AppContext } from '../context'
 import { ClockEstimator } from './estimate'
 import { statusOf } from './status'
+import { writeClockStatus } from './file'
 
 export { ClockEstimator, median } from './estimate'
 export { describe as describeClock, ntpFix, signedSeconds, aheadOrBehind } from './words'
 export { statusOf } from './status'
 export { clockProbe } from './doctor'
+export { readClockStatus, clockStatusFileName } from './file'
 export type { ClockProbe } from './doctor'
 
 /** The clock guard (issue 32.3): estimates this machine's clock offset from the readings the
@@ -62,8 +64,25 @@ export function startClockGuard(ctx: AppContext, options: ClockGuardOptions = {}
       log[next.state === 'off' ? 'warn' : 'info']('clock', { state: next.state, message: next.message })
     current = next
     if (!news) return
+    persist(next)
     ctx.push.publish('clock.status', next)
     changes.fire(next)
+  }
+  // One write at a time, the newest last: a write under way is followed by the latest status.
+  let writing: Promise<void> | null = null
+  let queued: ClockStatus | null = null
+  const persist = (status: ClockStatus) => {
+    queued = status
+    writing ??= (async () => {
+      while (queued) {
+        const next = queued
+        queued = null
+        await writeClockStatus(ctx.dataDir, next).catch((error: unknown) =>
+          log.warn('the clock status could not be written for other processes (watchdesk mcp)', { error }),
+        )
+      }
+      writing = null
+    })()
   }
   const soon = () => {
     pending ??= setTimeout(refresh, options.settleMs ?? 250)

@@ -6,6 +6,7 @@ import { useChainsStore } from './stores/chains'
 import { useEventsStore } from './stores/events'
 import { mirrorLink } from './stores/link'
 import { usePaymentsStore } from './stores/payments'
+import { useClockStore } from './stores/clock'
 
 /** Everything the page keeps running for its whole life, owned in one place: the link state, the
  * chain statuses, the push stream with its watchdog, and the resync after the back end comes back
@@ -14,12 +15,15 @@ export function startPage(client: Client): Disposable {
   const owned = new DisposableStore()
   owned.add(mirrorLink(client))
   owned.add(useChainsStore.getState().attach())
+  owned.add(useClockStore.getState().attach())
+  void useClockStore.getState().load()
   owned.add(
     client.onResync(() => {
       void useAppStore.getState().load()
       useChainsStore.getState().resync()
       useEventsStore.getState().resync()
       usePaymentsStore.getState().resync()
+      useClockStore.getState().resync()
     }),
   )
   owned.add(client.connect())

@@ -13,6 +13,8 @@ import { ChainStrip } from '../components/chains/ChainStrip'
 import { BackendStatus, StaleNote } from '../components/Liveness'
 import { useStaleSince } from '../stores/link'
 import { useNow } from '../hooks/useNow'
+import { useClockStore } from '../stores/clock'
+import { ClockTile } from '../components/clock/ClockTile'
 import { useViewReady } from '../hooks/useViewReady'
 import { Fact, Tile } from '../components/overview/Tile'
 import {
@@ -36,6 +38,7 @@ export function OverviewView() {
   const publicUrl = useSettingsStore((s) => s.publicUrl)
   const chains = useChainsStore((s) => s.snapshot?.chains ?? null)
   const { sources } = useSources()
+  const clock = useClockStore((s) => s.status)
   useFollowGlanceFacts()
   const settings = useAppStore((s) => s.settings)
   // Every tile has its first answer (the app's own load failing shows as its error banner).
@@ -61,6 +64,7 @@ export function OverviewView() {
     troubledSources: sources?.filter((s) => troubledSourceStates.has(s.state)).length,
     listenerDown: listener ? !listener.listening : undefined,
     publicUrlUnreachable: publicUrl?.state === 'unreachable',
+    clockOffSeconds: clock?.state === 'off' ? clock.offsetSeconds : null,
   })
   return (
     <div className="view overview" data-stale={stale || undefined}>
@@ -83,6 +87,7 @@ export function OverviewView() {
         <SourcesTile sources={sources} now={now} />
         <PublicUrlTile state={publicUrl} now={now} />
         <ConsoleTile />
+        <ClockTile status={clock} />
       </div>
       <ChainStrip />
       {/* Below the glance: what is wrong now comes first; the checklist hides once complete. */}

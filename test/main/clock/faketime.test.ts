@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemo } from '../../../src/main/demo'
 import type { Demo } from '../../../src/main/demo'
-import { accounts } from '../../../src/main/secrets'
 import { createLogger } from '../../../src/main/log'
 import { chainRegistry } from '../../../src/shared/chains/registry'
 import type { ChainsSnapshot } from '../../../src/shared/contract/chains'
@@ -12,15 +10,15 @@ import { callApi } from '../../support/console'
 import { runCli, useServeProcess } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
+import { fakedClockEnv, haveFaketime } from './harness'
 
 /** Issue 32.3's test: this process's clock is 120 s ahead (libfaketime, Debian's libfaketime), the
  * twelve chains (anvil, started here, unfaked) stamp real time, so do the gateway's Date header and
  * the demo's webhooks' created_at. The console must name the offset within 30 s and call at most
  * one chain lagging; `watchdesk doctor` names it too. */
-const libfaketime = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1'
 const ahead = 120
 
-describe.skipIf(!existsSync(libfaketime))('the clock guard with the process clock 120 s ahead', () => {
+describe.skipIf(!haveFaketime)('the clock guard with the process clock 120 s ahead', () => {
   const serve = useServeProcess()
   const temp = useTempDir('watchdesk-clock-', { per: 'file' })
   let demo: Demo
@@ -28,17 +26,7 @@ describe.skipIf(!existsSync(libfaketime))('the clock guard with the process cloc
 
   beforeAll(async () => {
     demo = unwrap(await startDemo())
-    const secret = unwrap(await demo.secrets.get(accounts.webhookSecret('demo')))!
-    env = {
-      ...process.env,
-      LD_PRELOAD: libfaketime,
-      FAKETIME: `+${ahead}s`,
-      // Timers and performance.now() stay on the real monotonic clock: only the wall clock is off.
-      FAKETIME_DONT_FAKE_MONOTONIC: '1',
-      WATCHDESK_PROJECT_UID: unwrap(await demo.secrets.get(accounts.projectUid))!,
-      WATCHDESK_API_KEY: unwrap(await demo.secrets.get(accounts.apiKey('demo')))!,
-      WATCHDESK_WEBHOOK_SECRETS: `${secret}`,
-    }
+    env = await fakedClockEnv(demo, ahead)
   }, 120_000)
   afterAll(async () => {
     await demo?.stop()

@@ -40,9 +40,15 @@ export function ClockTile({ status }: { status: ClockStatus | null }) {
           {counted.map((r) => `${r.label.replace(/^the /, '')} ${signed(r.offsetSeconds!)}`).join(' · ')}
         </Fact>
       )}
-      {status && status.state !== 'ok' && (
+      {status && status.state === 'off' && (
+        <p className="hint" data-testid="clock-message" title={`${status.message} ${status.fix ?? ''}`}>
+          Block ages are measured against the corrected clock. Fix: synchronise this machine&apos;s clock with
+          NTP (<span className="mono">timedatectl set-ntp true</span>; more in Settings → Chains).
+        </p>
+      )}
+      {status && status.state !== 'off' && status.state !== 'ok' && (
         <p className="hint" data-testid="clock-message">
-          {status.message} {status.fix}
+          {status.message}
         </p>
       )}
     </Tile>

@@ -36,9 +36,10 @@ describe.skipIf(!haveFaketime)('the clock offset in Chromium', () => {
     )
     const page = await chromium().newPage({ viewport: { width: 1024, height: 768 } })
     await page.goto(`${c.consoleUrl}/?token=${encodeURIComponent(c.token)}#/`)
-    const tile = page.getByRole('region', { name: 'Clock' })
-    await eventually(() => tile.textContent()).toMatch(/\+1\d\d s off/)
+    const tile = page.getByRole('region', { name: 'This console' })
+    await eventually(() => tile.textContent()).toMatch(/clock\s*\+1\d\d s off/)
     expect(await tile.textContent()).toMatch(/NTP/)
+    expect(await tile.locator('.tile-head .status').textContent()).toBe('clock')
     await eventually(() => page.getByTestId('glance-line').textContent()).toMatch(/clock 1\d\d s ahead/)
     // The tile is on the first screen, not below the fold.
     const box = await tile.boundingBox()

@@ -1,6 +1,3 @@
-import { Gauge } from 'prom-client'
-import type { Registry } from 'prom-client'
-import { clockReferenceKinds } from '../../shared/contract/clock'
 import type { ClockStatus } from '../../shared/contract/clock'
 import type { Disposable } from '../../shared/disposable'
 import { DisposableStore, toDisposable } from '../../shared/disposable'
@@ -15,6 +12,8 @@ export { ClockEstimator, median } from './estimate'
 export { describe as describeClock, ntpFix, signedSeconds, aheadOrBehind } from './words'
 export { statusOf } from './status'
 export { clockProbe } from './doctor'
+export { clockGauges } from './metrics'
+export type { GaugeSpec } from './metrics'
 export { readClockStatus, clockStatusFileName } from './file'
 export type { ClockProbe } from './doctor'
 
@@ -119,47 +118,4 @@ export function startClockGuard(ctx: AppContext, options: ClockGuardOptions = {}
     onChange: changes.event,
     stop: () => owned.dispose(),
   }
-}
-
-/** `/metrics`: the offset, the correction in force, whether the clock is off, and each reference. */
-export function registerClockMetrics(registry: Registry, status: () => ClockStatus): void {
-  const registers = [registry]
-  new Gauge({
-    name: 'watchdesk_clock_offset_seconds',
-    help: "This machine's clock minus the time references (positive: ahead); no sample before a reference answered",
-    registers,
-    collect() {
-      this.reset()
-      const s = status()
-      if (s.offsetSeconds !== null) this.set(s.offsetSeconds)
-    },
-  })
-  new Gauge({
-    name: 'watchdesk_clock_correction_seconds',
-    help: 'What block ages are corrected by (0 unless two references agree the clock is off)',
-    registers,
-    collect() {
-      this.set(status().correctionSeconds)
-    },
-  })
-  new Gauge({
-    name: 'watchdesk_clock_off',
-    help: '1 while the references agree the clock is off by more than clock.offsetWarnSeconds',
-    registers,
-    collect() {
-      this.set(status().state === 'off' ? 1 : 0)
-    },
-  })
-  new Gauge({
-    name: 'watchdesk_clock_reference_offset_seconds',
-    help: 'Each time reference: local clock minus the reference (no sample without readings)',
-    labelNames: ['reference'],
-    registers,
-    collect() {
-      this.reset()
-      for (const r of status().references)
-        if (r.offsetSeconds !== null && clockReferenceKinds.includes(r.kind))
-          this.set({ reference: r.kind }, r.offsetSeconds)
-    },
-  })
 }

@@ -14,7 +14,7 @@ import { BackendStatus, StaleNote } from '../components/Liveness'
 import { useStaleSince } from '../stores/link'
 import { useNow } from '../hooks/useNow'
 import { useClockStore } from '../stores/clock'
-import { ClockTile } from '../components/clock/ClockTile'
+import { ClockFact, clockBadge } from '../components/clock/ClockTile'
 import { useViewReady } from '../hooks/useViewReady'
 import { Fact, Tile } from '../components/overview/Tile'
 import {
@@ -87,7 +87,6 @@ export function OverviewView() {
         <SourcesTile sources={sources} now={now} />
         <PublicUrlTile state={publicUrl} now={now} />
         <ConsoleTile />
-        <ClockTile status={clock} />
       </div>
       <ChainStrip />
       {/* Below the glance: what is wrong now comes first; the checklist hides once complete. */}
@@ -115,15 +114,24 @@ function useFollowGlanceFacts() {
 function ConsoleTile() {
   const health = useAppStore((s) => s.health)
   const settings = useAppStore((s) => s.settings)
+  const clock = useClockStore((s) => s.status)
   const keychain = settings ? keychainBadge(settings.keychain) : null
-  const tone = !settings ? 'muted' : keychain!.tone
+  // The clock's tone counts only when two references agree it is off.
+  const clockWarns = clock?.state === 'off'
+  const tone = !settings
+    ? 'muted'
+    : clockWarns && keychain!.tone === 'good'
+      ? clockBadge(clock).tone
+      : keychain!.tone
   return (
     <Tile
       title="This console"
       href="#/settings"
       linkLabel="open Settings"
       tone={tone}
-      label={!settings ? 'loading' : tone === 'good' ? 'ok' : 'keychain'}
+      label={
+        !settings ? 'loading' : tone === 'good' ? 'ok' : keychain!.tone !== 'good' ? 'keychain' : 'clock'
+      }
     >
       <Fact label="back end">
         <BackendStatus health={health} liveLabel={`running ${health?.version ?? ''}`.trim()} />
@@ -134,6 +142,7 @@ function ConsoleTile() {
       <Fact label="data dir">
         <span className="mono">{settings?.dataDir ?? '—'}</span>
       </Fact>
+      <ClockFact status={clock} />
     </Tile>
   )
 }

@@ -1,6 +1,7 @@
 import type { ClockStatus } from '../../../../shared/contract/clock'
 import type { Tone } from '../Status'
-import { Fact, Tile } from '../overview/Tile'
+import { StatusBadge } from '../Status'
+import { Fact } from '../overview/Tile'
 
 const signed = (s: number) =>
   `${s < 0 ? '−' : '+'}${Math.abs(s) >= 100 ? Math.round(Math.abs(s)) : Math.abs(s)} s`
@@ -21,37 +22,32 @@ export function clockBadge(status: ClockStatus | null): { tone: Tone; label: str
   }
 }
 
-/** The Overview's clock tile: the offset at a glance, the references behind it, the fix. */
-export function ClockTile({ status }: { status: ClockStatus | null }) {
+/** The clock on the Overview, inside "This console" (a tile of its own would push the chains
+ * below the first screen): nothing while in step; when off the offset, the references and the fix. */
+export function ClockFact({ status }: { status: ClockStatus | null }) {
   const badge = clockBadge(status)
   const counted = status?.references.filter((r) => r.offsetSeconds !== null) ?? []
+  // Only what two references agree on is shown at a glance: in step, unknown, one reference alone
+  // (old created_at of test events) or references that disagree stay in Settings → Chains, doctor
+  // and the API; the tile keeps its size and the chains their place.
+  if (status?.state !== 'off') return null
   return (
-    <Tile title="Clock" href="#/settings" linkLabel="open Settings → Chains" {...badge}>
-      {status && status.offsetSeconds !== null && (
-        <Fact label="offset">
-          <span className="num" data-testid="clock-offset">
-            {signed(status.offsetSeconds)}
-          </span>
-          {status.correctionSeconds !== 0 && <span className="dim"> · block ages corrected</span>}
-        </Fact>
-      )}
+    <>
+      <Fact label="clock">
+        <span data-testid="clock-offset">
+          <StatusBadge {...badge} title={`${status.message} ${status.fix ?? ''}`.trim()} />
+        </span>
+      </Fact>
       {counted.length > 0 && (
         <Fact label="by">
           {counted.map((r) => `${r.label.replace(/^the /, '')} ${signed(r.offsetSeconds!)}`).join(' · ')}
         </Fact>
       )}
-      {status && status.state === 'off' && (
-        <p className="hint" data-testid="clock-message" title={`${status.message} ${status.fix ?? ''}`}>
-          Block ages are measured against the corrected clock. Fix: synchronise this machine&apos;s clock with
-          NTP (<span className="mono">timedatectl set-ntp true</span>; more in Settings → Chains).
-        </p>
-      )}
-      {status && status.state !== 'off' && status.state !== 'ok' && (
-        <p className="hint" data-testid="clock-message">
-          {status.message}
-        </p>
-      )}
-    </Tile>
+      <p className="hint" data-testid="clock-message">
+        Block ages are measured against the corrected clock. Fix: sync this machine&apos;s clock with NTP (
+        <span className="mono">timedatectl set-ntp true</span>; more in Settings → Chains).
+      </p>
+    </>
   )
 }
 

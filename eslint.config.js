@@ -33,6 +33,7 @@ const capabilities = [
   'alerts',
   'replay',
   'drift',
+  'clock',
 ]
 const foundations = [
   'db',

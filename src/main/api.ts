@@ -13,6 +13,7 @@ import { settingsApi } from './api/settings'
 import { doctorApi } from './api/doctor'
 import { replayApi } from './api/replay'
 import { driftApi } from './api/drift'
+import { clockApi } from './api/clock'
 
 /** Implements the contract. The only place where capabilities meet: each section in ./api/ maps
  * its methods onto one capability's services; `satisfies` fails the build if a method is missing. */
@@ -30,5 +31,6 @@ export function createApi(ctx: AppContext, services: Services): ApiHandlers {
     ...doctorApi(ctx, services),
     ...replayApi(services),
     ...driftApi(ctx, services),
+    ...clockApi(services),
   } satisfies ApiHandlers
 }

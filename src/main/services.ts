@@ -30,6 +30,8 @@ import type { AdhocTarget, AttemptReport, ForwardService } from './forward'
 import { startPublicUrlWatch } from './webhooks'
 import { recordArrivalOnCommit, registerReplayMetrics, startReplaySentinel } from './replay'
 import type { ReplaySentinel } from './replay'
+import { startClockGuard } from './clock'
+import type { ClockGuard } from './clock'
 import type { PublicUrlWatch } from './webhooks'
 import { registerDriftMetrics, startDriftWatch } from './drift'
 import type { DriftWatch } from './drift'
@@ -69,6 +71,8 @@ export interface Services {
   publicUrl: PublicUrlWatch
   /** Each event type's payload shape learned; changes warned until acknowledged (issue 32.5). */
   drift: DriftWatch
+  /** This machine's clock against the chains, the services' Date and webhooks (issue 32.3). */
+  clock: ClockGuard
   /** The process environment (NODE_EXTRA_CA_CERTS for the public URL's checks). */
   env: NodeJS.ProcessEnv
 }
@@ -179,10 +183,14 @@ export async function startServices(
   const stops: (() => Promise<void>)[] = []
   const { webhooks, forward, stop: stopListening } = await startListening(ctx, options)
   stops.push(async () => void (await stopListening()))
-  const chains = await startChainsService(ctx, options.clock)
+  // The clock guard reads the chains' block stamps and the services' Date headers, and hands the
+  // chains its correction (issue 32.3).
+  const clock = startClockGuard(ctx, { now: options.clock && (() => options.clock!.now()) })
+  stops.push(async () => clock.stop())
+  const chains = await startChainsService(ctx, options.clock, clock.references)
   stops.push(() => chains.stop())
   const env = options.env ?? process.env
-  const payments = startPayments(ctx, env)
+  const payments = startPayments(ctx, env, clock.references)
   const publicUrl = startPublicUrlWatch(ctx, webhooks, env)
   stops.push(async () => publicUrl.stop())
   let catchingUp = () => false
@@ -234,6 +242,7 @@ export async function startServices(
     replay,
     publicUrl,
     drift,
+    clock,
     env,
   }
   return ok({

@@ -231,6 +231,10 @@ export const SyncConfig = z
   .strict()
 export type SyncConfig = z.infer<typeof SyncConfig>
 
+/** The clock guard (issue 32.3): offsets beyond this (seconds, either way), agreed by two
+ * references, are reported with the fix and block ages are measured against the corrected clock. */
+export const ClockConfig = z.object({ offsetWarnSeconds: z.number().min(1).max(3600).default(5) }).strict()
+
 export const ConfigObject = z
   .object({
     apiBaseUrl: httpUrl.optional(),
@@ -250,6 +254,7 @@ export const ConfigObject = z
     retention: RetentionConfig.default(RetentionConfig.parse({})),
     sync: SyncConfig.default(SyncConfig.parse({})),
     drift: DriftConfig.default(DriftConfig.parse({})),
+    clock: ClockConfig.default(ClockConfig.parse({})),
   })
   .strict()
 

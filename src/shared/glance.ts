@@ -34,6 +34,8 @@ export interface GlanceInput {
   storageProblem?: string | null
   /** Stored event ids redelivered as suspected replays in the last 24 h (the replay sentinel). */
   suspectedReplays?: number
+  /** The clock guard found this machine's clock off (seconds, positive: ahead); null or absent: not off. */
+  clockOffSeconds?: number | null
 }
 
 export interface Glance {
@@ -102,6 +104,11 @@ export function glance(input: GlanceInput): Glance {
   if (input.failingTargets) {
     parts.push(`${plural(input.failingTargets, 'forward target')} failing`)
     tone = worse(tone, 'bad')
+  }
+  if (input.clockOffSeconds !== undefined && input.clockOffSeconds !== null) {
+    const s = input.clockOffSeconds
+    parts.push(`clock ${Math.round(Math.abs(s))} s ${s < 0 ? 'behind' : 'ahead'}`)
+    tone = worse(tone, 'warn')
   }
   if (input.troubledSources) {
     parts.push(`${plural(input.troubledSources, 'relay source')} not syncing`)

@@ -20,6 +20,8 @@ import { fetchPage } from '../sources'
 import { listenerIdentityHeader } from '../webhooks'
 import { explainFailure, probe } from '../webhooks'
 import { portIsFree } from './first-run'
+import { clockProbe } from '../clock'
+import type { ClockProbe } from '../clock'
 
 /** What the doctor looks at. The CLI builds it from the data dir; the app passes its own parts,
  * so `watchdesk doctor` and Settings → Doctor run the same checks. */
@@ -62,6 +64,8 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorCheck[]> {
   const configBad = loaded.ok ? null : 'config'
   const blocked = (area: DoctorCheck['area'], label: string, by: string): DoctorCheck =>
     line({ area, label, state: 'fail', detail: `blocked by: ${by}`, fix: null, blockedBy: by })
+  // The clock is read against the node-access round's block stamps and the gateway's Date.
+  const clock = clockProbe(config?.clock.offsetWarnSeconds ?? 5)
   const rest = await Promise.all([
     Promise.resolve(dataDirCheck(input.dataDir)),
     Promise.resolve(configCheck(loaded)),
@@ -70,14 +74,15 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorCheck[]> {
       ? within(paymentsChecks(input, config, keychainDown), deadline, 'payments', 'Payments API')
       : Promise.resolve([blocked('payments', 'Payments API', 'config')]),
     config
-      ? within(nodeAccessCheck(input, config, keychainDown), deadline, 'node-access', 'Node access')
+      ? within(nodeAccessCheck(input, config, keychainDown, clock), deadline, 'node-access', 'Node access')
       : Promise.resolve([blocked('node-access', 'Node access', configBad!)]),
     config ? within(publicUrlCheck(input, config), deadline, 'public-url', 'Public URL') : [],
     config ? within(sourcesChecks(input, config, keychainDown), deadline, 'sources', 'Relay sources') : [],
     within(storeChecks(input.stores ?? []), deadline, 'store', 'Stores'),
   ])
   // A check may quote a configured URL (a source's, apiBaseUrl): never with its credentials.
-  return maskUrlsIn([node, keychain, ...rest.flat()])
+  const clockLine = clock.line()
+  return maskUrlsIn([node, keychain, ...rest.flat(), ...(clockLine ? [clockLine] : [])])
 }
 
 /** A check that does not finish in time becomes a failed line, never a hang. */
@@ -465,6 +470,7 @@ async function nodeAccessCheck(
   input: DoctorInput,
   config: Config,
   keychainDown: string | null,
+  clock: ClockProbe,
 ): Promise<DoctorCheck[]> {
   const label = 'Node access'
   const { uid, problem } = await readProjectUid(input.secrets)
@@ -497,7 +503,7 @@ async function nodeAccessCheck(
           .join('\n'),
       }),
     ]
-  const poller = pollerFor(config, uid, undefined, problem, undefined, true)
+  const poller = pollerFor(config, uid, undefined, problem, undefined, true, clock.references)
   try {
     const chains = (await poller.pollRound()).chains.filter((c) => c.status !== 'not_configured')
     if (chains.length === 0)

@@ -7,6 +7,8 @@ import { RpcErrorInfo } from '../../shared/contract/chains'
 import type { AppContext } from '../context'
 import type { Services } from '../services'
 import { registerListenerTotals, registerStorageOk } from '../meters'
+import { clockGauges } from '../clock'
+import type { GaugeSpec } from '../clock'
 
 /** `GET /metrics` (Prometheus text format): the figures the console shows, read at scrape time
  * from each capability's status, plus what the listener observes as it happens (ctx.meters). */
@@ -114,6 +116,7 @@ export function metricsFor(ctx: AppContext, services: Services): () => Promise<s
   })
   registerListenerTotals(ctx.meters, () => services.webhooks.status())
   registerStorageOk(ctx.meters, () => ctx.storage.status().state === 'ok')
+  for (const spec of clockGauges(() => services.clock.status())) gaugeOf(spec, registers)
   // Labelled so that, without the forward capability, they have no sample rather than a made-up 0.
   new Gauge({
     name: 'watchdesk_forward_queue_depth',
@@ -147,6 +150,23 @@ export function metricsFor(ctx: AppContext, services: Services): () => Promise<s
     },
   })
   return () => ctx.meters.registry.metrics()
+}
+
+/** A capability's gauge described as plain data, made a gauge here (read at scrape time). */
+function gaugeOf(spec: GaugeSpec, registers: Registry[]): Gauge {
+  return new Gauge({
+    name: spec.name,
+    help: spec.help,
+    labelNames: spec.labelNames ?? [],
+    registers,
+    collect() {
+      this.reset()
+      for (const { labels, value } of spec.read()) {
+        if (labels) this.set(labels, value)
+        else this.set(value)
+      }
+    },
+  })
 }
 
 const pollErrorKinds = RpcErrorInfo.shape.kind.options

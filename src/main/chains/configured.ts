@@ -3,6 +3,7 @@ import type { PollClock } from '../../shared/clock'
 import { maskSecret } from '../../shared/mask'
 import { createPoller } from './poller'
 import type { Poller } from './poller'
+import type { TimeReferences } from '../../shared/time-references'
 import { resolveTargets } from './targets'
 
 /** Removes the project uid from any text before it is shown or stored (a node may echo the URL). */
@@ -21,6 +22,7 @@ export function pollerFor(
   clock?: PollClock,
   /** A one-shot check (`watchdesk chains`): one round cannot confirm, so a bad poll counts at once. */
   oneShot = false,
+  timeRefs?: TimeReferences,
 ): Poller {
   const targets = resolveTargets(config, uid, uidProblem)
   return createPoller({
@@ -28,5 +30,6 @@ export function pollerFor(
     scrub: uidScrubber(uid),
     onRound,
     clock,
+    timeRefs,
   })
 }

@@ -14,6 +14,7 @@ import { createChainHistory } from './history'
 import type { ChainHistoryStore } from './history'
 import type { Poller } from './poller'
 import type { PollClock } from '../../shared/clock'
+import type { TimeReferences } from '../../shared/time-references'
 import { uidScrubber } from './configured'
 import { createPoller } from './poller'
 import { resolveTargets } from './targets'
@@ -49,7 +50,12 @@ export async function readProjectUid(
   return { uid: stored.value?.trim() || null, problem: null }
 }
 
-export async function startChainsService(ctx: AppContext, clock?: PollClock): Promise<ChainsService> {
+export async function startChainsService(
+  ctx: AppContext,
+  clock?: PollClock,
+  /** The clock guard's port (the composer joins it): block stamps out, the correction in. */
+  timeRefs?: TimeReferences,
+): Promise<ChainsService> {
   const history = createChainHistory(ctx.db, { storage: ctx.storage, flushEveryMs: 30_000 })
   const log = ctx.log.child({ capability: 'chains' })
   const rounds = new Emitter<ChainsSnapshot>({
@@ -90,7 +96,7 @@ export async function startChainsService(ctx: AppContext, clock?: PollClock): Pr
     if (problem) log.warn('project uid unavailable', { problem })
     const targets = resolveTargets(ctx.config(), uid, problem)
     if (!poller) {
-      poller = createPoller({ targets, scrub: scrubFor(uid), onRound: onRound(history), clock })
+      poller = createPoller({ targets, scrub: scrubFor(uid), onRound: onRound(history), clock, timeRefs })
       poller.start()
       const polled = poller.snapshot().chains.filter((c) => c.status !== 'not_configured').length
       return log.info('chains poller started', { reason, polled })

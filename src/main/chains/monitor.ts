@@ -25,6 +25,8 @@ import { SourceScores } from './checks/scores'
 import type { ServiceSide } from './checks/scores'
 import { carried, noMeasurement, uncorroborated } from './status'
 import { isRateLimited, readHead, round } from './values'
+import { noTimeReferences } from '../../shared/time-references'
+import type { TimeReferences } from '../../shared/time-references'
 
 /** One chain's monitor: a poll (poll.ts) and small checks over its result, one concern each
  * (checks/: identity, head age, reorgs, extras, references and corroboration, scores). Keeps
@@ -76,6 +78,8 @@ export class ChainMonitor {
   readonly target: ChainTarget
   readonly scrub: (text: string) => string
   private readonly client: RpcClient | null
+  /** Where block stamps and the gateway's Date go, and the clock correction comes from. */
+  readonly timeRefs: TimeReferences
   private readonly references: ReferenceSource[]
   private readonly referenceKeys: string[]
   private readonly identity: IdentityCheck
@@ -98,9 +102,15 @@ export class ChainMonitor {
 
   /** `previous`: the monitor of the same chain before a config change; its state is carried over
    * (see Carried) so a change of settings is never taken for a recovery or a new outage. */
-  constructor(target: ChainTarget, scrub: (text: string) => string, previous?: ChainMonitor) {
+  constructor(
+    target: ChainTarget,
+    scrub: (text: string) => string,
+    previous?: ChainMonitor,
+    timeRefs?: TimeReferences,
+  ) {
     this.target = target
     this.scrub = scrub
+    this.timeRefs = timeRefs ?? previous?.timeRefs ?? noTimeReferences
     const polled = target.url !== null && target.notConfigured === null
     const carried = carriedFrom(previous, target, scrub, polled)
     const node = carried?.sameNode ? carried.previous : null
@@ -108,7 +118,13 @@ export class ChainMonitor {
       ? null
       : carried?.sameClient
         ? carried.previous.client
-        : createRpcClient({ url: target.url!, timeoutMs: target.timeoutMs, scrub })
+        : createRpcClient({
+            url: target.url!,
+            timeoutMs: target.timeoutMs,
+            scrub,
+            onDate: (localMs, date) =>
+              this.timeRefs.observe({ kind: 'http_date', source: 'rpc', localMs, date }),
+          })
     this.referenceKeys = polled ? target.references.map((r) => referenceKey(r, target)) : []
     this.references = polled
       ? target.references.map((r, i) => {
@@ -187,7 +203,8 @@ export class ChainMonitor {
     for (const at of this.unconfirmedErrors.splice(0)) this.quality.add(at, 'error', null)
     this.quality.add(t, 'ok', fetched.latencyMs)
     if (fetched.identity) this.identity.observe(fetched.identity, t)
-    const age = this.headAge.observe(head.value, fetched.block, t)
+    const age = this.headAge.observe(head.value, fetched.block, t, this.timeRefs.correctionMs())
+    if (age.timestamp !== null) this.reportStamp(age.timestamp, t)
     const mismatch = this.identity.current?.mismatch ?? null
     const view = this.corroborate(mismatch ? null : age.head)
     const counted = this.references.filter((r) => view.verdicts.get(r.name)?.counted)
@@ -197,6 +214,17 @@ export class ChainMonitor {
     const extras = this.extras.read(answers, plan.extras.slow, age, this.headAge.getBlockRefused, t)
     const evaluation = this.evaluate(age, lag, extras.syncing)
     return this.record(evaluation, age, lag, view, fetched, extras, t)
+  }
+
+  /** The head block's stamp against this machine's (uncorrected) clock, for the clock guard. */
+  private reportStamp(blockTimestamp: number, t: number): void {
+    this.timeRefs.observe({
+      kind: 'block',
+      serviceId: this.target.info.serviceId,
+      localMs: t,
+      blockTimestamp,
+      blockTimeMs: this.headAge.blockTimeMs,
+    })
   }
 
   private corroborate(serviceHead: number | null): CorroboratedView {

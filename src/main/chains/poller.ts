@@ -8,6 +8,7 @@ import { isRateLimited } from './values'
 import { systemPollClock } from '../../shared/clock'
 import type { PollClock } from '../../shared/clock'
 import type { Disposable } from '../../shared/disposable'
+import type { TimeReferences } from '../../shared/time-references'
 
 /** Polls every configured chain on its own timer, so a slow or dead chain never delays another,
  * and hands the twelve statuses (and the new samples) to `onRound` after each burst of polls. */
@@ -20,6 +21,8 @@ export interface PollerOptions {
   coalesceMs?: number
   /** The system clock unless a test moves time itself. */
   clock?: PollClock
+  /** The clock guard's port: block stamps and the gateway's Date out, the correction in. */
+  timeRefs?: TimeReferences
 }
 
 export interface Poller {
@@ -70,7 +73,7 @@ export function createPoller(options: PollerOptions): Poller {
   const now = () => clock.now()
   let scrub = options.scrub
   const slots: Slot[] = options.targets.map((t) => ({
-    monitor: new ChainMonitor(t, scrub),
+    monitor: new ChainMonitor(t, scrub, undefined, options.timeRefs),
     timer: null,
     inFlight: false,
     next: null,

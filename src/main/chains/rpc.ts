@@ -44,6 +44,8 @@ export interface RpcClientOptions {
   maxResponseBytes?: number
   /** Sent with every request (a reference's API key header, for instance). */
   headers?: Record<string, string>
+  /** Each answer's HTTP Date header, with this machine's time when it arrived (the clock guard). */
+  onDate?: (localMs: number, date: string) => void
 }
 
 interface HttpReply {
@@ -89,6 +91,8 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       const res = await (
         await pool()
       ).request({ method: 'POST', path, headers, body, signal: controller.signal })
+      const date = res.headers.date
+      if (options.onDate && typeof date === 'string') options.onDate(Date.now(), date)
       const text = await readBody(res.body, maxBytes)
       return typeof text === 'string' ? { status: res.statusCode, text } : text
     } catch (error) {

@@ -14,6 +14,7 @@ import { readArrivals, readSuspects, toleranceOf } from '../replay'
 import { ReplayConfig } from '../../shared/config'
 import { createDriftStore, readDriftStatus } from '../drift'
 import { DriftConfig } from '../../shared/drift'
+import { readClockStatus } from '../clock'
 
 /** What `watchdesk mcp` answers from: the data dir that a console (desktop app or serve) writes.
  * The MCP server reads it as a second process, read-only and lock-free (WAL lets readers in), so
@@ -152,6 +153,23 @@ export const readTools = {
           }
         })
       return { console: consoleState(dataDir), chains }
+    },
+  }),
+  clock_status: tool({
+    description:
+      "This machine's clock against the chains' block stamps, the RPC gateway's and the payments API's HTTP Date and webhooks' created_at, as the console last published it: state (ok, off, unconfirmed, disagree, unknown), offset in seconds (positive: ahead), the correction applied to block ages, each reference, and the fix.",
+    input: {},
+    run: ({ dataDir }, _args, now) => {
+      const status = readClockStatus(dataDir)
+      return {
+        console: consoleState(dataDir),
+        clock: status && {
+          ...status,
+          changedAt: status.at,
+          changedSecondsAgo: Math.round((now - Date.parse(status.at)) / 1000),
+        },
+        note: status ? null : 'No console has published a clock status in this data dir yet.',
+      }
     },
   }),
   incidents: tool({

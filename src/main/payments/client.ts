@@ -5,7 +5,7 @@ import type { KeyKind, Operation } from '../../shared/payments'
 import { err, ok } from '../../shared/result'
 import type { ApiError, Err, Result } from '../../shared/result'
 import type { Logger } from '../log'
-import type { Clock } from './clock'
+import type { Clock } from './pace-clock'
 import type { Limiter } from './limiter'
 
 export interface ApiKey {
@@ -44,6 +44,8 @@ export interface ClientOptions {
   random?: () => number
   onRateLimited?: (untilMs: number) => void
   onRateLimitCleared?: () => void
+  /** Each answer's HTTP Date header, with this machine's time when it arrived (the clock guard). */
+  onDate?: (localMs: number, date: string) => void
 }
 
 export interface PaymentsClient {
@@ -130,6 +132,8 @@ export function createPaymentsClient(options: ClientOptions): PaymentsClient {
     const signal = AbortSignal.timeout(options.timeoutMs)
     try {
       const response = await doFetch(url, { method, headers, body, signal })
+      const date = response.headers.get('date')
+      if (date && options.onDate) options.onDate(Date.now(), date)
       const text = await response.text()
       return {
         kind: 'response',

@@ -5,7 +5,7 @@ import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
 import { createPaymentsClient } from './client'
 import type { ApiKey, PaymentsClient } from './client'
-import type { Clock } from './clock'
+import type { Clock } from './pace-clock'
 import type { KeyRing } from './keys'
 import type { RateLimits } from './rate-limits'
 import type { PaymentsSettings } from './settings'
@@ -23,6 +23,7 @@ export interface ConnectDeps {
   clock: Clock
   log: Logger
   fetch?: typeof fetch
+  onDate?: (localMs: number, date: string) => void
 }
 
 /** A client for the active key, or a sentence saying what is missing. Not a pure getter: the
@@ -98,6 +99,7 @@ function connectKey(
     fetch: deps.fetch,
     onRateLimited: (until) => deps.rateLimits.limited(until),
     onRateLimitCleared: () => deps.rateLimits.cleared(),
+    onDate: deps.onDate,
   })
   return ok({ client, key, businessId })
 }

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context'
+import type { TimeReferences } from '../../shared/time-references'
 import { createPaymentsService } from './service'
 import type { PaymentsService } from './service'
 
@@ -8,12 +9,17 @@ export { createPaymentsClient, retryAfterMs } from './client'
 export type { PaymentsClient, PaymentsRequest, PaymentsResponse, ApiKey } from './client'
 export { createLimiter } from './limiter'
 export type { Limiter } from './limiter'
-export { systemClock, virtualClock } from './clock'
-export type { Clock } from './clock'
+export { systemClock, virtualClock } from './pace-clock'
+export type { Clock } from './pace-clock'
 export { standalonePayments } from './standalone'
 
 /** The app's payments service: the context's config, keychain and log; rate-limit state is pushed. */
-export function startPayments(ctx: AppContext, env: NodeJS.ProcessEnv): PaymentsService {
+export function startPayments(
+  ctx: AppContext,
+  env: NodeJS.ProcessEnv,
+  /** The clock guard's port: each answer's HTTP Date goes there. */
+  timeRefs?: TimeReferences,
+): PaymentsService {
   return createPaymentsService({
     config: () => ctx.config(),
     savedConfig: () => ctx.loadedConfig().saved,
@@ -22,5 +28,7 @@ export function startPayments(ctx: AppContext, env: NodeJS.ProcessEnv): Payments
     log: ctx.log,
     env,
     onRateLimit: (state) => ctx.push.publish('payments.rateLimit', state),
+    onDate:
+      timeRefs && ((localMs, date) => timeRefs.observe({ kind: 'http_date', source: 'api', localMs, date })),
   })
 }

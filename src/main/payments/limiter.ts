@@ -1,5 +1,5 @@
 import type { PlanLimits } from '../../shared/payments'
-import type { Clock } from './clock'
+import type { Clock } from './pace-clock'
 
 export interface Limiter {
   /** Waits for a slot; call the returned function when the response (or failure) has arrived. */

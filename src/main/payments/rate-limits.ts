@@ -1,6 +1,6 @@
 import type { RateLimitState } from '../../shared/contract/payments'
 import type { PlanLimits } from '../../shared/payments'
-import type { Clock } from './clock'
+import type { Clock } from './pace-clock'
 import { createLimiter } from './limiter'
 import type { Limiter } from './limiter'
 

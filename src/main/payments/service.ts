@@ -5,8 +5,8 @@ import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
 import type { SecretStore } from '../secrets'
-import { systemClock } from './clock'
-import type { Clock } from './clock'
+import { systemClock } from './pace-clock'
+import type { Clock } from './pace-clock'
 import { connectActiveKey } from './connect'
 import type { ConnectOverride } from './connect'
 import { createWebhookEndpoints } from './endpoints'
@@ -25,6 +25,8 @@ export interface PaymentsDeps {
   log: Logger
   env: NodeJS.ProcessEnv
   onRateLimit?(state: RateLimitState): void
+  /** Each answer's HTTP Date (the clock guard's reference, joined by the composer). */
+  onDate?: (localMs: number, date: string) => void
   clock?: Clock
   fetch?: typeof fetch
 }
@@ -42,7 +44,10 @@ export function createPaymentsService(deps: PaymentsDeps) {
   const rateLimits = createRateLimits(clock, deps.onRateLimit)
   const keys = createKeyRing(deps.secrets, settings, rateLimits, log)
   const connectWith = (override: ConnectOverride = {}) =>
-    connectActiveKey({ settings, keys, rateLimits, clock, log, fetch: deps.fetch }, override)
+    connectActiveKey(
+      { settings, keys, rateLimits, clock, log, fetch: deps.fetch, onDate: deps.onDate },
+      override,
+    )
   const connect = () => connectWith()
   const endpoints = createWebhookEndpoints({ connect, config: settings.config, secrets: deps.secrets, log })
 

@@ -10,6 +10,7 @@ import { mirrorLink } from './stores/link'
 import { usePaymentsStore } from './stores/payments'
 import { useSettingsStore } from './stores/settings'
 import { useSourcesStore } from './stores/sources'
+import { useClockStore } from './stores/clock'
 
 /** A store that shows what the back end holds. `attach`: what it follows for the page's whole
  * life (pushes); `resync`: reload what it has shown after the back end came back (a restart, a
@@ -44,6 +45,15 @@ export const pageStores: readonly PageStore[] = [
   },
   { name: 'settings', resync: () => useSettingsStore.getState().resync() },
   { name: 'forward', resync: () => useForwardStore.getState().resync() },
+  {
+    name: 'clock',
+    attach: () => {
+      const following = useClockStore.getState().attach()
+      void useClockStore.getState().load()
+      return following
+    },
+    resync: () => useClockStore.getState().resync(),
+  },
 ]
 
 /** Attaches every page store and resyncs them all when the back end comes back. */

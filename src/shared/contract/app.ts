@@ -81,6 +81,7 @@ export const DoctorCheck = z.object({
     'public-url',
     'sources',
     'store',
+    'clock',
   ]),
   label: z.string(),
   state: z.enum(['ok', 'warn', 'fail']),

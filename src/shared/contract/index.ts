@@ -11,6 +11,7 @@ import { forwardMethods, forwardPushes } from './forward'
 import { settingsMethods } from './settings'
 import { replayMethods, replayPushes } from './replay'
 import { driftMethods, driftPushes } from './drift'
+import { clockMethods, clockPushes } from './clock'
 
 /** The one list of API methods. Preload, IPC handlers, HTTP routes and the renderer client all
  * derive from it; each capability declares its own methods in a sibling file. */
@@ -27,6 +28,7 @@ export const methods = {
   ...settingsMethods,
   ...replayMethods,
   ...driftMethods,
+  ...clockMethods,
 } satisfies Record<string, MethodSpec>
 
 /** Live updates pushed from the back end (IPC `send` under Electron, server-sent events in serve). */
@@ -44,6 +46,7 @@ export const pushes = {
   ...forwardPushes,
   ...replayPushes,
   ...driftPushes,
+  ...clockPushes,
 } satisfies Record<string, z.ZodType>
 
 export type Methods = typeof methods

@@ -71,6 +71,7 @@ describe('watchdesk mcp', () => {
     expect(names).toEqual([
       'alert_log',
       'chain_status',
+      'clock_status',
       'forward_status',
       'get_event',
       'incidents',

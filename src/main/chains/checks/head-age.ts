@@ -45,8 +45,16 @@ export class HeadAge {
     this.blockTimeMs = typicalBlockTimeMs
   }
 
-  /** The block may also raise the head (it can be newer than eth_blockNumber's answer). */
-  observe(reportedHead: number | null, blockOutcome: RpcOutcome | null, t: number): BlockAge {
+  /** The block may also raise the head (it can be newer than eth_blockNumber's answer).
+   * `correctionMs`: what the clock guard found this machine's clock ahead by (0 unless off): the
+   * block's age is measured against the corrected clock, the time since an advance is not (both
+   * ends of it are read by this clock). */
+  observe(
+    reportedHead: number | null,
+    blockOutcome: RpcOutcome | null,
+    t: number,
+    correctionMs = 0,
+  ): BlockAge {
     let head = reportedHead ?? 0
     let timestamp: number | null = null
     this.blockAnswersHead = false
@@ -69,7 +77,7 @@ export class HeadAge {
       head,
       timestamp,
       fromTimestamp: timestamp !== null,
-      seconds: timestamp !== null ? Math.max(0, t / 1000 - timestamp) : sinceAdvancedSeconds,
+      seconds: timestamp !== null ? Math.max(0, (t - correctionMs) / 1000 - timestamp) : sinceAdvancedSeconds,
       sinceAdvancedSeconds,
     }
   }

@@ -14,6 +14,8 @@ import { ChainStrip } from '../components/chains/ChainStrip'
 import { BackendStatus, StaleNote } from '../components/Liveness'
 import { useStaleSince } from '../stores/link'
 import { useNow } from '../hooks/useNow'
+import { useClockStore } from '../stores/clock'
+import { ClockFact, clockBadge } from '../components/clock/ClockTile'
 import { useViewReady } from '../hooks/useViewReady'
 import { Fact, Tile } from '../components/overview/Tile'
 import { ShapesTile } from '../components/drift/DriftMarks'
@@ -40,6 +42,7 @@ export function OverviewView() {
   const replay = useReplayStore((s) => s.status)
   const chains = useChainsStore((s) => s.snapshot?.chains ?? null)
   const { sources } = useSources()
+  const clock = useClockStore((s) => s.status)
   useFollowGlanceFacts()
   const settings = useAppStore((s) => s.settings)
   // Every tile has its first answer (the app's own load failing shows as its error banner).
@@ -66,6 +69,7 @@ export function OverviewView() {
     listenerDown: listener ? !listener.listening : undefined,
     publicUrlUnreachable: publicUrl?.state === 'unreachable',
     suspectedReplays: replay?.lastDay,
+    clockOffSeconds: clock?.state === 'off' ? clock.offsetSeconds : null,
   })
   return (
     <div className="view overview" data-stale={stale || undefined}>
@@ -119,15 +123,24 @@ function useFollowGlanceFacts() {
 function ConsoleTile() {
   const health = useAppStore((s) => s.health)
   const settings = useAppStore((s) => s.settings)
+  const clock = useClockStore((s) => s.status)
   const keychain = settings ? keychainBadge(settings.keychain) : null
-  const tone = !settings ? 'muted' : keychain!.tone
+  // The clock's tone counts only when two references agree it is off.
+  const clockWarns = clock?.state === 'off'
+  const tone = !settings
+    ? 'muted'
+    : clockWarns && keychain!.tone === 'good'
+      ? clockBadge(clock).tone
+      : keychain!.tone
   return (
     <Tile
       title="This console"
       href="#/settings"
       linkLabel="open Settings"
       tone={tone}
-      label={!settings ? 'loading' : tone === 'good' ? 'ok' : 'keychain'}
+      label={
+        !settings ? 'loading' : tone === 'good' ? 'ok' : keychain!.tone !== 'good' ? 'keychain' : 'clock'
+      }
     >
       <Fact label="back end">
         <BackendStatus health={health} liveLabel={`running ${health?.version ?? ''}`.trim()} />
@@ -138,6 +151,7 @@ function ConsoleTile() {
       <Fact label="data dir">
         <span className="mono">{settings?.dataDir ?? '—'}</span>
       </Fact>
+      <ClockFact status={clock} />
     </Tile>
   )
 }

@@ -1,13 +1,29 @@
 import { chainRegistry } from '../../../../shared/chains/registry'
 import { ConfigForm } from './ConfigForm'
 import { ReferencesEditor } from './ReferencesEditor'
+import { ClockNote } from '../clock/ClockTile'
+import { useClockStore } from '../../stores/clock'
 
 /** Settings → Chains: per chain its slug, own URL, whether it is polled, its health thresholds
  * and its references (with a Test each, and the network's well-known public endpoints). Node URLs are shown masked; a field left as it is is never sent back. */
 export function ChainsSettingsPanel() {
+  const clock = useClockStore((s) => s.status)
   return (
     <section className="panel" aria-label="Chains settings">
       <h2>Chains</h2>
+      {/* Block ages are only as right as this machine's clock (issue 32.3). */}
+      <ClockNote status={clock} />
+      <ConfigForm
+        label="Clock settings"
+        fields={[
+          {
+            key: 'clock.offsetWarnSeconds',
+            kind: 'number',
+            placeholder: '5',
+            hint: 'Seconds the clock may be off (agreed by two references) before it is reported and block ages are corrected.',
+          },
+        ]}
+      />
       <p className="hint">
         Each chain is polled at <span className="mono">rpcBaseUrl/slug/project uid</span> unless it has its
         own url. Empty fields use the default (slug from the chain, thresholds from its block time).

@@ -22,7 +22,17 @@ const electronImport = {
  *                          serve.ts, index.ts, cli/, demo/: may import all of the above
  * An import path is matched relative to the importing file, so `../chains` from src/main/payments/
  * and `../../chains` from src/main/desktop/shell/ both name the chains capability. */
-const capabilities = ['webhooks', 'chains', 'payments', 'desktop', 'forward', 'relay', 'sources', 'alerts']
+const capabilities = [
+  'webhooks',
+  'chains',
+  'payments',
+  'desktop',
+  'forward',
+  'relay',
+  'sources',
+  'alerts',
+  'disablement',
+]
 const foundations = [
   'db',
   'secrets',

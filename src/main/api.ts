@@ -11,6 +11,7 @@ import { sourcesApi } from './api/sources'
 import { forwardApi } from './api/forward'
 import { settingsApi } from './api/settings'
 import { doctorApi } from './api/doctor'
+import { disablementApi } from './api/disablement'
 
 /** Implements the contract. The only place where capabilities meet: each section in ./api/ maps
  * its methods onto one capability's services; `satisfies` fails the build if a method is missing. */
@@ -26,5 +27,6 @@ export function createApi(ctx: AppContext, services: Services): ApiHandlers {
     ...forwardApi(ctx, services),
     ...settingsApi(ctx, services),
     ...doctorApi(ctx, services),
+    ...disablementApi(services),
   } satisfies ApiHandlers
 }

@@ -29,6 +29,8 @@ import type { CommitHook } from './db'
 import type { AdhocTarget, AttemptReport, ForwardService } from './forward'
 import { startPublicUrlWatch } from './webhooks'
 import type { PublicUrlWatch } from './webhooks'
+import { startDisablement } from './disablement'
+import type { DisablementWatch } from './disablement'
 
 /** Every statement added to an events commit, by commit: each hook is owned by the capability
  * whose tables it writes, and test/main/commit-hooks.test.ts prepares them all against the latest
@@ -61,6 +63,8 @@ export interface Services {
   forward: ForwardService
   /** listener.publicUrl re-checked periodically: does it reach this listener (issue 10)? */
   publicUrl: PublicUrlWatch
+  /** Per endpoint: when an outage makes the service mark deliveries failed (issue 32.4). */
+  disablement: DisablementWatch
   /** The process environment (NODE_EXTRA_CA_CERTS for the public URL's checks). */
   env: NodeJS.ProcessEnv
 }
@@ -212,7 +216,25 @@ export async function startServices(
   stops.push(async () => sourceRule.dispose())
   const stopTargets = watchForwardTargets(forward, alerts, options.clock ?? systemPollClock)
   stops.push(async () => stopTargets.dispose())
-  const services: Services = { webhooks, chains, payments, alerts, sources, forward, publicUrl, env }
+  const disablement = startDisablement(ctx, {
+    clock: options.clock,
+    listener: () => webhooks.status(),
+    publicUrl: () => publicUrl.state(),
+    listEndpoints: () => payments.listEndpoints(),
+    observe: (condition) => alerts.condition(condition),
+  })
+  stops.push(async () => disablement.dispose())
+  const services: Services = {
+    webhooks,
+    chains,
+    payments,
+    alerts,
+    sources,
+    forward,
+    publicUrl,
+    disablement,
+    env,
+  }
   return ok({
     services,
     stop: async () => {

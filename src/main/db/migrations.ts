@@ -10,6 +10,7 @@ import { migration009 } from './migrations/009-alert-outbox'
 import { migration010 } from './migrations/010-mute-source'
 import { migration011 } from './migrations/011-forward-target-names'
 import { migration012 } from './migrations/012-incident-causes'
+import { migration015 } from './migrations/015-reachability-outages'
 import type { Migration } from './migrations/migration'
 
 export type { Migration } from './migrations/migration'
@@ -29,4 +30,5 @@ export const migrations: Migration[] = [
   migration010,
   migration011,
   migration012,
+  migration015,
 ]

@@ -9,6 +9,7 @@ import { alertsMethods, alertsPushes } from './alerts'
 import { sourcesMethods, sourcesPushes } from './sources'
 import { forwardMethods, forwardPushes } from './forward'
 import { settingsMethods } from './settings'
+import { disablementMethods, disablementPushes } from './disablement'
 
 /** The one list of API methods. Preload, IPC handlers, HTTP routes and the renderer client all
  * derive from it; each capability declares its own methods in a sibling file. */
@@ -23,6 +24,7 @@ export const methods = {
   ...sourcesMethods,
   ...forwardMethods,
   ...settingsMethods,
+  ...disablementMethods,
 } satisfies Record<string, MethodSpec>
 
 /** Live updates pushed from the back end (IPC `send` under Electron, server-sent events in serve). */
@@ -38,6 +40,7 @@ export const pushes = {
   ...alertsPushes,
   ...sourcesPushes,
   ...forwardPushes,
+  ...disablementPushes,
 } satisfies Record<string, z.ZodType>
 
 export type Methods = typeof methods

@@ -34,6 +34,7 @@ export function startDisablement(
     db: ctx.db,
     clock: links.clock ?? systemPollClock,
     log: ctx.log.child({ capability: 'disablement' }),
+    publicUrlSet: () => Boolean(ctx.config().listener.publicUrl),
     leadMs: () => ctx.config().alerts.disablementLeadMinutes * 60_000,
     committed: ctx.committed,
     publish: (status) => ctx.push.publish('disablement.status', status),

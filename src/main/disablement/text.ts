@@ -33,11 +33,11 @@ export const failedTitle = (endpoint: string) =>
 
 export function failedBody(endpoint: string, f: Forecast, apiSentence: string): string {
   return (
-    `Deliveries first sent between ${utc(f.failedFrom!)} and ${utc(f.failedBefore!)} were marked failed: ` +
-    `all six attempts (the first and 5 retries over 26 h 36 min) fell while this listener could not be ` +
-    `reached. The service may have disabled endpoint ${endpoint} — check with \`watchdesk webhooks list\` ` +
-    `and retry the failed ones from its dashboard. ${apiSentence}`
-  )
+    `Deliveries first sent between ${utc(f.failedFrom!)} and ${utc(f.failedBefore!)} were marked failed; ` +
+    `the service may have disabled endpoint ${endpoint} — check with \`watchdesk webhooks list\` and ` +
+    `retry the failed ones from its dashboard. All six attempts (the first and 5 retries over 26 h 36 min) ` +
+    `fell while this listener could not be reached. ${apiSentence}`
+  ).trim()
 }
 
 /** The payments API's view of the endpoint, in words (its list shows `status`; spec 2.1 shows only

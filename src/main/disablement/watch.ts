@@ -32,6 +32,8 @@ export interface DisablementDeps {
   log: Logger
   /** alerts.disablementLeadMinutes, in ms. */
   leadMs(): number
+  /** Whether listener.publicUrl is set: the service delivers to this listener only through it. */
+  publicUrlSet(): boolean
   /** The listener: whether it listens, its endpoints, its outages between runs. */
   listener(): ListenerStatus | null
   publicUrl(): PublicUrlState
@@ -86,7 +88,7 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
     const url = deps.publicUrl()
     if (url.url && url.state === 'unreachable')
       store.down('public_url', Math.min(url.checkedAt ?? now, now), `public URL check: ${url.message}`)
-    else if (url.state === 'reachable' || !url.url) store.up('public_url', now)
+    else if (url.state === 'reachable' || !deps.publicUrlSet()) store.up('public_url', now)
     const listener = deps.listener()
     if (listener && !listener.listening)
       store.down('listener', now, `listener not listening: ${listener.problem ?? 'stopped'}`)
@@ -134,7 +136,8 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
 
   const observeEndpoint = (endpoint: string, f: Forecast, now: number) => {
     const risk = f.state === 'at_risk'
-    deps.observe(
+    const failed = f.state === 'failed'
+    const both = [
       condition(
         'endpoint.disable_risk',
         endpoint,
@@ -142,9 +145,6 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
         risk ? riskTitle(endpoint, f) : `Endpoint ${endpoint} reachable again`,
         risk ? riskBody(endpoint, f, now) : 'The listener is reachable before the deadline.',
       ),
-    )
-    const failed = f.state === 'failed'
-    deps.observe(
       condition(
         'endpoint.deliveries_failed',
         endpoint,
@@ -152,7 +152,9 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
         failedTitle(endpoint),
         failed ? failedBody(endpoint, f, api.get(endpoint)?.sentence ?? '') : '',
       ),
-    )
+    ]
+    // Active first: the warning handing over to the failure stays one incident, escalated.
+    for (const c of both.sort((a, b) => Number(b.active) - Number(a.active))) deps.observe(c)
     const before = was.get(endpoint)
     if (f.state !== before && f.state === 'at_risk') counts.warnings++
     if (f.state !== before && f.state === 'failed') counts.failures++
@@ -164,7 +166,7 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
     record(now)
     const listener = deps.listener()
     // Without a public URL the service delivers elsewhere (a relay) or nowhere: nothing to watch here.
-    const endpoints = deps.publicUrl().url ? (listener?.endpoints ?? []) : []
+    const endpoints = deps.publicUrlSet() ? (listener?.endpoints ?? []) : []
     const base = forecast(spansAt(now), now, deps.leadMs())
     const each = new Map(endpoints.map((e) => [e, settledFailure(e, base, now)]))
     await askApi(
@@ -194,7 +196,7 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
         apiStatus: f.state === 'failed' ? (api.get(endpoint)?.status ?? null) : null,
         message: stateMessage(f, now),
       })),
-      note: !deps.publicUrl().url
+      note: !deps.publicUrlSet()
         ? 'No public URL (listener.publicUrl): the service does not deliver to this listener, so no endpoint is watched here.'
         : endpoints.length === 0
           ? 'No endpoint secret: register an endpoint ("Connect this console") to have it watched.'
@@ -209,18 +211,17 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
     return next
   }
 
-  let running: Promise<DisablementStatus> | null = null
+  // One look at a time, each at the clock's time when it starts: a caller during a look gets the next.
+  let queue: Promise<DisablementStatus> = Promise.resolve(current)
   let stopped = false
   let timer: Disposable | null = null
-  const checkNow = (): Promise<DisablementStatus> => {
-    running ??= look()
-      .catch((error: unknown) => {
+  const checkNow = (): Promise<DisablementStatus> =>
+    (queue = queue.then(() =>
+      look().catch((error: unknown) => {
         deps.log.error('the endpoint-disablement watch could not look', { error })
         return current
-      })
-      .finally(() => (running = null))
-    return running
-  }
+      }),
+    ))
   const loop = () => {
     timer = null
     void checkNow().finally(() => {

@@ -97,7 +97,8 @@ describe('the disablement forecast', () => {
           // Failing now: deliveries keep running out every minute, so the deadline is now.
           if (ongoing && firstFuture !== null && firstFailed === null)
             expect(f.deadline).toBe(firstFuture + ladderMs)
-          else if (ongoing && firstFuture !== null) expect(f.deadline).toBeLessThanOrEqual(firstFuture + ladderMs)
+          else if (ongoing && firstFuture !== null)
+            expect(f.deadline).toBeLessThanOrEqual(firstFuture + ladderMs)
           else if (!ongoing) expect(f.deadline).toBeNull()
         },
       ),

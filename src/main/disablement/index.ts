@@ -42,3 +42,4 @@ export function startDisablement(
   registerDisablementMetrics(ctx.meters.registry, () => watch)
   return watch
 }
+export { readDisablement } from './read'

@@ -40,6 +40,10 @@ export function startDisablement(
     publish: (status) => ctx.push.publish('disablement.status', status),
   })
   registerDisablementMetrics(ctx.meters.registry, () => watch)
-  return watch
+  // The public URL turning unreachable (or back) is looked at at once, not at the next 30 s look.
+  const offPublicUrl = ctx.push.subscribe((message) => {
+    if (message.topic === 'payments.publicUrl') void watch.checkNow()
+  })
+  return { ...watch, dispose: () => (offPublicUrl.dispose(), watch.dispose()) }
 }
 export { readDisablement } from './read'

@@ -54,8 +54,9 @@ describe('the endpoint-disablement watch on the Overview, in Chromium', () => {
 
     const page = await chromium().newPage({ viewport: { width: 1024, height: 768 } })
     await page.goto(`${c.launchUrl}#/overview`)
-    const tile = page.getByRole('region', { name: 'Endpoint deadlines' })
-    await eventually(() => tile.locator('.tile-head .status').textContent()).toBe('disablement risk')
+    // In the Public URL tile: the reachability it is about, no row added to the Overview.
+    const tile = page.getByRole('region', { name: 'Public URL' }).getByLabel('Endpoint deadlines')
+    await eventually(() => tile.locator('.status').first().textContent()).toBe('disablement risk')
     expect(await tile.getByLabel('endpoint wh_7f3a9c2e1b4d6a80: at risk').count()).toBe(1)
     expect(await tile.textContent()).toMatch(
       /Marked failed at \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 1 h 3\d min\)/,

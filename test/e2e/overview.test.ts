@@ -151,15 +151,7 @@ describe('Overview, the glance page, in Chromium', () => {
         await page
           .locator('.tile-head h2 a')
           .evaluateAll((links) => links.map((a) => a.getAttribute('href'))),
-      ).toEqual([
-        '#/alerts',
-        '#/events',
-        '#/settings',
-        '#/settings',
-        '#/settings',
-        '#/settings',
-        '#/settings',
-      ])
+      ).toEqual(['#/alerts', '#/events', '#/settings', '#/settings', '#/settings', '#/settings'])
       expect(await clippedCells(page, '.chain-strip-name'), `chain names cut at ${where}`).toEqual([])
       await saveScreenshot(page, `overview-glance-${where}`)
 

@@ -15,7 +15,6 @@ import { useStaleSince } from '../stores/link'
 import { useNow } from '../hooks/useNow'
 import { useViewReady } from '../hooks/useViewReady'
 import { Fact, Tile } from '../components/overview/Tile'
-import { DisablementTile } from '../components/overview/DisablementTile'
 import {
   ForwardTile,
   IncidentsTile,
@@ -83,7 +82,6 @@ export function OverviewView() {
         <ForwardTile status={forward} now={now} />
         <SourcesTile sources={sources} now={now} />
         <PublicUrlTile state={publicUrl} now={now} />
-        <DisablementTile now={now} />
         <ConsoleTile />
       </div>
       <ChainStrip />

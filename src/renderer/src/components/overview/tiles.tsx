@@ -9,6 +9,7 @@ import { StatusBadge } from '../Status'
 import type { Tone } from '../Status'
 import { sourceStateLabels } from '../sources/SourceProgress'
 import { Fact, Tile } from './Tile'
+import { EndpointDeadlines } from './EndpointDeadlines'
 
 const n = (v: number) => v.toLocaleString('en-US')
 /** "13:07:01 (12 s ago)": the moment in the one format, and its age. */
@@ -209,6 +210,7 @@ export function PublicUrlTile({ state, now }: { state: PublicUrlState | null; no
         </Fact>
       )}
       {(!state.url || state.state === 'unreachable') && <p className="hint">{state.message}</p>}
+      <EndpointDeadlines now={now} />
     </Tile>
   )
 }

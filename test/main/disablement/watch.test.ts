@@ -99,127 +99,147 @@ describe('the endpoint-disablement watch', () => {
     await backend.services.alerts.idle()
   }
 
-  it('warns before the deadline during a public-URL outage, then alerts once that deliveries were marked failed, with the commands and the endpoint’s status', async () => {
-    const { proxy, start, endpointAlerts } = await setup()
-    const clock = manualClock()
-    const backend = await start(clock)
-    const { publicUrl, disablement } = backend.services
-    await waitFor(async () => (await publicUrl.checkNow()).state === 'reachable', 'the public URL reachable')
-    expect((await disablement.checkNow()).endpoints).toEqual([
-      expect.objectContaining({ endpoint, state: 'clear', downSince: null, deadline: null }),
-    ])
+  it(
+    'warns before the deadline during a public-URL outage, then alerts once that deliveries were marked failed, with the commands and the endpoint’s status',
+    { timeout: 120_000 },
+    async () => {
+      const { proxy, start, endpointAlerts } = await setup()
+      const clock = manualClock()
+      const backend = await start(clock)
+      const { publicUrl, disablement } = backend.services
+      await waitFor(
+        async () => (await publicUrl.checkNow()).state === 'reachable',
+        'the public URL reachable',
+      )
+      expect((await disablement.checkNow()).endpoints).toEqual([
+        expect.objectContaining({ endpoint, state: 'clear', downSince: null, deadline: null }),
+      ])
 
-    await proxy.close()
-    await waitFor(
-      async () => (await publicUrl.checkNow()).state === 'unreachable',
-      'the public URL unreachable',
-    )
-    const since = clock.now()
-    const during = await disablement.checkNow()
-    expect(during.outage).toMatchObject({ since, cause: 'public_url' })
-    expect(during.endpoints[0]).toMatchObject({
-      state: 'clear',
-      downSince: since,
-      deadline: since + ladderMs,
-    })
+      await proxy.close()
+      await waitFor(
+        async () => (await publicUrl.checkNow()).state === 'unreachable',
+        'the public URL unreachable',
+      )
+      const since = clock.now()
+      const during = await disablement.checkNow()
+      expect(during.outage).toMatchObject({ since, cause: 'public_url' })
+      expect(during.endpoints[0]).toMatchObject({
+        state: 'clear',
+        downSince: since,
+        deadline: since + ladderMs,
+      })
 
-    // A minute before the lead: nothing yet.
-    await lookAt(backend, clock, since + ladderMs - 2 * hour - 60_000)
-    expect(endpointAlerts()).toEqual([])
-    expect(disablement.status().endpoints[0]!.state).toBe('clear')
+      // A minute before the lead: nothing yet.
+      await lookAt(backend, clock, since + ladderMs - 2 * hour - 60_000)
+      expect(endpointAlerts()).toEqual([])
+      expect(disablement.status().endpoints[0]!.state).toBe('clear')
 
-    await lookAt(backend, clock, since + ladderMs - 2 * hour)
-    expect(endpointAlerts()).toEqual([
-      expect.objectContaining({ rule: 'endpoint.disable_risk', kind: 'fired', severity: 'warning' }),
-    ])
-    expect(endpointAlerts()[0].title).toMatch(
-      new RegExp(`^Endpoint ${endpoint}: deliveries marked failed at `),
-    )
-    expect(endpointAlerts()[0].body).toContain('in 2 h')
-    expect(endpointAlerts()[0].body).toContain('public URL check')
-    expect(disablement.status().endpoints[0]!.state).toBe('at_risk')
+      await lookAt(backend, clock, since + ladderMs - 2 * hour)
+      expect(endpointAlerts()).toEqual([
+        expect.objectContaining({ rule: 'endpoint.disable_risk', kind: 'fired', severity: 'warning' }),
+      ])
+      expect(endpointAlerts()[0].title).toMatch(
+        new RegExp(`^Endpoint ${endpoint}: deliveries marked failed at `),
+      )
+      expect(endpointAlerts()[0].body).toContain('in 2 h')
+      expect(endpointAlerts()[0].body).toContain('public URL check')
+      expect(disablement.status().endpoints[0]!.state).toBe('at_risk')
 
-    // Later looks before the deadline add nothing.
-    await lookAt(backend, clock, since + ladderMs - hour)
-    expect(endpointAlerts()).toHaveLength(1)
+      // Later looks before the deadline add nothing.
+      await lookAt(backend, clock, since + ladderMs - hour)
+      expect(endpointAlerts()).toHaveLength(1)
 
-    await lookAt(backend, clock, since + ladderMs)
-    const alerts = endpointAlerts()
-    expect(alerts.map((a) => [a.rule, a.kind, a.severity])).toEqual([
-      ['endpoint.disable_risk', 'fired', 'warning'],
-      ['endpoint.deliveries_failed', 'escalated', 'critical'],
-    ])
-    expect(alerts[1].body).toContain(`the service may have disabled endpoint ${endpoint}`)
-    expect(alerts[1].body).toContain('`watchdesk webhooks list`')
-    expect(alerts[1].body).toContain('retry the failed ones from its dashboard')
-    expect(alerts[1].body).toContain(`The payments API lists ${endpoint} as active`)
-    expect(disablement.status().endpoints[0]).toMatchObject({ state: 'failed', apiStatus: 'active' })
+      await lookAt(backend, clock, since + ladderMs)
+      const alerts = endpointAlerts()
+      expect(alerts.map((a) => [a.rule, a.kind, a.severity])).toEqual([
+        ['endpoint.disable_risk', 'fired', 'warning'],
+        ['endpoint.deliveries_failed', 'escalated', 'critical'],
+      ])
+      expect(alerts[1].body).toContain(`the service may have disabled endpoint ${endpoint}`)
+      expect(alerts[1].body).toContain('`watchdesk webhooks list`')
+      expect(alerts[1].body).toContain('retry the failed ones from its dashboard')
+      expect(alerts[1].body).toContain(`The payments API lists ${endpoint} as active`)
+      expect(disablement.status().endpoints[0]).toMatchObject({ state: 'failed', apiStatus: 'active' })
 
-    // Still down an hour later: no second alert.
-    await lookAt(backend, clock, since + ladderMs + hour)
-    expect(endpointAlerts()).toHaveLength(2)
-  })
+      // Still down an hour later: no second alert.
+      await lookAt(backend, clock, since + ladderMs + hour)
+      expect(endpointAlerts()).toHaveLength(2)
+      const metrics = await backend.metrics()
+      expect(metrics).toContain(
+        `watchdesk_endpoint_disablement_state{endpoint="${endpoint}",state="failed"} 1`,
+      )
+      expect(metrics).toContain(
+        `watchdesk_endpoint_disablement_state{endpoint="${endpoint}",state="at_risk"} 0`,
+      )
+      expect(metrics).toContain('watchdesk_endpoint_disable_warnings_total 1')
+      expect(metrics).toContain('watchdesk_endpoint_deliveries_failed_total 1')
+    },
+  )
 
-  it('after an outage longer than the ladder (the console was not running), alerts once that deliveries were marked failed, with the API’s "disabled"; deliveries arriving again close it for good', async () => {
-    const { start, endpointAlerts, dataDir, port } = await setup('disabled')
-    // The console's earlier run stopped 30 h ago: longer than the ladder's 26 h 36 min.
-    const now = Date.now()
-    const db = unwrap(openDatabase(join(dataDir, databaseFileName)))
-    db.prepare('INSERT INTO listener_runs (started_at, alive_at, stopped_at) VALUES (?, ?, ?)').run(
-      now - 40 * hour,
-      now - 30 * hour,
-      now - 30 * hour,
-    )
-    db.close()
-    const clock = manualClock()
-    const first = await start(clock)
-    await waitFor(
-      async () => (await first.services.publicUrl.checkNow()).state === 'reachable',
-      'the public URL reachable',
-    )
-    await lookAt(first, clock, clock.now() + 30_000)
-    const alerts = endpointAlerts()
-    expect(alerts.map((a) => [a.rule, a.kind, a.severity, a.title])).toEqual([
-      [
-        'endpoint.deliveries_failed',
-        'fired',
-        'critical',
-        `Endpoint ${endpoint}: deliveries marked failed, the endpoint may be disabled`,
-      ],
-    ])
-    expect(alerts[0].body).toMatch(/^Deliveries first sent between \d{4}-\d\d-\d\d \d\d:\d\d UTC and /)
-    expect(alerts[0].body).toContain(
-      `; the service may have disabled endpoint ${endpoint} — check with \`watchdesk webhooks list\` and retry the failed ones from its dashboard.`,
-    )
-    expect(alerts[0].body).toContain(`The payments API lists ${endpoint} as "disabled"`)
-    const status = first.services.disablement.status().endpoints[0]!
-    expect(status).toMatchObject({ state: 'failed', failedFrom: now - 30 * hour, apiStatus: 'disabled' })
-    expect(status.failedBefore! + ladderMs).toBeGreaterThanOrEqual(now)
+  it(
+    'after an outage longer than the ladder (the console was not running), alerts once that deliveries were marked failed, with the API’s "disabled"; deliveries arriving again close it for good',
+    { timeout: 120_000 },
+    async () => {
+      const { start, endpointAlerts, dataDir, port } = await setup('disabled')
+      // The console's earlier run stopped 30 h ago: longer than the ladder's 26 h 36 min.
+      const now = Date.now()
+      const db = unwrap(openDatabase(join(dataDir, databaseFileName)))
+      db.prepare('INSERT INTO listener_runs (started_at, alive_at, stopped_at) VALUES (?, ?, ?)').run(
+        now - 40 * hour,
+        now - 30 * hour,
+        now - 30 * hour,
+      )
+      db.close()
+      const clock = manualClock()
+      const first = await start(clock)
+      await waitFor(
+        async () => (await first.services.publicUrl.checkNow()).state === 'reachable',
+        'the public URL reachable',
+      )
+      await lookAt(first, clock, clock.now() + 30_000)
+      const alerts = endpointAlerts()
+      expect(alerts.map((a) => [a.rule, a.kind, a.severity, a.title])).toEqual([
+        [
+          'endpoint.deliveries_failed',
+          'fired',
+          'critical',
+          `Endpoint ${endpoint}: deliveries marked failed, the endpoint may be disabled`,
+        ],
+      ])
+      expect(alerts[0].body).toMatch(/^Deliveries first sent between \d{4}-\d\d-\d\d \d\d:\d\d UTC and /)
+      expect(alerts[0].body).toContain(
+        `; the service may have disabled endpoint ${endpoint} — check with \`watchdesk webhooks list\` and retry the failed ones from its dashboard.`,
+      )
+      expect(alerts[0].body).toContain(`The payments API lists ${endpoint} as "disabled"`)
+      const status = first.services.disablement.status().endpoints[0]!
+      expect(status).toMatchObject({ state: 'failed', failedFrom: now - 30 * hour, apiStatus: 'disabled' })
+      expect(status.failedBefore! + ladderMs).toBeGreaterThanOrEqual(now)
 
-    // The operator enabled it again: a delivery arrives, and the next look closes the incident.
-    const body = JSON.stringify({
-      id: 'evt_back_1',
-      type: 'funding.completed',
-      created_at: new Date().toISOString(),
-      data: {},
-    })
-    expect((await post(`http://127.0.0.1:${port}/webhooks`, body, signed(body))).status).toBe(200)
-    await lookAt(first, clock, clock.now() + 30_000)
-    expect(endpointAlerts().map((a) => [a.rule, a.kind])).toEqual([
-      ['endpoint.deliveries_failed', 'fired'],
-      ['endpoint.deliveries_failed', 'closed'],
-    ])
-    expect(endpointAlerts()[1].body).toContain('deliveries arrive again')
+      // The operator enabled it again: a delivery arrives, and the next look closes the incident.
+      const body = JSON.stringify({
+        id: 'evt_back_1',
+        type: 'funding.completed',
+        created_at: new Date().toISOString(),
+        data: {},
+      })
+      expect((await post(`http://127.0.0.1:${port}/webhooks`, body, signed(body))).status).toBe(200)
+      await lookAt(first, clock, clock.now() + 30_000)
+      expect(endpointAlerts().map((a) => [a.rule, a.kind])).toEqual([
+        ['endpoint.deliveries_failed', 'fired'],
+        ['endpoint.deliveries_failed', 'closed'],
+      ])
+      expect(endpointAlerts()[1].body).toContain('deliveries arrive again')
 
-    // A restart does not raise the settled failure again.
-    await first.close()
-    backends.splice(backends.indexOf(first), 1)
-    const again = manualClock()
-    const second = await start(again)
-    await lookAt(second, again, again.now() + 30_000)
-    expect(second.services.disablement.status().endpoints[0]!.state).toBe('clear')
-    expect(endpointAlerts()).toHaveLength(2)
-  })
+      // A restart does not raise the settled failure again.
+      await first.close()
+      backends.splice(backends.indexOf(first), 1)
+      const again = manualClock()
+      const second = await start(again)
+      await lookAt(second, again, again.now() + 30_000)
+      expect(second.services.disablement.status().endpoints[0]!.state).toBe('clear')
+      expect(endpointAlerts()).toHaveLength(2)
+    },
+  )
 })
 
 const signed = (body: string) => ({

@@ -12,6 +12,7 @@ import type { Logger } from '../log'
 import { forecast, ladderMs } from './forecast'
 import type { DownSpan, Forecast } from './forecast'
 import { createOutageStore, keepOutagesMs } from './store'
+import type { OutageStore } from './store'
 import { apiSentence, failedBody, failedTitle, riskBody, riskTitle, stateMessage } from './text'
 
 /** The alert rules' condition, by shape (alerts' `Condition`: capabilities never import each other). */
@@ -66,7 +67,7 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
   store.closeStale(deps.clock.now())
   const owned = new DisposableStore()
   const arrivals = new Map<string, number>()
-  const api = new Map<string, { at: number; sentence: string; status: string | null }>()
+  const api: ApiAnswers = new Map()
   const was = new Map<string, EndpointForecast['state']>()
   let watched = new Set<string>()
   const counts = { warnings: 0, failures: 0 }
@@ -83,17 +84,6 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
       for (const e of batch.events) if (e.summary.endpoint) arrivals.set(e.summary.endpoint, deps.clock.now())
     }),
   )
-
-  const record = (now: number) => {
-    const url = deps.publicUrl()
-    if (url.url && url.state === 'unreachable')
-      store.down('public_url', Math.min(url.checkedAt ?? now, now), `public URL check: ${url.message}`)
-    else if (url.state === 'reachable' || !deps.publicUrlSet()) store.up('public_url', now)
-    const listener = deps.listener()
-    if (listener && !listener.listening)
-      store.down('listener', now, `listener not listening: ${listener.problem ?? 'stopped'}`)
-    else if (listener) store.up('listener', now)
-  }
 
   const spansAt = (now: number): DownSpan[] => [
     ...store.spans(now - keepOutagesMs),
@@ -116,22 +106,6 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
     if (store.settledThrough(endpoint) < f.failedAt) return f
     const deadlineState = f.deadline !== null && f.deadline - now <= deps.leadMs() ? 'at_risk' : 'clear'
     return { ...f, state: deadlineState, failedFrom: null, failedBefore: null, failedAt: null }
-  }
-
-  const askApi = async (failing: string[], now: number) => {
-    const due = failing.filter((e) => (api.get(e)?.at ?? -Infinity) < now - apiRecheckMs)
-    if (due.length === 0) return
-    const listed = await withTimeout(deps.listEndpoints(), apiTimeoutMs)
-    for (const endpoint of due) {
-      const found = listed.ok ? listed.value.endpoints.find((e) => e.id === endpoint) : undefined
-      const sentence = apiSentence(
-        endpoint,
-        listed.ok
-          ? { ok: true, found: found !== undefined, status: found?.status ?? null }
-          : { ok: false, message: listed.error.message },
-      )
-      api.set(endpoint, { at: now, sentence, status: found?.status ?? null })
-    }
   }
 
   const observeEndpoint = (endpoint: string, f: Forecast, now: number) => {
@@ -163,13 +137,15 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
 
   const look = async (): Promise<DisablementStatus> => {
     const now = deps.clock.now()
-    record(now)
+    recordOutages(store, deps, now)
     const listener = deps.listener()
     // Without a public URL the service delivers elsewhere (a relay) or nowhere: nothing to watch here.
     const endpoints = deps.publicUrlSet() ? (listener?.endpoints ?? []) : []
     const base = forecast(spansAt(now), now, deps.leadMs())
     const each = new Map(endpoints.map((e) => [e, settledFailure(e, base, now)]))
     await askApi(
+      api,
+      deps.listEndpoints,
       endpoints.filter((e) => each.get(e)!.state === 'failed'),
       now,
     )
@@ -179,29 +155,16 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
         for (const rule of ['endpoint.disable_risk', 'endpoint.deliveries_failed'] as const)
           deps.observe(condition(rule, gone, false, '', '', 'endpoint removed'))
     watched = new Set(endpoints)
-    return publish({
-      checkedAt: now,
-      leadMinutes: deps.leadMs() / 60_000,
-      outage:
-        base.downSince !== null && base.evidence
-          ? { since: base.downSince, cause: base.evidence.cause, detail: base.evidence.detail }
-          : null,
-      endpoints: [...each].map(([endpoint, f]) => ({
-        endpoint,
-        state: f.state,
-        downSince: f.downSince,
-        deadline: f.deadline,
-        failedFrom: f.failedFrom,
-        failedBefore: f.failedBefore,
-        apiStatus: f.state === 'failed' ? (api.get(endpoint)?.status ?? null) : null,
-        message: stateMessage(f, now),
-      })),
-      note: !deps.publicUrlSet()
-        ? 'No public URL (listener.publicUrl): the service does not deliver to this listener, so no endpoint is watched here.'
-        : endpoints.length === 0
-          ? 'No endpoint secret: register an endpoint ("Connect this console") to have it watched.'
-          : null,
-    })
+    return publish(
+      statusOf({
+        now,
+        leadMs: deps.leadMs(),
+        base,
+        each,
+        apiStatus: (e) => api.get(e)?.status ?? null,
+        publicUrlSet: deps.publicUrlSet(),
+      }),
+    )
   }
 
   const publish = (next: DisablementStatus) => {
@@ -235,6 +198,77 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
     checkNow,
     counts: () => ({ ...counts }),
     dispose: () => owned.dispose(),
+  }
+}
+
+/** The public URL's and the listener's state now, into the outage table. */
+function recordOutages(store: OutageStore, deps: DisablementDeps, now: number): void {
+  const url = deps.publicUrl()
+  if (url.url && url.state === 'unreachable')
+    store.down('public_url', Math.min(url.checkedAt ?? now, now), `public URL check: ${url.message}`)
+  else if (url.state === 'reachable' || !deps.publicUrlSet()) store.up('public_url', now)
+  const listener = deps.listener()
+  if (listener && !listener.listening)
+    store.down('listener', now, `listener not listening: ${listener.problem ?? 'stopped'}`)
+  else if (listener) store.up('listener', now)
+}
+
+type ApiAnswers = Map<string, { at: number; sentence: string; status: string | null }>
+
+/** The payments API's status of each failing endpoint, asked once per failure and every 30 min. */
+async function askApi(
+  api: ApiAnswers,
+  listEndpoints: DisablementDeps['listEndpoints'],
+  failing: string[],
+  now: number,
+): Promise<void> {
+  const due = failing.filter((e) => (api.get(e)?.at ?? -Infinity) < now - apiRecheckMs)
+  if (due.length === 0) return
+  const listed = await withTimeout(listEndpoints(), apiTimeoutMs)
+  for (const endpoint of due) {
+    const found = listed.ok ? listed.value.endpoints.find((e) => e.id === endpoint) : undefined
+    const sentence = apiSentence(
+      endpoint,
+      listed.ok
+        ? { ok: true, found: found !== undefined, status: found?.status ?? null }
+        : { ok: false, message: listed.error.message },
+    )
+    api.set(endpoint, { at: now, sentence, status: found?.status ?? null })
+  }
+}
+
+/** What the status method, the push and the Overview show, from one look. */
+function statusOf(look: {
+  now: number
+  leadMs: number
+  base: Forecast
+  each: Map<string, Forecast>
+  apiStatus(endpoint: string): string | null
+  publicUrlSet: boolean
+}): DisablementStatus {
+  const { now, base, each } = look
+  return {
+    checkedAt: now,
+    leadMinutes: look.leadMs / 60_000,
+    outage:
+      base.downSince !== null && base.evidence
+        ? { since: base.downSince, cause: base.evidence.cause, detail: base.evidence.detail }
+        : null,
+    endpoints: [...each].map(([endpoint, f]) => ({
+      endpoint,
+      state: f.state,
+      downSince: f.downSince,
+      deadline: f.deadline,
+      failedFrom: f.failedFrom,
+      failedBefore: f.failedBefore,
+      apiStatus: f.state === 'failed' ? look.apiStatus(endpoint) : null,
+      message: stateMessage(f, now),
+    })),
+    note: !look.publicUrlSet
+      ? 'No public URL (listener.publicUrl): the service does not deliver to this listener, so no endpoint is watched here.'
+      : each.size === 0
+        ? 'No endpoint secret: register an endpoint ("Connect this console") to have it watched.'
+        : null,
   }
 }
 

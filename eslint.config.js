@@ -34,6 +34,7 @@ const capabilities = [
   'replay',
   'drift',
   'clock',
+  'disablement',
 ]
 const foundations = [
   'db',

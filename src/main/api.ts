@@ -14,6 +14,7 @@ import { doctorApi } from './api/doctor'
 import { replayApi } from './api/replay'
 import { driftApi } from './api/drift'
 import { clockApi } from './api/clock'
+import { disablementApi } from './api/disablement'
 
 /** Implements the contract. The only place where capabilities meet: each section in ./api/ maps
  * its methods onto one capability's services; `satisfies` fails the build if a method is missing. */
@@ -32,5 +33,6 @@ export function createApi(ctx: AppContext, services: Services): ApiHandlers {
     ...replayApi(services),
     ...driftApi(ctx, services),
     ...clockApi(services),
+    ...disablementApi(services),
   } satisfies ApiHandlers
 }

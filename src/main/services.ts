@@ -35,6 +35,8 @@ import type { ClockGuard } from './clock'
 import type { PublicUrlWatch } from './webhooks'
 import { registerDriftMetrics, startDriftWatch } from './drift'
 import type { DriftWatch } from './drift'
+import { startDisablement } from './disablement'
+import type { DisablementWatch } from './disablement'
 
 /** Every statement added to an events commit, by commit: each hook is owned by the capability
  * whose tables it writes, and test/main/commit-hooks.test.ts prepares them all against the latest
@@ -73,6 +75,8 @@ export interface Services {
   drift: DriftWatch
   /** This machine's clock against the chains, the services' Date and webhooks (issue 32.3). */
   clock: ClockGuard
+  /** Per endpoint: when an outage makes the service mark deliveries failed (issue 32.4). */
+  disablement: DisablementWatch
   /** The process environment (NODE_EXTRA_CA_CERTS for the public URL's checks). */
   env: NodeJS.ProcessEnv
 }
@@ -232,6 +236,14 @@ export async function startServices(
   stops.push(async () => stopTargets.dispose())
   const drift = startDrift(ctx, webhooks, alerts)
   stops.push(async () => drift.dispose())
+  const disablement = startDisablement(ctx, {
+    clock: options.clock,
+    listener: () => webhooks.status(),
+    publicUrl: () => publicUrl.state(),
+    listEndpoints: () => payments.listEndpoints(),
+    observe: (condition) => alerts.condition(condition),
+  })
+  stops.push(async () => disablement.dispose())
   const services: Services = {
     webhooks,
     chains,
@@ -243,6 +255,7 @@ export async function startServices(
     publicUrl,
     drift,
     clock,
+    disablement,
     env,
   }
   return ok({

@@ -139,6 +139,20 @@ export const ruleCatalog = [
     defaultText:
       'an event added, removed or retyped a field of its type’s `data` (after `drift.learnEvents` (10) events); one per type and change, until acknowledged in `drift.acknowledged`',
   },
+  {
+    id: 'endpoint.disable_risk',
+    label: 'Endpoint disablement risk',
+    severity: 'warning',
+    defaultText:
+      'the listener unreachable (public URL failing, not listening) so long that the outage’s first deliveries use their 5th retry within `alerts.disablementLeadMinutes` (120)',
+  },
+  {
+    id: 'endpoint.deliveries_failed',
+    label: 'Deliveries marked failed',
+    severity: 'critical',
+    defaultText:
+      'deliveries used all 6 attempts (26 h 36 min) while the listener was unreachable: marked failed, the endpoint may be disabled; with the payments API’s status of it',
+  },
 ] as const satisfies readonly Omit<RuleInfo, 'enabled'>[]
 
 export type RuleId = (typeof ruleCatalog)[number]['id']

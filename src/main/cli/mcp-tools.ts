@@ -15,6 +15,7 @@ import { ReplayConfig } from '../../shared/config'
 import { createDriftStore, readDriftStatus } from '../drift'
 import { DriftConfig } from '../../shared/drift'
 import { readClockStatus } from '../clock'
+import { readDisablement } from '../disablement'
 
 /** What `watchdesk mcp` answers from: the data dir that a console (desktop app or serve) writes.
  * The MCP server reads it as a second process, read-only and lock-free (WAL lets readers in), so
@@ -255,6 +256,22 @@ export const readTools = {
           pending: counts.get(name)?.pending ?? 0,
           failing: counts.get(name)?.failing ?? 0,
         })),
+      }
+    },
+  }),
+  endpoint_deadlines: tool({
+    description:
+      'Endpoint disablement: the outages of the listener recorded, the deadline when the first deliveries of one under way use their 5th retry, deliveries already marked failed, and the open endpoint.* incidents naming each endpoint.',
+    input: {},
+    run: ({ db, dataDir }, _args, now) => {
+      const config = loadConfig(dataDir)
+      const lead = (config.ok ? config.value.config.alerts.disablementLeadMinutes : 120) * 60_000
+      return {
+        console: consoleState(dataDir),
+        ...readDisablement(db, now, lead),
+        incidents: createAlertStore(db)
+          .incidents({ open: true, limit: 50 })
+          .filter((i) => i.rule.startsWith('endpoint.')),
       }
     },
   }),

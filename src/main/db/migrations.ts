@@ -12,6 +12,7 @@ import { migration011 } from './migrations/011-forward-target-names'
 import { migration012 } from './migrations/012-incident-causes'
 import { migration013 } from './migrations/013-event-arrivals'
 import { migration014 } from './migrations/014-payload-shapes'
+import { migration015 } from './migrations/015-reachability-outages'
 import type { Migration } from './migrations/migration'
 
 export type { Migration } from './migrations/migration'
@@ -33,4 +34,5 @@ export const migrations: Migration[] = [
   migration012,
   migration013,
   migration014,
+  migration015,
 ]

@@ -45,7 +45,8 @@ export interface StoredEndpoint {
   url: string
   events: string[]
   description?: string
-  status: 'active'
+  /** `active` (the only value the spec shows); a test sets another to stand for a disabled one. */
+  status: string
   secret: string
   created_at: string
   business: string | null

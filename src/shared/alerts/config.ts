@@ -101,6 +101,9 @@ export const AlertsConfig = z
     rejectionsPerMinute: z.number().int().min(1).default(10),
     /** Minutes without an event, per endpoint id (`*` for any), before alerting; off when empty. */
     quietMinutes: z.record(z.string(), z.number().min(1)).default({}),
+    /** How long before deliveries of an outage use their last retry (and are marked failed, the
+     * endpoint maybe disabled) the `endpoint.disable_risk` warning goes out. */
+    disablementLeadMinutes: z.number().int().min(1).max(1_440).default(120),
     /** chain.error_rate and chain.latency need at least this many failed polls (slow answers) in
      * their window besides the rate (p95) above the limit: one blip is no incident. */
     minFailures: z.number().int().min(1).max(1000).default(3),

@@ -12,6 +12,7 @@ import { settingsMethods } from './settings'
 import { replayMethods, replayPushes } from './replay'
 import { driftMethods, driftPushes } from './drift'
 import { clockMethods, clockPushes } from './clock'
+import { disablementMethods, disablementPushes } from './disablement'
 
 /** The one list of API methods. Preload, IPC handlers, HTTP routes and the renderer client all
  * derive from it; each capability declares its own methods in a sibling file. */
@@ -29,6 +30,7 @@ export const methods = {
   ...replayMethods,
   ...driftMethods,
   ...clockMethods,
+  ...disablementMethods,
 } satisfies Record<string, MethodSpec>
 
 /** Live updates pushed from the back end (IPC `send` under Electron, server-sent events in serve). */
@@ -47,6 +49,7 @@ export const pushes = {
   ...replayPushes,
   ...driftPushes,
   ...clockPushes,
+  ...disablementPushes,
 } satisfies Record<string, z.ZodType>
 
 export type Methods = typeof methods

@@ -313,6 +313,12 @@ describe('alert channels and metrics in serve mode', () => {
       metrics: [{ labels: { capability: 'forward' }, value: '1' }],
     })
     expect(family('watchdesk_incidents_open').metrics[0]!.value).toBe('0')
+    // The endpoint-disablement watch (issue 32.4): its counters there from the start, at 0.
+    for (const name of [
+      'watchdesk_endpoint_disable_warnings_total',
+      'watchdesk_endpoint_deliveries_failed_total',
+    ])
+      expect(family(name)).toMatchObject({ type: 'COUNTER', metrics: [{ value: '0' }] })
 
     // The Grafana dashboard asks only for what this scrape has, and every legend names the
     // instance (two consoles or relays on one graph stay apart).

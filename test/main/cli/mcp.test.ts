@@ -72,6 +72,7 @@ describe('watchdesk mcp', () => {
       'alert_log',
       'chain_status',
       'clock_status',
+      'endpoint_deadlines',
       'forward_status',
       'get_event',
       'incidents',
@@ -103,6 +104,10 @@ describe('watchdesk mcp', () => {
 
     const listener = await call(client, 'listener_status')
     expect(listener.json).toMatchObject({ console: { running: true, listening: true }, eventsLastHour: 3 })
+
+    // No outage recorded, no gap between runs: nothing near its last retry.
+    const deadlines = await call(client, 'endpoint_deadlines')
+    expect(deadlines.json).toMatchObject({ state: 'clear', deadline: null, failedFrom: null, incidents: [] })
 
     const forward = await call(client, 'forward_status')
     expect(forward.json.targets).toEqual([

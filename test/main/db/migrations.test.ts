@@ -74,6 +74,8 @@ describe('database migrations', () => {
         'forward_routes',
         'listener_runs',
         'meta',
+        'reachability_outages',
+        'reachability_settled',
         'relay_tokens',
         'source_cursors',
         'webhook_rejections',

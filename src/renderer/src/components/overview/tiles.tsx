@@ -11,6 +11,7 @@ import { sourceStateLabels } from '../sources/SourceProgress'
 import { Fact, Tile } from './Tile'
 import { ReplayFact } from './ReplayFact'
 import type { ReplayStatus } from '../../../../shared/contract/replay'
+import { EndpointDeadlines } from './EndpointDeadlines'
 
 const n = (v: number) => v.toLocaleString('en-US')
 /** "13:07:01 (12 s ago)": the moment in the one format, and its age. */
@@ -221,6 +222,7 @@ export function PublicUrlTile({ state, now }: { state: PublicUrlState | null; no
         </Fact>
       )}
       {(!state.url || state.state === 'unreachable') && <p className="hint">{state.message}</p>}
+      <EndpointDeadlines now={now} />
     </Tile>
   )
 }

@@ -172,12 +172,6 @@ export function createAlertStore(db: Database): AlertStore {
   const countAlert = db.prepare(
     `UPDATE alert_incidents SET alerts = alerts + 1, last_alert_at = ? WHERE id = ?`,
   )
-  const insertMute = db.prepare(
-    `INSERT INTO alert_mutes (from_t, to_t, chains, reason, created_at, source) VALUES (?, ?, ?, ?, ?, ?)`,
-  )
-  const deleteMute = db.prepare(`DELETE FROM alert_mutes WHERE id = ?`)
-  const dropEnded = db.prepare(`DELETE FROM alert_mutes WHERE to_t < ?`)
-  const selectMutes = db.prepare(`SELECT * FROM alert_mutes WHERE to_t >= ? ORDER BY from_t`)
   const recordOne = db.transaction((alert: Alert, channel: string, result: string, detail: string | null) => {
     const events = alert.events ? JSON.stringify(alert.events.map((e) => e.id)) : null
     const id = Number(insertLog.run({ ...alert, channel, result, detail, events }).lastInsertRowid)
@@ -265,6 +259,19 @@ export function createAlertStore(db: Database): AlertStore {
       ) as LogRow[]
       return rows.map(toRecord)
     },
+    ...muteStore(db),
+  }
+}
+
+/** The console's mutes (alert_mutes): ended ones are dropped when one is added. */
+function muteStore(db: Database): Pick<AlertStore, 'addMute' | 'removeMute' | 'mutes'> {
+  const insertMute = db.prepare(
+    `INSERT INTO alert_mutes (from_t, to_t, chains, reason, created_at, source) VALUES (?, ?, ?, ?, ?, ?)`,
+  )
+  const deleteMute = db.prepare(`DELETE FROM alert_mutes WHERE id = ?`)
+  const dropEnded = db.prepare(`DELETE FROM alert_mutes WHERE to_t < ?`)
+  const selectMutes = db.prepare(`SELECT * FROM alert_mutes WHERE to_t >= ? ORDER BY from_t`)
+  return {
     addMute(m, now) {
       dropEnded.run(now)
       const source = m.source ?? 'console'

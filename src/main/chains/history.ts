@@ -130,22 +130,7 @@ export function createChainHistory(db: Database, options: ChainHistoryOptions = 
   return {
     record(samples) {
       if (samples.length === 0) return
-      for (const s of samples)
-        queued.push({
-          service_id: s.serviceId,
-          t: s.t,
-          bucket_ms: 0,
-          n: 1,
-          errors: s.error ? 1 : 0,
-          status: s.status,
-          head: s.head,
-          age_ms: s.ageMs,
-          lag_blocks: s.lagBlocks,
-          lag_ms: s.lagMs,
-          latency_ms: s.latencyMs,
-          error_code: s.error?.code ?? null,
-          error: s.error?.message ?? null,
-        })
+      for (const s of samples) queued.push(rowOf(s))
       if (now() - lastFlush >= flushEveryMs) flush()
     },
     uptime(serviceId, at = now()) {
@@ -156,22 +141,7 @@ export function createChainHistory(db: Database, options: ChainHistoryOptions = 
         polls: number
         up: number
       }[]
-      const ratio = (hours: number) => {
-        let polls = 0
-        let up = 0
-        for (const r of rows)
-          if (r.hour > thisHour - hours * hourMs) {
-            polls += r.polls
-            up += r.up
-          }
-        return polls === 0 ? null : up / polls
-      }
-      const byHour = new Map(rows.map((r) => [r.hour, r]))
-      const hours = Array.from({ length: 24 }, (_, i) => {
-        const t = thisHour - (23 - i) * hourMs
-        const r = byHour.get(t)
-        return { t, polls: r?.polls ?? 0, up: r?.up ?? 0 }
-      })
+      const { ratio, hours } = uptimeOf(rows, thisHour)
       return {
         serviceId,
         ratio24h: ratio(24),
@@ -217,6 +187,46 @@ export function createChainHistory(db: Database, options: ChainHistoryOptions = 
       }
     },
   }
+}
+
+/** A sample as its raw row (bucket 0). */
+function rowOf(s: Parameters<ChainHistoryStore['record']>[0][number]): Row {
+  return {
+    service_id: s.serviceId,
+    t: s.t,
+    bucket_ms: 0,
+    n: 1,
+    errors: s.error ? 1 : 0,
+    status: s.status,
+    head: s.head,
+    age_ms: s.ageMs,
+    lag_blocks: s.lagBlocks,
+    lag_ms: s.lagMs,
+    latency_ms: s.latencyMs,
+    error_code: s.error?.code ?? null,
+    error: s.error?.message ?? null,
+  }
+}
+
+/** The up ratio over the last `hours` hours, and the last 24 hours one by one. */
+function uptimeOf(rows: { hour: number; polls: number; up: number }[], thisHour: number) {
+  const ratio = (hours: number) => {
+    let polls = 0
+    let up = 0
+    for (const r of rows)
+      if (r.hour > thisHour - hours * hourMs) {
+        polls += r.polls
+        up += r.up
+      }
+    return polls === 0 ? null : up / polls
+  }
+  const byHour = new Map(rows.map((r) => [r.hour, r]))
+  const hours = Array.from({ length: 24 }, (_, i) => {
+    const t = thisHour - (23 - i) * hourMs
+    const r = byHour.get(t)
+    return { t, polls: r?.polls ?? 0, up: r?.up ?? 0 }
+  })
+  return { ratio, hours }
 }
 
 function fold(rows: Row[], size: number): Row[] {

@@ -105,45 +105,6 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     }
   }
 
-  function httpFailure(reply: HttpReply): RpcErrorInfo {
-    const body = reply.text ? `: ${scrub(excerpt(reply.text, 120))}` : ''
-    if (reply.status === 429) {
-      return {
-        kind: 'http',
-        code: 429,
-        message: `Rate limited (HTTP 429)${body}. Polling backs off; lower the poll rate if it persists.`,
-      }
-    }
-    return {
-      kind: 'http',
-      code: reply.status,
-      message: `HTTP ${reply.status} ${STATUS_CODES[reply.status] ?? ''}`.trim() + body,
-    }
-  }
-
-  function outcomeOf(message: unknown): RpcOutcome {
-    if (typeof message !== 'object' || message === null) return malformed(JSON.stringify(message))
-    const m = message as { result?: unknown; error?: { code?: unknown; message?: unknown } }
-    if (m.error !== undefined) {
-      const code = typeof m.error?.code === 'number' ? m.error.code : null
-      const text = typeof m.error?.message === 'string' ? m.error.message : JSON.stringify(m.error)
-      return { ok: false, error: { kind: 'rpc', code, message: scrub(text) } }
-    }
-    if (!('result' in m)) return malformed(JSON.stringify(message))
-    return { ok: true, result: m.result }
-  }
-
-  function malformed(text: string): RpcOutcome {
-    return {
-      ok: false,
-      error: {
-        kind: 'malformed',
-        code: null,
-        message: `The node answered with something that is not JSON-RPC: ${scrub(excerpt(text, 80))}`,
-      },
-    }
-  }
-
   async function call(c: RpcCall, keepResponse = true): Promise<RawExchange> {
     const request = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: c.method, params: c.params })
     const started = performance.now()
@@ -159,11 +120,11 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         response,
         httpStatus: reply.status,
         elapsedMs,
-        outcome: { ok: false, error: httpFailure(reply) },
+        outcome: { ok: false, error: httpFailure(scrub, reply) },
       }
     }
     const parsed = parseJson(reply.text)
-    const outcome = parsed === undefined ? malformed(reply.text) : outcomeOf(parsed)
+    const outcome = parsed === undefined ? malformed(scrub, reply.text) : outcomeOf(scrub, parsed)
     return { request, response, httpStatus: reply.status, elapsedMs, outcome }
   }
 
@@ -194,11 +155,11 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     })
     if ('kind' in reply) return failAll(reply)
     // 429 and 5xx are the node's trouble, not a refusal of batches; other 4xx are.
-    if (reply.status === 429 || reply.status >= 500) return failAll(httpFailure(reply))
+    if (reply.status === 429 || reply.status >= 500) return failAll(httpFailure(scrub, reply))
     const parsed = reply.status >= 200 && reply.status < 300 ? parseJson(reply.text) : undefined
     if (!Array.isArray(parsed)) {
       if (reply.status >= 200 && reply.status < 300 && parsed === undefined) {
-        const bad = malformed(reply.text)
+        const bad = malformed(scrub, reply.text)
         if (!bad.ok) return failAll(bad.error)
       }
       batching = 'refused'
@@ -210,7 +171,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       if (typeof item === 'object' && item !== null) byId.set((item as { id?: unknown }).id, item)
     return {
       outcomes: ids.map((id) =>
-        byId.has(id) ? outcomeOf(byId.get(id)) : malformed(`no answer for request id ${id}`),
+        byId.has(id) ? outcomeOf(scrub, byId.get(id)) : malformed(scrub, `no answer for request id ${id}`),
       ),
       latencyMs,
     }
@@ -224,6 +185,46 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       for (const controller of pending) controller.abort()
       pending.clear()
       void connection?.then((c) => c.destroy()).catch(() => {})
+    },
+  }
+}
+
+/** What an HTTP answer other than 2xx means, in the operator's terms. */
+function httpFailure(scrub: (t: string) => string, reply: HttpReply): RpcErrorInfo {
+  const body = reply.text ? `: ${scrub(excerpt(reply.text, 120))}` : ''
+  if (reply.status === 429) {
+    return {
+      kind: 'http',
+      code: 429,
+      message: `Rate limited (HTTP 429)${body}. Polling backs off; lower the poll rate if it persists.`,
+    }
+  }
+  return {
+    kind: 'http',
+    code: reply.status,
+    message: `HTTP ${reply.status} ${STATUS_CODES[reply.status] ?? ''}`.trim() + body,
+  }
+}
+
+function outcomeOf(scrub: (t: string) => string, message: unknown): RpcOutcome {
+  if (typeof message !== 'object' || message === null) return malformed(scrub, JSON.stringify(message))
+  const m = message as { result?: unknown; error?: { code?: unknown; message?: unknown } }
+  if (m.error !== undefined) {
+    const code = typeof m.error?.code === 'number' ? m.error.code : null
+    const text = typeof m.error?.message === 'string' ? m.error.message : JSON.stringify(m.error)
+    return { ok: false, error: { kind: 'rpc', code, message: scrub(text) } }
+  }
+  if (!('result' in m)) return malformed(scrub, JSON.stringify(message))
+  return { ok: true, result: m.result }
+}
+
+function malformed(scrub: (t: string) => string, text: string): RpcOutcome {
+  return {
+    ok: false,
+    error: {
+      kind: 'malformed',
+      code: null,
+      message: `The node answered with something that is not JSON-RPC: ${scrub(excerpt(text, 80))}`,
     },
   }
 }

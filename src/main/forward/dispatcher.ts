@@ -18,6 +18,7 @@ import { agentFor, attemptHeaders, deliver, responseKeptBytes } from './deliver.
 import type { DeliveryOutcome } from './deliver.ts'
 import { typeMatches } from './patterns.ts'
 import { createRecorder } from './recorder.ts'
+import type { Recorder } from './recorder.ts'
 import type { ClaimedForward, ForwardStore, LeasedRow } from './store.ts'
 import type { ForwardTarget, TargetSettings } from './targets.ts'
 import type { AttemptMessage } from './worker-protocol.ts'
@@ -119,28 +120,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const recorder = createRecorder({ store, clock, onStates: options.onStates, failed })
   const reporter = statusReporter(clock, options.onStatus, options.statusEveryMs ?? 250, () => status())
 
-  function runtimeFor(target: ForwardTarget, previous?: Runtime): Runtime {
-    const sameAgent =
-      previous && previous.target.url === target.url && previous.target.concurrency === target.concurrency
-    if (previous && !sameAgent) previous.agent.destroy()
-    const agent = sameAgent ? previous.agent : agentFor(target.url, target.concurrency)
-    // Updated in place, never copied: the attempts in flight settle on this object (see start), and
-    // a copy would keep their slots taken for good (the target would never claim again).
-    if (previous)
-      return Object.assign(previous, {
-        health: healthAfterChange(previous.health, previous.target, target),
-        target,
-        agent,
-      })
-    return {
-      queue: [],
-      inFlight: 0,
-      health: freshHealth(),
-      target,
-      agent,
-    }
-  }
-
   /** A step soon: at once when the last was at least `stepEveryMs` ago, else when that much has
    * passed. Each step with work is one write transaction, which the commit worker may have to
    * wait for: under load they come at most every stepEveryMs, each with more rows in it. (Real
@@ -165,7 +144,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * attempts start, and a timer is set for the earliest moment anything else may start. */
   function step(): void {
     const now = clock.now()
-    const { claims, next } = plan(now)
+    const { claims, next } = plan(runtimes, settings, store, failed, now)
     const recovered = [...runtimes.values()].filter((rt) => rt.health.recovered)
     let wakeAt = next
     if (claims.length > 0 || recovered.length > 0 || recorder.waiting() > 0) {
@@ -176,7 +155,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             recovered.map((rt) => rt.target.name),
             now,
           )
-          for (const c of claims) leased.push(lease(c.rt, now, c.probing))
+          for (const c of claims) leased.push(lease(store, owner, c.rt, now, c.probing))
           return done
         })
         written()
@@ -215,49 +194,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return ok
   }
 
-  /** Which targets take rows now (reads only), and the earliest time something else may start
-   * (a row due later, a pause ending, a probe). */
-  function plan(now: number): { claims: Claim[]; next: number } {
-    const claims: Claim[] = []
-    let next = Infinity
-    for (const rt of runtimes.values()) {
-      const t = rt.target
-      const admitted = admission(rt.health, t, rt.inFlight, now, settings.probeMs)
-      const later = nextAdmissionAt(rt.health, t, now, settings.probeMs)
-      if (later !== null && later > now) next = Math.min(next, later)
-      // Claimed again while the queue still holds a round, so attempts never wait for a step.
-      if (!admitted || rt.queue.length >= (admitted.probing ? 1 : t.concurrency)) continue
-      if (admitted.probing && rt.inFlight >= admitted.limit) continue
-      let due: number | null
-      try {
-        due = store.nextDue(t.name, now)
-      } catch (error) {
-        failed('forward outbox read', error)
-        next = Math.min(next, now + storageRetryMs)
-        continue
-      }
-      if (due === null) continue
-      if (admitted.probing || due <= now) claims.push({ rt, probing: admitted.probing })
-      else next = Math.min(next, due)
-    }
-    return { claims, next }
-  }
-
   /** Starts attempts up to the target's admission from the rows it claimed. */
   function startDue(rt: Runtime, now: number): void {
     const admitted = admission(rt.health, rt.target, rt.inFlight, now, settings.probeMs)
     if (!admitted) return
     while (rt.inFlight < admitted.limit && rt.queue.length > 0) start(rt, rt.queue.shift()!, null)
-  }
-
-  function lease(rt: Runtime, now: number, probing: boolean): LeasedRow[] {
-    const t = rt.target
-    const batch = Math.min(256, t.concurrency * 16)
-    const rounds = Math.ceil(batch / t.concurrency) + 1
-    const leaseUntil = now + t.timeoutMs * rounds + 30_000
-    // A probe takes the earliest-due row whatever its due time.
-    const dueBy = probing ? Number.MAX_SAFE_INTEGER : now
-    return store.lease(t.name, probing ? 1 : batch, now, leaseUntil, owner, dueBy)
   }
 
   /** One attempt; `relayBudgetMs` set for the authorizer's relay (64 KB of the answer kept). */
@@ -268,7 +209,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const at = clock.now()
     rt.health = { ...rt.health, lastStartAt: at }
     reporter.changed()
-    const attempt = attemptOf(rt, row, body, relayBudgetMs)
+    const attempt = attemptOf(options.originalSignature, rt, row, body, relayBudgetMs)
     const done = attempt.then((outcome) => {
       rt.inFlight--
       try {
@@ -285,39 +226,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     running.add(done)
     void done.finally(() => running.delete(done))
     return attempt
-  }
-
-  /** The POST of one row, or its failure: whatever goes wrong while preparing it (its headers,
-   * its signature) fails this row alone, recorded as the attempt's error and retried on its
-   * schedule, never the worker (issue 29: one event id stopped all forwarding). */
-  function attemptOf(
-    rt: Runtime,
-    row: ClaimedForward,
-    body: Buffer,
-    relayBudgetMs: number | null,
-  ): Promise<DeliveryOutcome> {
-    const t = rt.target
-    let headers: Record<string, string>
-    try {
-      headers = attemptHeaders(t, row, body, options.originalSignature)
-    } catch (error) {
-      const error_ = `the attempt could not be prepared (${error instanceof Error ? error.message : String(error)})`
-      return Promise.resolve({
-        status: null,
-        latencyMs: 0,
-        error: error_,
-        response: Buffer.alloc(0),
-        contentType: null,
-      })
-    }
-    return deliver({
-      url: t.url,
-      body,
-      headers,
-      timeoutMs: t.timeoutMs,
-      agent: rt.agent,
-      keepBytes: relayBudgetMs === null ? responseKeptBytes : relayKeptBytes,
-    })
   }
 
   function settle(
@@ -344,43 +252,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         failed('forward outbox release', error)
       }
     }
-    const { state, dueAt, error } = verdict
-    recorder.add(
-      {
-        outboxId: row.id,
-        seq: row.seq,
-        target: rt.target.name,
-        attempt: row.attempt,
-        at,
-        status: outcome.status,
-        latencyMs: outcome.latencyMs,
-        error,
-        response:
-          outcome.response.length > 0
-            ? outcome.response.subarray(0, responseKeptBytes).toString('utf8')
-            : null,
-        edited: row.editedBody !== null,
-        state,
-        dueAt,
-      },
-      row.eventId,
-    )
-    options.onAttempt?.({
-      target: rt.target,
-      outboxId: row.id,
-      queuedAt: row.createdAt,
-      dueAt: state === 'failing' ? dueAt : null,
-      stopped: rt.health.stopped !== null,
-      eventId: row.eventId,
-      type: row.type,
-      attempt: row.attempt,
-      status: outcome.status,
-      latencyMs: outcome.latencyMs,
-      error,
-      state,
-      edited: row.editedBody !== null,
-      replay: row.replay,
-    })
+    const { record, report } = attemptResults(rt, row, at, outcome, verdict)
+    recorder.add(record, row.eventId)
+    options.onAttempt?.(report)
     if (recorder.waiting() >= flushAt) write()
   }
 
@@ -411,39 +285,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       reporter.changed()
       soon()
     },
-    async relay(seq, budgetMs) {
-      const subscribed = [...runtimes.values()].filter(
-        (rt) =>
-          rt.target.enabled &&
-          rt.health.stopped === null &&
-          typeMatches(rt.target.events, authorizationRequestType),
-      )
-      let answer: Promise<DeliveryOutcome> | null = null
-      for (const rt of subscribed) {
-        let row: ClaimedForward | null
-        try {
-          row = store.claimEvent(seq, rt.target.name, clock.now() + rt.target.timeoutMs + 30_000, owner)
-        } catch (error) {
-          failed('forward relay claim', error)
-          return null
-        }
-        if (!row) continue
-        // Only the authorizer's answer counts; the others are told once (see judge).
-        const authorizer = rt.target.name === settings.authorizer
-        const attempt = start(rt, row, authorizer ? budgetMs : null)
-        if (authorizer) answer = attempt
-      }
-      const first = answer as Promise<DeliveryOutcome> | null
-      if (!first) return null
-      let timer: NodeJS.Timeout | undefined
-      const outcome = await Promise.race([
-        first,
-        new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), budgetMs))),
-      ])
-      clearTimeout(timer)
-      if (!outcome || outcome.status === null || outcome.latencyMs > budgetMs) return null
-      return { status: outcome.status, body: outcome.response, contentType: outcome.contentType }
-    },
+    relay: (seq, budgetMs) =>
+      relayToSubscribers({ runtimes, settings, store, clock, owner, failed, start }, seq, budgetMs),
     status,
     // A step about to run counts: it may start attempts.
     busy: () =>
@@ -468,6 +311,199 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       for (const rt of runtimes.values()) rt.agent.destroy()
     },
   }
+}
+
+function runtimeFor(target: ForwardTarget, previous?: Runtime): Runtime {
+  const sameAgent =
+    previous && previous.target.url === target.url && previous.target.concurrency === target.concurrency
+  if (previous && !sameAgent) previous.agent.destroy()
+  const agent = sameAgent ? previous.agent : agentFor(target.url, target.concurrency)
+  // Updated in place, never copied: the attempts in flight settle on this object (see start), and
+  // a copy would keep their slots taken for good (the target would never claim again).
+  if (previous)
+    return Object.assign(previous, {
+      health: healthAfterChange(previous.health, previous.target, target),
+      target,
+      agent,
+    })
+  return {
+    queue: [],
+    inFlight: 0,
+    health: freshHealth(),
+    target,
+    agent,
+  }
+}
+
+/** Which targets take rows now (reads only), and the earliest time something else may start
+ * (a row due later, a pause ending, a probe). */
+function plan(
+  runtimes: Map<string, Runtime>,
+  settings: TargetSettings,
+  store: ForwardStore,
+  failed: (what: string, error: unknown) => void,
+  now: number,
+): { claims: Claim[]; next: number } {
+  const claims: Claim[] = []
+  let next = Infinity
+  for (const rt of runtimes.values()) {
+    const t = rt.target
+    const admitted = admission(rt.health, t, rt.inFlight, now, settings.probeMs)
+    const later = nextAdmissionAt(rt.health, t, now, settings.probeMs)
+    if (later !== null && later > now) next = Math.min(next, later)
+    // Claimed again while the queue still holds a round, so attempts never wait for a step.
+    if (!admitted || rt.queue.length >= (admitted.probing ? 1 : t.concurrency)) continue
+    if (admitted.probing && rt.inFlight >= admitted.limit) continue
+    let due: number | null
+    try {
+      due = store.nextDue(t.name, now)
+    } catch (error) {
+      failed('forward outbox read', error)
+      next = Math.min(next, now + storageRetryMs)
+      continue
+    }
+    if (due === null) continue
+    if (admitted.probing || due <= now) claims.push({ rt, probing: admitted.probing })
+    else next = Math.min(next, due)
+  }
+  return { claims, next }
+}
+
+function lease(store: ForwardStore, owner: string, rt: Runtime, now: number, probing: boolean): LeasedRow[] {
+  const t = rt.target
+  const batch = Math.min(256, t.concurrency * 16)
+  const rounds = Math.ceil(batch / t.concurrency) + 1
+  const leaseUntil = now + t.timeoutMs * rounds + 30_000
+  // A probe takes the earliest-due row whatever its due time.
+  const dueBy = probing ? Number.MAX_SAFE_INTEGER : now
+  return store.lease(t.name, probing ? 1 : batch, now, leaseUntil, owner, dueBy)
+}
+
+/** The POST of one row, or its failure: whatever goes wrong while preparing it (its headers,
+ * its signature) fails this row alone, recorded as the attempt's error and retried on its
+ * schedule, never the worker (issue 29: one event id stopped all forwarding). */
+function attemptOf(
+  originalSignature: DispatcherOptions['originalSignature'],
+  rt: Runtime,
+  row: ClaimedForward,
+  body: Buffer,
+  relayBudgetMs: number | null,
+): Promise<DeliveryOutcome> {
+  const t = rt.target
+  let headers: Record<string, string>
+  try {
+    headers = attemptHeaders(t, row, body, originalSignature)
+  } catch (error) {
+    const error_ = `the attempt could not be prepared (${error instanceof Error ? error.message : String(error)})`
+    return Promise.resolve({
+      status: null,
+      latencyMs: 0,
+      error: error_,
+      response: Buffer.alloc(0),
+      contentType: null,
+    })
+  }
+  return deliver({
+    url: t.url,
+    body,
+    headers,
+    timeoutMs: t.timeoutMs,
+    agent: rt.agent,
+    keepBytes: relayBudgetMs === null ? responseKeptBytes : relayKeptBytes,
+  })
+}
+
+/** What one settled attempt records in the outbox, and how it is reported. */
+function attemptResults(
+  rt: Runtime,
+  row: ClaimedForward,
+  at: number,
+  outcome: DeliveryOutcome,
+  verdict: ReturnType<typeof judge>,
+): { record: Parameters<Recorder['add']>[0]; report: AttemptReport } {
+  const { state, dueAt, error } = verdict
+  return {
+    record: {
+      outboxId: row.id,
+      seq: row.seq,
+      target: rt.target.name,
+      attempt: row.attempt,
+      at,
+      status: outcome.status,
+      latencyMs: outcome.latencyMs,
+      error,
+      response:
+        outcome.response.length > 0 ? outcome.response.subarray(0, responseKeptBytes).toString('utf8') : null,
+      edited: row.editedBody !== null,
+      state,
+      dueAt,
+    },
+    report: {
+      target: rt.target,
+      outboxId: row.id,
+      queuedAt: row.createdAt,
+      dueAt: state === 'failing' ? dueAt : null,
+      stopped: rt.health.stopped !== null,
+      eventId: row.eventId,
+      type: row.type,
+      attempt: row.attempt,
+      status: outcome.status,
+      latencyMs: outcome.latencyMs,
+      error,
+      state,
+      edited: row.editedBody !== null,
+      replay: row.replay,
+    },
+  }
+}
+
+/** card.authorization.request: claims the event's row of every subscribed target and starts it;
+ * answers the authorizer's answer if it comes within `budgetMs` (see Dispatcher.relay). */
+async function relayToSubscribers(
+  d: {
+    runtimes: Map<string, Runtime>
+    settings: TargetSettings
+    store: ForwardStore
+    clock: PollClock
+    owner: string
+    failed: (what: string, error: unknown) => void
+    start: (rt: Runtime, row: ClaimedForward, relayBudgetMs: number | null) => Promise<DeliveryOutcome>
+  },
+  seq: number,
+  budgetMs: number,
+): Promise<RelayAnswer | null> {
+  const { runtimes, settings, store, clock, owner, failed, start } = d
+  const subscribed = [...runtimes.values()].filter(
+    (rt) =>
+      rt.target.enabled &&
+      rt.health.stopped === null &&
+      typeMatches(rt.target.events, authorizationRequestType),
+  )
+  let answer: Promise<DeliveryOutcome> | null = null
+  for (const rt of subscribed) {
+    let row: ClaimedForward | null
+    try {
+      row = store.claimEvent(seq, rt.target.name, clock.now() + rt.target.timeoutMs + 30_000, owner)
+    } catch (error) {
+      failed('forward relay claim', error)
+      return null
+    }
+    if (!row) continue
+    // Only the authorizer's answer counts; the others are told once (see judge).
+    const authorizer = rt.target.name === settings.authorizer
+    const attempt = start(rt, row, authorizer ? budgetMs : null)
+    if (authorizer) answer = attempt
+  }
+  const first = answer as Promise<DeliveryOutcome> | null
+  if (!first) return null
+  let timer: NodeJS.Timeout | undefined
+  const outcome = await Promise.race([
+    first,
+    new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), budgetMs))),
+  ])
+  clearTimeout(timer)
+  if (!outcome || outcome.status === null || outcome.latencyMs > budgetMs) return null
+  return { status: outcome.status, body: outcome.response, contentType: outcome.contentType }
 }
 
 function statusOf(rt: Runtime, c = { pending: 0, failing: 0 }): ForwardTargetStatus {

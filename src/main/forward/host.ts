@@ -3,16 +3,19 @@ import type { Disposable } from '../../shared/disposable'
 import { Emitter } from '../../shared/emitter'
 import type { Logger } from '../log'
 import { maskConfigUrl } from '../../shared/config-secrets'
-import { superviseWorker, workerFile } from '../workers'
+import type { PollClock } from '../../shared/clock'
+import { failureOf, superviseWorker, workerFile } from '../workers'
 import type { Supervisor, WorkerHealth } from '../workers'
+import { createForwardEngine } from './engine'
+import type { ForwardStore } from './store'
 import type { AttemptReport, RelayAnswer } from './dispatcher'
 import type { TargetSettings } from './targets'
 import { defaultProbeMs } from './dispatcher'
 import type { ForwardTarget } from './targets'
 import type { ForwardCalls, ForwardEvent, ForwardWorkerData } from './worker-protocol'
 
-/** What the forward service drives: the dispatcher in a worker thread (the app), or in this
- * thread (the replay command, tests with a manual clock). */
+/** What the forward service drives: the forward engine in a worker thread (the app), or in this
+ * thread (no worker file, or a manual clock). */
 export interface DispatcherHandle {
   setTargets(targets: ForwardTarget[], maxAgeMs: number, settings: TargetSettings): void
   setSecrets(secrets: ReadonlyMap<string, Buffer>): void
@@ -69,45 +72,90 @@ export const emptyStatus = (
   lastOkAt: null,
 })
 
-/** The dispatcher in this thread behind the same handle (no worker file, or a caller that wants
- * it here). */
-export function inThreadHandle(
-  dispatcher: import('./dispatcher').Dispatcher,
-  store: import('./store').ForwardStore,
-  setSecrets: (secrets: ReadonlyMap<string, Buffer>) => void,
-  setMaxAge: (ms: number) => void,
-  statusChanged: Emitter<void>,
-): DispatcherHandle {
-  return {
-    onStatus: statusChanged.event,
-    setTargets(targets, maxAgeMs, settings) {
-      setMaxAge(maxAgeMs)
-      dispatcher.setTargets(targets, settings)
-    },
-    setSecrets,
-    kick: () => dispatcher.kick(),
-    relay: (seq, budgetMs) => dispatcher.relay(seq, budgetMs),
-    status: () => dispatcher.status(),
-    worker: () => null,
-    async stop() {
-      await dispatcher.stop()
-      let queued = 0
-      for (const c of store.openCounts().values()) queued += c.pending
-      return queued
-    },
-  }
+/** How the host reaches the forward engine: a supervised worker thread, or this thread. */
+type ForwardTransport = Pick<Supervisor<ForwardCalls>, 'call' | 'notify' | 'close'> & {
+  /** The worker's restarts; null in this thread. */
+  health(): WorkerHealth | null
+  /** The targets' status read at once (this thread); absent: the status the engine last reported. */
+  status?: () => ForwardTargetStatus[]
+}
+
+/** What the host hears from a transport. */
+interface TransportHooks {
+  /** A worker (re)started: the state it keeps is posted again. */
+  onStart(started: Pick<Supervisor<ForwardCalls>, 'notify'>): void
+  onEvent(event: ForwardEvent): void
+  onHealth(): void
 }
 
 /** Starts the forward worker under supervision (src/main/workers/): a worker that dies is started
  * again with back-off and given the targets and secrets again (its leases are released by the new
  * one), so forwarding recovers by itself. */
 export function startForwardWorker(workerFile: string, options: WorkerHostOptions): DispatcherHandle {
-  const data: ForwardWorkerData = {
+  const data = workerDataOf(options)
+  return forwardHost(options, (hooks) =>
+    superviseWorker<ForwardCalls, ForwardWorkerData, ForwardEvent>({
+      name: 'forward worker',
+      file: workerFile,
+      data: () => data,
+      log: options.log,
+      onStart: hooks.onStart,
+      onRestart: (failure) => options.log.error('forward worker stopped; starting it again', { ...failure }),
+      // A crash loop (or its end) changes forward.status: its problem says so.
+      onHealth: hooks.onHealth,
+      onEvent: hooks.onEvent,
+    }),
+  )
+}
+
+/** The same engine and handlers in this thread (no worker file, or a caller that wants it here:
+ * a manual clock): calls go straight to the handlers, events straight back, the status is read at
+ * once from the dispatcher. */
+export function startForwardInThread(
+  options: WorkerHostOptions & { store: ForwardStore; clock: PollClock },
+): DispatcherHandle {
+  const data = workerDataOf(options)
+  return forwardHost(options, (hooks) => {
+    const engine = createForwardEngine({
+      ...data,
+      store: options.store,
+      clock: options.clock,
+      log: options.log,
+      emit: hooks.onEvent,
+    })
+    const run = (method: keyof ForwardCalls, params: unknown) =>
+      (engine.handlers[method] as (params: unknown) => unknown)(params)
+    return {
+      notify: (method, params) => void run(method, params),
+      call: async (method, params) => {
+        try {
+          return { ok: true, value: (await run(method, params)) as never }
+        } catch (error) {
+          return { ok: false, failure: failureOf(error) }
+        }
+      },
+      close: async () => {},
+      health: () => null,
+      status: () => engine.dispatcher.status(),
+    }
+  })
+}
+
+function workerDataOf(options: WorkerHostOptions): ForwardWorkerData {
+  return {
     file: options.file,
     owner: options.owner,
     exclusive: options.exclusive,
     reportAttempts: options.onAttempt === undefined ? 'none' : (options.attempts ?? 'all'),
   }
+}
+
+/** The host side, whatever the transport: keeps the targets, secrets and settings the engine is
+ * given (again after a restart), hands its events on, and answers the status. */
+function forwardHost(
+  options: WorkerHostOptions,
+  connect: (hooks: TransportHooks) => ForwardTransport,
+): DispatcherHandle {
   let targets: ForwardTarget[] = []
   let maxAgeMs = 24 * 3_600_000
   let settings: TargetSettings = { authorizer: null, probeMs: defaultProbeMs }
@@ -117,20 +165,12 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
     onListenerError: (error) => options.log.error('a forward status listener threw', { error }),
   })
 
-  const worker = superviseWorker<ForwardCalls, ForwardWorkerData, ForwardEvent>({
-    name: 'forward worker',
-    file: workerFile,
-    data: () => data,
-    log: options.log,
-    onStart: (started: Supervisor<ForwardCalls>) => {
+  const worker = connect({
+    onStart: (started) => {
       started.notify('secrets', secrets)
       started.notify('targets', { targets, maxAgeMs, settings })
     },
-    onRestart: (failure) => options.log.error('forward worker stopped; starting it again', { ...failure }),
-    // A crash loop (or its end) changes forward.status: its problem says so.
-    onHealth: () => {
-      statusChanged.fire()
-    },
+    onHealth: () => statusChanged.fire(),
     onEvent,
   })
 
@@ -177,6 +217,7 @@ export function startForwardWorker(workerFile: string, options: WorkerHostOption
     },
     // Until the worker reports a target, it shows with what is queued for it and nothing else.
     status() {
+      if (worker.status) return worker.status()
       let counts: Map<string, { pending: number; failing: number }> | null = null
       return targets.map((t) => {
         const reported = status.find((s) => s.name === t.name)

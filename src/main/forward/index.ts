@@ -1,5 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto'
-import { Emitter } from '../../shared/emitter'
+import { randomBytes } from 'node:crypto'
 import type { Config, ForwardTargetConfig } from '../../shared/config'
 import { configSecretValues, maskConfigSecrets } from '../../shared/config-secrets'
 import type { EventFilter } from '../../shared/contract/events'
@@ -14,10 +13,9 @@ import { redactFromLogs } from '../log'
 import { accounts } from '../secrets'
 import { filterClause } from '../db/event-filter'
 import type { SecretStore } from '../secrets'
-import { createDispatcher } from './dispatcher'
 import type { AttemptReport, RelayAnswer } from './dispatcher'
-import { forwardWorkerFile, inThreadHandle, startForwardWorker } from './host'
-import type { DispatcherHandle } from './host'
+import { forwardWorkerFile, startForwardInThread, startForwardWorker } from './host'
+import type { DispatcherHandle, WorkerHostOptions } from './host'
 import type { WorkerHealth } from '../workers'
 import { openForwardStore } from './store'
 import type { ForwardStore } from './store'
@@ -126,59 +124,22 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
   // A --forward-to URL's credentials are used for sending only: no log line shows them.
   for (const a of adhoc) for (const secret of configSecretValues(a.url)) redactFromLogs(secret)
   let targets: ForwardTarget[] = []
-  const onAttempt = (report: AttemptReport) => options.onAttempt?.(report)
   const onStates = (states: Record<string, ForwardState>) => ctx.push.publish('forward.states', { states })
   const workerFile = options.inThread || options.clock ? null : forwardWorkerFile()
-  let dispatcher: DispatcherHandle
-  if (workerFile) {
-    dispatcher = startForwardWorker(workerFile, {
-      file: ctx.db.name,
-      owner,
-      exclusive: options.exclusive ?? false,
-      log,
-      onAttempt: options.onAttempt ? onAttempt : undefined,
-      attempts: options.onlyFailedAttempts ? 'failed' : 'all',
-      onStates,
-      storageFailed: (what, failure) => ctx.storage.failed(what, failure),
-      counts: () => store.openCounts(),
-    })
-  } else {
-    if (options.exclusive) {
-      try {
-        const released = store.releaseLeases(owner)
-        if (released > 0) log.info('forwards left in flight by an earlier run are queued again', { released })
-      } catch (error) {
-        ctx.storage.failed('forward lease release', error)
-      }
-    }
-    let maxAgeMs = ctx.config().forward.maxAgeHours * 3_600_000
-    let signing: ReadonlyMap<string, Buffer> = new Map()
-    const statusChanged = new Emitter<void>({
-      onListenerError: (error) => log.error('a forward status listener threw', { error }),
-    })
-    const inThread = createDispatcher({
-      store,
-      clock: options.clock ?? systemPollClock,
-      log,
-      owner,
-      maxAgeMs: () => maxAgeMs,
-      originalSignature: (endpoint, body) => {
-        const secret = endpoint ? signing.get(endpoint) : undefined
-        return secret ? createHmac('sha256', secret).update(body).digest('hex') : null
-      },
-      onAttempt,
-      onStates,
-      storageFailed: (what, error) => ctx.storage.failed(what, error),
-      onStatus: () => statusChanged.fire(),
-    })
-    dispatcher = inThreadHandle(
-      inThread,
-      store,
-      (next) => (signing = next),
-      (ms) => (maxAgeMs = ms),
-      statusChanged,
-    )
+  const host: WorkerHostOptions = {
+    file: ctx.db.name,
+    owner,
+    exclusive: options.exclusive ?? false,
+    log,
+    onAttempt: options.onAttempt,
+    attempts: options.onlyFailedAttempts ? 'failed' : 'all',
+    onStates,
+    storageFailed: (what, failure) => ctx.storage.failed(what, failure),
+    counts: () => store.openCounts(),
   }
+  const dispatcher: DispatcherHandle = workerFile
+    ? startForwardWorker(workerFile, host)
+    : startForwardInThread({ ...host, store, clock: options.clock ?? systemPollClock })
   // The webhook secrets the listener verified with: the original signature is recomputed with
   // them. Passed on when the secrets cache says they changed (services.ts wires its event here).
   const syncSecrets = () => dispatcher.setSecrets(options.webhookSecrets())

@@ -4,7 +4,8 @@ import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import { maxEventSeq, openDatabase, skipHistory } from '../db'
 import { maskUrlSecrets } from '../../shared/mask'
-import { migratePostgresUrl, parsePgCursor, pgConfigOf, safePostgresUrl } from './pg-store'
+import { migratePostgresUrl, pgConfigOf, safePostgresUrl } from './pg-connection'
+import { parsePgCursor } from './pg-reads'
 
 export interface CopyProgress {
   /** Events read from the source in this run so far (already present in the target included). */

@@ -12,6 +12,7 @@ import {
   startRetention,
 } from './db/retention'
 import type { Retention } from './db/retention'
+import { retentionRules } from './contributions'
 import type { WebhookService } from './webhooks'
 import { startChainsService } from './chains'
 import type { ChainsService } from './chains'
@@ -149,7 +150,7 @@ function startConsoleRetention(ctx: AppContext, webhooks: WebhookService): Reten
   const log = ctx.log.child({ part: 'retention' })
   const retention = startRetention({
     config: () => ctx.config().retention,
-    target: sqliteRetentionTarget(async (statements) => {
+    target: sqliteRetentionTarget(retentionRules, async (statements) => {
       const done = await webhooks.prune(statements)
       return done.ok ? done : { ok: false, message: done.failure.message }
     }),

@@ -267,3 +267,4 @@ function incidentEngine(
   engine.restore(writing('alert incidents', () => store.openIncidents(), []))
   return engine
 }
+export { contribution } from './contribution'

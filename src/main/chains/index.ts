@@ -177,3 +177,4 @@ function checkParams(method: string, params: unknown[]): Result<unknown[]> {
   }
   return ok(parsed.data)
 }
+export { contribution } from './contribution'

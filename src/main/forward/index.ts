@@ -377,3 +377,4 @@ function crashLoopProblem(worker: ForwardStatus['worker']): string | null {
   if (worker.health !== 'crash_loop') return null
   return `The forward worker stopped ${worker.restartsLastMinute} times in the last minute (${worker.lastError ?? 'no cause given'}): nothing is forwarded while it keeps stopping, and queued events stay queued. It is started again by itself; the log (part forward) has each failure; if it goes on, restart watchdesk and report the log lines.`
 }
+export { contribution } from './contribution'

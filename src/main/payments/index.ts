@@ -24,3 +24,4 @@ export function startPayments(ctx: AppContext, env: NodeJS.ProcessEnv): Payments
     onRateLimit: (state) => ctx.push.publish('payments.rateLimit', state),
   })
 }
+export { contribution } from './contribution'

@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { err } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
+import type { RetentionRules } from '../db/retention'
 import { maskUrlSecrets } from '../../shared/mask'
 import { openSqliteRelayStore } from './sqlite-store'
 import type { RelayStore } from './store'
@@ -28,11 +29,11 @@ export function parseStoreUrl(text: string): Result<StoreUrl> {
 export async function openRelayStore(
   url: StoreUrl,
   log?: Logger,
-  options: { commitDeadlineMs?: number } = {},
+  options: { commitDeadlineMs?: number; retention?: Required<RetentionRules> } = {},
 ): Promise<Result<RelayStore>> {
-  if (url.kind === 'sqlite') return openSqliteRelayStore(url.file, { log })
+  if (url.kind === 'sqlite') return openSqliteRelayStore(url.file, { log, retention: options.retention })
   const { openPostgresStore } = await import('./pg-store')
-  return openPostgresStore(url.url, { log, ...options })
+  return openPostgresStore(url.url, { log, commitDeadlineMs: options.commitDeadlineMs })
 }
 
 /** `relay migrate` on a PostgreSQL store, with the client loaded for it. */

@@ -1,4 +1,5 @@
-import { readRetentionState, sqliteRetentionTarget } from '../db/retention'
+import { joinRetentionRules, readRetentionState, sqliteRetentionTarget } from '../db/retention'
+import type { RetentionRules } from '../db/retention'
 import { Emitter } from '../../shared/emitter'
 import type { Database } from 'better-sqlite3'
 import type { CommitHook } from '../db'
@@ -7,7 +8,7 @@ import type { Result } from '../../shared/result'
 import { openDatabase } from '../db'
 import type { Committer } from '../webhooks'
 import { workerCommitter } from '../webhooks'
-import { createEventStore } from '../webhooks'
+import { contribution as webhooks, createEventStore } from '../webhooks'
 import type { Logger } from '../log'
 import { newStoreIdentity, syncColumns, toSyncEvent } from './store'
 import type { RelayStore, SyncRow, TokenScope } from './store'
@@ -38,7 +39,13 @@ export const resyncOnConflictHooks: readonly CommitHook[] = [
 
 export function openSqliteRelayStore(
   file: string,
-  options: { log?: Logger; committer?: Committer } = {},
+  options: {
+    log?: Logger
+    committer?: Committer
+    /** What retention removes and keeps: every capability's rules where a console used the data
+     * dir (the composer passes them); the webhooks capability's own otherwise. */
+    retention?: Required<RetentionRules>
+  } = {},
 ): Result<RelayStore> {
   const opened = openDatabase(file)
   if (!opened.ok) return opened
@@ -91,10 +98,13 @@ export function openSqliteRelayStore(
     wakeups: () => ({ mode: 'in-process', detail: 'in-process (one relay per SQLite file)' }),
     committer,
     retention: {
-      ...sqliteRetentionTarget(async (statements) => {
-        const done = await inner.prune!(statements)
-        return done.ok ? done : { ok: false, message: done.failure.message }
-      }),
+      ...sqliteRetentionTarget(
+        options.retention ?? joinRetentionRules([webhooks.retention]),
+        async (statements) => {
+          const done = await inner.prune!(statements)
+          return done.ok ? done : { ok: false, message: done.failure.message }
+        },
+      ),
       // A relay holds events and rejections; forward and alerts tables stay empty there.
       kinds: ['events', 'rejections'],
       load: async () => readRetentionState(db),

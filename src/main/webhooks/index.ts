@@ -381,3 +381,4 @@ function pushStatusOnChange(
     },
   }
 }
+export { contribution } from './contribution'

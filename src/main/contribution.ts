@@ -1,3 +1,4 @@
+import { confirmMinMs } from '../shared/chains/health'
 import type { RetentionRules } from './db/retention'
 
 /** What a capability adds to the places every capability shares (docs/architecture.md,
@@ -15,3 +16,36 @@ export interface Contribution {
   /** Its aging tables, the rows of others it needs kept, the rows of its own that go with another's. */
   retention?: RetentionRules
 }
+
+/** A state a rule watches: an incident opens when it turns active (after `confirm`), closes when
+ * it turns inactive. */
+export interface Condition {
+  rule: string
+  subject: string
+  serviceId: number | null
+  active: boolean
+  title: string
+  body: string
+  /** "Polygon" in "Polygon recovered after 4 min 12 s". */
+  name: string
+  /** Observations in a row and time before opening; none for statuses confirmed upstream. */
+  confirm?: { count: number; ms: number }
+  /** When what led to it began (the first failed poll of an error rate), if before its first
+   * observation: the incident starts there, so its duration is the outage's. */
+  since?: number | null
+  /** When it was observed (the poll's time), if not now: confirmation counts from it and an
+   * incident it ends closes at it (a recovery at the first good poll, not at the round's publish). */
+  at?: number
+  /** With `active: false`: its subject is gone (a removed source), so an open incident closes
+   * with this reason ("source removed") and a `closed` alert, not a recovery. */
+  gone?: string
+}
+
+/** 3 observations in a row and 15 s: how the alert engine debounces a condition not confirmed
+ * upstream. */
+export const engineConfirm = { count: 3, ms: confirmMinMs }
+
+/** One look at a capability's status as conditions for the alert rules (forward targets gone, a
+ * relay source unreachable): the alerts' one status loop calls it every few seconds
+ * (`AlertsService.watch`). It may remember what it saw, to close a condition whose subject went. */
+export type ConditionSource = () => Condition[]

@@ -24,6 +24,9 @@ import { alertRecords } from './records'
 import type { AlertRecords } from './records'
 import { ruleCatalog, severityOf } from './rules'
 import type { Condition } from './rules'
+import type { ConditionSource } from '../contribution'
+import type { Registry } from 'prom-client'
+import { registerAlertMetrics } from './metrics'
 import { createAlertSender } from './sender'
 import type { AlertSender } from './sender'
 import { watchStatus } from './status-rules'
@@ -38,7 +41,6 @@ export type { Meters } from '../meters'
 export { formatDuration } from './duration'
 export { engineConfirm, ruleCatalog } from './rules'
 export type { Condition } from './rules'
-export { sourceConditions, watchSources } from './source-rule'
 export { channelAccount, channelEnvName } from './channels'
 export { createAlertStore } from './store'
 export { testAlert, testChannelNames } from './test-alert'
@@ -88,6 +90,11 @@ export interface AlertsService extends AlertRecords {
   /** For other capabilities (relay sources, forward targets): report a state a rule watches,
    * observed like the others (`confirm` debounces it; `engineConfirm` is the rules' own). */
   condition(c: Condition): void
+  /** Another capability's conditions, looked at now and then with the status rules in the one
+   * status loop, until disposed. */
+  watch(source: ConditionSource): Disposable
+  /** Registers the open incidents for `GET /metrics`. */
+  metrics(registry: Registry): void
   /** serve mode: how many console pages are open (their push streams), for the desktop channel. */
   attachConsole(pages: () => number): Disposable
   /** Resolves once every alert queued so far went through its channels (tests, shutdown). */
@@ -172,8 +179,10 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
       stopped: isStopped,
     }),
   )
+  const watched = new Set<ConditionSource>()
   owned.add(
     watchStatus({
+      watched: () => [...watched].flatMap((source) => source()),
       clock,
       config: cfg,
       listener: () => deps.listener(),
@@ -185,8 +194,9 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
     }),
   )
 
+  const records = alertRecords({ ...parts, openCount })
   return {
-    ...alertRecords({ ...parts, openCount }),
+    ...records,
     async channels() {
       const disabled = cfg().disabledRules
       const channels = await Promise.all(
@@ -206,6 +216,12 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
       return ok(await sender.test(testAlert(clock.now()), testChannelNames(channels, channel)))
     },
     condition: (c) => observe([c]),
+    metrics: (registry) => registerAlertMetrics(registry, records),
+    watch(source) {
+      watched.add(source)
+      if (!stopped) observe(source())
+      return toDisposable(() => watched.delete(source))
+    },
     attachConsole(pages) {
       consolePages = pages
       return toDisposable(() => {
@@ -268,3 +284,4 @@ function incidentEngine(
   return engine
 }
 export { contribution } from './contribution'
+export { alertLinkBase } from './link-base'

@@ -17,6 +17,8 @@ import type { PollClock } from '../../shared/clock'
 import { uidScrubber } from './configured'
 import { createPoller } from './poller'
 import { resolveTargets } from './targets'
+import type { Registry } from 'prom-client'
+import { registerChainMetrics } from './metrics'
 
 export { createPoller, sortWorstFirst, backoffDelay } from './poller'
 export type { Poller } from './poller'
@@ -36,6 +38,8 @@ export interface ChainsService {
   /** Called after each poll round with the statuses (the alerts capability listens here). */
   onRound(listener: (snapshot: ChainsSnapshot) => void): Disposable
   rpc(serviceId: number, method: string, params: unknown[]): Promise<Result<RpcExchange>>
+  /** Registers the chains' figures and poll counters for `GET /metrics`. */
+  metrics(registry: Registry): void
   stop(): Promise<void>
 }
 
@@ -123,6 +127,8 @@ export async function startChainsService(ctx: AppContext, clock?: PollClock): Pr
       }
     },
     onRound: rounds.event,
+    metrics: (registry) =>
+      registerChainMetrics(registry, { snapshot: () => poller!.snapshot(), onRound: rounds.event }),
     async rpc(serviceId, method, params) {
       const monitor = poller?.monitor(serviceId)
       if (!monitor) return err('not_found', `There is no chain with the service id ${serviceId}.`)

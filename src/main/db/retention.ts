@@ -4,6 +4,7 @@ import { Gauge } from 'prom-client'
 import type { Registry } from 'prom-client'
 import type { RetentionConfig } from '../../shared/config'
 import type { RetentionStatus } from '../../shared/contract/storage'
+import type { Logger } from '../log'
 
 /** Retention (docs/storage.md#retention): rows older than `retention.<kind>.days` are removed in
  * small batches, each its own short transaction through the database's one writer, so a delivery
@@ -184,6 +185,15 @@ export function sqliteRetentionTarget(rules: Required<RetentionRules>, run: Prun
       const done = await run(saveRetentionStatement(state))
       return done.ok ? { ok: true } : done
     },
+  }
+}
+
+/** A run's log line: a warning when it could not finish, a line when it removed rows. */
+export function logRetentionRun(log: Logger): (state: RetentionState) => void {
+  return (state) => {
+    if (state.error) log.warn('retention could not finish', { error: state.error })
+    else if (Object.values(state.removed).some((n) => n > 0))
+      log.info('retention removed old rows', { ...state.removed, ms: state.lastRunMs })
   }
 }
 

@@ -1,5 +1,10 @@
 import { confirmMinMs } from '../shared/chains/health'
+import type { Config } from '../shared/config'
+import type { DoctorCheck } from '../shared/contract/app'
+import type { KeyTest, PaymentsStatus } from '../shared/contract/payments'
+import type { Result } from '../shared/result'
 import type { RetentionRules } from './db/retention'
+import type { SecretStore } from './secrets'
 
 /** What a capability adds to the places every capability shares (docs/architecture.md,
  * "Contributions"): plain data, exported once from its index.ts as `contribution`, and iterated by
@@ -15,6 +20,8 @@ export interface Contribution {
   reads?: readonly { table: string; why: string }[]
   /** Its aging tables, the rows of others it needs kept, the rows of its own that go with another's. */
   retention?: RetentionRules
+  /** Its checks in `watchdesk doctor` and Settings → Doctor, in this order. */
+  doctor?: readonly DoctorContribution[]
 }
 
 /** A state a rule watches: an incident opens when it turns active (after `confirm`), closes when
@@ -49,3 +56,48 @@ export const engineConfirm = { count: 3, ms: confirmMinMs }
  * relay source unreachable): the alerts' one status loop calls it every few seconds
  * (`AlertsService.watch`). It may remember what it saw, to close a condition whose subject went. */
 export type ConditionSource = () => Condition[]
+
+/** What a capability's doctor check is given (`watchdesk doctor` and Settings → Doctor alike). */
+export interface DoctorContext {
+  /** The loaded config; null when it does not load (see `DoctorContribution.withoutConfig`). */
+  config: Config | null
+  env: NodeJS.ProcessEnv
+  secrets: SecretStore
+  /** 'keychain' when the keychain check failed: a check needing a secret is blocked by it. */
+  keychainDown: string | null
+  /** The payments API as the doctor asks it: the app's own service, or one the CLI built. */
+  payments(): Result<DoctorPayments>
+  /** This process's own console and listener (the app): their ports are in use by us. */
+  own?: { consoleUrl: string | null; listenerUrl: string | null }
+  /** Relay stores to open (`--store sqlite:PATH | postgres://…`). */
+  stores: string[]
+}
+
+/** What the payments check asks of the payments service. */
+export interface DoctorPayments {
+  status(): Promise<Result<PaymentsStatus>>
+  testKey(override: Record<string, never>): Promise<Result<KeyTest>>
+  listEndpoints(): Promise<Result<unknown>>
+}
+
+/** A capability's doctor check: its lines, run within the doctor's deadline (on none in time, one
+ * failed line of this area and label). Without a config it is left out, says it is blocked by
+ * it, or runs (a check that needs none). */
+export type DoctorContribution = {
+  area: DoctorCheck['area']
+  label: string
+} & (
+  | {
+      withoutConfig: 'blocked' | 'left out'
+      run(ctx: DoctorContext & { config: Config }): Promise<DoctorCheck[]>
+    }
+  | { withoutConfig: 'runs'; run(ctx: DoctorContext): Promise<DoctorCheck[]> }
+)
+
+/** A doctor line, `blockedBy` null unless given. */
+export const doctorLine = (
+  l: Omit<DoctorCheck, 'blockedBy'> & { blockedBy?: string | null },
+): DoctorCheck => ({
+  ...l,
+  blockedBy: l.blockedBy ?? null,
+})

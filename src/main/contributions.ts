@@ -9,15 +9,15 @@ import { contribution as sources } from './sources'
 import { contribution as alerts } from './alerts'
 
 /** Every capability's contribution, in one list the composers iterate (docs/architecture.md,
- * "Contributions"). The order is the order of their statements: forward's keep rule on an event is
- * tested before alerts'. The desktop shell contributes nothing here (and loads Electron). */
+ * "Contributions"). The order is the order of their doctor checks, and of their statements:
+ * forward's keep rule on an event is tested before alerts'. The desktop shell contributes nothing here (and loads Electron). */
 export const contributions: readonly Contribution[] = [
-  webhooks,
-  chains,
   payments,
+  chains,
+  webhooks,
   forward,
-  relay,
   sources,
+  relay,
   alerts,
 ]
 

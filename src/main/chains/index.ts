@@ -9,7 +9,6 @@ import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { AppContext } from '../context'
 import { accounts } from '../secrets'
-import type { SecretStore } from '../secrets'
 import { createChainHistory } from './history'
 import type { ChainHistoryStore } from './history'
 import type { Poller } from './poller'
@@ -30,6 +29,8 @@ export { systemPollClock } from '../../shared/clock'
 export type { PollClock } from '../../shared/clock'
 export { createChainHistory } from './history'
 export { testReference } from './reference-test'
+export { readProjectUid } from './project-uid'
+import { readProjectUid } from './project-uid'
 
 export interface ChainsService {
   snapshot(): ChainsSnapshot
@@ -44,14 +45,6 @@ export interface ChainsService {
 }
 
 const compactEveryMs = 5 * 60_000
-
-export async function readProjectUid(
-  secrets: SecretStore,
-): Promise<{ uid: string | null; problem: string | null }> {
-  const stored = await secrets.get(accounts.projectUid)
-  if (!stored.ok) return { uid: null, problem: stored.error.message }
-  return { uid: stored.value?.trim() || null, problem: null }
-}
 
 export async function startChainsService(ctx: AppContext, clock?: PollClock): Promise<ChainsService> {
   const history = createChainHistory(ctx.db, { storage: ctx.storage, flushEveryMs: 30_000 })

@@ -1,4 +1,5 @@
 import type { Contribution } from '../contribution'
+import { relayDoctor } from './doctor'
 
 /** The relay capability's share of the shared places (src/main/contribution.ts). A relay's store
  * holds the webhooks capability's tables too (the relay builds on it); `relay_meta` is its
@@ -6,4 +7,5 @@ import type { Contribution } from '../contribution'
 export const contribution = {
   name: 'relay',
   tables: ['relay_tokens', 'relay_meta'],
+  doctor: [relayDoctor],
 } as const satisfies Contribution

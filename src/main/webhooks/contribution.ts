@@ -1,4 +1,5 @@
 import type { Contribution } from '../contribution'
+import { webhooksDoctor } from './doctor'
 
 /** The webhooks capability's share of the shared places (src/main/contribution.ts). */
 export const contribution = {
@@ -25,4 +26,5 @@ export const contribution = {
       },
     ],
   },
+  doctor: [webhooksDoctor],
 } as const satisfies Contribution

@@ -1,5 +1,9 @@
 import { joinRetentionRules } from './db/retention'
 import type { Contribution } from './contribution'
+import type { CommitHook } from './db'
+import { enqueueOnCommit, followResyncHooks } from './forward'
+import { resyncOnConflictHooks } from './relay'
+import { syncedEventHooks } from './sources'
 import { contribution as webhooks } from './webhooks'
 import { contribution as chains } from './chains'
 import { contribution as payments } from './payments'
@@ -23,3 +27,17 @@ export const contributions: readonly Contribution[] = [
 
 /** The retention rules of the console's database (and of a relay on a data dir a console used). */
 export const retentionRules = joinRetentionRules(contributions.map((c) => c.retention ?? {}))
+
+/** Every statement added to an events commit, by commit: each hook is owned by the capability
+ * whose tables it writes, and test/main/commit-hooks.test.ts prepares them all against the latest
+ * schema with the parameters the commit binds. */
+export const commitHooks = {
+  /** The listener's commit: a first delivery is queued for forwarding. */
+  listener: [enqueueOnCommit],
+  /** A synced event's commit: the source and its cursor, then the same outbox statement (only a
+   * first insert queues, so an event also received locally is forwarded once). */
+  sources: [...syncedEventHooks, enqueueOnCommit],
+  /** The relay's own SQLite store (`watchdesk relay`, composed inside the relay): listed here so
+   * every hook of the database is in this one list and tested. */
+  relay: [...resyncOnConflictHooks, ...followResyncHooks],
+} as const satisfies Record<string, readonly CommitHook[]>

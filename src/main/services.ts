@@ -10,7 +10,7 @@ import {
   startRetention,
 } from './db/retention'
 import type { Retention } from './db/retention'
-import { retentionRules } from './contributions'
+import { commitHooks, retentionRules } from './contributions'
 import type { WebhookService } from './webhooks'
 import { startChainsService } from './chains'
 import type { ChainsService } from './chains'
@@ -19,28 +19,12 @@ import type { PaymentsService } from './payments'
 import { alertLinkBase, startAlerts } from './alerts'
 import type { AlertsService } from './alerts'
 import type { PollClock } from '../shared/clock'
-import { startSources, syncedEventHooks } from './sources'
+import { startSources } from './sources'
 import type { SourcesService } from './sources'
-import { resyncOnConflictHooks } from './relay'
-import { enqueueOnCommit, startForward } from './forward'
-import type { CommitHook } from './db'
+import { startForward } from './forward'
 import type { AdhocTarget, AttemptReport, ForwardService } from './forward'
 import { startPublicUrlWatch } from './webhooks'
 import type { PublicUrlWatch } from './webhooks'
-
-/** Every statement added to an events commit, by commit: each hook is owned by the capability
- * whose tables it writes, and test/main/commit-hooks.test.ts prepares them all against the latest
- * schema with the parameters the commit binds. */
-export const commitHooks = {
-  /** The listener's commit: a first delivery is queued for forwarding. */
-  listener: [enqueueOnCommit],
-  /** A synced event's commit: the source and its cursor, then the same outbox statement (only a
-   * first insert queues, so an event also received locally is forwarded once). */
-  sources: [...syncedEventHooks, enqueueOnCommit],
-  /** The relay's own SQLite store (`watchdesk relay`, composed inside the relay): listed here so
-   * every hook of the database is in this one list and tested. */
-  relay: resyncOnConflictHooks,
-} as const satisfies Record<string, readonly CommitHook[]>
 
 /** The long-running parts of each capability (listener, poller, payments client), started in
  * `startServices` and stopped in reverse order; api.ts maps contract methods onto them. */

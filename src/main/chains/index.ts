@@ -177,3 +177,5 @@ function checkParams(method: string, params: unknown[]): Result<unknown[]> {
   return ok(parsed.data)
 }
 export { contribution } from './contribution'
+export { latestChainSamples } from './read-ports'
+export type { ChainSampleRow } from './read-ports'

@@ -1,5 +1,5 @@
 import type { RetentionConfig } from '../../shared/config'
-import { retentionRules } from '../contributions'
+import { commitHooks, retentionRules } from '../contributions'
 import { formatDate, formatDateTime, zoneLabel } from '../../shared/time'
 import { dirname, join } from 'node:path'
 import type { EventFilter } from '../../shared/contract/events'
@@ -191,6 +191,7 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
   const store = await openRelayStore(url.value, log, {
     commitDeadlineMs: sync.commitDeadlineMs,
     retention: retentionRules,
+    hooks: commitHooks.relay,
   })
   if (!store.ok) return fail(io, store.error.message, 3, () => (unlock(), release()))
   const secrets = observeSecrets(options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env), log)

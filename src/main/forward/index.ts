@@ -28,7 +28,7 @@ import type { ForwardStore } from './store'
 import { adhocTargetName, authorizerOf, resolveTargets } from './targets'
 import type { AdhocTarget, Authorizer, ForwardTarget } from './targets'
 
-export { enqueueOnCommit } from './sql'
+export { enqueueOnCommit, followResyncHooks } from './sql'
 export { adhocTargetName, authorizerOf } from './targets'
 export type { AdhocTarget, ForwardTarget } from './targets'
 export type { AttemptReport, RelayAnswer } from './dispatcher'

@@ -3,6 +3,7 @@ import { err } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
 import type { RetentionRules } from '../db/retention'
+import type { CommitHook } from '../db'
 import { maskUrlSecrets } from '../../shared/mask'
 import { openSqliteRelayStore } from './sqlite-store'
 import type { RelayStore } from './store'
@@ -29,9 +30,15 @@ export function parseStoreUrl(text: string): Result<StoreUrl> {
 export async function openRelayStore(
   url: StoreUrl,
   log?: Logger,
-  options: { commitDeadlineMs?: number; retention?: Required<RetentionRules> } = {},
+  options: {
+    commitDeadlineMs?: number
+    /** A SQLite store's retention rules and commit hooks (the composer's, for a console's data dir). */
+    retention?: Required<RetentionRules>
+    hooks?: readonly CommitHook[]
+  } = {},
 ): Promise<Result<RelayStore>> {
-  if (url.kind === 'sqlite') return openSqliteRelayStore(url.file, { log, retention: options.retention })
+  if (url.kind === 'sqlite')
+    return openSqliteRelayStore(url.file, { log, retention: options.retention, hooks: options.hooks })
   const { openPostgresStore } = await import('./pg-store')
   return openPostgresStore(url.url, { log, commitDeadlineMs: options.commitDeadlineMs })
 }

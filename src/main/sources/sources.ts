@@ -38,7 +38,7 @@ export interface SourcesOptions {
   pageSize?: number
   /** Without any message for this long (heartbeats come every 10 s), the relay counts as lost. */
   idleMs?: number
-  /** Every hook of a synced event's transaction (`commitHooks.sources` in services.ts): the
+  /** Every hook of a synced event's transaction (`commitHooks.sources` in contributions.ts): the
    * source's own (`syncedEventHooks`) first, then the others (the forward outbox). */
   hooks?: readonly CommitHook[]
 }

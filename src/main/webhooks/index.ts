@@ -382,3 +382,5 @@ function pushStatusOnChange(
   }
 }
 export { contribution } from './contribution'
+export { eventReads } from './read-ports'
+export type { EventReads } from './read-ports'

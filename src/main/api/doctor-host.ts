@@ -10,7 +10,26 @@ import { headlessKeychainLines, onPath } from '../secrets'
 import type { SecretStore } from '../secrets'
 import { doctorLine as line } from '../contribution'
 import { portIsFree } from './first-run'
-import type { DoctorInput } from './doctor'
+import type { PaymentsService } from '../payments'
+
+/** What the doctor looks at. The CLI builds it from the data dir; the app passes its own parts,
+ * so `watchdesk doctor` and Settings → Doctor run the same checks. */
+export interface DoctorInput {
+  dataDir: string
+  overlayFile?: string
+  env: NodeJS.ProcessEnv
+  secrets: SecretStore
+  /** The payments service over the loaded config. */
+  payments(): Result<PaymentsService>
+  /** The console port a start would take (serve's --port, 7420). */
+  consolePort: number
+  /** This process's own console and listener (the app): their ports are in use by us. */
+  own?: { consoleUrl: string | null; listenerUrl: string | null }
+  /** Relay stores to open (`--store sqlite:PATH | postgres://…`). */
+  stores?: string[]
+  /** Each check's deadline: a hanging keychain or node is a finding, never a hang. */
+  deadlineMs?: number
+}
 
 /* The doctor's checks of the host itself, before any capability's: Node.js, the keychain, the
  * data dir, the config and the ports. */

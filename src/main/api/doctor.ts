@@ -4,35 +4,15 @@ import type { Services } from '../services'
 import type { ApiHandlers } from '../transport/dispatch'
 import { maskUrlsIn } from '../../shared/config-secrets'
 import { ok } from '../../shared/result'
-import type { Result } from '../../shared/result'
 import { loadConfig } from '../config'
-import type { SecretStore } from '../secrets'
-import type { PaymentsService } from '../payments'
 import { doctorLine as line } from '../contribution'
 import type { DoctorContext } from '../contribution'
 import { contributions } from '../contributions'
 import { configCheck, dataDirCheck, keychainCheck, nodeCheck, portOf, portsCheck } from './doctor-host'
+import type { DoctorInput } from './doctor-host'
 
 export { nodeCandidates } from './doctor-host'
-
-/** What the doctor looks at. The CLI builds it from the data dir; the app passes its own parts,
- * so `watchdesk doctor` and Settings → Doctor run the same checks. */
-export interface DoctorInput {
-  dataDir: string
-  overlayFile?: string
-  env: NodeJS.ProcessEnv
-  secrets: SecretStore
-  /** The payments service over the loaded config. */
-  payments(): Result<PaymentsService>
-  /** The console port a start would take (serve's --port, 7420). */
-  consolePort: number
-  /** This process's own console and listener (the app): their ports are in use by us. */
-  own?: { consoleUrl: string | null; listenerUrl: string | null }
-  /** Relay stores to open (`--store sqlite:PATH | postgres://…`). */
-  stores?: string[]
-  /** Each check's deadline: a hanging keychain or node is a finding, never a hang. */
-  deadlineMs?: number
-}
+export type { DoctorInput } from './doctor-host'
 
 /** The host's checks (Node.js, keychain, data dir, config, ports), then each capability's own
  * (`doctor` in its contribution), each within the deadline. */

@@ -1,5 +1,3 @@
-import type { Contribution } from '../contribution'
-
 /** The database foundation's own tables, and the one table of a capability it reads, declared
  * (test/repo/table-ownership.test.ts): the storage usage and a backup count the events, and the
  * event readers' cursors (`event-readers.ts`) end at the newest `seq`. */
@@ -7,4 +5,4 @@ export const dbTables = {
   name: 'db',
   tables: ['meta', 'schema_migrations'],
   reads: [{ table: 'events', why: 'row counts (storage usage, backup) and the newest seq (event readers)' }],
-} as const satisfies Contribution
+} as const

@@ -15,7 +15,7 @@ const electronImport = {
 
 /* Module boundaries (docs/architecture.md): dependencies point down.
  *   src/shared/            the contract and static data: imports nothing from main/, renderer/, preload/
- *   foundations            db, secrets, config, log, push, committed, context, transport, meters,
+ *   foundations            db, secrets, config, log, push, committed, context, transport, meters, contribution,
  *                          workers: import no capability
  *   capabilities           src/main/<capability>/: never import another capability, nor what composes them
  *   composers              src/main/api/ (where capabilities meet), api.ts, services.ts, backend.ts,
@@ -47,8 +47,9 @@ const foundations = [
   'transport',
   'meters',
   'workers',
+  'contribution',
 ]
-const composers = ['api', 'services', 'backend', 'serve', 'cli', 'demo']
+const composers = ['api', 'services', 'backend', 'serve', 'cli', 'demo', 'contributions']
 const sibling = (names) => `^(\\./|(\\.\\./)+)(main/)?(${names.join('|')})(\\.ts)?(/|$)`
 
 const boundary = (files, forbidden, message, extraPatterns = []) => ({
@@ -84,7 +85,7 @@ const boundaries = [
   boundary(
     foundations.flatMap((f) => [`src/main/${f}/**/*.ts`, `src/main/${f}.ts`]),
     [...capabilities, ...composers],
-    'A foundation (db, secrets, config, log, push, committed, context, transport, meters, workers) imports no capability: capabilities build on foundations, not the other way round.',
+    'A foundation (db, secrets, config, log, push, committed, context, transport, meters, workers, contribution) imports no capability: capabilities build on foundations, not the other way round.',
   ),
   boundary(
     ['src/shared/**/*.ts'],
@@ -102,7 +103,7 @@ const throughIndex = (prefix) => ({
 })
 const composerRules = [
   { files: ['src/main/{api,cli,demo}/**/*.ts'], prefix: '(\\.\\./)+', electron: true },
-  { files: ['src/main/{api,backend,cli,serve,services}.ts'], prefix: '\\./', electron: true },
+  { files: ['src/main/{api,backend,cli,contributions,serve,services}.ts'], prefix: '\\./', electron: true },
   // The Electron entry imports electron itself.
   { files: ['src/main/index.ts'], prefix: '\\./', electron: false },
 ].map(({ files, prefix, electron }) => ({

@@ -6,6 +6,7 @@
  * event in its batches through the same worker. Prints p50/p99 of the commit round trip (the part
  * of a delivery's answer that retention can delay) for both, the ratio, and the deletion's pace.
  */
+import { retentionRules } from '../src/main/contributions'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
       windowMs === 0 || Math.floor((performance.now() - windowStart) / windowMs) % 2 === 0
     const retention = startRetention({
       config: () => RetentionConfig.parse({}),
-      target: sqliteRetentionTarget(async (statements) => {
+      target: sqliteRetentionTarget(retentionRules, async (statements) => {
         while (!windowOpen()) await new Promise((r) => setTimeout(r, 5))
         inFlight++
         const done = await committer.prune!(statements).finally(() => inFlight--)
@@ -348,7 +349,7 @@ function profile(db: Database): void {
   const commit: number[] = []
   const pages: number[] = []
   for (let b = 0; b < 20; b++) {
-    const statements = pruneBatch('events', cutoff, 1_000)
+    const statements = pruneBatch(retentionRules, 'events', cutoff, 1_000)
     db.exec('BEGIN IMMEDIATE')
     const t0 = performance.now()
     for (const s of statements) db.prepare(s.sql).run(s.params)
@@ -366,7 +367,7 @@ function profile(db: Database): void {
   const auto: number[] = []
   for (let b = 0; b < 20; b++) {
     const t0 = performance.now()
-    const done = transaction.prune(pruneBatch('events', cutoff, 1_000))
+    const done = transaction.prune(pruneBatch(retentionRules, 'events', cutoff, 1_000))
     if (!done.ok) throw new Error(done.failure.message)
     auto.push(performance.now() - t0)
   }
@@ -377,7 +378,7 @@ function profile(db: Database): void {
   for (let b = 0; b < 200; b++) {
     const t0 = performance.now()
     const done = transaction.pruneStep(
-      pruneBatch('events', cutoff, 1_000),
+      pruneBatch(retentionRules, 'events', cutoff, 1_000),
       stepRows,
       () => performance.now() - t0 >= 2,
     )

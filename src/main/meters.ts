@@ -11,8 +11,6 @@ export interface Meters {
   rejected(status: number): void
   /** Signature rejections (401) counted since start. */
   signatureRejections(): number
-  /** The forward capability fills these when it runs; null until then. */
-  forward: { queueDepth: (() => number) | null; failures: (() => number) | null }
 }
 
 const reasonOf = (status: number): string =>
@@ -51,7 +49,6 @@ export function createMeters(): Meters {
       rejected.inc({ reason: reasonOf(status) })
     },
     signatureRejections: () => signature,
-    forward: { queueDepth: null, failures: null },
   }
 }
 

@@ -1,34 +1,30 @@
-import { deepLinkBase } from '../shared/links'
 import { ok } from '../shared/result'
 import type { Result } from '../shared/result'
-import { toDisposable } from '../shared/disposable'
-import type { Disposable } from '../shared/disposable'
 import type { AppContext } from './context'
 import { createBatchedPublisher, startWebhooks } from './webhooks'
 import {
+  logRetentionRun,
   readRetentionState,
   registerRetentionMetrics,
   sqliteRetentionTarget,
   startRetention,
 } from './db/retention'
 import type { Retention } from './db/retention'
+import { commitHooks, retentionRules } from './contributions'
 import type { WebhookService } from './webhooks'
 import { startChainsService } from './chains'
 import type { ChainsService } from './chains'
 import { startPayments } from './payments'
 import type { PaymentsService } from './payments'
-import { startAlerts, watchSources } from './alerts'
+import { alertLinkBase, startAlerts } from './alerts'
 import type { AlertsService } from './alerts'
-import { systemPollClock } from '../shared/clock'
 import type { PollClock } from '../shared/clock'
-import { startSources, syncedEventHooks } from './sources'
+import { startSources } from './sources'
 import type { SourcesService } from './sources'
-import { resyncOnConflictHooks } from './relay'
-import { enqueueOnCommit, startForward } from './forward'
-import type { CommitHook } from './db'
+import { startForward } from './forward'
 import type { AdhocTarget, AttemptReport, ForwardService } from './forward'
 import { startPublicUrlWatch } from './webhooks'
-import { recordArrivalOnCommit, registerReplayMetrics, startReplaySentinel } from './replay'
+import { registerReplayMetrics, startReplaySentinel } from './replay'
 import type { ReplaySentinel } from './replay'
 import { startClockGuard } from './clock'
 import type { ClockGuard } from './clock'
@@ -37,20 +33,6 @@ import { registerDriftMetrics, startDriftWatch } from './drift'
 import type { DriftWatch } from './drift'
 import { startDisablement } from './disablement'
 import type { DisablementWatch } from './disablement'
-
-/** Every statement added to an events commit, by commit: each hook is owned by the capability
- * whose tables it writes, and test/main/commit-hooks.test.ts prepares them all against the latest
- * schema with the parameters the commit binds. */
-export const commitHooks = {
-  /** The listener's commit: a first delivery is queued for forwarding. */
-  listener: [enqueueOnCommit, recordArrivalOnCommit],
-  /** A synced event's commit: the source and its cursor, then the same outbox statement (only a
-   * first insert queues, so an event also received locally is forwarded once). */
-  sources: [...syncedEventHooks, enqueueOnCommit],
-  /** The relay's own SQLite store (`watchdesk relay`, composed inside the relay): listed here so
-   * every hook of the database is in this one list and tested. */
-  relay: resyncOnConflictHooks,
-} as const satisfies Record<string, readonly CommitHook[]>
 
 /** The long-running parts of each capability (listener, poller, payments client), started in
  * `startServices` and stopped in reverse order; api.ts maps contract methods onto them. */
@@ -99,15 +81,6 @@ export interface ServiceOptions {
   onForwardAttempt?: (report: AttemptReport) => void
 }
 
-/** Links in alerts: the public console address when one is configured (a proxy in front of
- * serve), else serve's own address; the desktop app's deep links otherwise. */
-function alertLinkBase(ctx: AppContext): string | null {
-  const configured = ctx.config().listener.publicConsoleUrl
-  if (configured) return configured
-  if (ctx.shell === 'electron') return deepLinkBase
-  return ctx.consoleUrl()
-}
-
 /** The listener, the store and the forwarder: what `listen` runs, and the first part of every
  * back end. Stops the listener first (its last commits), then lets the forwards under way finish. */
 export async function startListening(
@@ -116,20 +89,12 @@ export async function startListening(
 ): Promise<{ webhooks: WebhookService; forward: ForwardService; stop(): Promise<number> }> {
   // Forward first, so the listener's first event is routed; it signs with the webhook secrets.
   let webhooks: WebhookService | null = null
-  let failedAttempts = 0
   const forward = await startForward(ctx, {
     adhoc: options.forwardTo,
     exclusive: true,
-    onlyFailedAttempts: options.onForwardAttempt === undefined,
-    onAttempt: (report) => {
-      if (report.state !== 'delivered') failedAttempts++
-      options.onForwardAttempt?.(report)
-    },
+    onAttempt: options.onForwardAttempt,
     webhookSecrets: () => webhooks?.webhookSecrets() ?? new Map(),
   })
-  // GET /metrics: the queue (pending and failing rows of every target) and failed attempts.
-  ctx.meters.forward.queueDepth = () => forward.status().targets.reduce((n, t) => n + t.pending, 0)
-  ctx.meters.forward.failures = () => failedAttempts
   // The screen's push is one subscriber of the committed-events channel: batched per 150 ms for
   // the views (newest kept on overflow, with the count left out); alerts and forward subscribe apart.
   const screen = createBatchedPublisher((payload) => ctx.push.publish('events.appended', payload))
@@ -153,8 +118,6 @@ export async function startListening(
       await started.stop()
       offScreen.dispose()
       screen.stop()
-      ctx.meters.forward.queueDepth = null
-      ctx.meters.forward.failures = null
       return forward.stop()
     },
   }
@@ -165,16 +128,12 @@ function startConsoleRetention(ctx: AppContext, webhooks: WebhookService): Reten
   const log = ctx.log.child({ part: 'retention' })
   const retention = startRetention({
     config: () => ctx.config().retention,
-    target: sqliteRetentionTarget(async (statements) => {
+    target: sqliteRetentionTarget(retentionRules, async (statements) => {
       const done = await webhooks.prune(statements)
       return done.ok ? done : { ok: false, message: done.failure.message }
     }),
     initial: readRetentionState(ctx.db),
-    onRun: (state) => {
-      if (state.error) log.warn('retention could not finish', { error: state.error })
-      else if (Object.values(state.removed).some((n) => n > 0))
-        log.info('retention removed old rows', { ...state.removed, ms: state.lastRunMs })
-    },
+    onRun: logRetentionRun(log),
   })
   registerRetentionMetrics(ctx.meters.registry, () => retention.state())
   return retention
@@ -197,7 +156,9 @@ export async function startServices(
   const payments = startPayments(ctx, env, clock.references)
   const publicUrl = startPublicUrlWatch(ctx, webhooks, env)
   stops.push(async () => publicUrl.stop())
-  let catchingUp = () => false
+  // A synced event is forwarded like a local one: the same outbox statement in its transaction.
+  const sources = startSources(ctx, { hooks: commitHooks.sources })
+  stops.push(() => sources.stop())
   const alerts = startAlerts({
     db: ctx.db,
     config: ctx.config,
@@ -214,26 +175,15 @@ export async function startServices(
     eventsAfter: (seq, limit) => webhooks.store.after(seq, limit),
     eventSummary: (id) => webhooks.store.get(id),
     shell: ctx.shell,
-    // Sources start below; until then nothing is catching up.
-    burstArriving: () => catchingUp(),
+    burstArriving: () => sources.catchingUp(),
     linkBase: () => alertLinkBase(ctx),
   })
   stops.push(() => alerts.stop())
   const replay = startReplay(ctx, alerts, webhooks)
   stops.push(async () => replay.dispose())
-  // A synced event is forwarded like a local one: the same outbox statement in its transaction.
-  const sources = startSources(ctx, { hooks: commitHooks.sources })
-  catchingUp = () => sources.list().some((s) => s.state === 'catching-up')
-  stops.push(() => sources.stop())
-  // The rule "relay source unreachable" over the sources' status (alerts/source-rule.ts).
-  const sourceRule = watchSources(
-    () => sources.list(),
-    (condition) => alerts.condition(condition),
-    options.clock ?? systemPollClock,
-  )
-  stops.push(async () => sourceRule.dispose())
-  const stopTargets = watchForwardTargets(forward, alerts, options.clock ?? systemPollClock)
-  stops.push(async () => stopTargets.dispose())
+  // Other capabilities' status conditions, in the alerts' one status loop.
+  const watching = [sources.conditions, forward.conditions].map((source) => alerts.watch(source))
+  stops.push(async () => watching.forEach((w) => w.dispose()))
   const drift = startDrift(ctx, webhooks, alerts)
   stops.push(async () => drift.dispose())
   const disablement = startDisablement(ctx, {
@@ -301,73 +251,4 @@ function startDrift(ctx: AppContext, webhooks: WebhookService, alerts: AlertsSer
   registerDriftMetrics(ctx.meters.registry, () => drift.totals())
   const offConfig = ctx.onConfigChange(() => drift.acknowledgementsChanged())
   return { ...drift, dispose: () => (offConfig.dispose(), drift.dispose()) }
-}
-
-const forwardCheckMs = 5_000
-
-/** The alert rules "forward target gone" and "forward worker crash loop" over the forward status: a target that answered 410 Gone
- * is stopped by the forwarder (a definite answer, so no confirmation); the incident closes when the
- * target delivers again (its URL changed, it was enabled again), is disabled or is removed. */
-export function watchForwardTargets(
-  forward: ForwardService,
-  alerts: AlertsService,
-  clock: PollClock,
-): Disposable {
-  let watched = new Set<string>()
-  let cancel: Disposable | null = null
-  const observe = (name: string, active: boolean, title: string, body: string) =>
-    alerts.condition({
-      rule: 'forward.gone',
-      subject: `forward:${name}`,
-      serviceId: null,
-      name: `Forward target ${name}`,
-      active,
-      title,
-      body,
-    })
-  let workerLooping = false
-  const check = () => {
-    const seen = new Set<string>()
-    const status = forward.status()
-    // The worker that carries every target keeps stopping: the forward status says so with the
-    // cause, and so does this alert (closed once a minute passed without a restart).
-    if (status.worker.health === 'crash_loop' || workerLooping) {
-      workerLooping = status.worker.health === 'crash_loop'
-      alerts.condition({
-        rule: 'forward.worker',
-        subject: 'forward:worker',
-        serviceId: null,
-        name: 'Forward worker',
-        active: workerLooping,
-        title: workerLooping
-          ? 'Forwarding stopped: the forward worker keeps restarting'
-          : 'Forward worker running again',
-        body: workerLooping ? (status.problem ?? '') : 'No restart for a minute.',
-      })
-    }
-    for (const t of status.targets) {
-      if (t.adhoc) continue
-      seen.add(t.name)
-      if (t.health === 'stopped')
-        observe(
-          t.name,
-          true,
-          `Forward target ${t.name} stopped: 410 Gone`,
-          t.lastError ?? `${t.url} answered 410 Gone.`,
-        )
-      // Over only once it delivered again (or was disabled): after a restart, a target not tried
-      // yet has not recovered.
-      else if (t.lastOkAt !== null)
-        observe(t.name, false, `Forward target ${t.name} forwarding again`, `${t.url} took an event.`)
-      else if (!t.enabled)
-        observe(t.name, false, `Forward target ${t.name} disabled`, 'Disabled in forward.targets.')
-    }
-    for (const name of watched)
-      if (!seen.has(name))
-        observe(name, false, `Forward target ${name} removed`, 'Removed from forward.targets.')
-    watched = seen
-    cancel = clock.after(forwardCheckMs, check)
-  }
-  check()
-  return toDisposable(() => cancel?.dispose())
 }

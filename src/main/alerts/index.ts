@@ -24,6 +24,9 @@ import { alertRecords } from './records'
 import type { AlertRecords } from './records'
 import { ruleCatalog, severityOf } from './rules'
 import type { Condition } from './rules'
+import type { ConditionSource } from '../contribution'
+import type { Registry } from 'prom-client'
+import { registerAlertMetrics } from './metrics'
 import { createAlertSender } from './sender'
 import type { AlertSender } from './sender'
 import { watchStatus } from './status-rules'
@@ -38,7 +41,6 @@ export type { Meters } from '../meters'
 export { formatDuration } from './duration'
 export { engineConfirm, ruleCatalog } from './rules'
 export type { Condition } from './rules'
-export { sourceConditions, watchSources } from './source-rule'
 export { channelAccount, channelEnvName } from './channels'
 export { createAlertStore } from './store'
 export { testAlert, testChannelNames } from './test-alert'
@@ -91,6 +93,11 @@ export interface AlertsService extends AlertRecords {
   /** For other capabilities: one alert about a thing that happened (no incident to close), recorded
    * and sent like the others unless its rule is disabled (the replay sentinel's). */
   instant(a: Pick<Alert, 'rule' | 'subject' | 'title' | 'body'>): void
+  /** Another capability's conditions, looked at now and then with the status rules in the one
+   * status loop, until disposed. */
+  watch(source: ConditionSource): Disposable
+  /** Registers the open incidents for `GET /metrics`. */
+  metrics(registry: Registry): void
   /** serve mode: how many console pages are open (their push streams), for the desktop channel. */
   attachConsole(pages: () => number): Disposable
   /** Resolves once every alert queued so far went through its channels (tests, shutdown). */
@@ -175,8 +182,10 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
       stopped: isStopped,
     }),
   )
+  const watched = new Set<ConditionSource>()
   owned.add(
     watchStatus({
+      watched: () => [...watched].flatMap((source) => source()),
       clock,
       config: cfg,
       listener: () => deps.listener(),
@@ -188,8 +197,9 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
     }),
   )
 
+  const records = alertRecords({ ...parts, openCount })
   return {
-    ...alertRecords({ ...parts, openCount }),
+    ...records,
     async channels() {
       const disabled = cfg().disabledRules
       const channels = await Promise.all(
@@ -210,6 +220,12 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
     },
     condition: (c) => observe([c]),
     instant: (a) => instant({ ...a, serviceId: null }),
+    metrics: (registry) => registerAlertMetrics(registry, records),
+    watch(source) {
+      watched.add(source)
+      if (!stopped) observe(source())
+      return toDisposable(() => watched.delete(source))
+    },
     attachConsole(pages) {
       consolePages = pages
       return toDisposable(() => {
@@ -271,3 +287,5 @@ function incidentEngine(
   engine.restore(writing('alert incidents', () => store.openIncidents(), []))
   return engine
 }
+export { contribution } from './contribution'
+export { alertLinkBase } from './link-base'

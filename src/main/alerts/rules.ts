@@ -1,7 +1,8 @@
 import { statusLabel } from '../../shared/chains/health'
 import type { AlertSeverity, RuleInfo } from '../../shared/contract/alerts'
 import type { ChainStatus, ChainsSnapshot } from '../../shared/contract/chains'
-import { confirmMinMs } from '../../shared/chains/health'
+import { engineConfirm } from '../contribution'
+import type { Condition } from '../contribution'
 
 /** Every rule, its default and its severity (docs/alerts.md lists the same). */
 export const ruleCatalog = [
@@ -159,32 +160,8 @@ export type RuleId = (typeof ruleCatalog)[number]['id']
 export const severityOf = (rule: string): AlertSeverity =>
   ruleCatalog.find((r) => r.id === rule)?.severity ?? 'warning'
 
-/** A state a rule watches: an incident opens when it turns active (after `confirm`), closes when
- * it turns inactive. */
-export interface Condition {
-  rule: string
-  subject: string
-  serviceId: number | null
-  active: boolean
-  title: string
-  body: string
-  /** "Polygon" in "Polygon recovered after 4 min 12 s". */
-  name: string
-  /** Observations in a row and time before opening; none for statuses confirmed upstream. */
-  confirm?: { count: number; ms: number }
-  /** When what led to it began (the first failed poll of an error rate), if before its first
-   * observation: the incident starts there, so its duration is the outage's. */
-  since?: number | null
-  /** When it was observed (the poll's time), if not now: confirmation counts from it and an
-   * incident it ends closes at it (a recovery at the first good poll, not at the round's publish). */
-  at?: number
-  /** With `active: false`: its subject is gone (a removed source), so an open incident closes
-   * with this reason ("source removed") and a `closed` alert, not a recovery. */
-  gone?: string
-}
-
-/** 3 observations in a row and 15 s: how the rules not confirmed upstream are debounced. */
-export const engineConfirm = { count: 3, ms: confirmMinMs }
+export { engineConfirm } from '../contribution'
+export type { Condition } from '../contribution'
 const minQualityPolls = 10
 
 /** The chain rules over one round of statuses. Down, stalled and wrong network arrive confirmed

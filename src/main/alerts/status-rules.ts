@@ -89,6 +89,8 @@ export interface StatusWatchDeps {
   signatureRejections(): number
   storage(): StorageStatus
   lastEventAt(endpoint: string): number | undefined
+  /** Other capabilities' conditions (`AlertsService.watch`), observed with these. */
+  watched(): Condition[]
   observe(conditions: Condition[]): void
   stopped(): boolean
 }
@@ -111,7 +113,7 @@ export function watchStatus(deps: StatusWatchDeps): Disposable {
       lastEventAt: deps.lastEventAt,
       startedAt,
     }
-    deps.observe(statusConditions(snapshot, deps.config()))
+    deps.observe([...statusConditions(snapshot, deps.config()), ...deps.watched()])
     next = clock.after(checkEveryMs, check)
   }
   check()

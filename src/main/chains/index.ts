@@ -9,7 +9,6 @@ import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { AppContext } from '../context'
 import { accounts } from '../secrets'
-import type { SecretStore } from '../secrets'
 import { createChainHistory } from './history'
 import type { ChainHistoryStore } from './history'
 import type { Poller } from './poller'
@@ -18,6 +17,8 @@ import type { TimeReferences } from '../../shared/time-references'
 import { uidScrubber } from './configured'
 import { createPoller } from './poller'
 import { resolveTargets } from './targets'
+import type { Registry } from 'prom-client'
+import { registerChainMetrics } from './metrics'
 
 export { createPoller, sortWorstFirst, backoffDelay } from './poller'
 export type { Poller } from './poller'
@@ -29,6 +30,8 @@ export { systemPollClock } from '../../shared/clock'
 export type { PollClock } from '../../shared/clock'
 export { createChainHistory } from './history'
 export { testReference } from './reference-test'
+export { readProjectUid } from './project-uid'
+import { readProjectUid } from './project-uid'
 
 export interface ChainsService {
   snapshot(): ChainsSnapshot
@@ -37,18 +40,12 @@ export interface ChainsService {
   /** Called after each poll round with the statuses (the alerts capability listens here). */
   onRound(listener: (snapshot: ChainsSnapshot) => void): Disposable
   rpc(serviceId: number, method: string, params: unknown[]): Promise<Result<RpcExchange>>
+  /** Registers the chains' figures and poll counters for `GET /metrics`. */
+  metrics(registry: Registry): void
   stop(): Promise<void>
 }
 
 const compactEveryMs = 5 * 60_000
-
-export async function readProjectUid(
-  secrets: SecretStore,
-): Promise<{ uid: string | null; problem: string | null }> {
-  const stored = await secrets.get(accounts.projectUid)
-  if (!stored.ok) return { uid: null, problem: stored.error.message }
-  return { uid: stored.value?.trim() || null, problem: null }
-}
 
 export async function startChainsService(
   ctx: AppContext,
@@ -129,6 +126,8 @@ export async function startChainsService(
       }
     },
     onRound: rounds.event,
+    metrics: (registry) =>
+      registerChainMetrics(registry, { snapshot: () => poller!.snapshot(), onRound: rounds.event }),
     async rpc(serviceId, method, params) {
       const monitor = poller?.monitor(serviceId)
       if (!monitor) return err('not_found', `There is no chain with the service id ${serviceId}.`)
@@ -183,3 +182,6 @@ function checkParams(method: string, params: unknown[]): Result<unknown[]> {
   }
   return ok(parsed.data)
 }
+export { contribution } from './contribution'
+export { latestChainSamples } from './read-ports'
+export type { ChainSampleRow } from './read-ports'

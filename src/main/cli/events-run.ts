@@ -3,9 +3,9 @@ import { join } from 'node:path'
 import { eventJson } from '../../shared/events/json'
 import { eventTypeInfo, eventTypes } from '../../shared/events'
 import { didYouMean } from '../../shared/suggest'
-import { databaseFileName, openDatabase } from '../db'
+import { databaseFileName, maxEventSeq, openDatabase } from '../db'
 import type { Database } from '../db'
-import { createEventStore } from '../webhooks'
+import { createEventStore, eventReads } from '../webhooks'
 import type { EventStore } from '../webhooks'
 import { eventsFromStore } from './relay'
 import { dataDirOf } from './common'
@@ -78,14 +78,11 @@ async function follow(db: Database, store: EventStore, options: EventsOptions, i
     interrupted.wake?.()
   })
   const types = options.type ? new Set(options.type) : null
-  const newer = db.prepare('SELECT id, seq FROM events WHERE seq > ? ORDER BY seq LIMIT 1000')
-  const conflicted = db.prepare(
-    'SELECT id, seq, conflicts FROM events WHERE seq > ? AND seq <= ? AND conflicts > 0 ORDER BY seq',
-  )
-  let last = (db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number }).seq
+  const events = eventReads(db)
+  let last = maxEventSeq(db)
   // The conflict count each watched event was last printed with (or had when the follow started).
   const printedConflicts = new Map<number, number>()
-  for (const row of conflicted.all(last - conflictWindow, last) as { seq: number; conflicts: number }[])
+  for (const row of events.conflicted(last - conflictWindow, last))
     printedConflicts.set(row.seq, row.conflicts)
   const print = (id: string) => {
     const event = store.get(id)
@@ -104,16 +101,12 @@ async function follow(db: Database, store: EventStore, options: EventsOptions, i
   io.err(`following new events in ${db.name} (Ctrl-C ends)`)
   try {
     while (!interrupted.value) {
-      const rows = newer.all(last) as { id: string; seq: number }[]
+      const rows = events.after(last)
       for (const row of rows) {
         last = row.seq
         print(row.id)
       }
-      for (const row of conflicted.all(last - conflictWindow, last) as {
-        id: string
-        seq: number
-        conflicts: number
-      }[])
+      for (const row of events.conflicted(last - conflictWindow, last))
         if ((printedConflicts.get(row.seq) ?? 0) < row.conflicts) print(row.id)
       for (const seq of printedConflicts.keys())
         if (seq <= last - conflictWindow) printedConflicts.delete(seq)

@@ -9,7 +9,9 @@ import { loadConfig, readRuntimeInfo } from '../config'
 import { databaseFileName, openDatabase } from '../db'
 import type { Database } from '../db'
 import { forwardStoreOn } from '../forward'
-import { createEventStore } from '../webhooks'
+import { createEventStore, eventReads } from '../webhooks'
+import { latestChainSamples } from '../chains'
+import { sourceCursors } from '../sources'
 import { readArrivals, readSuspects, toleranceOf } from '../replay'
 import { ReplayConfig } from '../../shared/config'
 import { createDriftStore, readDriftStatus } from '../drift'
@@ -127,14 +129,7 @@ export const readTools = {
       'Each chain’s last recorded health (status, head, lag in blocks and seconds, latency, error) with the time it was sampled; live only while a console runs (samples are written every 30 s).',
     input: { serviceId: z.number().int().positive().optional() },
     run: ({ db, dataDir }, { serviceId }, now) => {
-      const rows = db
-        .prepare(
-          `SELECT s.* FROM chain_samples s
-           JOIN (SELECT service_id, max(t) AS t FROM chain_samples GROUP BY service_id) last
-             ON last.service_id = s.service_id AND last.t = s.t`,
-        )
-        .all() as Record<string, number | string | null>[]
-      const bySample = new Map(rows.map((r) => [r.service_id as number, r]))
+      const bySample = latestChainSamples(db)
       const chains = chainRegistry
         .filter((c) => serviceId === undefined || c.serviceId === serviceId)
         .map((c) => {
@@ -197,11 +192,9 @@ export const readTools = {
       'The webhook listener: whether a console runs and listens, events received in the last minute and hour, the last event and its age, recent rejections.',
     input: {},
     run: ({ db, dataDir }, _args, now) => {
-      const count = (since: number) =>
-        (db.prepare('SELECT count(*) AS n FROM events WHERE received_at >= ?').get(since) as { n: number }).n
-      const last = db
-        .prepare('SELECT id, type, received_at FROM events ORDER BY received_at DESC LIMIT 1')
-        .get() as { id: string; type: string; received_at: number } | undefined
+      const events = eventReads(db)
+      const count = (since: number) => events.countSince(since)
+      const last = events.last()
       return {
         console: consoleState(dataDir),
         eventsLastMinute: count(now - 60_000),
@@ -281,15 +274,7 @@ export const readTools = {
     run: ({ db, dataDir }) => {
       const config = loadConfig(dataDir)
       const sources = config.ok ? config.value.config.sources : {}
-      const cursors = new Map(
-        (
-          db.prepare('SELECT name, cursor, at FROM source_cursors').all() as {
-            name: string
-            cursor: string
-            at: number
-          }[]
-        ).map((r) => [r.name, r]),
-      )
+      const cursors = new Map(sourceCursors(db).map((r) => [r.name, r]))
       return {
         sources: Object.entries(sources).map(([name, s]) => ({
           name,

@@ -1,4 +1,5 @@
 import type { RetentionConfig } from '../../shared/config'
+import { commitHooks, retentionRules } from '../contributions'
 import { formatDate, formatDateTime, zoneLabel } from '../../shared/time'
 import { dirname, join } from 'node:path'
 import type { EventFilter } from '../../shared/contract/events'
@@ -186,7 +187,11 @@ export async function runRelay(options: RelayCliOptions, io: CliIo): Promise<num
   if (!lock.ok) return fail(io, lock.error.message, 3, release)
   const unlock = () => lock.value?.release()
   if (lock.value?.tookOver) log.warn(lock.value.tookOver)
-  const store = await openRelayStore(url.value, log, { commitDeadlineMs: sync.commitDeadlineMs })
+  const store = await openRelayStore(url.value, log, {
+    commitDeadlineMs: sync.commitDeadlineMs,
+    retention: retentionRules,
+    hooks: commitHooks.relay,
+  })
   if (!store.ok) return fail(io, store.error.message, 3, () => (unlock(), release()))
   const secrets = observeSecrets(options.secrets ?? withEnvironmentSecrets(createKeytarStore(), io.env), log)
   const relay = await startRelay({

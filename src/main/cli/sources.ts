@@ -4,7 +4,7 @@ import { sourceNamePattern } from '../../shared/config'
 import { loadConfig, openConfigStore } from '../config'
 import { databaseFileName, openDatabase } from '../db'
 import { isLoopback } from '../relay'
-import { fetchPage } from '../sources'
+import { fetchPage, sourceCursors } from '../sources'
 import { maskUrlSecrets } from '../../shared/mask'
 import { accounts, createKeytarStore, withEnvironmentSecrets } from '../secrets'
 import type { SecretStore } from '../secrets'
@@ -184,11 +184,7 @@ export async function listSources(options: SourcesCliOptions, io: CliIo): Promis
     const db = openDatabase(file, { readonly: true })
     if (db.ok) {
       try {
-        for (const row of db.value.prepare('SELECT name, cursor FROM source_cursors').all() as {
-          name: string
-          cursor: string
-        }[])
-          cursors.set(row.name, row.cursor)
+        for (const row of sourceCursors(db.value)) cursors.set(row.name, row.cursor)
       } catch {
         // an older database without the table: no cursors yet
       } finally {

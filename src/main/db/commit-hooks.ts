@@ -5,7 +5,7 @@
  * A hook is plain data (a name, its SQL, the parameters it reads) because it crosses to the commit
  * worker; the worker prepares each against its own connection and refuses one whose SQL and
  * declared parameters disagree (`prepareCommitHook`). Owned by the capability whose tables it
- * writes; assembled in one list where capabilities meet (`commitHooks` in src/main/services.ts).
+ * writes; assembled in one list where capabilities meet (`commitHooks` in src/main/contributions.ts).
  *
  * No runtime imports: the commit worker loads this file as it is (Node strips the types). */
 import type { Database, Statement } from 'better-sqlite3'

@@ -4,11 +4,16 @@ import { Gauge } from 'prom-client'
 import type { Registry } from 'prom-client'
 import type { RetentionConfig } from '../../shared/config'
 import type { RetentionStatus } from '../../shared/contract/storage'
+import type { Logger } from '../log'
 
 /** Retention (docs/storage.md#retention): rows older than `retention.<kind>.days` are removed in
  * small batches, each its own short transaction through the database's one writer, so a delivery
- * never waits behind a long delete. Events still in the forward queue (an outbox row pending or
- * failing) or the subject of an open incident are kept whatever their age. */
+ * never waits behind a long delete.
+ *
+ * This module names no capability's table: each capability declares the tables of its own that
+ * age, the rows of others it needs kept ("an event stays while its forward is queued") and the rows
+ * of its own that go with another's (`RetentionRules`, in its contribution); the composer joins
+ * them (`retentionRules` in src/main/contributions.ts) and `pruneBatch` turns them into statements. */
 
 export const retentionKinds = ['events', 'attempts', 'alerts', 'rejections'] as const
 export type RetentionKind = (typeof retentionKinds)[number]
@@ -21,73 +26,96 @@ export interface PruneStatement {
   counts?: boolean
 }
 
+/** A table whose rows age under `retention.<kind>.days`, declared by the table's owner. */
+export interface AgingTable {
+  kind: RetentionKind
+  table: string
+  /** The integer key a batch removes rows by. */
+  key: string
+  /** The table's alias in `olderThan`, `orderBy` and the keep rules. */
+  alias: string
+  /** When a row is old enough to go: a condition over the alias reading `@cutoff` (ms). */
+  olderThan: string
+  /** Which go first, when a batch cannot take them all. */
+  orderBy?: string
+}
+
+/** Rows of an aging table kept whatever their age, declared by whoever needs them. */
+export interface KeepRule {
+  table: string
+  /** Whose rule and why (`forward.queued`). */
+  name: string
+  /** `EXISTS (…)` over the aging table's alias: while it holds, the row stays. */
+  keepsWhile: string
+}
+
+/** Rows that go with removed rows of an aging table, declared by their owner: a DELETE reading the
+ * removed keys from `${retentionVictims} (id)`, run in the same transaction before them. */
+export interface RemovedWith {
+  table: string
+  name: string
+  sql: string
+}
+
+/** What one capability contributes to retention. */
+export interface RetentionRules {
+  aging?: readonly AgingTable[]
+  keep?: readonly KeepRule[]
+  removedWith?: readonly RemovedWith[]
+}
+
+/** The keys a batch removes, when other rows go with them. */
+export const retentionVictims = 'temp.watchdesk_retention'
+
 export const defaultBatchRows = 1_000
 /** Pause after each batch, as a multiple of the batch's own time. */
 const pauseFactor = 1
 const dayMs = 86_400_000
 
-const victims = 'temp.watchdesk_retention'
-const keptEvent = `
-  NOT EXISTS (SELECT 1 FROM forward_outbox o WHERE o.event_seq = e.seq AND o.state IN ('pending', 'failing'))
-  AND NOT EXISTS (SELECT 1 FROM alert_incidents i WHERE i.closed_at IS NULL AND i.subject = 'event:' || e.id)`
+/** Every capability's rules as one (the order of the list is the order of the statements). */
+export function joinRetentionRules(all: readonly RetentionRules[]): Required<RetentionRules> {
+  return {
+    aging: all.flatMap((r) => r.aging ?? []),
+    keep: all.flatMap((r) => r.keep ?? []),
+    removedWith: all.flatMap((r) => r.removedWith ?? []),
+  }
+}
+
+/** The statements removing one batch of `aging`'s rows older than `cutoff`. */
+function agingBatch(aging: AgingTable, rules: Required<RetentionRules>, cutoff: number, batch: number) {
+  const params = { cutoff, batch }
+  const { table, key, alias } = aging
+  const keeps = rules.keep
+    .filter((k) => k.table === table)
+    .map((k) => ` AND NOT ${k.keepsWhile}`)
+    .join('')
+  const order = aging.orderBy ? ` ORDER BY ${aging.orderBy}` : ''
+  const chosen = `SELECT ${alias}.${key} FROM ${table} ${alias} WHERE ${aging.olderThan}${keeps}${order} LIMIT @batch`
+  const dependents = rules.removedWith.filter((d) => d.table === table)
+  if (dependents.length === 0)
+    return [{ sql: `DELETE FROM ${table} WHERE ${key} IN (${chosen})`, params, counts: true }]
+  // The victims are chosen once, so what goes with them and they themselves are the same rows.
+  return [
+    { sql: `CREATE TEMP TABLE IF NOT EXISTS watchdesk_retention (id INTEGER PRIMARY KEY)`, params: {} },
+    { sql: `DELETE FROM ${retentionVictims}`, params: {} },
+    { sql: `INSERT INTO ${retentionVictims} (id) ${chosen}`, params },
+    ...dependents.map((d) => ({ sql: d.sql, params: {} })),
+    {
+      sql: `DELETE FROM ${table} WHERE ${key} IN (SELECT id FROM ${retentionVictims})`,
+      params: {},
+      counts: true,
+    },
+  ]
+}
 
 /** The statements of one batch of `kind` older than `cutoff` (ms since the epoch). */
-export function pruneBatch(kind: RetentionKind, cutoff: number, batch = defaultBatchRows): PruneStatement[] {
-  const params = { cutoff, batch }
-  switch (kind) {
-    case 'events':
-      // An event goes with its bodies and with its finished forward rows and their attempts.
-      return [
-        { sql: `CREATE TEMP TABLE IF NOT EXISTS watchdesk_retention (seq INTEGER PRIMARY KEY)`, params: {} },
-        { sql: `DELETE FROM ${victims}`, params: {} },
-        {
-          sql: `INSERT INTO ${victims} (seq) SELECT seq FROM events e
-                 WHERE received_at < @cutoff AND ${keptEvent} ORDER BY received_at LIMIT @batch`,
-          params,
-        },
-        { sql: `DELETE FROM forward_attempts WHERE event_seq IN (SELECT seq FROM ${victims})`, params: {} },
-        { sql: `DELETE FROM forward_outbox WHERE event_seq IN (SELECT seq FROM ${victims})`, params: {} },
-        // The replay sentinel's record of its arrivals (src/main/replay/).
-        { sql: `DELETE FROM event_arrivals WHERE event_seq IN (SELECT seq FROM ${victims})`, params: {} },
-        { sql: `DELETE FROM replay_suspects WHERE event_seq IN (SELECT seq FROM ${victims})`, params: {} },
-        { sql: `DELETE FROM events WHERE seq IN (SELECT seq FROM ${victims})`, params: {}, counts: true },
-      ]
-    case 'attempts':
-      // Attempts of a forward still under way stay: they are its history on screen.
-      return [
-        {
-          sql: `DELETE FROM forward_attempts WHERE id IN (
-                  SELECT a.id FROM forward_attempts a WHERE a.at < @cutoff AND NOT EXISTS (
-                    SELECT 1 FROM forward_outbox o WHERE o.id = a.outbox_id AND o.state IN ('pending', 'failing'))
-                  ORDER BY a.id LIMIT @batch)`,
-          params,
-          counts: true,
-        },
-      ]
-    case 'alerts':
-      return [
-        {
-          sql: `DELETE FROM alert_incidents WHERE id IN (
-                  SELECT id FROM alert_incidents WHERE closed_at IS NOT NULL AND closed_at < @cutoff LIMIT @batch)`,
-          params,
-          counts: true,
-        },
-        {
-          sql: `DELETE FROM alert_log WHERE id IN (SELECT id FROM alert_log WHERE t < @cutoff ORDER BY t LIMIT @batch)`,
-          params,
-          counts: true,
-        },
-      ]
-    case 'rejections':
-      return [
-        {
-          sql: `DELETE FROM webhook_rejections WHERE seq IN (
-                  SELECT seq FROM webhook_rejections WHERE at < @cutoff ORDER BY seq LIMIT @batch)`,
-          params,
-          counts: true,
-        },
-      ]
-  }
+export function pruneBatch(
+  rules: Required<RetentionRules>,
+  kind: RetentionKind,
+  cutoff: number,
+  batch = defaultBatchRows,
+): PruneStatement[] {
+  return rules.aging.filter((a) => a.kind === kind).flatMap((a) => agingBatch(a, rules, cutoff, batch))
 }
 
 /** What the last run removed and when the next one is due (the contract's RetentionStatus); kept
@@ -148,15 +176,24 @@ export interface RetentionTarget {
   save(state: RetentionState): Promise<{ ok: true } | { ok: false; message: string }>
 }
 
-/** A SQLite database's target: batches run by `run` (the commit worker). */
-export function sqliteRetentionTarget(run: PruneRunner): RetentionTarget {
+/** A SQLite database's target: batches of `rules` run by `run` (the commit worker). */
+export function sqliteRetentionTarget(rules: Required<RetentionRules>, run: PruneRunner): RetentionTarget {
   return {
     kinds: retentionKinds,
-    prune: (kind, cutoff, batch) => run(pruneBatch(kind, cutoff, batch)),
+    prune: (kind, cutoff, batch) => run(pruneBatch(rules, kind, cutoff, batch)),
     save: async (state) => {
       const done = await run(saveRetentionStatement(state))
       return done.ok ? { ok: true } : done
     },
+  }
+}
+
+/** A run's log line: a warning when it could not finish, a line when it removed rows. */
+export function logRetentionRun(log: Logger): (state: RetentionState) => void {
+  return (state) => {
+    if (state.error) log.warn('retention could not finish', { error: state.error })
+    else if (Object.values(state.removed).some((n) => n > 0))
+      log.info('retention removed old rows', { ...state.removed, ms: state.lastRunMs })
   }
 }
 

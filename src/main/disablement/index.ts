@@ -47,3 +47,4 @@ export function startDisablement(
   return { ...watch, dispose: () => (offPublicUrl.dispose(), watch.dispose()) }
 }
 export { readDisablement } from './read'
+export { contribution } from './contribution'

@@ -9,3 +9,4 @@ export { addAcknowledged, entriesToAcknowledge, readDriftStatus } from './status
 export { registerDriftMetrics } from './metrics'
 export { describeChange } from './shape'
 export type { LearnedShape } from './shape'
+export { contribution } from './contribution'

@@ -8,6 +8,10 @@ import type { Result } from '../../shared/result'
 import { systemPollClock } from '../../shared/clock'
 import type { PollClock } from '../../shared/clock'
 import type { AppContext } from '../context'
+import type { ConditionSource } from '../contribution'
+import { forwardConditions } from './conditions'
+import { registerForwardMetrics } from './metrics'
+import type { Registry } from 'prom-client'
 import type { Logger } from '../log'
 import { redactFromLogs } from '../log'
 import { accounts } from '../secrets'
@@ -22,7 +26,7 @@ import type { ForwardStore } from './store'
 import { adhocTargetName, authorizerOf, resolveTargets } from './targets'
 import type { AdhocTarget, Authorizer, ForwardTarget } from './targets'
 
-export { enqueueOnCommit } from './sql'
+export { enqueueOnCommit, followResyncHooks } from './sql'
 export { adhocTargetName, authorizerOf } from './targets'
 export type { AdhocTarget, ForwardTarget } from './targets'
 export type { AttemptReport, RelayAnswer } from './dispatcher'
@@ -61,6 +65,10 @@ export interface ForwardService {
   /** The listener's secrets changed (the secrets cache's change event, or it just started): pass
    * them on now. */
   secretsChanged(): void
+  /** The rules "forward target gone" and "forward worker crash loop", for the alerts' status loop. */
+  conditions: ConditionSource
+  /** Registers the queue depth and the failed attempts for `GET /metrics`. */
+  metrics(registry: Registry): void
   /** Lets the attempts under way finish; resolves with how many forwards stay queued. */
   stop(): Promise<number>
 }
@@ -124,6 +132,12 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
   // A --forward-to URL's credentials are used for sending only: no log line shows them.
   for (const a of adhoc) for (const secret of configSecretValues(a.url)) redactFromLogs(secret)
   let targets: ForwardTarget[] = []
+  // Failed attempts are counted here for /metrics, whether or not the caller wants the reports.
+  let failedAttempts = 0
+  const onAttempt = (report: AttemptReport) => {
+    if (report.state !== 'delivered') failedAttempts++
+    options.onAttempt?.(report)
+  }
   const onStates = (states: Record<string, ForwardState>) => ctx.push.publish('forward.states', { states })
   const workerFile = options.inThread || options.clock ? null : forwardWorkerFile()
   const host: WorkerHostOptions = {
@@ -131,8 +145,8 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
     owner,
     exclusive: options.exclusive ?? false,
     log,
-    onAttempt: options.onAttempt,
-    attempts: options.onlyFailedAttempts ? 'failed' : 'all',
+    onAttempt,
+    attempts: options.onAttempt && !options.onlyFailedAttempts ? 'all' : 'failed',
     onStates,
     storageFailed: (what, failure) => ctx.storage.failed(what, failure),
     counts: () => store.openCounts(),
@@ -243,6 +257,8 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
 
   return {
     status,
+    conditions: forwardConditions(status),
+    metrics: (registry) => registerForwardMetrics(registry, status, () => failedAttempts),
     event(id) {
       const seq = store.seqOf(id)
       if (seq === null) return err('not_found', `No stored event has the id ${id}.`)
@@ -338,3 +354,4 @@ function crashLoopProblem(worker: ForwardStatus['worker']): string | null {
   if (worker.health !== 'crash_loop') return null
   return `The forward worker stopped ${worker.restartsLastMinute} times in the last minute (${worker.lastError ?? 'no cause given'}): nothing is forwarded while it keeps stopping, and queued events stay queued. It is started again by itself; the log (part forward) has each failure; if it goes on, restart watchdesk and report the log lines.`
 }
+export { contribution } from './contribution'

@@ -16,3 +16,15 @@ export const enqueueOnCommit = {
   onlyWhen: 'inserted',
   whileAny: 'SELECT 1 FROM forward_routes LIMIT 1',
 } as const satisfies CommitHook
+
+/** After a relay's resync moved an event to a new `seq` (a conflicting redelivery,
+ * `relay.resync-on-conflict`, which runs first), its outbox rows and attempts follow it: a data dir
+ * a console used before has them. */
+export const followResyncHooks: readonly CommitHook[] = (['forward_outbox', 'forward_attempts'] as const).map(
+  (table) => ({
+    name: `forward.follow-resync.${table}`,
+    sql: `UPDATE ${table} SET event_seq = (SELECT seq FROM events WHERE id = @id) WHERE event_seq = @seq AND @conflicted = 1`,
+    params: ['id', 'seq', 'conflicted'] as const,
+    onlyWhen: 'conflicted' as const,
+  }),
+)

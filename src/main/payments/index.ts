@@ -32,3 +32,4 @@ export function startPayments(
       timeRefs && ((localMs, date) => timeRefs.observe({ kind: 'http_date', source: 'api', localMs, date })),
   })
 }
+export { contribution } from './contribution'

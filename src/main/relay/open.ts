@@ -2,6 +2,8 @@ import { resolve } from 'node:path'
 import { err } from '../../shared/result'
 import type { Result } from '../../shared/result'
 import type { Logger } from '../log'
+import type { RetentionRules } from '../db/retention'
+import type { CommitHook } from '../db'
 import { maskUrlSecrets } from '../../shared/mask'
 import { openSqliteRelayStore } from './sqlite-store'
 import type { RelayStore } from './store'
@@ -28,11 +30,17 @@ export function parseStoreUrl(text: string): Result<StoreUrl> {
 export async function openRelayStore(
   url: StoreUrl,
   log?: Logger,
-  options: { commitDeadlineMs?: number } = {},
+  options: {
+    commitDeadlineMs?: number
+    /** A SQLite store's retention rules and commit hooks (the composer's, for a console's data dir). */
+    retention?: Required<RetentionRules>
+    hooks?: readonly CommitHook[]
+  } = {},
 ): Promise<Result<RelayStore>> {
-  if (url.kind === 'sqlite') return openSqliteRelayStore(url.file, { log })
+  if (url.kind === 'sqlite')
+    return openSqliteRelayStore(url.file, { log, retention: options.retention, hooks: options.hooks })
   const { openPostgresStore } = await import('./pg-store')
-  return openPostgresStore(url.url, { log, ...options })
+  return openPostgresStore(url.url, { log, commitDeadlineMs: options.commitDeadlineMs })
 }
 
 /** `relay migrate` on a PostgreSQL store, with the client loaded for it. */

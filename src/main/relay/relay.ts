@@ -16,7 +16,7 @@ import { loadSecretsCache } from '../webhooks'
 import { ActivityWindow, LatencyWindow, recordNew } from '../webhooks'
 import { createMeters, registerListenerTotals, registerStorageOk } from '../meters'
 import type { RelayStore } from './store'
-import { registerRetentionMetrics, startRetention } from '../db/retention'
+import { logRetentionRun, registerRetentionMetrics, startRetention } from '../db/retention'
 import type { Retention } from '../db/retention'
 import type { RetentionConfig } from '../../shared/config'
 import type { Registry } from 'prom-client'
@@ -255,11 +255,7 @@ async function startRelayRetention(options: RelayOptions, registry: Registry): P
     config,
     target,
     initial: await target.load(),
-    onRun: (state) => {
-      if (state.error) log.warn('retention could not finish', { error: state.error })
-      else if (Object.values(state.removed).some((n) => n > 0))
-        log.info('retention removed old rows', { ...state.removed, ms: state.lastRunMs })
-    },
+    onRun: logRetentionRun(log),
   })
   registerRetentionMetrics(registry, () => retention.state())
   return retention

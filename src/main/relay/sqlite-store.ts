@@ -1,4 +1,5 @@
-import { readRetentionState, sqliteRetentionTarget } from '../db/retention'
+import { joinRetentionRules, readRetentionState, sqliteRetentionTarget } from '../db/retention'
+import type { RetentionRules } from '../db/retention'
 import { Emitter } from '../../shared/emitter'
 import type { Database } from 'better-sqlite3'
 import type { CommitHook } from '../db'
@@ -7,7 +8,7 @@ import type { Result } from '../../shared/result'
 import { openDatabase } from '../db'
 import type { Committer } from '../webhooks'
 import { workerCommitter } from '../webhooks'
-import { createEventStore } from '../webhooks'
+import { contribution as webhooks, createEventStore } from '../webhooks'
 import type { Logger } from '../log'
 import { newStoreIdentity, syncColumns, toSyncEvent } from './store'
 import type { RelayStore, SyncRow, TokenScope } from './store'
@@ -18,9 +19,10 @@ import type { RelayStore, SyncRow, TokenScope } from './store'
 
 /** Run in the commit transaction after each event's upsert: a redelivery with a different body (a
  * conflict) moves the event to the end of the commit order, so a console that already read it
- * reads it again, with its conflict. A relay's own database has nothing pointing at `seq`; the
- * forward rows are moved along for a data dir that a console used before (`relay` defaults to the
- * data dir's watchdesk.db). The console's own listener never runs this. */
+ * reads it again, with its conflict. A relay's own database has nothing pointing at `seq`; for a
+ * data dir that a console used before (`relay` defaults to the data dir's watchdesk.db), the
+ * composer adds the hooks of what points at it (the forward rows: `commitHooks.relay`). The
+ * console's own listener never runs this. */
 export const resyncOnConflictHooks: readonly CommitHook[] = [
   {
     name: 'relay.resync-on-conflict',
@@ -28,17 +30,20 @@ export const resyncOnConflictHooks: readonly CommitHook[] = [
     params: ['seq', 'conflicted'],
     onlyWhen: 'conflicted',
   },
-  ...['forward_outbox', 'forward_attempts'].map((table) => ({
-    name: `relay.resync-on-conflict.${table}`,
-    sql: `UPDATE ${table} SET event_seq = (SELECT seq FROM events WHERE id = @id) WHERE event_seq = @seq AND @conflicted = 1`,
-    params: ['id', 'seq', 'conflicted'] as const,
-    onlyWhen: 'conflicted' as const,
-  })),
 ]
 
 export function openSqliteRelayStore(
   file: string,
-  options: { log?: Logger; committer?: Committer } = {},
+  options: {
+    log?: Logger
+    committer?: Committer
+    /** What retention removes and keeps: every capability's rules where a console used the data
+     * dir (the composer passes them); the webhooks capability's own otherwise. */
+    retention?: Required<RetentionRules>
+    /** The commit hooks: the resync, then what follows it (`commitHooks.relay`); the resync alone
+     * by default. */
+    hooks?: readonly CommitHook[]
+  } = {},
 ): Result<RelayStore> {
   const opened = openDatabase(file)
   if (!opened.ok) return opened
@@ -51,7 +56,7 @@ export function openSqliteRelayStore(
   const inner =
     options.committer ??
     workerCommitter(db.name, {
-      hooks: resyncOnConflictHooks,
+      hooks: options.hooks ?? resyncOnConflictHooks,
       onRestart: (failure) => options.log?.warn('commit worker stopped; starting it again', { ...failure }),
       log: options.log,
     })
@@ -91,10 +96,13 @@ export function openSqliteRelayStore(
     wakeups: () => ({ mode: 'in-process', detail: 'in-process (one relay per SQLite file)' }),
     committer,
     retention: {
-      ...sqliteRetentionTarget(async (statements) => {
-        const done = await inner.prune!(statements)
-        return done.ok ? done : { ok: false, message: done.failure.message }
-      }),
+      ...sqliteRetentionTarget(
+        options.retention ?? joinRetentionRules([webhooks.retention]),
+        async (statements) => {
+          const done = await inner.prune!(statements)
+          return done.ok ? done : { ok: false, message: done.failure.message }
+        },
+      ),
       // A relay holds events and rejections; forward and alerts tables stay empty there.
       kinds: ['events', 'rejections'],
       load: async () => readRetentionState(db),

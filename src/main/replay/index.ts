@@ -231,3 +231,4 @@ export function registerReplayMetrics(
     },
   })
 }
+export { contribution } from './contribution'

@@ -12,6 +12,8 @@ import { relayListener, testRelay } from './probe'
 import { startRunner } from './runner'
 import type { Runner } from './runner'
 import { statusPush } from './status'
+import type { ConditionSource } from '../contribution'
+import { sourceConditionSource } from './conditions'
 
 /** Events per catch-up page and per local transaction (the sync API serves up to 5,000). */
 const defaultPageSize = 1_000
@@ -24,6 +26,10 @@ export interface SourcesService {
     target: { name: string } | { url: string; token: string },
   ): Promise<Result<{ ok: boolean; message: string; events: number | null }>>
   listener(name: string): Promise<Result<ListenerStatus>>
+  /** True while a source is catching up (a burst arriving: the event alerts wait for its end). */
+  catchingUp(): boolean
+  /** The rule "relay source unreachable", for the alerts' status loop. */
+  conditions: ConditionSource
   stop(): Promise<void>
 }
 
@@ -32,7 +38,7 @@ export interface SourcesOptions {
   pageSize?: number
   /** Without any message for this long (heartbeats come every 10 s), the relay counts as lost. */
   idleMs?: number
-  /** Every hook of a synced event's transaction (`commitHooks.sources` in services.ts): the
+  /** Every hook of a synced event's transaction (`commitHooks.sources` in contributions.ts): the
    * source's own (`syncedEventHooks`) first, then the others (the forward outbox). */
   hooks?: readonly CommitHook[]
 }
@@ -92,6 +98,8 @@ export function startSources(ctx: AppContext, options: SourcesOptions = {}): Sou
 
   return {
     list,
+    catchingUp: () => list().some((s) => s.state === 'catching-up'),
+    conditions: sourceConditionSource(list),
     async add(name, url, token) {
       const stored = await ctx.secrets.set(accounts.sourceToken(name), token)
       if (!stored.ok) return stored

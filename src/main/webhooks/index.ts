@@ -381,3 +381,6 @@ function pushStatusOnChange(
     },
   }
 }
+export { contribution } from './contribution'
+export { eventReads } from './read-ports'
+export type { EventReads } from './read-ports'

@@ -243,10 +243,13 @@ describe('alert channels and metrics in serve mode', () => {
       'the forward to the dead target to fail once',
     )
     // The attempt's report reaches the counter in its own message from the forward worker.
-    await waitFor(
-      () => c.backend.context.meters.forward.failures?.() === 1 || undefined,
-      'the failed attempt to be counted',
-    )
+    await waitFor(async () => {
+      const scraped = await fetch(`${c.url}/metrics`, { headers: { authorization: `Bearer ${c.token}` } })
+      return (
+        /^watchdesk_forward_failures_total\{capability="forward"\} 1$/m.test(await scraped.text()) ||
+        undefined
+      )
+    }, 'the failed attempt to be counted')
 
     expect((await fetch(`${c.url}/metrics`)).status).toBe(401)
     const response = await fetch(`${c.url}/metrics`, { headers: { authorization: `Bearer ${c.token}` } })

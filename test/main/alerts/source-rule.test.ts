@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { sourceConditions } from '../../../src/main/alerts'
+import { sourceConditions } from '../../../src/main/sources'
 import type { SourceStatus } from '../../../src/shared/contract/sources'
 
 const source = (name: string, state: SourceStatus['state'], problem: string | null = null): SourceStatus => ({

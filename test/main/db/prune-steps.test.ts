@@ -1,3 +1,4 @@
+import { retentionRules } from '../../../src/main/contributions'
 import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
@@ -76,7 +77,7 @@ describe('retention steps in the commit worker (prune-steps)', () => {
     const { db, log, held, answer, steps } = stepsWithHeldCheckpointer()
     const automaticAtSteps = new Set<number>()
 
-    const reply = steps.add(pruneBatch('events', Date.now() - 90 * dayMs, oldRows))
+    const reply = steps.add(pruneBatch(retentionRules, 'events', Date.now() - 90 * dayMs, oldRows))
     let stepsWhileHeld = 0
     while (steps.pending() || held.length > 0) {
       if (held.length > 0) {
@@ -115,7 +116,7 @@ describe('retention steps in the commit worker (prune-steps)', () => {
     const { db, held, answer, steps } = stepsWithHeldCheckpointer()
     const automatic = () => db.pragma('wal_autocheckpoint', { simple: true }) as number
     // A batch of one step's rows: one step, then its final checkpoint.
-    const reply = steps.add(pruneBatch('events', Date.now() - 90 * dayMs, 100))
+    const reply = steps.add(pruneBatch(retentionRules, 'events', Date.now() - 90 * dayMs, 100))
     const drive = () => {
       while (steps.pending()) steps.step(() => false)
     }
@@ -134,7 +135,7 @@ describe('retention steps in the commit worker (prune-steps)', () => {
 
     // A checkpoint that never completes (a reader's snapshot holds it): asked again at most
     // maxFinalCheckpoints times, then the automatic checkpoint comes back anyway.
-    const second = steps.add(pruneBatch('events', Date.now() - 90 * dayMs, 100))
+    const second = steps.add(pruneBatch(retentionRules, 'events', Date.now() - 90 * dayMs, 100))
     drive()
     await second
     let answered = 0
@@ -150,7 +151,7 @@ describe('retention steps in the commit worker (prune-steps)', () => {
 
   it('a checkpointer that fails: that checkpoint runs on the worker connection, and the batch completes', async () => {
     const { db, held, answer, steps } = stepsWithHeldCheckpointer()
-    const reply = steps.add(pruneBatch('events', Date.now() - 90 * dayMs, oldRows))
+    const reply = steps.add(pruneBatch(retentionRules, 'events', Date.now() - 90 * dayMs, oldRows))
     while (steps.pending() || held.length > 0) {
       if (held.length > 0) answer(false)
       else steps.step(() => false)
@@ -171,7 +172,7 @@ describe('retention steps in the commit worker (prune-steps)', () => {
       checkpointer: () => null,
       wake: () => {},
     })
-    const reply = steps.add(pruneBatch('events', Date.now() - 90 * dayMs, oldRows))
+    const reply = steps.add(pruneBatch(retentionRules, 'events', Date.now() - 90 * dayMs, oldRows))
     const automatic = new Set<number>()
     while (steps.pending()) {
       steps.step(() => false)

@@ -1,3 +1,4 @@
+import { retentionRules } from '../../../src/main/contributions'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
@@ -42,7 +43,7 @@ describe('retention on SQLite, through the commit worker', () => {
     const batches: number[] = []
     const retention = startRetention({
       config: () => RetentionConfig.parse({}),
-      target: sqliteRetentionTarget(async (statements) => {
+      target: sqliteRetentionTarget(retentionRules, async (statements) => {
         const done = await committer.prune!(statements)
         if (done.ok && statements.length > 2) batches.push(done.changes)
         return done.ok ? done : { ok: false, message: done.failure.message }
@@ -107,7 +108,7 @@ describe('retention on SQLite, through the commit worker', () => {
     const keepEvents = RetentionConfig.parse({ events: { days: 0 } })
     const first = startRetention({
       config: () => keepEvents,
-      target: sqliteRetentionTarget(run),
+      target: sqliteRetentionTarget(retentionRules, run),
       initial: emptyRetentionState(),
       now: () => now,
     })
@@ -118,7 +119,7 @@ describe('retention on SQLite, through the commit worker', () => {
     expect(one.removed.rejections).toBe(300)
     const second = startRetention({
       config: () => RetentionConfig.parse({}),
-      target: sqliteRetentionTarget(run),
+      target: sqliteRetentionTarget(retentionRules, run),
       initial: readRetentionState(db),
       now: () => now,
     })
@@ -145,7 +146,7 @@ describe('retention on SQLite, through the commit worker', () => {
     const committer = workerCommitter(db.name)
     const order: string[] = []
     // One batch asking for every old row, and a delivery posted right behind it.
-    const batch = committer.prune!(pruneBatch('events', now - 90 * dayMs, old)).then((r) => {
+    const batch = committer.prune!(pruneBatch(retentionRules, 'events', now - 90 * dayMs, old)).then((r) => {
       order.push('batch')
       return r
     })

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest'
 import type { ForwardStatus } from '../../../src/shared/contract/forward'
 import { openDatabase } from '../../../src/main/db'
 import { startForward } from '../../../src/main/forward'
-import { watchForwardTargets } from '../../../src/main/services'
 import { unwrap } from '../../../src/shared/result'
 import { manualClock } from '../../support/clock'
 import { useTempDir } from '../../support/temp'
@@ -61,8 +60,8 @@ describe('a forward worker that keeps stopping', () => {
       expect(looping.problem).toMatch(/^The forward worker stopped \d+ times in the last minute \(.*database/)
       // The Overview's forwarding tile reads the forward.status push.
       await waitFor(() => pushed.some((p) => p.worker.health === 'crash_loop'), 'the crash loop pushed')
-      // The alert: through the same watcher the app runs over its forward status.
-      const watching = watchForwardTargets(forward, backend.services.alerts, clock)
+      // The alert: through the same status loop the app runs over its forward conditions.
+      const watching = backend.services.alerts.watch(forward.conditions)
       try {
         const fired = await waitFor(async () => {
           clock.advance(5_000)

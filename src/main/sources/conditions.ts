@@ -1,11 +1,6 @@
-import type { PollClock } from '../../shared/clock'
 import type { SourceStatus } from '../../shared/contract/sources'
-import { toDisposable } from '../../shared/disposable'
-import type { Disposable } from '../../shared/disposable'
-import { engineConfirm } from './rules'
-import type { Condition } from './rules'
-
-const sourceCheckMs = 5_000
+import { engineConfirm } from '../contribution'
+import type { Condition, ConditionSource } from '../contribution'
 
 function sourceCondition(
   name: string,
@@ -63,22 +58,13 @@ export function sourceConditions(
   return { conditions, watched: seen }
 }
 
-/** Observes the sources every 5 s and hands the rule's conditions to the alerts engine, which
- * confirms them like the other rules (3 observations and 15 s), so a relay that restarts is no
- * outage. Wired where the capabilities meet (services.ts). */
-export function watchSources(
-  list: () => SourceStatus[],
-  observe: (condition: Condition) => void,
-  clock: PollClock,
-): Disposable {
+/** The rule "relay source unreachable" for the alerts' status loop, which confirms it like the
+ * other rules (3 observations and 15 s), so a relay that restarts is no outage. */
+export function sourceConditionSource(list: () => SourceStatus[]): ConditionSource {
   let watched: ReadonlySet<string> = new Set()
-  let cancel: Disposable | null = null
-  const check = () => {
+  return () => {
     const next = sourceConditions(list(), watched)
-    for (const c of next.conditions) observe(c)
     watched = next.watched
-    cancel = clock.after(sourceCheckMs, check)
+    return next.conditions
   }
-  check()
-  return toDisposable(() => cancel?.dispose())
 }

@@ -11,6 +11,8 @@ import { usePaymentsStore } from './stores/payments'
 import { useSettingsStore } from './stores/settings'
 import { useSourcesStore } from './stores/sources'
 import { useClockStore } from './stores/clock'
+import { useReplayStore } from './stores/replay'
+import { useDriftStore } from './components/drift/store'
 
 /** A store that shows what the back end holds. `attach`: what it follows for the page's whole
  * life (pushes); `resync`: reload what it has shown after the back end came back (a restart, a
@@ -54,6 +56,13 @@ export const pageStores: readonly PageStore[] = [
     },
     resync: () => useClockStore.getState().resync(),
   },
+  {
+    name: 'replay',
+    attach: () => useReplayStore.getState().attach(),
+    resync: () => useReplayStore.getState().resync(),
+  },
+  // The Overview and the Events view attach it while open.
+  { name: 'drift', resync: () => useDriftStore.getState().resync() },
 ]
 
 /** Attaches every page store and resyncs them all when the back end comes back. */

@@ -14,6 +14,8 @@ interface DriftStore {
   /** Follows the pushes while a view needs them (the Overview, the Events view). */
   attach(): Disposable
   acknowledge(id: number): Promise<void>
+  /** After the back end came back: reload what was shown, if anything was. */
+  resync(): void
 }
 
 const indexed = (status: DriftStatus) => Object.fromEntries(status.drifts.map((d) => [d.eventId, d]))
@@ -21,7 +23,7 @@ const indexed = (status: DriftStatus) => Object.fromEntries(status.drifts.map((d
 let attached = 0
 let following: Disposable | null = null
 
-export const useDriftStore = create<DriftStore>((set) => {
+export const useDriftStore = create<DriftStore>((set, get) => {
   const apply = (status: DriftStatus) => set({ status, byEvent: indexed(status), error: null })
   return {
     status: null,
@@ -40,6 +42,9 @@ export const useDriftStore = create<DriftStore>((set) => {
         following?.dispose()
         following = null
       })
+    },
+    resync() {
+      if (get().status) void get().load()
     },
     async acknowledge(id) {
       const r = await backend().call('drift.acknowledge', { id })

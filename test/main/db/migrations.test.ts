@@ -68,6 +68,7 @@ describe('database migrations', () => {
         'drift_changes',
         'drift_cursor',
         'drift_shapes',
+        'event_arrivals',
         'events',
         'forward_attempts',
         'forward_outbox',
@@ -77,6 +78,7 @@ describe('database migrations', () => {
         'reachability_outages',
         'reachability_settled',
         'relay_tokens',
+        'replay_suspects',
         'source_cursors',
         'webhook_rejections',
       ])

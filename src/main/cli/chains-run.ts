@@ -10,10 +10,18 @@ import { exitCodes, failure } from './exit'
 import type { ExitCode } from './exit'
 import { formatTable, pause } from './io'
 import type { CliIo } from './io'
-
-import type { ChainsOptions } from './chains'
+import type { CommonOptions } from './declare'
 
 /** What `watchdesk chains` does; its declaration (./chains.ts) imports this when it runs. */
+
+export interface ChainsOptions extends CommonOptions {
+  watch?: boolean
+  sources?: boolean
+  interval?: number
+  /** Only these chains (service ids), in the table, the JSON and the exit code. */
+  chain?: number[]
+}
+
 export async function runChains(options: ChainsOptions, io: CliIo, deps: CliDeps): Promise<ExitCode> {
   const loaded = configFor(options, io)
   if (!loaded.ok) return failure(io, 'chains', loaded.error.message, loaded.error.exit)

@@ -1,16 +1,9 @@
 import { InvalidArgumentError, Option } from 'commander'
 import type { Command } from 'commander'
 import { serviceIds } from '../../shared/chains/registry'
-import type { CliContext, CommonOptions } from './declare'
+import type { CliContext } from './declare'
+import type { ChainsOptions } from './chains-run'
 import { example, positiveInt, withCommon } from './declare'
-
-export interface ChainsOptions extends CommonOptions {
-  watch?: boolean
-  sources?: boolean
-  interval?: number
-  /** Only these chains (service ids), in the table, the JSON and the exit code. */
-  chain?: number[]
-}
 
 export function registerChains(program: Command, ctx: CliContext): void {
   const chains = withCommon(program.command('chains'))

@@ -14,10 +14,18 @@ import { eventTableRow, eventsTable } from './event-table'
 import { inert } from './inert'
 import { pause } from './io'
 import type { CliIo } from './io'
-
-import type { EventsOptions } from './events'
+import type { CommonOptions } from './declare'
 
 /** What `watchdesk events` does; its declaration (./events.ts) imports this when it runs. */
+
+export interface EventsOptions extends CommonOptions {
+  type?: string[]
+  limit: number
+  follow?: boolean
+  interval: number
+  store?: string
+}
+
 export async function runEvents(options: EventsOptions, io: CliIo): Promise<number> {
   // Unknown types may be stored (a newer service), so a typo is a note, not a refusal.
   for (const type of options.type ?? [])

@@ -1,15 +1,8 @@
 import type { Command } from 'commander'
-import type { CliContext, CommonOptions } from './declare'
+import type { CliContext } from './declare'
+import type { EventsOptions } from './events-run'
 import { example, parsesOwnArguments, positiveInt, withCommon } from './declare'
 import { registerShapes } from './shapes'
-
-export interface EventsOptions extends CommonOptions {
-  type?: string[]
-  limit: number
-  follow?: boolean
-  interval: number
-  store?: string
-}
 
 export function registerEvents(program: Command, ctx: CliContext): void {
   const events = withCommon(program.command('events'))

@@ -42,7 +42,8 @@ const asPrometheusQuery = (expr: string) =>
 
 describe('docs/grafana-dashboard.json on a real Prometheus scraping a console and a relay', () => {
   const tempDir = useTempDir('watchdesk-dashboard-', { per: 'file' })
-  const serve = useServeProcess()
+  // The console lives for the whole file: Prometheus scrapes it while every panel is checked.
+  const serve = useServeProcess({ per: 'file' })
   const children: ChildProcess[] = []
   let prometheusUrl = ''
   let console_: ServeProcess

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
-import { afterEach } from 'vitest'
+import { afterAll, afterEach } from 'vitest'
 import { signBody } from '../../src/main/webhooks'
 
 export const repoRoot = join(import.meta.dirname, '..', '..')
@@ -17,10 +17,14 @@ export interface ServeProcess {
 }
 
 /** `bin/watchdesk serve` as its own process (the built bundle, as an operator runs it), on free
- * ports; killed after each test. */
-export function useServeProcess(): (args: string[], env?: NodeJS.ProcessEnv) => Promise<ServeProcess> {
+ * ports; killed after each test, or after the file's tests with `per: 'file'` (one started in
+ * `beforeAll` for every test of the file). */
+export function useServeProcess({ per = 'test' }: { per?: 'test' | 'file' } = {}): (
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+) => Promise<ServeProcess> {
   const started: ChildProcess[] = []
-  afterEach(async () => {
+  ;(per === 'file' ? afterAll : afterEach)(async () => {
     await Promise.all(started.splice(0).map(stopChild))
   })
   return (args, env = process.env) => {

@@ -44,12 +44,6 @@ export function createAlertSender(deps: SenderDeps): AlertSender {
   let queue: Promise<void> = Promise.resolve()
   const changed = () => deps.push.publish('alerts.changed', { openIncidents: deps.openCount() })
 
-  /** Channels an alert goes to: enabled ones that take its rule. */
-  const channelsFor = (alert: Alert) =>
-    Object.entries(cfg().channels)
-      .filter(([, c]) => c.enabled && takes(c, alert))
-      .map(([name]) => name)
-
   const mutedNow = (alert: Alert) =>
     mutedBy(
       cfg().mute,
@@ -68,7 +62,9 @@ export function createAlertSender(deps: SenderDeps): AlertSender {
 
   /** When the database takes no writes the alerts are still sent, from memory. */
   function enqueueAll(alerts: Alert[], cursor: number | null = null): boolean {
-    const items = alerts.flatMap((alert) => channelsFor(alert).map((channel) => ({ alert, channel })))
+    const items = alerts.flatMap((alert) =>
+      channelsFor(cfg().channels, alert).map((channel) => ({ alert, channel })),
+    )
     try {
       store.queue(items, cursor, deps.clock.now())
       deps.storage.committed()
@@ -146,7 +142,7 @@ export function createAlertSender(deps: SenderDeps): AlertSender {
       deps.push.publish('alerts.alert', logId === null ? alert : { ...alert, logId })
       return { ok: true, detail }
     }
-    const sent = await send(name, channel, alert)
+    const sent = await sendOn(deps, name, channel, alert)
     const detail = sent.ok ? sent.value : sent.error.message
     if (!sent.ok) log.warn('alert not delivered', { channel: name, rule: alert.rule, detail })
     write(sent.ok ? 'sent' : 'failed', detail)
@@ -175,25 +171,6 @@ export function createAlertSender(deps: SenderDeps): AlertSender {
     return results
   }
 
-  async function send(name: string, channel: ChannelConfig, alert: Alert): Promise<Result<string>> {
-    const secret = await readChannelSecret(name, channel, deps.secrets, deps.env)
-    if (secret.problem && channel.type !== 'email') return err('unavailable', secret.problem)
-    const base = deps.linkBase?.() ?? null
-    const link = base ? consoleLink(base, alertTarget(alert)) : null
-    // Each event an alert covers (all of a burst) links to itself; the base is known only now.
-    const linked =
-      base && alert.events
-        ? {
-            ...alert,
-            events: alert.events.map((e) => ({
-              ...e,
-              link: consoleLink(base, { view: 'events', eventId: e.id }),
-            })),
-          }
-        : alert
-    return sendAlert(name, channel, linked, { push: deps.push, secret, link })
-  }
-
   return {
     enqueueAll,
     enqueue: (alert) => void enqueueAll([alert]),
@@ -210,6 +187,37 @@ export function createAlertSender(deps: SenderDeps): AlertSender {
     queued: () => queue,
   }
 }
+
+/** Sends one alert on one channel, with the channel's secret and the console's links (each event an
+ * alert covers, all of a burst, links to itself; the base is known only now). */
+async function sendOn(
+  deps: SenderDeps,
+  name: string,
+  channel: ChannelConfig,
+  alert: Alert,
+): Promise<Result<string>> {
+  const secret = await readChannelSecret(name, channel, deps.secrets, deps.env)
+  if (secret.problem && channel.type !== 'email') return err('unavailable', secret.problem)
+  const base = deps.linkBase?.() ?? null
+  const link = base ? consoleLink(base, alertTarget(alert)) : null
+  const linked =
+    base && alert.events
+      ? {
+          ...alert,
+          events: alert.events.map((e) => ({
+            ...e,
+            link: consoleLink(base, { view: 'events', eventId: e.id }),
+          })),
+        }
+      : alert
+  return sendAlert(name, channel, linked, { push: deps.push, secret, link })
+}
+
+/** Channels an alert goes to: enabled ones that take its rule. */
+const channelsFor = (channels: Record<string, ChannelConfig>, alert: Alert) =>
+  Object.entries(channels)
+    .filter(([, c]) => c.enabled && takes(c, alert))
+    .map(([name]) => name)
 
 /** A channel takes an alert when it takes its rule, or any rule that was a cause of its incident. */
 const takes = (c: ChannelConfig, alert: Alert) =>

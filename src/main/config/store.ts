@@ -170,40 +170,11 @@ function createStore(options: ConfigStoreOptions, file: string, first: LoadedCon
     if (!lock.ok) return lock
     try {
       for (let attempt = 0; attempt < casAttempts; attempt++) {
-        const raw = readRaw(file)
-        if (!raw.ok) return raw
-        const base = raw.value.text === null ? ok({}) : parseObject(file, raw.value.text)
-        if (!base.ok)
-          return err(
-            'conflict',
-            `${base.error.message} Nothing was saved, so the hand edit is not overwritten.`,
-          )
-        const draft = structuredClone(base.value)
-        const next = mutation(draft) ?? draft
-        const masked = keepMaskedSecrets(next, [base.value, loaded.config])
-        if (masked.length > 0)
-          return err(
-            'bad_request',
-            `Nothing was saved: ${masked.map((p) => `${p.key}: ${p.message}`).join(' ')}`,
-          )
-        const overlay = readOverlay(options.overlayFile)
-        if (!overlay.ok) return overlay
-        const config = validate(file, next, overlay.value, options.overlayFile)
-        if (!config.ok)
-          return err('bad_request', config.error.message.replace(/^The configuration in/, 'That change to'))
-        const text = JSON.stringify(next, null, 2) + '\n'
-        const written = writeIfUnchanged(file, text, raw.value.revision)
-        if (!written.ok) return written
-        if (!written.value) continue // an editor saved in between: read again, apply again
-        const after: LoadedConfig = {
-          config: config.value,
-          saved: next,
-          file,
-          overlayFile: loaded.overlayFile,
-          revision: revisionOf(text),
-        }
-        adopt(after, 'this process')
-        return ok(after)
+        const saved = saveOnce(file, mutation, loaded, options.overlayFile)
+        if (!saved.ok) return saved
+        if (!saved.value) continue // an editor saved in between: read again, apply again
+        adopt(saved.value, 'this process')
+        return ok(saved.value)
       }
       return err(
         'conflict',
@@ -276,6 +247,42 @@ function createStore(options: ConfigStoreOptions, file: string, first: LoadedCon
     },
   }
   return store
+}
+
+/** One try at saving `mutation` over the file as it reads now (`current`: what this process holds):
+ * the saved config, or null when an editor saved in between (the caller reads again). */
+function saveOnce(
+  file: string,
+  mutation: ConfigMutation,
+  current: LoadedConfig,
+  overlayFile: string | undefined,
+): Result<LoadedConfig | null> {
+  const raw = readRaw(file)
+  if (!raw.ok) return raw
+  const base = raw.value.text === null ? ok({}) : parseObject(file, raw.value.text)
+  if (!base.ok)
+    return err('conflict', `${base.error.message} Nothing was saved, so the hand edit is not overwritten.`)
+  const draft = structuredClone(base.value)
+  const next = mutation(draft) ?? draft
+  const masked = keepMaskedSecrets(next, [base.value, current.config])
+  if (masked.length > 0)
+    return err('bad_request', `Nothing was saved: ${masked.map((p) => `${p.key}: ${p.message}`).join(' ')}`)
+  const overlay = readOverlay(overlayFile)
+  if (!overlay.ok) return overlay
+  const config = validate(file, next, overlay.value, overlayFile)
+  if (!config.ok)
+    return err('bad_request', config.error.message.replace(/^The configuration in/, 'That change to'))
+  const text = JSON.stringify(next, null, 2) + '\n'
+  const written = writeIfUnchanged(file, text, raw.value.revision)
+  if (!written.ok) return written
+  if (!written.value) return ok(null)
+  return ok({
+    config: config.value,
+    saved: next,
+    file,
+    overlayFile: current.overlayFile,
+    revision: revisionOf(text),
+  })
 }
 
 function restartRequired(start: Config, now: Config, keys: string[], pinned: string[]): string[] {

@@ -121,17 +121,9 @@ export async function startPaymentsStandin(options: StandinOptions): Promise<Sta
     const key = auth ? options.keys[auth[1]!] : undefined
     if (!auth || !key) return fail(401, 'authentication_error', 'Invalid API key provided.')
 
-    // Spec 8: per key, sustained per minute and burst per second, as sliding windows.
-    const times = arrivals.get(auth[1]!) ?? []
-    arrivals.set(auth[1]!, times)
     const t = now()
-    while (times.length > 0 && times[0]! <= t - 60_000) times.shift()
-    const inSecond = times.filter((x) => x > t - 1000)
-    times.push(t)
-    const secondFull = inSecond.length >= key.limits.perSecond
-    const minuteFull = times.length - 1 >= key.limits.perMinute
-    if (secondFull || minuteFull) {
-      const freeAt = Math.max(secondFull ? inSecond[0]! + 1000 : 0, minuteFull ? times[0]! + 60_000 : 0)
+    const freeAt = rateWindow(arrivals, auth[1]!, key.limits, t)
+    if (freeAt !== null) {
       const headers: Record<string, string> =
         options.sendRetryAfter === false
           ? {}
@@ -172,7 +164,7 @@ export async function startPaymentsStandin(options: StandinOptions): Promise<Sta
           return fail(422, 'idempotency_error', 'This idempotency key was used with another body.')
         return send(replay.status, replay.body, { 'idempotent-replayed': 'true' })
       }
-      const created = createEndpoint(body, business)
+      const created = createEndpoint(endpoints, body, business)
       if (idemKey) idempotent.set(`${auth[1]}:${idemKey}`, { fingerprint: body, ...created })
       if (createFailures.left > 0 && created.status === 201) {
         createFailures.left--
@@ -201,52 +193,6 @@ export async function startPaymentsStandin(options: StandinOptions): Promise<Sta
     return fail(404, 'not_found', `Unrecognized request URL (${req.method}: ${url.pathname}).`)
   }
 
-  /** Holds the answer back for `ms` (the way back over a slow network). */
-  function delayed(res: ServerResponse, ms: number): ServerResponse {
-    const end = res.end.bind(res)
-    res.end = ((...args: Parameters<ServerResponse['end']>) => {
-      setTimeout(() => end(...args), ms)
-      return res
-    }) as ServerResponse['end']
-    return res
-  }
-
-  function createEndpoint(text: string, business: string | null): { status: number; body: unknown } {
-    let input: Record<string, unknown>
-    try {
-      input = JSON.parse(text) as Record<string, unknown>
-    } catch {
-      return { status: 400, body: { error: { type: 'invalid_request_error', message: 'Body is not JSON.' } } }
-    }
-    const invalid = (message: string, param: string) => ({
-      status: 400,
-      body: { error: { type: 'invalid_request_error', message, param } },
-    })
-    if (typeof input.url !== 'string' || !input.url.startsWith('https://'))
-      return invalid('url must be an HTTPS URL.', 'url')
-    if (!Array.isArray(input.events) || input.events.length === 0)
-      return invalid('events is required.', 'events')
-    if (
-      input.description !== undefined &&
-      (typeof input.description !== 'string' || [...input.description].length > 200)
-    ) {
-      return invalid('description must be at most 200 characters.', 'description')
-    }
-    const endpoint: StoredEndpoint = {
-      id: `wh_${randomBytes(8).toString('hex')}`,
-      url: input.url,
-      events: input.events as string[],
-      ...(typeof input.description === 'string' ? { description: input.description } : {}),
-      status: 'active',
-      secret: `whsec_${randomBytes(24).toString('hex')}`,
-      created_at: new Date().toISOString(),
-      business,
-    }
-    endpoints.set(endpoint.id, endpoint)
-    const { business: _b, ...body } = endpoint
-    return { status: 201, body }
-  }
-
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
@@ -266,4 +212,74 @@ export async function startPaymentsStandin(options: StandinOptions): Promise<Sta
         server.close(() => resolve())
       }),
   }
+}
+
+/** Holds the answer back for `ms` (the way back over a slow network). */
+function delayed(res: ServerResponse, ms: number): ServerResponse {
+  const end = res.end.bind(res)
+  res.end = ((...args: Parameters<ServerResponse['end']>) => {
+    setTimeout(() => end(...args), ms)
+    return res
+  }) as ServerResponse['end']
+  return res
+}
+
+/** POST /v1/webhooks: validates the body as the service does and stores the endpoint. */
+function createEndpoint(
+  endpoints: Map<string, StoredEndpoint>,
+  text: string,
+  business: string | null,
+): { status: number; body: unknown } {
+  let input: Record<string, unknown>
+  try {
+    input = JSON.parse(text) as Record<string, unknown>
+  } catch {
+    return { status: 400, body: { error: { type: 'invalid_request_error', message: 'Body is not JSON.' } } }
+  }
+  const invalid = (message: string, param: string) => ({
+    status: 400,
+    body: { error: { type: 'invalid_request_error', message, param } },
+  })
+  if (typeof input.url !== 'string' || !input.url.startsWith('https://'))
+    return invalid('url must be an HTTPS URL.', 'url')
+  if (!Array.isArray(input.events) || input.events.length === 0)
+    return invalid('events is required.', 'events')
+  if (
+    input.description !== undefined &&
+    (typeof input.description !== 'string' || [...input.description].length > 200)
+  ) {
+    return invalid('description must be at most 200 characters.', 'description')
+  }
+  const endpoint: StoredEndpoint = {
+    id: `wh_${randomBytes(8).toString('hex')}`,
+    url: input.url,
+    events: input.events as string[],
+    ...(typeof input.description === 'string' ? { description: input.description } : {}),
+    status: 'active',
+    secret: `whsec_${randomBytes(24).toString('hex')}`,
+    created_at: new Date().toISOString(),
+    business,
+  }
+  endpoints.set(endpoint.id, endpoint)
+  const { business: _b, ...body } = endpoint
+  return { status: 201, body }
+}
+
+/** Spec 8: per key, sustained per minute and burst per second, as sliding windows. Records this
+ * request and answers when the key may call again, or null when it is within its limits. */
+function rateWindow(
+  arrivals: Map<string, number[]>,
+  key: string,
+  limits: PlanLimits,
+  t: number,
+): number | null {
+  const times = arrivals.get(key) ?? []
+  arrivals.set(key, times)
+  while (times.length > 0 && times[0]! <= t - 60_000) times.shift()
+  const inSecond = times.filter((x) => x > t - 1000)
+  times.push(t)
+  const secondFull = inSecond.length >= limits.perSecond
+  const minuteFull = times.length - 1 >= limits.perMinute
+  if (!secondFull && !minuteFull) return null
+  return Math.max(secondFull ? inSecond[0]! + 1000 : 0, minuteFull ? times[0]! + 60_000 : 0)
 }

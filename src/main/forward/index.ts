@@ -241,7 +241,42 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
     return ok(name)
   }
 
-  const writing = <T>(what: string, write: () => T): Result<T> => {
+  const writing = replayWriter(ctx, dispatcher)
+
+  return {
+    status,
+    conditions: forwardConditions(status),
+    metrics: (registry) => registerForwardMetrics(registry, status, () => failedAttempts),
+    ...replayMethods(store, destinationName, writing),
+    setTarget: (name, target) => saveTarget(ctx, name, target),
+    relayAuthorization: (seq, elapsedMs = 0) => {
+      // The budget counts from the delivery's arrival (its commit took part of it).
+      const budget = Math.max(1, Math.round(ctx.config().forward.authorizationBudgetMs - elapsedMs))
+      return dispatcher.relay(seq, budget)
+    },
+    secretsChanged: syncSecrets,
+    dispatcher,
+    async stop() {
+      offConfig.dispose()
+      offSecrets.dispose()
+      offCommitted.dispose()
+      offStatus.dispose()
+      let queued = 0
+      try {
+        queued = await dispatcher.stop()
+      } catch (error) {
+        log.warn('could not count the queued forwards', { error })
+      }
+      store.close()
+      return queued
+    },
+  }
+}
+
+/** Runs a replay's queuing write, then wakes the dispatcher; a write the database refuses is a
+ * storage fault and an answer saying to retry. */
+function replayWriter(ctx: ForwardContext, dispatcher: DispatcherHandle) {
+  return <T>(what: string, write: () => T): Result<T> => {
     try {
       const value = write()
       dispatcher.kick()
@@ -254,11 +289,15 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       )
     }
   }
+}
 
+/** Reading an event's forwards and queuing replays of stored events (the writes kick the dispatcher). */
+function replayMethods(
+  store: ForwardStore,
+  destinationName: (destination: ReplayDestination) => Result<string>,
+  writing: <T>(what: string, write: () => T) => Result<T>,
+): Pick<ForwardService, 'event' | 'states' | 'replay' | 'replayEdited'> {
   return {
-    status,
-    conditions: forwardConditions(status),
-    metrics: (registry) => registerForwardMetrics(registry, status, () => failedAttempts),
     event(id) {
       const seq = store.seqOf(id)
       if (seq === null) return err('not_found', `No stored event has the id ${id}.`)
@@ -296,39 +335,24 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
         target: target.value,
       }))
     },
-    async setTarget(name, target) {
-      const saved = ctx.loadedConfig().saved
-      const forward = (saved.forward ?? {}) as Record<string, unknown>
-      const targets = { ...((forward.targets ?? {}) as Record<string, unknown>) }
-      if (target) targets[name] = withKeptHeaders(target, targets[name])
-      else delete targets[name]
-      const written = await ctx.saveConfig({ ...saved, forward: { ...forward, targets } })
-      if (!written.ok) return written
-      // Header values and URL credentials are write-only: the answer shows them masked.
-      return ok({ targets: maskConfigSecrets(written.value.forward.targets) })
-    },
-    relayAuthorization: (seq, elapsedMs = 0) => {
-      // The budget counts from the delivery's arrival (its commit took part of it).
-      const budget = Math.max(1, Math.round(ctx.config().forward.authorizationBudgetMs - elapsedMs))
-      return dispatcher.relay(seq, budget)
-    },
-    secretsChanged: syncSecrets,
-    dispatcher,
-    async stop() {
-      offConfig.dispose()
-      offSecrets.dispose()
-      offCommitted.dispose()
-      offStatus.dispose()
-      let queued = 0
-      try {
-        queued = await dispatcher.stop()
-      } catch (error) {
-        log.warn('could not count the queued forwards', { error })
-      }
-      store.close()
-      return queued
-    },
   }
+}
+
+/** Adds, edits or removes a forward target in config.json through the one writer. */
+async function saveTarget(
+  ctx: ForwardContext,
+  name: string,
+  target: Parameters<ForwardService['setTarget']>[1],
+): ReturnType<ForwardService['setTarget']> {
+  const saved = ctx.loadedConfig().saved
+  const forward = (saved.forward ?? {}) as Record<string, unknown>
+  const targets = { ...((forward.targets ?? {}) as Record<string, unknown>) }
+  if (target) targets[name] = withKeptHeaders(target, targets[name])
+  else delete targets[name]
+  const written = await ctx.saveConfig({ ...saved, forward: { ...forward, targets } })
+  if (!written.ok) return written
+  // Header values and URL credentials are write-only: the answer shows them masked.
+  return ok({ targets: maskConfigSecrets(written.value.forward.targets) })
 }
 
 /** Settings' target form edits the URL, events and limits, not the headers: an edit without

@@ -136,37 +136,7 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
      last_at = @at, last_status = @status, last_error = @error WHERE id = @outboxId`,
   )
 
-  const withEvents = (rows: ClaimRow[]): ClaimedForward[] => {
-    if (rows.length === 0) return []
-    const seqs = [...new Set(rows.map((r) => r.event_seq))]
-    const events = new Map(
-      (
-        prepared(
-          `SELECT seq, id, type, endpoint, body FROM events WHERE seq IN (${seqs.map(() => '?').join(',')})`,
-        ).all(...seqs) as EventRow[]
-      ).map((e) => [e.seq, e]),
-    )
-    return rows
-      .sort((a, b) => a.id - b.id)
-      .flatMap((r) => {
-        const e = events.get(r.event_seq)
-        if (!e) return []
-        return [
-          {
-            id: r.id,
-            seq: r.event_seq,
-            eventId: e.id,
-            type: e.type,
-            endpoint: e.endpoint,
-            body: e.body,
-            editedBody: r.edited_body,
-            attempt: r.attempts + 1,
-            createdAt: r.created_at,
-            replay: r.replay === 1,
-          },
-        ]
-      })
-  }
+  const withEvents = (rows: ClaimRow[]) => joinEvents(prepared, rows)
 
   const claim = db.transaction(
     (target: string, limit: number, now: number, leaseUntil: number, owner: string, dueBy: number) => {
@@ -227,75 +197,10 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
     }),
     atomically: (fn) => db.transaction(fn).immediate(),
     nextDue: (target, now) => (nextDue.get(target, now) as { due_at: number } | undefined)?.due_at ?? null,
-    openCounts() {
-      const rows = prepared(
-        `SELECT target, state, count(*) AS n FROM forward_outbox WHERE state IN ('pending', 'failing')
-         GROUP BY target, state`,
-      ).all() as { target: string; state: string; n: number }[]
-      const counts = new Map<string, { pending: number; failing: number }>()
-      for (const r of rows) {
-        const c = counts.get(r.target) ?? { pending: 0, failing: 0 }
-        if (r.state === 'failing') c.failing += r.n
-        c.pending += r.n
-        counts.set(r.target, c)
-      }
-      return counts
-    },
+    openCounts: () => readOpenCounts(prepared),
     seqOf: (id) =>
       (prepared('SELECT seq FROM events WHERE id = ?').get(id) as { seq: number } | undefined)?.seq ?? null,
-    eventForwarding(seq) {
-      const forwards = (
-        prepared(
-          `SELECT target, state, attempts, due_at, last_at, last_status, last_error, replay, edited_body IS NOT NULL AS edited
-           FROM forward_outbox WHERE event_seq = ? ORDER BY id`,
-        ).all(seq) as {
-          target: string
-          state: ForwardState
-          attempts: number
-          due_at: number
-          last_at: number | null
-          last_status: number | null
-          last_error: string | null
-          replay: number
-          edited: number
-        }[]
-      ).map((r): EventForward => ({
-        target: r.target,
-        state: r.state,
-        attempts: r.attempts,
-        dueAt: r.state === 'pending' || r.state === 'failing' ? r.due_at : null,
-        lastAt: r.last_at,
-        lastStatus: r.last_status,
-        lastError: r.last_error,
-        replay: r.replay === 1,
-        edited: r.edited === 1,
-      }))
-      const attempts = (
-        prepared(
-          `SELECT target, attempt, at, status, latency_ms, error, response, edited FROM forward_attempts
-           WHERE event_seq = ? ORDER BY id DESC LIMIT 100`,
-        ).all(seq) as {
-          target: string
-          attempt: number
-          at: number
-          status: number | null
-          latency_ms: number | null
-          error: string | null
-          response: string | null
-          edited: number
-        }[]
-      ).map((r): ForwardAttempt => ({
-        target: r.target,
-        attempt: r.attempt,
-        at: r.at,
-        status: r.status,
-        latencyMs: r.latency_ms,
-        error: r.error,
-        response: r.response,
-        edited: r.edited === 1,
-      }))
-      return { forwards, attempts }
-    },
+    eventForwarding: (seq) => readEventForwarding(prepared, seq),
     statesOf(ids) {
       const out: Record<string, ForwardState> = {}
       if (ids.length === 0) return out
@@ -336,6 +241,115 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
     dataVersion: () => db.pragma('data_version', { simple: true }) as number,
     close,
   }
+}
+
+/** Claimed rows with their events' ids, types and bodies (a row whose event is gone is left out). */
+function joinEvents(prepared: (sql: string) => Statement, rows: ClaimRow[]): ClaimedForward[] {
+  if (rows.length === 0) return []
+  const seqs = [...new Set(rows.map((r) => r.event_seq))]
+  const events = new Map(
+    (
+      prepared(
+        `SELECT seq, id, type, endpoint, body FROM events WHERE seq IN (${seqs.map(() => '?').join(',')})`,
+      ).all(...seqs) as EventRow[]
+    ).map((e) => [e.seq, e]),
+  )
+  return rows
+    .sort((a, b) => a.id - b.id)
+    .flatMap((r) => {
+      const e = events.get(r.event_seq)
+      if (!e) return []
+      return [
+        {
+          id: r.id,
+          seq: r.event_seq,
+          eventId: e.id,
+          type: e.type,
+          endpoint: e.endpoint,
+          body: e.body,
+          editedBody: r.edited_body,
+          attempt: r.attempts + 1,
+          createdAt: r.created_at,
+          replay: r.replay === 1,
+        },
+      ]
+    })
+}
+
+/** An event's forwards (one per target) and their latest 100 attempts, for its detail. */
+function readEventForwarding(
+  prepared: (sql: string) => Statement,
+  seq: number,
+): { forwards: EventForward[]; attempts: ForwardAttempt[] } {
+  const forwards = (
+    prepared(
+      `SELECT target, state, attempts, due_at, last_at, last_status, last_error, replay, edited_body IS NOT NULL AS edited
+       FROM forward_outbox WHERE event_seq = ? ORDER BY id`,
+    ).all(seq) as {
+      target: string
+      state: ForwardState
+      attempts: number
+      due_at: number
+      last_at: number | null
+      last_status: number | null
+      last_error: string | null
+      replay: number
+      edited: number
+    }[]
+  ).map((r): EventForward => ({
+    target: r.target,
+    state: r.state,
+    attempts: r.attempts,
+    dueAt: r.state === 'pending' || r.state === 'failing' ? r.due_at : null,
+    lastAt: r.last_at,
+    lastStatus: r.last_status,
+    lastError: r.last_error,
+    replay: r.replay === 1,
+    edited: r.edited === 1,
+  }))
+  const attempts = (
+    prepared(
+      `SELECT target, attempt, at, status, latency_ms, error, response, edited FROM forward_attempts
+       WHERE event_seq = ? ORDER BY id DESC LIMIT 100`,
+    ).all(seq) as {
+      target: string
+      attempt: number
+      at: number
+      status: number | null
+      latency_ms: number | null
+      error: string | null
+      response: string | null
+      edited: number
+    }[]
+  ).map((r): ForwardAttempt => ({
+    target: r.target,
+    attempt: r.attempt,
+    at: r.at,
+    status: r.status,
+    latencyMs: r.latency_ms,
+    error: r.error,
+    response: r.response,
+    edited: r.edited === 1,
+  }))
+  return { forwards, attempts }
+}
+
+/** Forwards under way per target: pending counts every one, failing those that failed before. */
+function readOpenCounts(
+  prepared: (sql: string) => Statement,
+): Map<string, { pending: number; failing: number }> {
+  const rows = prepared(
+    `SELECT target, state, count(*) AS n FROM forward_outbox WHERE state IN ('pending', 'failing')
+     GROUP BY target, state`,
+  ).all() as { target: string; state: string; n: number }[]
+  const counts = new Map<string, { pending: number; failing: number }>()
+  for (const r of rows) {
+    const c = counts.get(r.target) ?? { pending: 0, failing: 0 }
+    if (r.state === 'failing') c.failing += r.n
+    c.pending += r.n
+    counts.set(r.target, c)
+  }
+  return counts
 }
 
 const severity: Record<ForwardState, number> = { delivered: 0, pending: 1, failing: 2, gave_up: 3 }

@@ -192,7 +192,11 @@ describe.each<StoreKind>(['sqlite', 'postgres'])(
       for (let i = 0; i < 10; i++)
         expect(await deliver(`${relay.listenerUrl}/webhooks`, `evt_lost_${i}`)).toBe(200)
       await waitFor(() => sourced().length === 30 || undefined, '30 events in the console')
-      const syncedBefore = backend.services.sources.list()[0]!.synced
+      // The source's count follows its commit (the rows are readable a moment before it is told).
+      const syncedBefore = await waitFor(() => {
+        const synced = backend.services.sources.list()[0]!.synced
+        return synced >= 30 ? synced : undefined
+      }, 'the source to count the 30 events it stored')
 
       // The relay stops; its store is restored from the backup (10 events older than the console).
       await relay.stop()

@@ -55,7 +55,8 @@ describe('serve mode hygiene', () => {
       ok: false,
       error: { code: 'bad_request', message: 'The request target is malformed.' },
     })
-    expect(lines.slice(atStart)).toEqual([])
+    // No line about the requests; a loaded machine may log that a background step was slow.
+    expect(lines.slice(atStart).filter((l) => !l.includes('"msg":"slow worker call"'))).toEqual([])
   })
 
   it('never writes the launch token to the log, even when a request carrying it fails', async () => {

@@ -39,7 +39,8 @@ describe.skipIf(!haveFaketime)('the clock offset in Chromium', () => {
     const tile = page.getByRole('region', { name: 'This console' })
     await eventually(() => tile.textContent()).toMatch(/clock\s*\+1\d\d s off/)
     expect(await tile.textContent()).toMatch(/NTP/)
-    expect(await tile.locator('.tile-head .status').textContent()).toBe('clock')
+    // The tile's status follows its lines (both from the clock store's push): awaited, not raced.
+    await eventually(() => tile.locator('.tile-head .status').textContent()).toBe('clock')
     await eventually(() => page.getByTestId('glance-line').textContent()).toMatch(/clock 1\d\d s ahead/)
     // The tile is on the first screen, not below the fold.
     const box = await tile.boundingBox()

@@ -200,7 +200,9 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
     openCounts: () => readOpenCounts(prepared),
     seqOf: (id) =>
       (prepared('SELECT seq FROM events WHERE id = ?').get(id) as { seq: number } | undefined)?.seq ?? null,
-    eventForwarding: (seq) => readEventForwarding(prepared, seq),
+    // One read transaction: its two reads see one snapshot, so an attempt committed between them
+    // never shows beside the row's state from before it.
+    eventForwarding: db.transaction((seq: number) => readEventForwarding(prepared, seq)),
     statesOf(ids) {
       const out: Record<string, ForwardState> = {}
       if (ids.length === 0) return out

@@ -1,8 +1,12 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { loadConfig, resolveDataDir } from '../config'
+import { databaseFileName, openDatabase } from '../db'
+import type { Database } from '../db'
 import type { LoadedConfig } from '../config'
 import { ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
-import { exitCodes } from './exit'
+import { exitCodes, failure } from './exit'
 import type { ExitCode } from './exit'
 import type { CliIo } from './io'
 import type { CommonOptions } from './declare'
@@ -28,4 +32,29 @@ export function configFor(
 /** A config that could not be loaded: unreadable is "could not run", invalid is usage. */
 export function configExit(error: { code: string }): ExitCode {
   return error.code === 'unavailable' ? exitCodes.cannotRun : exitCodes.usage
+}
+
+/** The console's database in the data dir, opened read-only and lock-free (a running console may
+ * be writing: WAL lets readers in); an exit code after a sentence when there is none or it will
+ * not open. */
+export function openConsoleDatabaseReadOnly(
+  command: string,
+  options: CommonOptions,
+  io: CliIo,
+): Result<Database, ExitCode> {
+  const dataDir = dataDirOf(options, io)
+  const file = join(dataDir, databaseFileName)
+  if (!existsSync(file))
+    return {
+      ok: false,
+      error: failure(
+        io,
+        command,
+        `${dataDir} holds no database yet: start watchdesk (serve or the app) there first, or pass --data-dir.`,
+        exitCodes.cannotRun,
+      ),
+    }
+  const db = openDatabase(file, { readonly: true })
+  if (!db.ok) return { ok: false, error: failure(io, command, db.error.message, exitCodes.cannotRun) }
+  return ok(db.value)
 }

@@ -1,15 +1,13 @@
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import { eventJson } from '../../shared/events/json'
 import { eventTypeInfo, eventTypes } from '../../shared/events'
 import { didYouMean } from '../../shared/suggest'
-import { databaseFileName, maxEventSeq, openDatabase } from '../db'
+import { maxEventSeq } from '../db'
 import type { Database } from '../db'
 import { createEventStore, eventReads } from '../webhooks'
 import type { EventStore } from '../webhooks'
 import { eventsFromStore } from './relay'
-import { dataDirOf } from './common'
-import { exitCodes, failure } from './exit'
+import { openConsoleDatabaseReadOnly } from './common'
+import { exitCodes } from './exit'
 import { eventTableRow, eventsTable } from './event-table'
 import { inert } from './inert'
 import { pause } from './io'
@@ -41,18 +39,8 @@ export async function runEvents(options: EventsOptions, io: CliIo): Promise<numb
       { store: options.store, types: options.type, limit: options.limit, json: options.json === true },
       io,
     )
-  const dataDir = dataDirOf(options, io)
-  const file = join(dataDir, databaseFileName)
-  if (!existsSync(file))
-    return failure(
-      io,
-      'events',
-      `${dataDir} holds no database yet: start watchdesk (serve or the app) there first, or pass --data-dir.`,
-      exitCodes.cannotRun,
-    )
-  // Read-only and lock-free: the console may be running and writing (WAL lets readers in).
-  const db = openDatabase(file, { readonly: true })
-  if (!db.ok) return failure(io, 'events', db.error.message, exitCodes.cannotRun)
+  const db = openConsoleDatabaseReadOnly('events', options, io)
+  if (!db.ok) return db.error
   try {
     const store = createEventStore(db.value)
     if (options.follow) return await follow(db.value, store, options, io)

@@ -1,13 +1,10 @@
 /** What `events shapes` and `events shapes ack` do, imported when they run (cli/shapes.ts declares them). */
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import type { DriftStatus } from '../../shared/contract/drift'
 import { formatDateTime } from '../../shared/time'
 import { openConfigStore } from '../config'
-import { databaseFileName, openDatabase } from '../db'
 import { addAcknowledged, readDriftStatus } from '../drift'
 import type { CommonOptions } from './common'
-import { configExit, configFor, dataDirOf } from './common'
+import { configExit, configFor, dataDirOf, openConsoleDatabaseReadOnly } from './common'
 import { exitCodes, failure } from './exit'
 import type { ExitCode } from './exit'
 import { inert } from './inert'
@@ -16,18 +13,8 @@ import type { CliIo } from './io'
 export function listShapes(options: CommonOptions, io: CliIo): ExitCode {
   const config = configFor(options, io)
   if (!config.ok) return failure(io, 'events shapes', config.error.message, config.error.exit)
-  const dataDir = dataDirOf(options, io)
-  const file = join(dataDir, databaseFileName)
-  if (!existsSync(file))
-    return failure(
-      io,
-      'events shapes',
-      `${dataDir} holds no database yet: start watchdesk (serve or the app) there first, or pass --data-dir.`,
-      exitCodes.cannotRun,
-    )
-  // Read-only and lock-free: the console may be running and writing (WAL lets readers in).
-  const db = openDatabase(file, { readonly: true })
-  if (!db.ok) return failure(io, 'events shapes', db.error.message, exitCodes.cannotRun)
+  const db = openConsoleDatabaseReadOnly('events shapes', options, io)
+  if (!db.ok) return db.error
   try {
     const status = readDriftStatus(db.value, config.value.config.drift)
     io.out(options.json ? JSON.stringify(status, null, 2) : shapesText(status))

@@ -48,14 +48,15 @@ describe("an event's forwarding detail", () => {
     const writer = openForwardStore(file)
     writer.syncRoutes([{ name: 'app', events: ['*'], enabled: true }])
     const body = Buffer.from(envelope('evt_snap'))
-    unwrap(
-      await inThreadCommitter(db, [enqueueOnCommit]).commit(
-        [eventParams({ envelope: unwrap(parseEnvelope(body)), body, endpoint: 'wh_alpha', at: t0 })],
-        [],
-      ),
+    const committed = await inThreadCommitter(db, [enqueueOnCommit]).commit(
+      [eventParams({ envelope: unwrap(parseEnvelope(body)), body, endpoint: 'wh_alpha', at: t0 })],
+      [],
     )
+    expect(committed.ok).toBe(true)
     const seq = writer.seqOf('evt_snap')!
-    const outboxId = (db.prepare('SELECT id FROM forward_outbox WHERE event_seq = ?').get(seq) as { id: number }).id
+    const outboxId = (
+      db.prepare('SELECT id FROM forward_outbox WHERE event_seq = ?').get(seq) as { id: number }
+    ).id
     const reader = forwardStoreOn(
       withCommitBetweenReads(unwrap(openDatabase(file)), () =>
         writer.record([

@@ -70,6 +70,9 @@ export async function main(
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return exitCodes.ok
+    // `watchdesk help [command]` asked for help (exit code 0); a bare `watchdesk` is help shown for
+    // a usage error (exit code 1), which stays a usage error.
+    if (error.code === 'commander.help' && error.exitCode === 0) return exitCodes.ok
     // No command at all, an unknown command or flag, a missing or extra argument.
     return exitCodes.usage
   }

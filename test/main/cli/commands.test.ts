@@ -65,10 +65,13 @@ describe('commands declared from a table', () => {
     expect(commandToLoad(['completion', 'bash'])).toBe('all')
   })
 
-  it("answers `help <command>` with that command's own help, and an unknown command with a suggestion", async () => {
+  it("answers `help <command>` with that command's own help and exit 0, and an unknown command with a suggestion", async () => {
     const help = captureIo()
-    await main(['help', 'chains'], help)
+    expect(await main(['help', 'chains'], help)).toBe(0)
     expect(help.text()).toContain('One round of checks over all twelve networks')
+    expect(await main(['help'], captureIo())).toBe(0)
+    // A bare `watchdesk` shows the help for a usage error.
+    expect(await main([], captureIo())).toBe(2)
     const typo = captureIo()
     expect(await main(['evnts'], typo)).toBe(2)
     expect(typo.text()).toContain('(Did you mean events?)')

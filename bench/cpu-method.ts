@@ -3,6 +3,7 @@
  * rounds where the sender itself ran out of CPU left out (issue 35; docs/benchmarks.md, Method). */
 import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
+import { connect } from 'node:net'
 import { cpus, loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { median } from './stats'
@@ -91,6 +92,9 @@ export interface CpuLegServer {
   /** After the measured stretch, before the CPU is read: waits for the work a delivery causes after
    * its answer (the forward outbox draining), so its CPU is counted. */
   settle?(): Promise<void>
+  /** For saturation: the server's port and one whole HTTP/1.1 request (a fresh delivery each call),
+   * so the pipelined sender can outrun the server (`saturate`); without it, closed-loop `send`. */
+  raw?: { port: number; request(): Buffer }
   /** Said after the CPU figure (deliveries per commit, a group size). */
   note?(): Promise<string>
   stop(): Promise<void>
@@ -152,6 +156,77 @@ export async function openLoop(
   return { latencies: latencies.sort((a, b) => a - b), meanInFlight: inFlightSum / Math.max(1, samples) }
 }
 
+const saturationConnections = Number(process.env.BENCH_PIPE_CONNECTIONS ?? 16)
+const saturationDepth = Number(process.env.BENCH_PIPE_DEPTH ?? 16)
+/** The most deliveries per second a pool is built for (BENCH_POOL_RATE): more than any server here. */
+const poolRate = Number(process.env.BENCH_POOL_RATE ?? 60_000)
+
+function buildPool(request: () => Buffer, seconds: number): Buffer[] {
+  return Array.from({ length: Math.ceil(poolRate * seconds) }, request)
+}
+
+/** Saturation with a sender far cheaper than any server: pre-built requests pipelined over
+ * `saturationConnections` keep-alive connections, `saturationDepth` in flight on each, answers
+ * counted by their status lines. A closed loop of node:http clients spends more CPU per request
+ * than a bare server does, so on two cores it runs out first (generator-bound); this one spends a
+ * few µs. Returns the deliveries answered 200 within `seconds` (stops early if the pool runs dry). */
+export async function saturate(raw: { port: number }, pool: Buffer[], seconds: number): Promise<number> {
+  const until = performance.now() + seconds * 1000
+  let next = 0
+  let ok = 0
+  let failed = 0
+  const marker = Buffer.from('HTTP/1.1 ')
+  const take = (n: number): Buffer | null => {
+    const k = Math.min(n, pool.length - next)
+    if (k <= 0 || performance.now() >= until) return null
+    const batch = pool.slice(next, next + k)
+    next += k
+    return Buffer.concat(batch)
+  }
+  await Promise.all(
+    Array.from(
+      { length: saturationConnections },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const socket = connect(raw.port, '127.0.0.1')
+          socket.setNoDelay(true)
+          let inFlight = 0
+          // The last bytes of the previous chunk: a status line split across chunks is counted once.
+          let tail: Buffer = Buffer.alloc(0)
+          const send = (n: number) => {
+            const batch = take(n)
+            if (batch) {
+              inFlight += n
+              socket.write(batch)
+            } else if (inFlight === 0) socket.end()
+          }
+          socket.on('connect', () => send(saturationDepth))
+          socket.on('data', (chunk: Buffer) => {
+            const data = tail.length ? Buffer.concat([tail, chunk]) : chunk
+            let answered = 0
+            for (
+              let at = data.indexOf(marker);
+              at >= 0 && at + 12 <= data.length;
+              at = data.indexOf(marker, at + 12)
+            ) {
+              answered++
+              if (data.toString('latin1', at + 9, at + 12) === '200') ok++
+              else failed++
+            }
+            tail = data.subarray(Math.max(0, data.length - 11))
+            inFlight -= answered
+            if (answered > 0) send(answered)
+          })
+          socket.on('end', () => resolve())
+          socket.on('close', () => resolve())
+          socket.on('error', reject)
+        }),
+    ),
+  )
+  if (failed) throw new Error(`${failed} deliveries were not answered 200`)
+  return ok
+}
+
 /** Closed loop: `concurrency` senders, each sending the next delivery as soon as one is answered. */
 export async function closedLoop(
   send: () => Promise<number>,
@@ -199,6 +274,8 @@ async function cpuLeg(
   const server = await plan.start(kind, round, rate)
   try {
     await openLoop(() => server.send(), 500, 1) // warm-up, not counted
+    // Built before the stretch, so the sender's measured CPU is the sending alone.
+    const pool = rate === 'saturation' && server.raw ? buildPool(server.raw.request, seconds) : []
     await server.reset?.()
     const sender = senderMeter()
     const machine = machineMeter()
@@ -207,7 +284,8 @@ async function cpuLeg(
     let deliveries: number
     let latencies: number[] | null = null
     let meanInFlight: number | null = null
-    if (rate === 'saturation')
+    if (rate === 'saturation' && server.raw) deliveries = await saturate(server.raw, pool, seconds)
+    else if (rate === 'saturation')
       deliveries = await closedLoop(() => server.send(), plan.concurrency ?? concurrencyDefault, seconds)
     else {
       const run = await openLoop(() => server.send(), rate, seconds)

@@ -217,6 +217,15 @@ function nextDelivery(): { body: string; signature: string } {
   return { body, signature: signBody(secret, body) }
 }
 
+/** One whole signed delivery as HTTP/1.1 bytes, for the pipelined sender at saturation. */
+function rawDelivery(): Buffer {
+  const { body, signature } = nextDelivery()
+  return Buffer.from(
+    `POST /webhooks HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nx-service-signature: ${signature}\r\n\r\n${body}`,
+  )
+}
+
 function post(agent: Agent, port: number): Promise<number> {
   const { body, signature } = nextDelivery()
   return new Promise((resolve, reject) => {
@@ -661,6 +670,7 @@ async function cpuPart(dataDir: string): Promise<void> {
       const agent = new Agent({ keepAlive: true, maxSockets: 256 })
       return {
         send: () => post(agent, port),
+        raw: { port, request: rawDelivery },
         async cpu() {
           const r = await cpuMsOf(child)
           return { ms: r.total, parts: { ...r.threads, 'of it in the kernel': r.system } }

@@ -147,14 +147,24 @@ function redeliveries(batch: CommittedBatch): Map<EventSummary, number> {
   return out
 }
 
-/** Arrivals with verdicts. An event stored before the sentinel existed has fewer arrivals recorded
- * than deliveries: its first delivery (received_at) stands in for the missing first arrival. */
+/** Arrivals with verdicts: the listener's own, on its endpoint's retry ladder. An event stored
+ * before the sentinel existed has fewer arrivals recorded than deliveries: its first delivery
+ * (received_at) stands in for the missing first arrival. Not so for an event first stored from a
+ * relay (`source`): that delivery went to the relay's endpoint, another ladder, and was no 200 of
+ * this listener's (taking it for one called the listener's own first arrival a replay). */
 export function withVerdicts(recorded: Arrival[], event: EventSummary, tolerance: Tolerance): Classified[] {
+  const relayFirst = event.source != null
   const all =
-    recorded.length < event.deliveries && (recorded[0]?.at ?? Infinity) > event.receivedAt
+    !relayFirst && recorded.length < event.deliveries && (recorded[0]?.at ?? Infinity) > event.receivedAt
       ? [{ at: event.receivedAt, remote: null, conflicted: false }, ...recorded]
       : recorded
-  return classifyArrivals(all, event.createdAtMs, tolerance)
+  const classified = classifyArrivals(all, event.createdAtMs, tolerance)
+  if (relayFirst && classified[0])
+    classified[0] = {
+      ...classified[0],
+      reason: `the first arrival of this id at this listener (it was caught up from ${event.source} before: another endpoint, its own retries)`,
+    }
+  return classified
 }
 
 /** A read port (MCP, CLI): one stored event's arrivals with their verdicts, read off `db`. */

@@ -26,7 +26,7 @@ export interface DisablementLinks {
 
 /** The endpoint-disablement watch over the console's database, its push and /metrics. */
 export function startDisablement(
-  ctx: Pick<AppContext, 'db' | 'log' | 'config' | 'push' | 'committed' | 'meters'>,
+  ctx: Pick<AppContext, 'db' | 'log' | 'config' | 'push' | 'committed' | 'meters' | 'storage'>,
   links: DisablementLinks,
 ): DisablementWatch {
   const watch = startDisablementWatch({
@@ -38,6 +38,7 @@ export function startDisablement(
     leadMs: () => ctx.config().alerts.disablementLeadMinutes * 60_000,
     committed: ctx.committed,
     publish: (status) => ctx.push.publish('disablement.status', status),
+    storageFailed: (where, error) => ctx.storage.failed(where, error),
   })
   registerDisablementMetrics(ctx.meters.registry, () => watch)
   // The public URL turning unreachable (or back) is looked at at once, not at the next 30 s look.

@@ -34,6 +34,10 @@ export interface ClockGuardOptions {
   now?: () => number
   /** Readings coalesce for this long before the estimate is refreshed. */
   settleMs?: number
+  /** The estimate is also refreshed this often with no reading (default 30 s): readings leave
+   * their window when every reference stops (the network drops), and the offset they gave must
+   * not stay shown, nor applied to the chains, as if confirmed now. */
+  expireCheckMs?: number
 }
 
 /** Worth telling the screen: another state, or the offset moved by a second or more. */
@@ -104,7 +108,9 @@ export function startClockGuard(ctx: AppContext, options: ClockGuardOptions = {}
       soon()
     }),
   )
-  owned.add(toDisposable(() => pending && clearTimeout(pending)))
+  const expiring = setInterval(() => pending ?? refresh(), options.expireCheckMs ?? 30_000)
+  expiring.unref()
+  owned.add(toDisposable(() => (clearInterval(expiring), pending && clearTimeout(pending))))
 
   return {
     references: {

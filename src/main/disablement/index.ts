@@ -26,7 +26,10 @@ export interface DisablementLinks {
 
 /** The endpoint-disablement watch over the console's database, its push and /metrics. */
 export function startDisablement(
-  ctx: Pick<AppContext, 'db' | 'log' | 'config' | 'push' | 'committed' | 'meters'>,
+  ctx: Pick<
+    AppContext,
+    'db' | 'log' | 'config' | 'onConfigChange' | 'push' | 'committed' | 'meters' | 'storage'
+  >,
   links: DisablementLinks,
 ): DisablementWatch {
   const watch = startDisablementWatch({
@@ -38,13 +41,17 @@ export function startDisablement(
     leadMs: () => ctx.config().alerts.disablementLeadMinutes * 60_000,
     committed: ctx.committed,
     publish: (status) => ctx.push.publish('disablement.status', status),
+    storageFailed: (where, error) => ctx.storage.failed(where, error),
   })
   registerDisablementMetrics(ctx.meters.registry, () => watch)
   // The public URL turning unreachable (or back) is looked at at once, not at the next 30 s look.
   const offPublicUrl = ctx.push.subscribe((message) => {
     if (message.topic === 'payments.publicUrl') void watch.checkNow()
   })
-  return { ...watch, dispose: () => (offPublicUrl.dispose(), watch.dispose()) }
+  // A new lead (alerts.disablementLeadMinutes, a hand edit too) or public URL is applied at once:
+  // the status must not show the old lead, nor miss a warning the new one calls for, until the next look.
+  const offConfig = ctx.onConfigChange(() => void watch.checkNow())
+  return { ...watch, dispose: () => (offConfig.dispose(), offPublicUrl.dispose(), watch.dispose()) }
 }
 export { readDisablement } from './read'
 export { contribution } from './contribution'

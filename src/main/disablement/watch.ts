@@ -45,6 +45,8 @@ export interface DisablementDeps {
   publish(status: DisablementStatus): void
   /** How often it looks (default 30 s). */
   checkMs?: number
+  /** Told when the outage record cannot be written (a full disk): the console's storage state. */
+  storageFailed?(where: string, error: unknown): void
 }
 
 export interface DisablementWatch extends Disposable {
@@ -64,13 +66,19 @@ const apiRecheckMs = 30 * 60_000
  * alerts once it passed, with the payments API's view of the endpoint. */
 export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
   const store = createOutageStore(deps.db)
-  store.closeStale(deps.clock.now())
+  try {
+    store.closeStale(deps.clock.now())
+  } catch (error) {
+    // Spans left open stay open until a look can write: the watch starts anyway.
+    deps.log.warn('the outage record cannot be tidied at start', { error })
+  }
   const owned = new DisposableStore()
   const arrivals = new Map<string, number>()
   const api: ApiAnswers = new Map()
   const was = new Map<string, EndpointForecast['state']>()
   let watched = new Set<string>()
   const counts = { warnings: 0, failures: 0 }
+  const record = createOutageRecord(store, deps)
   let current: DisablementStatus = {
     checkedAt: null,
     leadMinutes: deps.leadMs() / 60_000,
@@ -86,7 +94,7 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
   )
 
   const spansAt = (now: number): DownSpan[] => [
-    ...store.spans(now - keepOutagesMs),
+    ...record.spans(now),
     ...(deps.listener()?.outages ?? []).map((o) => ({
       from: o.from,
       to: o.to,
@@ -137,7 +145,7 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
 
   const look = async (): Promise<DisablementStatus> => {
     const now = deps.clock.now()
-    recordOutages(store, deps, now)
+    record.save(signsNow(deps, now))
     const listener = deps.listener()
     // Without a public URL the service delivers elsewhere (a relay) or nowhere: nothing to watch here.
     const endpoints = deps.publicUrlSet() ? (listener?.endpoints ?? []) : []
@@ -163,6 +171,7 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
         each,
         apiStatus: (e) => api.get(e)?.status ?? null,
         publicUrlSet: deps.publicUrlSet(),
+        problem: record.problem(),
       }),
     )
   }
@@ -201,16 +210,81 @@ export function startDisablementWatch(deps: DisablementDeps): DisablementWatch {
   }
 }
 
-/** The public URL's and the listener's state now, into the outage table. */
-function recordOutages(store: OutageStore, deps: DisablementDeps, now: number): void {
+/** One sign of reachability now: `cause` failing (`down`) or fine again at `at`. */
+interface Sign {
+  cause: 'public_url' | 'listener'
+  down: boolean
+  at: number
+  detail: string
+}
+
+/** The public URL's and the listener's state now. */
+function signsNow(deps: DisablementDeps, now: number): Sign[] {
+  const signs: Sign[] = []
   const url = deps.publicUrl()
   if (url.url && url.state === 'unreachable')
-    store.down('public_url', Math.min(url.checkedAt ?? now, now), `public URL check: ${url.message}`)
-  else if (url.state === 'reachable' || !deps.publicUrlSet()) store.up('public_url', now)
+    signs.push({
+      cause: 'public_url',
+      down: true,
+      at: Math.min(url.checkedAt ?? now, now),
+      detail: `public URL check: ${url.message}`,
+    })
+  else if (url.state === 'reachable' || !deps.publicUrlSet())
+    signs.push({ cause: 'public_url', down: false, at: now, detail: '' })
   const listener = deps.listener()
   if (listener && !listener.listening)
-    store.down('listener', now, `listener not listening: ${listener.problem ?? 'stopped'}`)
-  else if (listener) store.up('listener', now)
+    signs.push({
+      cause: 'listener',
+      down: true,
+      at: now,
+      detail: `listener not listening: ${listener.problem ?? 'stopped'}`,
+    })
+  else if (listener) signs.push({ cause: 'listener', down: false, at: now, detail: '' })
+  return signs
+}
+
+/** A sign applied to spans the way the outage table applies it (down opens a span unless one is
+ * open, up closes the open one). */
+function applySign(spans: DownSpan[], sign: Sign): DownSpan[] {
+  const open = spans.find((s) => s.cause === sign.cause && s.to === null)
+  if (sign.down)
+    return open ? spans : [...spans, { cause: sign.cause, from: sign.at, to: null, detail: sign.detail }]
+  return open ? spans.map((s) => (s === open ? { ...s, to: Math.max(sign.at, s.from) } : s)) : spans
+}
+
+/** The outage table with what it could not take yet. A disk that fills often comes with the outage
+ * that matters: the signs the table refuses are kept in memory (state changes only, so bounded),
+ * the forecast reads them with the table's spans, and they are written, in order and in one
+ * transaction, at the first look the table takes writes again. */
+function createOutageRecord(store: OutageStore, deps: DisablementDeps) {
+  let unsaved: Sign[] = []
+  let problem: string | null = null
+  const write = deps.db.transaction((signs: Sign[]) => {
+    for (const s of signs)
+      if (s.down) store.down(s.cause, s.at, s.detail)
+      else store.up(s.cause, s.at)
+  })
+  return {
+    save(signs: Sign[]): void {
+      try {
+        write([...unsaved, ...signs])
+        unsaved = []
+        problem = null
+      } catch (error) {
+        for (const sign of signs) {
+          const last = unsaved.findLast((u) => u.cause === sign.cause)
+          if (!last || last.down !== sign.down) unsaved.push(sign)
+        }
+        if (problem === null) deps.log.warn('the outage record cannot be saved; kept in memory', { error })
+        problem =
+          `The outage record cannot be saved to the database (${(error as Error).message}): the deadlines hold ` +
+          'while this console runs, and are saved once it can write again. Free disk space in the data dir.'
+        deps.storageFailed?.('endpoint outage record', error)
+      }
+    },
+    spans: (now: number): DownSpan[] => unsaved.reduce(applySign, store.spans(now - keepOutagesMs)),
+    problem: () => problem,
+  }
 }
 
 type ApiAnswers = Map<string, { at: number; sentence: string; status: string | null }>
@@ -245,6 +319,8 @@ function statusOf(look: {
   each: Map<string, Forecast>
   apiStatus(endpoint: string): string | null
   publicUrlSet: boolean
+  /** The outage record cannot be saved (a full disk): said beside the deadlines. */
+  problem: string | null
 }): DisablementStatus {
   const { now, base, each } = look
   return {
@@ -264,11 +340,13 @@ function statusOf(look: {
       apiStatus: f.state === 'failed' ? look.apiStatus(endpoint) : null,
       message: stateMessage(f, now),
     })),
-    note: !look.publicUrlSet
-      ? 'No public URL (listener.publicUrl): the service does not deliver to this listener, so no endpoint is watched here.'
-      : each.size === 0
-        ? 'No endpoint secret: register an endpoint ("Connect this console") to have it watched.'
-        : null,
+    note: look.problem
+      ? look.problem
+      : !look.publicUrlSet
+        ? 'No public URL (listener.publicUrl): the service does not deliver to this listener, so no endpoint is watched here.'
+        : each.size === 0
+          ? 'No endpoint secret: register an endpoint ("Connect this console") to have it watched.'
+          : null,
   }
 }
 

@@ -73,21 +73,13 @@ export function startDriftWatch(deps: DriftWatchDeps): DriftWatch {
   const store = createDriftStore(deps.db)
   const log = deps.log
   const owned = new DisposableStore()
-  const shapes = new Map<string, LearnedShape>()
-  let cursor = 0
-  let drifts: DriftRecord[] = []
-  let changeCount = 0
+  const loaded = loadSaved(deps, store)
+  const shapes = loaded.shapes
+  let { cursor, drifts, changeCount, problem } = loaded
   let eventsRead = 0
-  let problem: string | null = null
-  try {
-    cursor = store.cursor()
-    for (const s of store.shapes()) shapes.set(s.type, s)
-    drifts = store.drifts(keptDrifts)
-    changeCount = (deps.db.prepare('SELECT count(*) AS n FROM drift_changes').get() as { n: number }).n
-  } catch (error) {
-    problem = `The payload drift watch could not read what it learned (${String(error)}); it starts learning again.`
-    log.warn('payload drift watch: saved shapes unreadable, learning again', { error })
-  }
+  /** Changes noticed while the database took no writes (warned about from memory): saved with the
+   * next save, or the shapes saved then, which learned them, would hide them for good. */
+  let unsaved: Omit<DriftRecord, 'id'>[] = []
   let savedCursor = cursor
   let savedAt = deps.now()
   const dirty = new Set<string>()
@@ -126,7 +118,7 @@ export function startDriftWatch(deps: DriftWatchDeps): DriftWatch {
     }
     cursor = rows.at(-1)!.seq
     eventsRead += rows.length
-    if (found.length > 0 || deps.now() - savedAt >= saveEveryMs) save(found)
+    if (found.length > 0 || unsaved.length > 0 || deps.now() - savedAt >= saveEveryMs) save(found)
     else deps.publish(status())
     if (rows.length === pageSize) reading = setTimeout(read, 0)
   }
@@ -136,16 +128,21 @@ export function startDriftWatch(deps: DriftWatchDeps): DriftWatch {
    * in the status; the warning still goes out (from memory), like the alerts' own. */
   function save(found: Omit<DriftRecord, 'id'>[]): void {
     const moved = [...dirty].map((t) => shapes.get(t)!)
+    const owed = unsaved
     let saved: DriftRecord[]
     try {
-      saved = store.save(found, moved, cursor, deps.now())
+      const all = store.save([...owed, ...found], moved, cursor, deps.now())
       dirty.clear()
       savedCursor = cursor
       savedAt = deps.now()
       problem = null
+      unsaved = []
+      saved = all.slice(owed.length)
+      if (owed.length > 0) resaved(all.slice(0, owed.length))
     } catch (error) {
       problem = `The payload drift watch cannot save to the database (${String(error)}): what it learned since the last save is learned again after a restart. Free disk space or fix the data dir's permissions.`
       log.warn('payload drift watch: could not save', { error })
+      unsaved = [...owed, ...found]
       saved = found.map((f, i) => ({ ...f, id: -(drifts.length + i + 1) }))
     }
     if (saved.length > 0) {
@@ -157,6 +154,14 @@ export function startDriftWatch(deps: DriftWatchDeps): DriftWatch {
       }
     }
     deps.publish(status())
+  }
+
+  /** Changes warned about from memory now have their rows: they take the place of their in-memory
+   * copies (negative ids; the newest of all that were saved before) and are re-stated to the
+   * incidents under their subject, which is the same: no second warning. */
+  function resaved(records: DriftRecord[]): void {
+    drifts = [...[...records].reverse(), ...drifts.filter((d) => d.id >= 0)].slice(0, keptDrifts)
+    for (const d of records) report(d)
   }
 
   function status(): DriftStatus {
@@ -201,8 +206,35 @@ export function startDriftWatch(deps: DriftWatchDeps): DriftWatch {
       if (reading) clearTimeout(reading)
       reading = null
       owned.dispose()
-      if (cursor !== savedCursor || dirty.size > 0) save([])
+      if (cursor !== savedCursor || dirty.size > 0 || unsaved.length > 0) save([])
     },
+  }
+}
+
+/** What the watch saved before this start (nothing, and the reason, when it cannot be read). */
+function loadSaved(deps: DriftWatchDeps, store: ReturnType<typeof createDriftStore>) {
+  const shapes = new Map<string, LearnedShape>()
+  try {
+    for (const s of store.shapes()) shapes.set(s.type, s)
+    return {
+      shapes,
+      cursor: store.cursor(),
+      drifts: store.drifts(keptDrifts),
+      changeCount: (deps.db.prepare('SELECT count(*) AS n FROM drift_changes').get() as { n: number }).n,
+      problem: null as string | null,
+    }
+  } catch (error) {
+    deps.log.warn('payload drift watch: saved shapes unreadable, learning again', { error })
+    shapes.clear()
+    return {
+      shapes,
+      cursor: 0,
+      drifts: [] as DriftRecord[],
+      changeCount: 0,
+      problem:
+        `The payload drift watch could not read what it learned (${String(error)}); it starts learning again.` as
+          string | null,
+    }
   }
 }
 

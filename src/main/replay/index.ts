@@ -107,14 +107,15 @@ export function startReplaySentinel(deps: ReplayDeps): ReplaySentinel {
       remote: first.remote,
       reason: first.reason,
     }
-    if (!recordOnce(deps, store, event.seq, suspect)) return
-    log.warn('suspected replay of a stored event', {
-      id: event.id,
-      remote: first.remote,
-      reason: first.reason,
-    })
-    deps.alert(replayAlert(event, first))
-    deps.changed?.(status())
+    const raise = () => {
+      log.warn('suspected replay of a stored event', {
+        id: event.id,
+        remote: first.remote,
+        reason: first.reason,
+      })
+      deps.alert(replayAlert(event, first))
+    }
+    if (recordOnce(deps, store, event.seq, suspect, raise)) deps.changed?.(status())
   }
 
   const off = deps.committed.subscribe((batch) => {
@@ -147,14 +148,24 @@ function redeliveries(batch: CommittedBatch): Map<EventSummary, number> {
   return out
 }
 
-/** Arrivals with verdicts. An event stored before the sentinel existed has fewer arrivals recorded
- * than deliveries: its first delivery (received_at) stands in for the missing first arrival. */
+/** Arrivals with verdicts: the listener's own, on its endpoint's retry ladder. An event stored
+ * before the sentinel existed has fewer arrivals recorded than deliveries: its first delivery
+ * (received_at) stands in for the missing first arrival. Not so for an event first stored from a
+ * relay (`source`): that delivery went to the relay's endpoint, another ladder, and was no 200 of
+ * this listener's (taking it for one called the listener's own first arrival a replay). */
 export function withVerdicts(recorded: Arrival[], event: EventSummary, tolerance: Tolerance): Classified[] {
+  const relayFirst = event.source != null
   const all =
-    recorded.length < event.deliveries && (recorded[0]?.at ?? Infinity) > event.receivedAt
+    !relayFirst && recorded.length < event.deliveries && (recorded[0]?.at ?? Infinity) > event.receivedAt
       ? [{ at: event.receivedAt, remote: null, conflicted: false }, ...recorded]
       : recorded
-  return classifyArrivals(all, event.createdAtMs, tolerance)
+  const classified = classifyArrivals(all, event.createdAtMs, tolerance)
+  if (relayFirst && classified[0])
+    classified[0] = {
+      ...classified[0],
+      reason: `the first arrival of this id at this listener (it was caught up from ${event.source} before: another endpoint, its own retries)`,
+    }
+  return classified
 }
 
 /** A read port (MCP, CLI): one stored event's arrivals with their verdicts, read off `db`. */
@@ -185,20 +196,31 @@ function replayAlert(event: EventSummary, arrival: Classified): ReplayAlert {
   }
 }
 
-/** Records the id's first suspect; true when this call recorded it (alert now). A database that
- * cannot take the write must not silence the alert: it is raised anyway, the storage fault shown. */
+/** Records the id's first suspect and raises its alert in the same commit (the alert's outbox row
+ * is written on this database): a process killed between two commits would leave a suspect on
+ * record whose alert never went out, and the next start re-examines only ids with none. True when
+ * this call recorded it. A database that cannot take the write must not silence the alert: it is
+ * raised anyway, the storage fault shown. */
 function recordOnce(
   deps: ReplayDeps,
   store: ReplayStore,
   seq: number,
   suspect: Parameters<ReplayStore['recordSuspect']>[1],
+  raise: () => void,
 ): boolean {
   try {
-    const recorded = store.recordSuspect(seq, suspect)
+    const recorded = deps.db.transaction(() => {
+      const first = store.recordSuspect(seq, suspect)
+      if (first) raise()
+      return first
+    })()
     deps.storage.committed()
     return recorded
   } catch (error) {
     deps.storage.failed('replay suspect', error)
+    // Rolled back with the record, the alert's outbox row too: raised again (the alerts send it
+    // straight away when their outbox cannot take it either).
+    raise()
     return true
   }
 }

@@ -31,7 +31,8 @@ export const DisablementStatus = z.object({
   /** The outage under way: since when, and what shows it (null: the listener is reachable). */
   outage: z.object({ since: z.number(), cause: z.string(), detail: z.string() }).nullable(),
   endpoints: z.array(EndpointForecast),
-  /** Why no endpoint is watched, when none is (no public URL, no endpoint secret). */
+  /** Why no endpoint is watched, when none is (no public URL, no endpoint secret), or what limits
+   * the watch (its outage record cannot be saved: a full disk). */
   note: z.string().nullable(),
 })
 export type DisablementStatus = z.infer<typeof DisablementStatus>

@@ -44,6 +44,8 @@ export function EndpointDeadlines({ now }: { now: number }) {
           {e.apiStatus && ` API: ${e.apiStatus}.`}
         </p>
       ))}
+      {/* With endpoints watched, a note is what limits the watch (its record cannot be saved). */}
+      {status.note && <p className="tile-problem">{status.note}</p>}
     </div>
   )
 }

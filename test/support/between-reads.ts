@@ -20,17 +20,20 @@ export function commitBetweenReads(
       return (sql: string) => {
         const statement = target.prepare(sql)
         if (!matches(sql)) return statement
-        return new Proxy(statement, {
+        const watched: typeof statement = new Proxy(statement, {
           get(s, name) {
             const member = Reflect.get(s, name, s) as unknown
             if (typeof member !== 'function') return member
-            if (name !== 'get' && name !== 'all' && name !== 'iterate') return member.bind(s)
+            const reads = name === 'get' || name === 'all' || name === 'iterate'
             return (...args: unknown[]) => {
-              fireOnce()
-              return (member as (...a: unknown[]) => unknown).apply(s, args)
+              if (reads) fireOnce()
+              const result = (member as (...a: unknown[]) => unknown).apply(s, args)
+              // pluck(), raw(), expand() return the statement: keep watching it.
+              return result === s ? watched : result
             }
           },
         })
+        return watched
       }
     },
   })

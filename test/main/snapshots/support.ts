@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { onTestFinished } from 'vitest'
 import { commitHooks } from '../../../src/main/contributions'
 import { openDatabase } from '../../../src/main/db'
-import type { Database } from '../../../src/main/db'
+import type { CommitHook, Database } from '../../../src/main/db'
 import { parseEnvelope } from '../../../src/main/webhooks'
 import { createCommitTransaction } from '../../../src/main/webhooks/commit-transaction'
 import { eventParams } from '../../../src/main/webhooks/store'
@@ -11,18 +11,21 @@ import { envelope } from '../webhooks/helpers'
 
 export const t0 = Date.parse('2026-11-20T10:15:01Z')
 
-/** A console database on disk and a second connection committing the listener's deliveries the
+/** A console database on disk (or a relay's, with its hooks) and a second connection committing the listener's deliveries the
  * way the commit worker does (its transaction and hooks), synchronously, so a test can land one
  * between two reads of another connection. Its connections close when the test ends. */
-export function listenerDatabase(dir: string): {
+export function listenerDatabase(
+  dir: string,
+  hooks: readonly CommitHook[] = commitHooks.listener,
+): {
   file: string
   writer: Database
-  deliver(id: string, at: number, type?: string): void
+  deliver(id: string, at: number, data?: Record<string, unknown>): void
   reader(): Database
 } {
   const file = join(dir, 'watchdesk.db')
   const writer = unwrap(openDatabase(file))
-  const transaction = createCommitTransaction(writer, commitHooks.listener)
+  const transaction = createCommitTransaction(writer, hooks)
   const opened: Database[] = [writer]
   onTestFinished(() => {
     for (const db of opened) db.close()
@@ -30,8 +33,8 @@ export function listenerDatabase(dir: string): {
   return {
     file,
     writer,
-    deliver(id, at, type) {
-      const body = Buffer.from(envelope(id, type))
+    deliver(id, at, data) {
+      const body = Buffer.from(envelope(id, undefined, data))
       const [reply] = transaction.commit([
         {
           id: 0,

@@ -4,6 +4,7 @@ import { eventJson } from '../../shared/events/json'
 import type { SerializedEvent } from '../../shared/events/json'
 import { err, ok } from '../../shared/result'
 import type { AppContext } from '../context'
+import { readSnapshot } from '../db'
 import type { Services } from '../services'
 import type { ApiHandlers } from '../transport/dispatch'
 import type { EventStore } from '../webhooks'
@@ -12,24 +13,29 @@ export const exportRowLimit = 50_000
 const countCap = 10_000_000
 
 export function eventsApi(
-  _ctx: AppContext,
+  ctx: AppContext,
   services: Services,
 ): Pick<ApiHandlers, keyof typeof eventsMethods> {
   const { webhooks } = services
   return {
     'events.list': async ({ filter, after, limit }) => ok(webhooks.store.list(filter, after, limit)),
-    'events.count': async ({ filter }) => {
-      const matched = webhooks.store.count(filter, countCap)
-      const total = Object.keys(filter).length === 0 ? matched : webhooks.store.count({}, countCap)
-      return ok({ ...matched, total: total.count })
-    },
-    'events.get': async ({ id }) => {
-      const event = webhooks.store.get(id)
-      // Each arrival of the id with the replay sentinel's verdict (src/main/replay/).
-      return event
-        ? ok({ ...event, arrivals: services.replay.arrivals(event) })
-        : err('not_found', `No stored event has the id ${id}.`)
-    },
+    // One snapshot: the matched count never exceeds the total counted beside it.
+    'events.count': async ({ filter }) =>
+      readSnapshot(ctx.db, () => {
+        const matched = webhooks.store.count(filter, countCap)
+        const total = Object.keys(filter).length === 0 ? matched : webhooks.store.count({}, countCap)
+        return ok({ ...matched, total: total.count })
+      }),
+    // One snapshot: a redelivery committed between the two reads never shows as an arrival
+    // beyond the event's delivery count.
+    'events.get': async ({ id }) =>
+      readSnapshot(ctx.db, () => {
+        const event = webhooks.store.get(id)
+        // Each arrival of the id with the replay sentinel's verdict (src/main/replay/).
+        return event
+          ? ok({ ...event, arrivals: services.replay.arrivals(event) })
+          : err('not_found', `No stored event has the id ${id}.`)
+      }),
     'events.export': async ({ filter, format }) => ok(exportEvents(webhooks.store, filter, format)),
     'events.listener': async () => ok(webhooks.status()),
     'events.sendTest': async ({ type, endpoint }) => webhooks.sendTest(type, endpoint),

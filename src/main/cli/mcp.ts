@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { consoleOpenApi, relayOpenApi } from '../../shared/openapi'
+import { readSnapshot } from '../db'
 import { redact } from '../log'
 import { version } from '../version'
 import type { CliContext, CommonOptions } from './common'
@@ -72,9 +73,18 @@ async function runMcp(options: McpOptions, ctx: CliContext): Promise<number> {
 
 type CallOutcome = { ok: true; answer: unknown } | { ok: false; message: string }
 
-function runTool(model: ReadModel, name: string, tool: McpTool, args: Record<string, unknown>, now: number) {
+/** A read tool answers from one snapshot of the database: the console keeps committing while it
+ * reads, and an answer must not mix rows from before a commit with rows from after it. */
+export function runTool(
+  model: ReadModel,
+  name: string,
+  tool: McpTool,
+  args: Record<string, unknown>,
+  now: number,
+) {
   try {
-    const answer = tool.run(model, args as never, now)
+    const run = () => tool.run(model, args as never, now)
+    const answer = tool.write ? run() : readSnapshot(model.db, run)
     if (answer instanceof Refusal) return { ok: false, message: answer.message } satisfies CallOutcome
     return { ok: true, answer } satisfies CallOutcome
   } catch (error) {

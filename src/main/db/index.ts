@@ -15,6 +15,7 @@ export { acquireInstanceLock, acquireStoreLock, lockFileOf } from './instance-lo
 export type { InstanceLock, LockRole } from './instance-lock'
 export { createStorageHealth, failureFrom } from './health'
 export { makeDataDirPrivate } from './private'
+export { readSnapshot } from './snapshot'
 export { alertEventCursorKey, maxEventSeq, skipHistory } from './event-readers'
 export type { StorageHealth, WriteFailure } from './health'
 

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3'
+import { readSnapshot } from '../db/snapshot'
 import type { DriftStatus, ShapeDrift } from '../../shared/contract/drift'
 import type { DriftConfig } from '../../shared/drift'
 import { acknowledgeEntry, isAcknowledged } from '../../shared/drift'
@@ -47,7 +48,9 @@ export function statusOf(
  * console's watch saved last, at most 10 s behind it while events arrive. */
 export function readDriftStatus(db: Database, cfg: DriftConfig): DriftStatus {
   const store = createDriftStore(db)
-  return statusOf(store.shapes(), store.drifts(200), store.cursor(), cfg, null)
+  // One snapshot: a save of the watch (changes, shapes and cursor in one transaction) landing
+  // between the reads would show a change of a type the shapes do not list yet.
+  return readSnapshot(db, () => statusOf(store.shapes(), store.drifts(200), store.cursor(), cfg, null))
 }
 
 /** The `drift.acknowledged` entries that acknowledge this change, those not yet covered. */

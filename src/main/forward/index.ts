@@ -291,6 +291,16 @@ function replayWriter(ctx: ForwardContext, dispatcher: DispatcherHandle) {
   }
 }
 
+/** An event's forwards and attempts for its detail: the event and its forwards read in one
+ * snapshot, so an event that retention removed meanwhile is "not found", never "no forwards". */
+export function eventForwardingAnswer(
+  store: Pick<ForwardStore, 'eventForwardingOf'>,
+  id: string,
+): Result<EventForwarding> {
+  const forwarding = store.eventForwardingOf(id)
+  return forwarding ? ok({ id, ...forwarding }) : err('not_found', `No stored event has the id ${id}.`)
+}
+
 /** Reading an event's forwards and queuing replays of stored events (the writes kick the dispatcher). */
 function replayMethods(
   store: ForwardStore,
@@ -298,11 +308,7 @@ function replayMethods(
   writing: <T>(what: string, write: () => T) => Result<T>,
 ): Pick<ForwardService, 'event' | 'states' | 'replay' | 'replayEdited'> {
   return {
-    event(id) {
-      const seq = store.seqOf(id)
-      if (seq === null) return err('not_found', `No stored event has the id ${id}.`)
-      return ok({ id, ...store.eventForwarding(seq) })
-    },
+    event: (id) => eventForwardingAnswer(store, id),
     states: (ids) => store.statesOf(ids),
     replay({ ids, filter, destination, limit = 100_000 }) {
       const target = destinationName(destination)

@@ -76,6 +76,9 @@ export interface ForwardStore {
   openCounts(): Map<string, { pending: number; failing: number }>
   seqOf(id: string): number | null
   eventForwarding(seq: number): { forwards: EventForward[]; attempts: ForwardAttempt[] }
+  /** The same for the event with this id (null: no stored event has it), its seq looked up in
+   * the same snapshot (retention may remove the event and its forwards between two reads). */
+  eventForwardingOf(id: string): { forwards: EventForward[]; attempts: ForwardAttempt[] } | null
   statesOf(ids: string[]): Record<string, ForwardState>
   /** The new outbox rows' ids (a replay tells its own attempts from others of the target). */
   enqueueIds(ids: string[], target: string, now: number): number[]
@@ -137,6 +140,8 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
   )
 
   const withEvents = (rows: ClaimRow[]) => joinEvents(prepared, rows)
+  const seqOf = (id: string) =>
+    (prepared('SELECT seq FROM events WHERE id = ?').get(id) as { seq: number } | undefined)?.seq ?? null
 
   const claim = db.transaction(
     (target: string, limit: number, now: number, leaseUntil: number, owner: string, dueBy: number) => {
@@ -198,11 +203,14 @@ export function forwardStoreOn(db: Db, close: () => void = () => {}): ForwardSto
     atomically: (fn) => db.transaction(fn).immediate(),
     nextDue: (target, now) => (nextDue.get(target, now) as { due_at: number } | undefined)?.due_at ?? null,
     openCounts: () => readOpenCounts(prepared),
-    seqOf: (id) =>
-      (prepared('SELECT seq FROM events WHERE id = ?').get(id) as { seq: number } | undefined)?.seq ?? null,
+    seqOf: (id) => seqOf(id),
     // One read transaction: its two reads see one snapshot, so an attempt committed between them
     // never shows beside the row's state from before it.
     eventForwarding: db.transaction((seq: number) => readEventForwarding(prepared, seq)),
+    eventForwardingOf: db.transaction((id: string) => {
+      const seq = seqOf(id)
+      return seq === null ? null : readEventForwarding(prepared, seq)
+    }),
     statesOf(ids) {
       const out: Record<string, ForwardState> = {}
       if (ids.length === 0) return out

@@ -5,7 +5,7 @@ import type { Database } from 'better-sqlite3'
 import type { CommitHook } from '../db'
 import { err, ok } from '../../shared/result'
 import type { Result } from '../../shared/result'
-import { openDatabase } from '../db'
+import { openDatabase, readSnapshot } from '../db'
 import type { Committer } from '../webhooks'
 import { workerCommitter } from '../webhooks'
 import { contribution as webhooks, createEventStore } from '../webhooks'
@@ -110,21 +110,28 @@ export function openSqliteRelayStore(
     async readAfter(after, limit, withRemaining) {
       const from = sqlitePosition(after)
       if (from === null) return err('bad_request', notASqliteCursor(after))
-      const rows = readPage.all(from, limit) as SyncRow[]
-      const out = rows.map((r) => toSyncEvent(r, String(r.seq)))
-      const next = out.at(-1)?.cursor ?? String(from)
-      return ok({
-        events: out,
-        next,
-        ...(withRemaining ? { remaining: (countAfter.get(Number(next)) as { n: number }).n } : {}),
+      // One snapshot: the page and the count after it (a conflict's resync moves an event of the
+      // page to the end; counted apart, it would be in both).
+      return readSnapshot(db, () => {
+        const rows = readPage.all(from, limit) as SyncRow[]
+        const out = rows.map((r) => toSyncEvent(r, String(r.seq)))
+        const next = out.at(-1)?.cursor ?? String(from)
+        return ok({
+          events: out,
+          next,
+          ...(withRemaining ? { remaining: (countAfter.get(Number(next)) as { n: number }).n } : {}),
+        })
       })
     },
     identity,
     async positionFacts(position) {
       const at = sqlitePosition(position)
       if (at === null) return err('bad_request', notASqliteCursor(position))
-      const newest = (newestSeq.get() as number | null) ?? 0
-      return ok({ idAt: (idAt.get(at) as string | undefined) ?? null, pastEnd: at > newest })
+      // Both from one snapshot, as the PostgreSQL store's one statement.
+      return readSnapshot(db, () => {
+        const newest = (newestSeq.get() as number | null) ?? 0
+        return ok({ idAt: (idAt.get(at) as string | undefined) ?? null, pastEnd: at > newest })
+      })
     },
     async positionOfNewest(ids) {
       if (ids.length === 0) return null

@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3'
 import type { CommitHook } from '../db'
+import { readSnapshot } from '../db/snapshot'
 import type { SuspectedReplay } from '../../shared/contract/replay'
 import type { Arrival } from './ladder'
 
@@ -56,16 +57,19 @@ export function createReplayStore(db: Database): ReplayStore {
       ).all(window) as { seq: number }[]
       return rows.map((r) => r.seq)
     },
-    suspectsSince(since, limit) {
-      const { count } = prepared('SELECT count(*) AS count FROM replay_suspects WHERE at >= ?').get(
-        since,
-      ) as {
-        count: number
-      }
-      const recent = prepared(
-        'SELECT id, type, at, remote, reason FROM replay_suspects WHERE at >= ? ORDER BY at DESC LIMIT ?',
-      ).all(since, limit) as SuspectedReplay[]
-      return { count, recent }
-    },
+    // One snapshot: a suspect recorded (or removed by retention) between the two reads never
+    // shows in the list beside a count that leaves it out.
+    suspectsSince: (since, limit) =>
+      readSnapshot(db, () => {
+        const { count } = prepared('SELECT count(*) AS count FROM replay_suspects WHERE at >= ?').get(
+          since,
+        ) as {
+          count: number
+        }
+        const recent = prepared(
+          'SELECT id, type, at, remote, reason FROM replay_suspects WHERE at >= ? ORDER BY at DESC LIMIT ?',
+        ).all(since, limit) as SuspectedReplay[]
+        return { count, recent }
+      }),
   }
 }

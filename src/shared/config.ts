@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { PaymentsConfigShape } from './payments/config'
 import { AlertsConfig } from './alerts/config'
 import { DriftConfig } from './drift'
+import { eventPatternSyntax } from './glob'
 
 /** The config keys users and scripts rely on (DESIGN.md). `config.json` in the data dir holds the
  * operator's saved values; `--config FILE` is laid over it. Secrets never live here. */
@@ -119,7 +120,7 @@ export const sourceNamePattern = /^[A-Za-z0-9_.-]{1,64}$/
 /** `funding.*`, `card.authorization.request`, `*`: a type, or a prefix ending in `*`. */
 export const forwardEventPattern = z
   .string()
-  .regex(/^[A-Za-z0-9_.*-]{1,200}$/, 'an event pattern is a type such as funding.completed, or funding.*')
+  .regex(eventPatternSyntax, 'an event pattern is a type such as funding.completed, or funding.*')
 
 export const ForwardTargetConfig = z
   .object({

@@ -275,7 +275,7 @@ function settle(
   outcome: DeliveryOutcome,
   relayBudgetMs: number | null,
 ): void {
-  const { clock, log, store } = d.options
+  const { clock, log } = d.options
   const verdict = judge(rt.health, rt.target, row, outcome, {
     now: clock.now(),
     relayBudgetMs,
@@ -287,11 +287,7 @@ function settle(
   if (verdict.stoppedNow) {
     log.warn('a forward target answered 410 Gone; forwarding to it stopped', { target: rt.target.name })
     // Rows claimed but not started go back to the outbox: queued for when it resumes.
-    try {
-      store.release(rt.queue.splice(0).map((r) => r.id))
-    } catch (error) {
-      d.failed('forward outbox release', error)
-    }
+    release(d, rt.queue.splice(0))
   }
   const { record, report } = attemptResults(rt, row, at, outcome, verdict)
   d.recorder.add(record, row.eventId)
@@ -310,19 +306,25 @@ function status(d: Dispatch): ForwardTargetStatus[] {
   return [...d.runtimes.values()].map((rt) => statusOf(rt, counts.get(rt.target.name)))
 }
 
+/** Claimed rows not started go back to the outbox (pending); should the database refuse, they
+ * come free when their lease ends. */
+function release(d: Dispatch, rows: ClaimedForward[]): void {
+  try {
+    d.options.store.release(rows.map((r) => r.id))
+  } catch (error) {
+    d.failed('forward outbox release', error)
+  }
+}
+
 /** See Dispatcher.stop. */
 async function stop(d: Dispatch): Promise<void> {
   d.stopped = true
   d.timer.stop()
-  const unstarted = [...d.runtimes.values()].flatMap((rt) => rt.queue.splice(0).map((r) => r.id))
+  const unstarted = [...d.runtimes.values()].flatMap((rt) => rt.queue.splice(0))
   while (d.running.size > 0) await Promise.all([...d.running])
   write(d)
   d.recorder.publishNow()
-  try {
-    d.options.store.release(unstarted)
-  } catch (error) {
-    d.failed('forward outbox release', error)
-  }
+  release(d, unstarted)
   d.reporter.stop()
   for (const rt of d.runtimes.values()) rt.agent.destroy()
 }

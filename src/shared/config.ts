@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { PaymentsConfigShape } from './payments/config'
 import { AlertsConfig } from './alerts/config'
 import { DriftConfig } from './drift'
+import { eventPatternSyntax } from './glob'
 
 /** The config keys users and scripts rely on (DESIGN.md). `config.json` in the data dir holds the
  * operator's saved values; `--config FILE` is laid over it. Secrets never live here. */
@@ -119,7 +120,7 @@ export const sourceNamePattern = /^[A-Za-z0-9_.-]{1,64}$/
 /** `funding.*`, `card.authorization.request`, `*`: a type, or a prefix ending in `*`. */
 export const forwardEventPattern = z
   .string()
-  .regex(/^[A-Za-z0-9_.*-]{1,200}$/, 'an event pattern is a type such as funding.completed, or funding.*')
+  .regex(eventPatternSyntax, 'an event pattern is a type such as funding.completed, or funding.*')
 
 export const ForwardTargetConfig = z
   .object({
@@ -136,21 +137,19 @@ export const ForwardTargetConfig = z
   .strict()
 export type ForwardTargetConfig = z.infer<typeof ForwardTargetConfig>
 
+/** A forward target's name: the key under forward.targets, the authorization target, the
+ * console's forward.targets.set. */
+export const ForwardTargetName = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a target name is letters, digits, _ . -')
+
 export const ForwardConfig = z
   .object({
-    targets: z
-      .record(
-        z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a target name is letters, digits, _ . -'),
-        ForwardTargetConfig,
-      )
-      .default({}),
+    targets: z.record(ForwardTargetName, ForwardTargetConfig).default({}),
     /** The target whose answer to card.authorization.request is the listener's answer; the other
      * subscribed targets get the event once, as a notification. Unset: the only subscribed target,
      * or the first in the config (with a warning) when several subscribe. */
-    authorizationTarget: z
-      .string()
-      .regex(/^[A-Za-z0-9_.-]{1,64}$/)
-      .optional(),
+    authorizationTarget: ForwardTargetName.optional(),
     /** How long card.authorization.request waits for the target's answer before the fallback. */
     authorizationBudgetMs: z.number().int().min(50).max(1900).default(1500),
     /** A target paused after failures is probed again at least this often, so it is retried within

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { ShapeChange } from './contract/drift'
+import { globRegExp } from './glob'
 
 /** The payload drift watch's config keys (`drift`, see docs/events.md). */
 export const DriftConfig = z
@@ -22,11 +23,6 @@ export const pathName = (path: string): string => (path === '' ? 'data' : path)
 export const acknowledgeEntry = (type: string, change: Pick<ShapeChange, 'path'>): string =>
   `${type} ${pathName(change.path)}`
 
-function glob(pattern: string): RegExp {
-  const escaped = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-  return new RegExp(`^${escaped.join('.*')}$`)
-}
-
 /** `a.b[].c` → `a.b[].c`, `a.b[]`, `a.b`, `a`: a field and the fields it is under. */
 function selfAndAncestors(path: string): string[] {
   const out = [path]
@@ -45,7 +41,7 @@ export function isAcknowledged(entries: readonly string[], type: string, change:
   return entries.some((entry) => {
     const space = entry.indexOf(' ')
     const typePattern = space < 0 ? entry : entry.slice(0, space)
-    const pathPattern = glob(space < 0 ? '*' : entry.slice(space + 1).trim())
-    return glob(typePattern).test(type) && paths.some((p) => pathPattern.test(p))
+    const pathPattern = globRegExp(space < 0 ? '*' : entry.slice(space + 1).trim())
+    return globRegExp(typePattern).test(type) && paths.some((p) => pathPattern.test(p))
   })
 }

@@ -34,27 +34,32 @@ export function configExit(error: { code: string }): ExitCode {
   return error.code === 'unavailable' ? exitCodes.cannotRun : exitCodes.usage
 }
 
-/** The console's database in the data dir, opened read-only and lock-free (a running console may
- * be writing: WAL lets readers in); an exit code after a sentence when there is none or it will
- * not open. */
-export function openConsoleDatabaseReadOnly(
-  command: string,
-  options: CommonOptions,
-  io: CliIo,
-): Result<Database, ExitCode> {
-  const dataDir = dataDirOf(options, io)
+/** The database in `dataDir`, opened read-only and lock-free (a running console may be writing:
+ * WAL lets readers in); the sentence when there is none or it will not open. `startedBy` names
+ * what creates one there. */
+export function openDatabaseReadOnlyIn(
+  dataDir: string,
+  startedBy = 'serve or the app',
+): Result<Database, string> {
   const file = join(dataDir, databaseFileName)
   if (!existsSync(file))
     return {
       ok: false,
-      error: failure(
-        io,
-        command,
-        `${dataDir} holds no database yet: start watchdesk (serve or the app) there first, or pass --data-dir.`,
-        exitCodes.cannotRun,
-      ),
+      error: `${dataDir} holds no database yet: start watchdesk (${startedBy}) there first, or pass --data-dir.`,
     }
   const db = openDatabase(file, { readonly: true })
-  if (!db.ok) return { ok: false, error: failure(io, command, db.error.message, exitCodes.cannotRun) }
+  return db.ok ? db : { ok: false, error: db.error.message }
+}
+
+/** The console's database in the data dir, opened read-only (see openDatabaseReadOnlyIn); an exit
+ * code after a sentence when there is none or it will not open. */
+export function openConsoleDatabaseReadOnly(
+  command: string,
+  options: CommonOptions,
+  io: CliIo,
+  startedBy?: string,
+): Result<Database, ExitCode> {
+  const db = openDatabaseReadOnlyIn(dataDirOf(options, io), startedBy)
+  if (!db.ok) return { ok: false, error: failure(io, command, db.error, exitCodes.cannotRun) }
   return ok(db.value)
 }

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { chainRegistry } from '../../shared/chains/registry'
@@ -8,6 +7,7 @@ import { createAlertStore } from '../alerts'
 import { loadConfig, readRuntimeInfo } from '../config'
 import { databaseFileName, openDatabase } from '../db'
 import type { Database } from '../db'
+import { openDatabaseReadOnlyIn } from './common'
 import { forwardStoreOn } from '../forward'
 import { createEventStore, eventReads } from '../webhooks'
 import { latestChainSamples } from '../chains'
@@ -32,14 +32,8 @@ export interface ReadModel {
 export function openReadModel(
   dataDir: string,
 ): { ok: true; value: ReadModel } | { ok: false; message: string } {
-  const file = join(dataDir, databaseFileName)
-  if (!existsSync(file))
-    return {
-      ok: false,
-      message: `${dataDir} holds no database yet: start watchdesk (serve or the app) there first, or pass --data-dir.`,
-    }
-  const db = openDatabase(file, { readonly: true })
-  if (!db.ok) return { ok: false, message: db.error.message }
+  const db = openDatabaseReadOnlyIn(dataDir)
+  if (!db.ok) return { ok: false, message: db.error }
   return { ok: true, value: { dataDir, db: db.value, close: () => db.value.close() } }
 }
 

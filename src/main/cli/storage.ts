@@ -1,15 +1,14 @@
-import { existsSync } from 'node:fs'
 import { formatDateTime, zoneLabel } from '../../shared/time'
 import { join } from 'node:path'
 import type { Command } from 'commander'
-import { databaseFileName, openDatabase } from '../db'
+import { databaseFileName } from '../db'
 import { formatBytes } from '../../shared/bytes'
 import { readRetentionState, retentionKinds } from '../db/retention'
 import type { RetentionState } from '../db/retention'
 import { measureStorage } from '../db/usage'
 import type { StorageUsage } from '../db/usage'
 import type { CliContext, CommonOptions } from './common'
-import { configFor, dataDirOf, example, withCommon } from './common'
+import { configFor, dataDirOf, example, openConsoleDatabaseReadOnly, withCommon } from './common'
 import { exitCodes, failure } from './exit'
 import type { CliIo } from './io'
 
@@ -29,16 +28,9 @@ function runStorage(options: CommonOptions, io: CliIo): number {
   const loaded = configFor(options, io)
   if (!loaded.ok) return failure(io, 'storage', loaded.error.message, loaded.error.exit)
   const dataDir = dataDirOf(options, io)
+  const db = openConsoleDatabaseReadOnly('storage', options, io, 'serve, relay or the app')
+  if (!db.ok) return db.error
   const file = join(dataDir, databaseFileName)
-  if (!existsSync(file))
-    return failure(
-      io,
-      'storage',
-      `${dataDir} holds no database yet: start watchdesk (serve, relay or the app) there first, or pass --data-dir.`,
-      exitCodes.cannotRun,
-    )
-  const db = openDatabase(file, { readonly: true })
-  if (!db.ok) return failure(io, 'storage', db.error.message, exitCodes.cannotRun)
   let usage: StorageUsage & { retention: RetentionState }
   try {
     usage = {

@@ -1,5 +1,4 @@
 import type { Agent } from 'node:http'
-import { performance } from 'node:perf_hooks'
 import type { ForwardState, ForwardTargetStatus } from '../../shared/contract/forward'
 import type { PollClock } from '../../shared/clock'
 import type { Disposable } from '../../shared/disposable'
@@ -22,6 +21,8 @@ import type { Recorder } from './recorder.ts'
 import type { ClaimedForward, ForwardStore, LeasedRow } from './store.ts'
 import type { ForwardTarget, TargetSettings } from './targets.ts'
 import type { AttemptMessage } from './worker-protocol.ts'
+import { createStepTimer } from './step-timer.ts'
+import type { StepTimer } from './step-timer.ts'
 
 /** Runtime imports carry their `.ts` extension: the forward worker runs this file directly under
  * vitest (Node strips the types), and the bundler resolves it for the built app. */
@@ -95,222 +96,237 @@ interface Claim {
   probing: boolean
 }
 
+/** What the dispatcher's parts share: its targets' runtimes, the settings, and the parts that
+ * write (recorder), report (reporter) and wake it (timer). One object, written by the dispatcher
+ * alone; the functions below each do one part of its work with it. */
+interface Dispatch {
+  options: DispatcherOptions
+  runtimes: Map<string, Runtime>
+  settings: TargetSettings
+  stopped: boolean
+  /** The attempts under way, each until it is settled. */
+  running: Set<Promise<void>>
+  recorder: Recorder
+  reporter: StatusReporter
+  timer: StepTimer
+  failed: (what: string, error: unknown) => void
+}
+
 const relayKeptBytes = 64 * 1024
 const flushAt = 256
 /** After the database refused a claim or a record, the next try (no kick may come meanwhile). */
 const storageRetryMs = 1_000
 
 /** Claims due rows, runs the attempts, records them; sleeps in between. The breaker (breaker.ts)
- * decides what may start and what an answer means; the recorder (recorder.ts) writes the results. */
+ * decides what may start and what an answer means; the recorder (recorder.ts) writes the results;
+ * the step timer (step-timer.ts) decides when the outbox is looked at. */
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const { store, clock, log, owner } = options
-  const runtimes = new Map<string, Runtime>()
-  let settings: TargetSettings = { authorizer: null, probeMs: defaultProbeMs }
-  const running = new Set<Promise<void>>()
-  let stopped = false
-  let soonScheduled = false
-  let lastStepAt = -Infinity
-  const stepEveryMs = options.stepEveryMs ?? 100
-  let wake: { at: number; timer: Disposable } | null = null
-
+  const { store, clock, log } = options
   const failed = (what: string, error: unknown) => {
     if (options.storageFailed) options.storageFailed(what, error)
     else log.error(what, { error })
   }
-  const recorder = createRecorder({ store, clock, onStates: options.onStates, failed })
-  const reporter = statusReporter(clock, options.onStatus, options.statusEveryMs ?? 250, () => status())
-
-  /** A step soon: at once when the last was at least `stepEveryMs` ago, else when that much has
-   * passed. Each step with work is one write transaction, which the commit worker may have to
-   * wait for: under load they come at most every stepEveryMs, each with more rows in it. (Real
-   * time, not `clock`: this is how work is grouped, not when rows are due.) 100 ms rather than 50
-   * took ingest with one target from 0.82–0.89 to 0.88–0.91 of ingest alone (docs/benchmarks.md);
-   * a forward under steady load starts up to 100 ms later, an authorization relay not at all. */
-  function soon(): void {
-    if (soonScheduled || stopped) return
-    soonScheduled = true
-    const run = () => {
-      soonScheduled = false
-      lastStepAt = performance.now()
-      if (!stopped) step()
-    }
-    const wait = lastStepAt + stepEveryMs - performance.now()
-    if (wait <= 0) setImmediate(run)
-    else setTimeout(run, wait)
-  }
-
-  /** One look at the outbox: what finished is recorded and the due rows are claimed in one write
-   * transaction (one lock the commit worker may wait for, not one per attempt and per claim), the
-   * attempts start, and a timer is set for the earliest moment anything else may start. */
-  function step(): void {
-    const now = clock.now()
-    const { claims, next } = plan(runtimes, settings, store, failed, now)
-    const recovered = [...runtimes.values()].filter((rt) => rt.health.recovered)
-    let wakeAt = next
-    if (claims.length > 0 || recovered.length > 0 || recorder.waiting() > 0) {
-      try {
-        const leased: LeasedRow[][] = []
-        const written = store.atomically(() => {
-          const done = recorder.writeWithin(
-            recovered.map((rt) => rt.target.name),
-            now,
-          )
-          for (const c of claims) leased.push(lease(store, owner, c.rt, now, c.probing))
-          return done
-        })
-        written()
-        // The bodies are read after the commit: the write lock is held for the leases only. (Should
-        // this read fail, its rows come free again when their lease ends.)
-        claims.forEach((c, i) => c.rt.queue.push(...store.withEvents(leased[i]!)))
-        for (const rt of recovered) rt.health = { ...rt.health, recovered: false }
-        reporter.changed()
-      } catch (error) {
-        failed('forward outbox write', error)
-        wakeAt = Math.min(wakeAt, now + storageRetryMs)
-      }
-    }
-    for (const rt of runtimes.values()) startDue(rt, now)
-    sleepUntil(wakeAt)
-  }
-
-  /** One timer for the earliest moment anything can start by the clock alone; none when idle. */
-  function sleepUntil(at: number): void {
-    if (wake && wake.at === at) return
-    wake?.timer.dispose()
-    wake = null
-    if (!Number.isFinite(at) || stopped) return
-    const timer = clock.after(Math.max(0, at - clock.now()), () => {
-      wake = null
-      soon()
-    })
-    wake = { at, timer }
-  }
-
-  function write(): boolean {
-    const recovered = [...runtimes.values()].filter((rt) => rt.health.recovered)
-    const ok = recorder.write(recovered.map((rt) => rt.target.name))
-    if (ok) for (const rt of recovered) rt.health = { ...rt.health, recovered: false }
-    if (ok) reporter.changed()
-    return ok
-  }
-
-  /** Starts attempts up to the target's admission from the rows it claimed. */
-  function startDue(rt: Runtime, now: number): void {
-    const admitted = admission(rt.health, rt.target, rt.inFlight, now, settings.probeMs)
-    if (!admitted) return
-    while (rt.inFlight < admitted.limit && rt.queue.length > 0) start(rt, rt.queue.shift()!, null)
-  }
-
-  /** One attempt; `relayBudgetMs` set for the authorizer's relay (64 KB of the answer kept). */
-  function start(rt: Runtime, row: ClaimedForward, relayBudgetMs: number | null): Promise<DeliveryOutcome> {
-    const t = rt.target
-    const body = row.editedBody ?? row.body
-    rt.inFlight++
-    const at = clock.now()
-    rt.health = { ...rt.health, lastStartAt: at }
-    reporter.changed()
-    const attempt = attemptOf(options.originalSignature, rt, row, body, relayBudgetMs)
-    const done = attempt.then((outcome) => {
-      rt.inFlight--
-      try {
-        settle(rt, row, at, outcome, relayBudgetMs)
-      } catch (error) {
-        // Its lease runs out and the row is tried again; the others go on.
-        log.error('a forward attempt could not be settled', { error, target: t.name, outboxId: row.id })
-      }
-      // The next claimed row starts at once; the outbox is looked at (and this attempt recorded)
-      // with the next step.
-      if (!stopped) startDue(rt, clock.now())
-      soon()
-    })
-    running.add(done)
-    void done.finally(() => running.delete(done))
-    return attempt
-  }
-
-  function settle(
-    rt: Runtime,
-    row: ClaimedForward,
-    at: number,
-    outcome: DeliveryOutcome,
-    relayBudgetMs: number | null,
-  ): void {
-    const verdict = judge(rt.health, rt.target, row, outcome, {
-      now: clock.now(),
-      relayBudgetMs,
-      authorizer: settings.authorizer,
-      maxAgeMs: options.maxAgeMs(),
-      probeMs: settings.probeMs,
-    })
-    rt.health = verdict.health
-    if (verdict.stoppedNow) {
-      log.warn('a forward target answered 410 Gone; forwarding to it stopped', { target: rt.target.name })
-      // Rows claimed but not started go back to the outbox: queued for when it resumes.
-      try {
-        store.release(rt.queue.splice(0).map((r) => r.id))
-      } catch (error) {
-        failed('forward outbox release', error)
-      }
-    }
-    const { record, report } = attemptResults(rt, row, at, outcome, verdict)
-    recorder.add(record, row.eventId)
-    options.onAttempt?.(report)
-    if (recorder.waiting() >= flushAt) write()
-  }
-
-  function status(): ForwardTargetStatus[] {
-    let counts: Map<string, { pending: number; failing: number }>
-    try {
-      counts = store.openCounts()
-    } catch (error) {
-      failed('forward counts read', error)
-      counts = new Map()
-    }
-    return [...runtimes.values()].map((rt) => statusOf(rt, counts.get(rt.target.name)))
+  const d: Dispatch = {
+    options,
+    runtimes: new Map(),
+    settings: { authorizer: null, probeMs: defaultProbeMs },
+    stopped: false,
+    running: new Set(),
+    recorder: createRecorder({ store, clock, onStates: options.onStates, failed }),
+    reporter: statusReporter(clock, options.onStatus, options.statusEveryMs ?? 250, () => status(d)),
+    timer: createStepTimer(clock, options.stepEveryMs ?? 100, () => step(d)),
+    failed,
   }
 
   return {
     setTargets(targets, nextSettings) {
-      if (nextSettings) settings = nextSettings
-      const next = new Map<string, Runtime>()
-      for (const t of targets) next.set(t.name, runtimeFor(t, runtimes.get(t.name)))
-      for (const [name, rt] of runtimes) if (!next.has(name) && rt.inFlight === 0) rt.agent.destroy()
-      runtimes.clear()
-      for (const [name, rt] of next) runtimes.set(name, rt)
-      reporter.changed()
-      soon()
+      if (nextSettings) d.settings = nextSettings
+      replaceRuntimes(d.runtimes, targets)
+      d.reporter.changed()
+      d.timer.soon()
     },
-    targets: () => [...runtimes.values()].map((rt) => rt.target),
+    targets: () => [...d.runtimes.values()].map((rt) => rt.target),
     kick() {
-      reporter.changed()
-      soon()
+      d.reporter.changed()
+      d.timer.soon()
     },
-    relay: (seq, budgetMs) =>
-      relayToSubscribers({ runtimes, settings, store, clock, owner, failed, start }, seq, budgetMs),
-    status,
+    relay: (seq, budgetMs) => relayToSubscribers(d, seq, budgetMs),
+    status: () => status(d),
     // A step about to run counts: it may start attempts.
     busy: () =>
-      [...runtimes.values()].reduce(
+      [...d.runtimes.values()].reduce(
         (n, rt) => n + rt.inFlight + (clock.now() >= rt.health.blockedUntil ? rt.queue.length : 0),
-        soonScheduled ? 1 : 0,
+        d.timer.pending() ? 1 : 0,
       ),
-    async stop() {
-      stopped = true
-      wake?.timer.dispose()
-      wake = null
-      const unstarted = [...runtimes.values()].flatMap((rt) => rt.queue.splice(0).map((r) => r.id))
-      while (running.size > 0) await Promise.all([...running])
-      write()
-      recorder.publishNow()
-      try {
-        store.release(unstarted)
-      } catch (error) {
-        failed('forward outbox release', error)
-      }
-      reporter.stop()
-      for (const rt of runtimes.values()) rt.agent.destroy()
-    },
+    stop: () => stop(d),
   }
+}
+
+/** The targets as configured now: runtimes kept (updated in place) for names that stay, agents
+ * of removed targets with nothing in flight closed. */
+function replaceRuntimes(runtimes: Map<string, Runtime>, targets: ForwardTarget[]): void {
+  const next = new Map<string, Runtime>()
+  for (const t of targets) next.set(t.name, runtimeFor(t, runtimes.get(t.name)))
+  for (const [name, rt] of runtimes) if (!next.has(name) && rt.inFlight === 0) rt.agent.destroy()
+  runtimes.clear()
+  for (const [name, rt] of next) runtimes.set(name, rt)
+}
+
+/** One look at the outbox: what finished is recorded and the due rows are claimed in one write
+ * transaction (one lock the commit worker may wait for, not one per attempt and per claim), the
+ * attempts start, and a timer is set for the earliest moment anything else may start. */
+function step(d: Dispatch): void {
+  const { store, clock } = d.options
+  const now = clock.now()
+  const { claims, next } = plan(d.runtimes, d.settings, store, d.failed, now)
+  const recovered = [...d.runtimes.values()].filter((rt) => rt.health.recovered)
+  let wakeAt = next
+  if (claims.length > 0 || recovered.length > 0 || d.recorder.waiting() > 0) {
+    try {
+      claimAndRecord(d, claims, recovered, now)
+      clearRecovered(d, recovered)
+    } catch (error) {
+      d.failed('forward outbox write', error)
+      wakeAt = Math.min(wakeAt, now + storageRetryMs)
+    }
+  }
+  for (const rt of d.runtimes.values()) startDue(d, rt, now)
+  d.timer.sleepUntil(wakeAt)
+}
+
+/** The finished attempts written and the claims leased in one transaction; the claimed rows'
+ * bodies are read after the commit (the write lock is held for the leases only; should this read
+ * fail, its rows come free again when their lease ends). Throws when the database refused. */
+function claimAndRecord(d: Dispatch, claims: Claim[], recovered: Runtime[], now: number): void {
+  const { store, owner } = d.options
+  const leased: LeasedRow[][] = []
+  const written = store.atomically(() => {
+    const done = d.recorder.writeWithin(
+      recovered.map((rt) => rt.target.name),
+      now,
+    )
+    for (const c of claims) leased.push(lease(store, owner, c.rt, now, c.probing))
+    return done
+  })
+  written()
+  claims.forEach((c, i) => c.rt.queue.push(...store.withEvents(leased[i]!)))
+}
+
+/** The recovered targets' failing rows were made due: their flags are cleared. */
+function clearRecovered(d: Dispatch, recovered: Runtime[]): void {
+  for (const rt of recovered) rt.health = { ...rt.health, recovered: false }
+  d.reporter.changed()
+}
+
+/** Writes what finished outside a step (a full recorder, stopping); false when the database refused. */
+function write(d: Dispatch): boolean {
+  const recovered = [...d.runtimes.values()].filter((rt) => rt.health.recovered)
+  const ok = d.recorder.write(recovered.map((rt) => rt.target.name))
+  if (ok) clearRecovered(d, recovered)
+  return ok
+}
+
+/** Starts attempts up to the target's admission from the rows it claimed. */
+function startDue(d: Dispatch, rt: Runtime, now: number): void {
+  const admitted = admission(rt.health, rt.target, rt.inFlight, now, d.settings.probeMs)
+  if (!admitted) return
+  while (rt.inFlight < admitted.limit && rt.queue.length > 0) start(d, rt, rt.queue.shift()!, null)
+}
+
+/** One attempt; `relayBudgetMs` set for the authorizer's relay (64 KB of the answer kept). */
+function start(
+  d: Dispatch,
+  rt: Runtime,
+  row: ClaimedForward,
+  relayBudgetMs: number | null,
+): Promise<DeliveryOutcome> {
+  const { clock, log } = d.options
+  const body = row.editedBody ?? row.body
+  rt.inFlight++
+  const at = clock.now()
+  rt.health = { ...rt.health, lastStartAt: at }
+  d.reporter.changed()
+  const attempt = attemptOf(d.options.originalSignature, rt, row, body, relayBudgetMs)
+  const done = attempt.then((outcome) => {
+    rt.inFlight--
+    try {
+      settle(d, rt, row, at, outcome, relayBudgetMs)
+    } catch (error) {
+      // Its lease runs out and the row is tried again; the others go on.
+      log.error('a forward attempt could not be settled', { error, target: rt.target.name, outboxId: row.id })
+    }
+    // The next claimed row starts at once; the outbox is looked at (and this attempt recorded)
+    // with the next step.
+    if (!d.stopped) startDue(d, rt, clock.now())
+    d.timer.soon()
+  })
+  d.running.add(done)
+  void done.finally(() => d.running.delete(done))
+  return attempt
+}
+
+/** The breaker's verdict on a finished attempt: the target's health, the row's next state, the
+ * record to write and the report; a 410 Gone gives back the target's claimed rows. */
+function settle(
+  d: Dispatch,
+  rt: Runtime,
+  row: ClaimedForward,
+  at: number,
+  outcome: DeliveryOutcome,
+  relayBudgetMs: number | null,
+): void {
+  const { clock, log } = d.options
+  const verdict = judge(rt.health, rt.target, row, outcome, {
+    now: clock.now(),
+    relayBudgetMs,
+    authorizer: d.settings.authorizer,
+    maxAgeMs: d.options.maxAgeMs(),
+    probeMs: d.settings.probeMs,
+  })
+  rt.health = verdict.health
+  if (verdict.stoppedNow) {
+    log.warn('a forward target answered 410 Gone; forwarding to it stopped', { target: rt.target.name })
+    // Rows claimed but not started go back to the outbox: queued for when it resumes.
+    release(d, rt.queue.splice(0))
+  }
+  const { record, report } = attemptResults(rt, row, at, outcome, verdict)
+  d.recorder.add(record, row.eventId)
+  d.options.onAttempt?.(report)
+  if (d.recorder.waiting() >= flushAt) write(d)
+}
+
+function status(d: Dispatch): ForwardTargetStatus[] {
+  let counts: Map<string, { pending: number; failing: number }>
+  try {
+    counts = d.options.store.openCounts()
+  } catch (error) {
+    d.failed('forward counts read', error)
+    counts = new Map()
+  }
+  return [...d.runtimes.values()].map((rt) => statusOf(rt, counts.get(rt.target.name)))
+}
+
+/** Claimed rows not started go back to the outbox (pending); should the database refuse, they
+ * come free when their lease ends. */
+function release(d: Dispatch, rows: ClaimedForward[]): void {
+  try {
+    d.options.store.release(rows.map((r) => r.id))
+  } catch (error) {
+    d.failed('forward outbox release', error)
+  }
+}
+
+/** See Dispatcher.stop. */
+async function stop(d: Dispatch): Promise<void> {
+  d.stopped = true
+  d.timer.stop()
+  const unstarted = [...d.runtimes.values()].flatMap((rt) => rt.queue.splice(0))
+  while (d.running.size > 0) await Promise.all([...d.running])
+  write(d)
+  d.recorder.publishNow()
+  release(d, unstarted)
+  d.reporter.stop()
+  for (const rt of d.runtimes.values()) rt.agent.destroy()
 }
 
 function runtimeFor(target: ForwardTarget, previous?: Runtime): Runtime {
@@ -459,21 +475,9 @@ function attemptResults(
 
 /** card.authorization.request: claims the event's row of every subscribed target and starts it;
  * answers the authorizer's answer if it comes within `budgetMs` (see Dispatcher.relay). */
-async function relayToSubscribers(
-  d: {
-    runtimes: Map<string, Runtime>
-    settings: TargetSettings
-    store: ForwardStore
-    clock: PollClock
-    owner: string
-    failed: (what: string, error: unknown) => void
-    start: (rt: Runtime, row: ClaimedForward, relayBudgetMs: number | null) => Promise<DeliveryOutcome>
-  },
-  seq: number,
-  budgetMs: number,
-): Promise<RelayAnswer | null> {
-  const { runtimes, settings, store, clock, owner, failed, start } = d
-  const subscribed = [...runtimes.values()].filter(
+async function relayToSubscribers(d: Dispatch, seq: number, budgetMs: number): Promise<RelayAnswer | null> {
+  const { store, clock, owner } = d.options
+  const subscribed = [...d.runtimes.values()].filter(
     (rt) =>
       rt.target.enabled &&
       rt.health.stopped === null &&
@@ -485,13 +489,13 @@ async function relayToSubscribers(
     try {
       row = store.claimEvent(seq, rt.target.name, clock.now() + rt.target.timeoutMs + 30_000, owner)
     } catch (error) {
-      failed('forward relay claim', error)
+      d.failed('forward relay claim', error)
       return null
     }
     if (!row) continue
     // Only the authorizer's answer counts; the others are told once (see judge).
-    const authorizer = rt.target.name === settings.authorizer
-    const attempt = start(rt, row, authorizer ? budgetMs : null)
+    const authorizer = rt.target.name === d.settings.authorizer
+    const attempt = start(d, rt, row, authorizer ? budgetMs : null)
     if (authorizer) answer = attempt
   }
   const first = answer as Promise<DeliveryOutcome> | null
@@ -535,12 +539,17 @@ function statusOf(rt: Runtime, c = { pending: 0, failing: 0 }): ForwardTargetSta
 
 /** Reports the status when something changed: at most every `everyMs`, the last change always
  * reported (a trailing call), and only when it differs from what was reported before. */
+interface StatusReporter {
+  changed(): void
+  stop(): void
+}
+
 function statusReporter(
   clock: PollClock,
   onStatus: ((targets: ForwardTargetStatus[]) => void) | undefined,
   everyMs: number,
   read: () => ForwardTargetStatus[],
-): { changed(): void; stop(): void } {
+): StatusReporter {
   let timer: Disposable | null = null
   let last = ''
   let at = -Infinity

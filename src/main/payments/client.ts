@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto'
-import { maskSecret } from '../../shared/mask'
-import { apiRoot, kindOfCode, operations, serviceErrorOf } from '../../shared/payments'
+import { apiRoot } from '../../shared/payments'
 import type { KeyKind, Operation } from '../../shared/payments'
 import { err, ok } from '../../shared/result'
 import type { ApiError, Err, Result } from '../../shared/result'
 import type { Logger } from '../log'
 import type { Clock } from './pace-clock'
 import type { Limiter } from './limiter'
+import { describeFailure, parseJson } from './failures'
+import type { Answer, FailureContext } from './failures'
 
 export interface ApiKey {
   name: string
@@ -55,26 +56,32 @@ export interface PaymentsClient {
 const writeMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 const retryableStatus = new Set([429, 500, 502, 503, 504])
 
+/** One try's outcome: the service's answer (any status), or no answer with its sentence. */
+type Attempt =
+  | (Answer & { kind: 'response'; body: unknown; retryAfter: string | null })
+  | { kind: 'failure'; error: Err<ApiError> }
+
 /** The one client for every payments call (spec 5.1, 7.1, 8): bearer auth, JSON bodies, one
  * idempotency key per write reused on each retry, time-outs, the plan's limiter before every
- * attempt, Retry-After or jittered back-off on 429, and errors that name the likely cause. */
+ * attempt, Retry-After or jittered back-off on 429, and errors that name the likely cause
+ * (failures.ts). */
 export function createPaymentsClient(options: ClientOptions): PaymentsClient {
   const maxAttempts = options.maxAttempts ?? 4
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000
-  const doFetch = options.fetch ?? fetch
   const random = options.random ?? Math.random
   const base = apiRoot(options.baseUrl)
+  const failure: FailureContext = { key: options.key, businessId: options.businessId, base, maxAttempts }
+  const transport: Transport = {
+    fetch: options.fetch ?? fetch,
+    timeoutMs: options.timeoutMs,
+    base,
+    onDate: options.onDate,
+  }
 
   async function request(req: PaymentsRequest): Promise<Result<PaymentsResponse>> {
     const url = urlOf(base, req.path, req.query)
     const idempotencyKey = writeMethods.has(req.method) ? randomUUID() : null
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${options.key.secret}`,
-      accept: 'application/json',
-    }
-    if (req.body !== undefined) headers['content-type'] = 'application/json'
-    if (options.businessId) headers['x-business-id'] = options.businessId
-    if (idempotencyKey) headers['x-idempotency-key'] = idempotencyKey
+    const headers = headersOf(options, req, idempotencyKey)
     const body = req.body === undefined ? undefined : JSON.stringify(req.body)
 
     let last: Err<ApiError> | null = null
@@ -82,7 +89,7 @@ export function createPaymentsClient(options: ClientOptions): PaymentsClient {
       const release = await options.limiter.acquire()
       let outcome: Attempt
       try {
-        outcome = await attemptOnce(url, req.method, headers, body)
+        outcome = await attemptOnce(transport, url, req.method, headers, body)
       } finally {
         release()
       }
@@ -91,11 +98,12 @@ export function createPaymentsClient(options: ClientOptions): PaymentsClient {
           options.onRateLimitCleared?.()
           return ok({ status: outcome.status, body: outcome.body, idempotencyKey, attempts: attempt })
         }
-        return describeFailure(req, outcome, idempotencyKey)
+        return describeFailure(failure, req, outcome, idempotencyKey)
       }
-      last = outcome.kind === 'response' ? describeFailure(req, outcome, idempotencyKey) : outcome.error
+      last =
+        outcome.kind === 'response' ? describeFailure(failure, req, outcome, idempotencyKey) : outcome.error
       if (attempt === maxAttempts) break
-      const delay = retryDelay(outcome, attempt)
+      const delay = retryDelay(outcome, attempt, options.clock.now(), maxRetryAfterMs, random)
       if (delay === null) break
       if (outcome.kind === 'response' && outcome.status === 429)
         options.onRateLimited?.(options.clock.now() + delay)
@@ -112,205 +120,99 @@ export function createPaymentsClient(options: ClientOptions): PaymentsClient {
     return last ?? err('internal', 'The payments call ended without an outcome.')
   }
 
-  type Attempt =
-    | {
-        kind: 'response'
-        status: number
-        statusText: string
-        body: unknown
-        text: string
-        retryAfter: string | null
-      }
-    | { kind: 'failure'; error: Err<ApiError> }
+  return { request }
+}
 
-  async function attemptOnce(
-    url: string,
-    method: string,
-    headers: Record<string, string>,
-    body?: string,
-  ): Promise<Attempt> {
-    const signal = AbortSignal.timeout(options.timeoutMs)
-    try {
-      const response = await doFetch(url, { method, headers, body, signal })
-      const date = response.headers.get('date')
-      if (date && options.onDate) options.onDate(Date.now(), date)
-      const text = await response.text()
-      return {
-        kind: 'response',
-        status: response.status,
-        statusText: response.statusText,
-        body: parseJson(text),
-        text,
-        retryAfter: response.headers.get('retry-after'),
-      }
-    } catch (error) {
-      const cause = error instanceof Error ? error : new Error(String(error))
-      if (cause.name === 'TimeoutError' || signal.aborted) {
-        return {
-          kind: 'failure',
-          error: err(
-            'unavailable',
-            `${method} ${new URL(url).pathname} got no answer within ${options.timeoutMs} ms from ${base}. The service may be slow or unreachable; apiTimeoutMs sets the limit.`,
-          ),
-        }
-      }
-      const reason = (cause as Error & { cause?: { code?: string; message?: string } }).cause
+/** Bearer auth, JSON, the selected business and a write's idempotency key. */
+function headersOf(
+  options: ClientOptions,
+  req: PaymentsRequest,
+  idempotencyKey: string | null,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${options.key.secret}`,
+    accept: 'application/json',
+  }
+  if (req.body !== undefined) headers['content-type'] = 'application/json'
+  if (options.businessId) headers['x-business-id'] = options.businessId
+  if (idempotencyKey) headers['x-idempotency-key'] = idempotencyKey
+  return headers
+}
+
+/** What one try needs of the client's options. */
+interface Transport {
+  fetch: typeof fetch
+  timeoutMs: number
+  base: string
+  onDate: ClientOptions['onDate']
+}
+
+/** One HTTP try within the time-out: the answer whatever its status, or why none came. */
+async function attemptOnce(
+  transport: Transport,
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Attempt> {
+  const { timeoutMs, base, onDate } = transport
+  const signal = AbortSignal.timeout(timeoutMs)
+  try {
+    const response = await transport.fetch(url, { method, headers, body, signal })
+    const date = response.headers.get('date')
+    if (date && onDate) onDate(Date.now(), date)
+    const text = await response.text()
+    return {
+      kind: 'response',
+      status: response.status,
+      statusText: response.statusText,
+      body: parseJson(text),
+      text,
+      retryAfter: response.headers.get('retry-after'),
+    }
+  } catch (error) {
+    const cause = error instanceof Error ? error : new Error(String(error))
+    if (cause.name === 'TimeoutError' || signal.aborted) {
       return {
         kind: 'failure',
         error: err(
           'unavailable',
-          `Could not reach the payments API at ${base} (${reason?.code ?? reason?.message ?? cause.message}). Check apiBaseUrl in Settings and the network (watchdesk doctor checks both).`,
+          `${method} ${new URL(url).pathname} got no answer within ${timeoutMs} ms from ${base}. The service may be slow or unreachable; apiTimeoutMs sets the limit.`,
         ),
       }
     }
-  }
-
-  function retryDelay(outcome: Attempt, attempt: number): number | null {
-    if (outcome.kind === 'response' && outcome.status === 429 && outcome.retryAfter !== null) {
-      const ms = retryAfterMs(outcome.retryAfter, options.clock.now())
-      if (ms !== null) return ms > maxRetryAfterMs ? null : ms
-    }
-    // Full jitter: a random wait up to an exponentially growing cap.
-    const cap = Math.min(30_000, 500 * 2 ** (attempt - 1))
-    return Math.max(50, random() * cap)
-  }
-
-  function describeFailure(
-    req: PaymentsRequest,
-    outcome: Extract<Attempt, { kind: 'response' }>,
-    idempotencyKey: string | null,
-  ): Err<ApiError> {
-    const { scope, summary } = operations[req.operation]
-    const masked = maskSecret(options.key.secret)
-    const sent = outcome.text.split(options.key.secret).join(masked)
-    const excerpt = sent.length > 600 ? `${sent.slice(0, 600)}…` : sent
-    const head = `${req.method} ${req.path} (${summary}) answered ${outcome.status}${outcome.statusText ? ` ${outcome.statusText}` : ''}${excerpt ? `: ${excerpt}` : ' with an empty body'}.`
-    const detail = {
-      status: outcome.status,
-      body: parseJson(sent),
-      key: masked,
-      keyName: options.key.name,
-      scope,
-      idempotencyKey,
-    }
-    const byCode = explainServiceCode(req, outcome.status, parseJson(sent), head, detail)
-    if (byCode) return byCode
-    switch (outcome.status) {
-      case 401:
-        return err(
-          'unauthorized',
-          `${head} The service did not accept the key "${options.key.name}" (${masked}): it may be revoked, mistyped, or a ${options.key.kind} key sent to the wrong base URL (${base}). Store a valid key with "watchdesk keys set" or in Settings.`,
-          detail,
-        )
-      case 403:
-        return err(
-          'forbidden',
-          `${head} The key "${options.key.name}" (${masked}) likely lacks the scope ${scope}, which ${summary} needs${options.businessId ? `, or has no access to business ${options.businessId}` : ''}. Use a key created with ${scope}.`,
-          detail,
-        )
-      case 404:
-      case 405:
-        return err(
-          req.operation === 'webhooks.list' || req.operation === 'webhooks.delete' ? 'not_found' : 'upstream',
-          req.operation === 'webhooks.list' || req.operation === 'webhooks.delete'
-            ? `${head} The path is the likely cause: the service publishes no ${req.operation === 'webhooks.list' ? 'list' : 'delete'} path, so watchdesk used the common one, ${req.method} ${req.path}${req.operation === 'webhooks.delete' ? ' with the id as a query parameter' : ''}. Set the path${req.operation === 'webhooks.delete' ? ' and parameter name' : ''} under Settings → Webhook endpoints (config webhookEndpoints).`
-            : `${head} Check apiBaseUrl (${base}); the path should be under /v1.`,
-          detail,
-        )
-      case 429:
-        return err(
-          'rate_limited',
-          `${head} The key "${options.key.name}" (${masked}) is being rate limited and watchdesk gave up after ${maxAttempts} attempts. Check the key's plan in Settings or wait a minute.`,
-          detail,
-        )
-      default:
-        if (outcome.status >= 500)
-          return err(
-            'upstream',
-            `${head} The service failed; watchdesk retried ${maxAttempts} times${idempotencyKey ? ' with the same idempotency key' : ''}.`,
-            detail,
-          )
-        if (outcome.status >= 300 && outcome.status < 400)
-          return err('upstream', `${head} The service redirected; check apiBaseUrl (${base}).`, detail)
-        return err('bad_request', `${head} The service rejected the request.`, detail)
+    const reason = (cause as Error & { cause?: { code?: string; message?: string } }).cause
+    return {
+      kind: 'failure',
+      error: err(
+        'unavailable',
+        `Could not reach the payments API at ${base} (${reason?.code ?? reason?.message ?? cause.message}). Check apiBaseUrl in Settings and the network (watchdesk doctor checks both).`,
+      ),
     }
   }
+}
 
-  /** What the service said decides the sentence (its error code first), before any guess from
-   * the status about paths or scopes. Null when the body names nothing watchdesk can explain. */
-  function explainServiceCode(
-    req: PaymentsRequest,
-    status: number,
-    body: unknown,
-    head: string,
-    detail: Record<string, unknown>,
-  ): Err<ApiError> | null {
-    const said = serviceErrorOf(body)
-    if (!said) return null
-    const { scope, summary } = operations[req.operation]
-    const masked = maskSecret(options.key.secret)
-    const quoted = `${said.code ?? `${status}`}${said.message ? `: ${said.message}` : ''}`
-    const withCode = { ...detail, serviceCode: said.code, missingScopes: said.scopes }
-    switch (kindOfCode(said.code, said.scopes)) {
-      case 'business':
-        return err(
-          'forbidden',
-          `${head} The service refused the business${options.businessId ? ` ${options.businessId}` : ''} for the key "${options.key.name}" (${quoted}). Select a business this key can reach under Settings → Businesses, or use a key of that business.`,
-          withCode,
-        )
-      case 'scope': {
-        const missing = said.scopes.length > 0 ? said.scopes.join(', ') : scope
-        return err(
-          'forbidden',
-          `${head} The key "${options.key.name}" (${masked}) lacks the scope ${missing}, which ${summary} needs (the service said ${quoted}). Create a key with ${missing} and store it.`,
-          withCode,
-        )
-      }
-      case 'key':
-        return err(
-          'unauthorized',
-          `${head} The service did not accept the key "${options.key.name}" (${masked}): ${quoted}. Store a valid ${options.key.kind} key in Settings or with "watchdesk keys set".`,
-          withCode,
-        )
-      case 'not_found':
-        if (req.operation === 'webhooks.delete')
-          return err(
-            'not_found',
-            `${head} The service says the endpoint is not there (${quoted}): it may have been deleted already. Refresh the list.`,
-            withCode,
-          )
-        return err(
-          'not_found',
-          `${head} The service has nothing at ${req.method} ${req.path} (${quoted}). ${req.operation === 'webhooks.list' ? 'Set the list path under Settings → Webhook endpoints.' : `Check that apiBaseUrl (${base}) is the payments API's address.`}`,
-          withCode,
-        )
-      case 'invalid':
-        return err(
-          'bad_request',
-          `${head} The service rejected the request (${quoted}${said.param ? `; field ${said.param}` : ''}). Correct ${said.param ?? 'the request'} and try again.`,
-          withCode,
-        )
-      default:
-        return null
-    }
+/** The wait before the next try: the service's Retry-After on 429 (null, give up, when longer
+ * than `maxRetryAfterMs`), else full jitter: a random wait up to an exponentially growing cap. */
+function retryDelay(
+  outcome: Attempt,
+  attempt: number,
+  now: number,
+  maxRetryAfterMs: number,
+  random: () => number,
+): number | null {
+  if (outcome.kind === 'response' && outcome.status === 429 && outcome.retryAfter !== null) {
+    const ms = retryAfterMs(outcome.retryAfter, now)
+    if (ms !== null) return ms > maxRetryAfterMs ? null : ms
   }
-
-  return { request }
+  const cap = Math.min(30_000, 500 * 2 ** (attempt - 1))
+  return Math.max(50, random() * cap)
 }
 
 function urlOf(base: string, path: string, query?: Record<string, string>): string {
   const url = new URL(base + path)
   for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v)
   return url.toString()
-}
-
-function parseJson(text: string): unknown {
-  if (text === '') return null
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
 }
 
 /** Retry-After is either delta-seconds or an HTTP date (RFC 9110 10.2.3). */

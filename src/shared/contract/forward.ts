@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ForwardTargetConfig } from '../config'
+import { ForwardTargetConfig, ForwardTargetName } from '../config'
 import { method } from './define'
 import { EventFilter } from './events'
 
@@ -144,9 +144,7 @@ export const forwardMethods = {
   ),
   'forward.targets.set': method(
     'Adds, changes or (with null) removes forward.targets.<name> in the saved configuration',
-    z
-      .object({ name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), target: ForwardTargetConfig.nullable() })
-      .strict(),
+    z.object({ name: ForwardTargetName, target: ForwardTargetConfig.nullable() }).strict(),
     z.object({ targets: z.record(z.string(), ForwardTargetConfig) }),
   ),
 }

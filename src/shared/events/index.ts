@@ -1,6 +1,8 @@
 /** The event-type catalogue of spec part 6.1, the retry schedule of part 6.2, and small pure
  * helpers the listener, the views and the notifier share. Data only, no I/O. */
 
+import { matchesAnyGlob } from '../glob'
+
 export const eventGroups = [
   { id: 'payments', label: 'Payments' },
   { id: 'cards', label: 'Cards' },
@@ -170,21 +172,7 @@ export const defaultNotificationPatterns = [
 /** Whether a desktop notification is due for this type. Patterns match the whole type; `*`
  * stands for any run of characters (dots included): `*.failed`, `card.*`, `*`. */
 export function shouldNotify(type: string, patterns: readonly string[]): boolean {
-  return patterns.some((pattern) => patternToRegExp(pattern).test(type))
-}
-
-const compiled = new Map<string, RegExp>()
-function patternToRegExp(pattern: string): RegExp {
-  let re = compiled.get(pattern)
-  if (!re) {
-    const body = pattern
-      .split('*')
-      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*')
-    re = new RegExp(`^${body}$`)
-    compiled.set(pattern, re)
-  }
-  return re
+  return matchesAnyGlob(patterns, type)
 }
 
 /** The delay from created_at to receipt with the precision it has: created_at carries whole

@@ -1,4 +1,4 @@
-import { statSync, writeFileSync } from 'node:fs'
+import { existsSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
@@ -38,6 +38,16 @@ describe('watchdesk storage (the built CLI)', () => {
   const tmpfs = mountTmpfs(8192)
   afterAll(() => {
     if (tmpfs.dir !== null) tmpfs.unmount()
+  })
+
+  it('says the data dir holds no database yet, and what creates one, without creating it (exit 3)', async () => {
+    const dataDir = tempDir()
+    const result = await runCli(['storage', '--data-dir', dataDir])
+    expect(result.code).toBe(3)
+    expect(result.stderr).toContain(
+      `${dataDir} holds no database yet: start watchdesk (serve, relay or the app)`,
+    )
+    expect(existsSync(join(dataDir, 'watchdesk.db'))).toBe(false)
   })
 
   it('prints the data dir size, database size, events stored, oldest event and free space', async () => {

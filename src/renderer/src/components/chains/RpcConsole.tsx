@@ -13,6 +13,27 @@ function pretty(text: string | null): string {
   }
 }
 
+/** One hex parameter of eth_estimateGas, typed in monospace. */
+function HexField(props: {
+  label: string
+  title?: string
+  placeholder: string
+  value: string
+  onChange: (value: string) => void
+}) {
+  return (
+    <label>
+      <span title={props.title}>{props.label}</span>
+      <input
+        placeholder={props.placeholder}
+        value={props.value}
+        onChange={(e) => props.onChange(e.target.value)}
+        className="mono"
+      />
+    </label>
+  )
+}
+
 /** Sends one of the spec's four methods to this chain and shows the raw exchange. */
 export function RpcConsole({ serviceId, configured }: { serviceId: number; configured: boolean }) {
   const send = useChainsStore((s) => s.send)
@@ -51,33 +72,15 @@ export function RpcConsole({ serviceId, configured }: { serviceId: number; confi
         </select>
         {method === 'eth_estimateGas' && (
           <>
-            <label>
-              <span>from</span>
-              <input
-                placeholder="0x… (40 hex digits)"
-                value={from}
-                onChange={(e) => setFrom(e.target.value)}
-                className="mono"
-              />
-            </label>
-            <label>
-              <span>to</span>
-              <input
-                placeholder="0x… (40 hex digits)"
-                value={to}
-                onChange={(e) => setTo(e.target.value)}
-                className="mono"
-              />
-            </label>
-            <label>
-              <span title="in the smallest unit of the native currency">value (hex)</span>
-              <input
-                placeholder="0x0"
-                value={value}
-                onChange={(e) => setValue(e.target.value)}
-                className="mono"
-              />
-            </label>
+            <HexField label="from" placeholder="0x… (40 hex digits)" value={from} onChange={setFrom} />
+            <HexField label="to" placeholder="0x… (40 hex digits)" value={to} onChange={setTo} />
+            <HexField
+              label="value (hex)"
+              title="in the smallest unit of the native currency"
+              placeholder="0x0"
+              value={value}
+              onChange={setValue}
+            />
           </>
         )}
         <button

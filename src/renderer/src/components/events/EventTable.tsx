@@ -76,33 +76,11 @@ export function EventTable(props: {
       }}
     >
       <div className="events-row events-head" role="row" aria-rowindex={1}>
-        <span role="columnheader">received</span>
-        <span role="columnheader">type</span>
-        <span role="columnheader" className="col-fwd" title="Where the event stands with the forward targets">
-          forward
-        </span>
-        <span role="columnheader" className="col-group">
-          group
-        </span>
-        <span role="columnheader" className="col-id">
-          event id
-        </span>
-        <span role="columnheader" className="col-detail">
-          detail
-        </span>
-        <span
-          role="columnheader"
-          className="col-source"
-          title="The local listener, or the relay it was synced from"
-        >
-          source
-        </span>
-        <span role="columnheader" className="num col-delay">
-          delay
-        </span>
-        <span role="columnheader" className="num col-deliveries">
-          deliveries
-        </span>
+        {columns.map((c) => (
+          <span key={c.label} role="columnheader" className={c.className} title={c.title}>
+            {c.label}
+          </span>
+        ))}
       </div>
       <div
         className="events-scroll"
@@ -188,6 +166,19 @@ export function EventTable(props: {
     </div>
   )
 }
+
+/** The grid's columns, in order: each row's cells carry the same classes (col-*). */
+const columns: { label: string; className?: string; title?: string }[] = [
+  { label: 'received' },
+  { label: 'type' },
+  { label: 'forward', className: 'col-fwd', title: 'Where the event stands with the forward targets' },
+  { label: 'group', className: 'col-group' },
+  { label: 'event id', className: 'col-id' },
+  { label: 'detail', className: 'col-detail' },
+  { label: 'source', className: 'col-source', title: 'The local listener, or the relay it was synced from' },
+  { label: 'delay', className: 'num col-delay' },
+  { label: 'deliveries', className: 'num col-deliveries' },
+]
 
 /** The date part can be hidden (the detail pane open at 1024 px) while the clock stays. */
 function ReceivedAt({ ms }: { ms: number }) {

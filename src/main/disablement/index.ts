@@ -4,7 +4,7 @@ import type { ListenerStatus } from '../../shared/contract/events'
 import type { PublicUrlState } from '../../shared/contract/payments'
 import type { Result } from '../../shared/result'
 import type { AppContext } from '../context'
-import { registerDisablementMetrics } from './metrics'
+import type { Registry } from 'prom-client'
 import { startDisablementWatch } from './watch'
 import type { DisablementCondition, DisablementWatch } from './watch'
 
@@ -24,11 +24,16 @@ export interface DisablementLinks {
   observe(condition: DisablementCondition): void
 }
 
+/** The console's watch, with its figures for `/metrics` loaded with the first scrape. */
+export interface ConsoleDisablementWatch extends DisablementWatch {
+  metrics(registry: Registry): Promise<void>
+}
+
 /** The endpoint-disablement watch over the console's database, its push and /metrics. */
 export function startDisablement(
-  ctx: Pick<AppContext, 'db' | 'log' | 'config' | 'push' | 'committed' | 'meters'>,
+  ctx: Pick<AppContext, 'db' | 'log' | 'config' | 'push' | 'committed'>,
   links: DisablementLinks,
-): DisablementWatch {
+): ConsoleDisablementWatch {
   const watch = startDisablementWatch({
     ...links,
     db: ctx.db,
@@ -39,12 +44,16 @@ export function startDisablement(
     committed: ctx.committed,
     publish: (status) => ctx.push.publish('disablement.status', status),
   })
-  registerDisablementMetrics(ctx.meters.registry, () => watch)
   // The public URL turning unreachable (or back) is looked at at once, not at the next 30 s look.
   const offPublicUrl = ctx.push.subscribe((message) => {
     if (message.topic === 'payments.publicUrl') void watch.checkNow()
   })
-  return { ...watch, dispose: () => (offPublicUrl.dispose(), watch.dispose()) }
+  return {
+    ...watch,
+    metrics: async (registry) =>
+      (await import('./metrics')).registerDisablementMetrics(registry, () => watch),
+    dispose: () => (offPublicUrl.dispose(), watch.dispose()),
+  }
 }
 export { readDisablement } from './read'
 export { contribution } from './contribution'

@@ -1,29 +1,31 @@
-import { Gauge } from 'prom-client'
-import type { Registry } from 'prom-client'
+import { Gauge, Registry } from 'prom-client'
 import type { AppContext } from '../context'
 import type { Services } from '../services'
-import { registerListenerTotals, registerStorageOk } from '../meters'
+import { registerListenerFigures, registerListenerTotals, registerStorageOk } from '../meters/registry'
 import { clockGauges } from '../clock'
 import type { GaugeSpec } from '../clock'
 
 /** `GET /metrics` (Prometheus text format): the figures the console shows, read at scrape time
- * from each capability's status, plus what the listener observes as it happens (ctx.meters). */
+ * from each capability's status, plus what the listener observed as it happened (ctx.meters' plain
+ * figures). This module loads prom-client: the back end imports it when metrics are first needed. */
 export function metricsFor(ctx: AppContext, services: Services): () => Promise<string> {
+  const registry = new Registry()
+  registerListenerFigures(registry, () => ctx.meters.read())
   // Each capability's own figures, registered next to its code (each loads its module with them).
   const registered = Promise.all(
     Object.values(services)
       .filter(hasMetrics)
-      .map((capability) => capability.metrics(ctx.meters.registry)),
+      .map((capability) => capability.metrics(registry)),
   )
   // A module that fails to load is the scrape's error (answered 500), not an unhandled rejection now.
   registered.catch(() => undefined)
-  registerListenerTotals(ctx.meters, () => services.webhooks.status())
-  registerStorageOk(ctx.meters, () => ctx.storage.status().state === 'ok')
+  registerListenerTotals({ registry }, () => services.webhooks.status())
+  registerStorageOk({ registry }, () => ctx.storage.status().state === 'ok')
   // The clock's gauges are plain data (its folder loads no prom-client: `watchdesk mcp` reads it too).
-  for (const spec of clockGauges(() => services.clock.status())) gaugeOf(spec, [ctx.meters.registry])
+  for (const spec of clockGauges(() => services.clock.status())) gaugeOf(spec, [registry])
   return async () => {
     await registered
-    return ctx.meters.registry.metrics()
+    return registry.metrics()
   }
 }
 

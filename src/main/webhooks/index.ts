@@ -25,13 +25,7 @@ import type { TestDeliveryDeps } from './test-deliveries'
 import { createBatchedPublisher as batchedPublisher } from './ingest'
 import type { Registry } from 'prom-client'
 import type { Retention, RetentionRules } from '../db/retention'
-import {
-  logRetentionRun,
-  readRetentionState,
-  registerRetentionMetrics,
-  sqliteRetentionTarget,
-  startRetention,
-} from '../db/retention'
+import { logRetentionRun, readRetentionState, sqliteRetentionTarget, startRetention } from '../db/retention'
 
 export { sendTestEvent, sampleEnvelope } from './send'
 export { listenerIdentityHeader, probe, explainFailure } from './public-url'
@@ -421,7 +415,8 @@ export async function startConsoleWebhooks(
   const retention = startConsoleRetention(ctx, webhooks, needs.retentionRules)
   return {
     ...webhooks,
-    metrics: async (registry) => registerRetentionMetrics(registry, () => retention.state()),
+    metrics: async (registry) =>
+      (await import('../db/retention-metrics')).registerRetentionMetrics(registry, () => retention.state()),
     stop: async () => {
       retention.stop()
       offSecrets.dispose()

@@ -1,5 +1,6 @@
 import { Gauge, Registry } from 'prom-client'
 import type { AppContext } from '../context'
+import type { ServiceMetrics } from '../contribution'
 import type { Services } from '../services'
 import { registerListenerFigures, registerListenerTotals, registerStorageOk } from '../meters/registry'
 import { clockGauges } from '../clock'
@@ -29,7 +30,7 @@ export function metricsFor(ctx: AppContext, services: Services): () => Promise<s
   }
 }
 
-const hasMetrics = (service: unknown): service is { metrics(registry: Registry): Promise<void> } =>
+const hasMetrics = (service: unknown): service is ServiceMetrics =>
   typeof service === 'object' &&
   service !== null &&
   typeof (service as { metrics?: unknown }).metrics === 'function'

@@ -4,7 +4,7 @@ import type { ListenerStatus } from '../../shared/contract/events'
 import type { PublicUrlState } from '../../shared/contract/payments'
 import type { Result } from '../../shared/result'
 import type { AppContext } from '../context'
-import type { Registry } from 'prom-client'
+import type { ServiceMetrics } from '../contribution'
 import { startDisablementWatch } from './watch'
 import type { DisablementCondition, DisablementWatch } from './watch'
 
@@ -24,10 +24,8 @@ export interface DisablementLinks {
   observe(condition: DisablementCondition): void
 }
 
-/** The console's watch, with its figures for `/metrics` loaded with the first scrape. */
-export interface ConsoleDisablementWatch extends DisablementWatch {
-  metrics(registry: Registry): Promise<void>
-}
+/** The console's watch, with its figures for `/metrics`. */
+export type ConsoleDisablementWatch = DisablementWatch & ServiceMetrics
 
 /** The endpoint-disablement watch over the console's database, its push and /metrics. */
 export function startDisablement(

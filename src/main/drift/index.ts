@@ -1,7 +1,7 @@
 /** Payload drift watch (issue 32.5): each event type's `data` shape learned from committed events;
  * a field added, removed or retyped → one `webhook.shape_changed` warning per type and change,
  * naming the fields and the first event, until acknowledged (`drift.acknowledged`). */
-import type { Registry } from 'prom-client'
+import type { ServiceMetrics } from '../contribution'
 import type { AppContext } from '../context'
 import { startDriftWatch } from './watch'
 import type { DriftWatch, DriftWatchDeps } from './watch'
@@ -23,10 +23,8 @@ export interface DriftNeeds {
   condition: DriftWatchDeps['condition']
 }
 
-/** The console's drift watch, with its figures for `/metrics` loaded with the first scrape. */
-export interface ConsoleDriftWatch extends DriftWatch {
-  metrics(registry: Registry): Promise<void>
-}
+/** The console's drift watch, with its figures for `/metrics`. */
+export type ConsoleDriftWatch = DriftWatch & ServiceMetrics
 
 /** The payload drift watch over the console's database: a follower of committed events, warning
  * through the alerts' incidents, following acknowledgements made in the config (CLI, hand edits). */

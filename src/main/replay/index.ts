@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3'
-import type { Registry } from 'prom-client'
+import type { ServiceMetrics } from '../contribution'
 import type { Config } from '../../shared/config'
 import type { EventArrival, EventSummary } from '../../shared/contract/events'
 import type { ReplayStatus } from '../../shared/contract/replay'
@@ -221,12 +221,10 @@ export interface ReplayNeeds {
   eventById(id: string): EventSummary | null
 }
 
-/** The console's replay sentinel: over its database and committed events, pushing its status, with
- * its figures for `/metrics` loaded with the first scrape. */
-export interface ConsoleReplaySentinel extends ReplaySentinel {
-  metrics(registry: Registry): Promise<void>
-}
+/** The console's replay sentinel, with its figures for `/metrics`. */
+export type ConsoleReplaySentinel = ReplaySentinel & ServiceMetrics
 
+/** The replay sentinel over the console's database and committed events, pushing its status. */
 export function startReplay(ctx: AppContext, needs: ReplayNeeds): ConsoleReplaySentinel {
   const replay = startReplaySentinel({
     db: ctx.db,

@@ -23,7 +23,7 @@ import type { EventStore } from './store'
 import { checkPublicUrl, sendTest, sendThrough } from './test-deliveries'
 import type { TestDeliveryDeps } from './test-deliveries'
 import { createBatchedPublisher as batchedPublisher } from './ingest'
-import type { Registry } from 'prom-client'
+import type { ServiceMetrics } from '../contribution'
 import type { Retention, RetentionRules } from '../db/retention'
 import { logRetentionRun, readRetentionState, sqliteRetentionTarget, startRetention } from '../db/retention'
 
@@ -395,10 +395,7 @@ export interface ConsoleWebhookNeeds extends WebhookOptions {
 
 /** The console's listener and store, with what hangs on them: the screen's batched push of new
  * events, retention through the commit worker (the one writer), the forwarder told of new secrets. */
-export interface ConsoleWebhookService extends WebhookService {
-  /** Retention's figures for `/metrics`, registered with the first scrape. */
-  metrics(registry: Registry): Promise<void>
-}
+export type ConsoleWebhookService = WebhookService & ServiceMetrics
 
 export async function startConsoleWebhooks(
   ctx: AppContext,

@@ -25,7 +25,6 @@ import { startServices } from './services'
 import type { Services } from './services'
 import { version } from './version'
 import { createMeters } from './meters'
-import { metricsFor } from './api/metrics'
 import type { PollClock } from '../shared/clock'
 import type { AdhocTarget } from './forward'
 
@@ -118,6 +117,12 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
     return started
   }
   const handlers = createApi(context, started.value.services)
+  const metrics = lazyMetrics(context, started.value.services)
+  // serve answers GET /metrics: its figures are registered now, in the background, so that counters
+  // fed as things happen (the chains' polls) count from the start. The desktop app serves no
+  // /metrics and never loads the metrics library.
+  if (options.shell === 'serve')
+    metrics.load().catch((error: unknown) => log.error('the metrics did not load', { error }))
   const { webhooks } = started.value.services
   const publishAddresses = () => publishRuntimeInfo(context, webhooks.address().url)
   publishAddresses()
@@ -125,7 +130,7 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
     context,
     services: started.value.services,
     handlers,
-    metrics: metricsFor(context, started.value.services),
+    metrics: metrics.serve,
     publishAddresses,
     close: async () => {
       configStore.value.close()
@@ -137,6 +142,13 @@ export async function startBackend(options: BackendOptions): Promise<Result<Back
       process.off('exit', releaseOnExit)
     },
   })
+}
+
+/** `GET /metrics`, with prom-client and every capability's metrics module imported on first need. */
+function lazyMetrics(ctx: AppContext, services: Services) {
+  let loaded: Promise<() => Promise<string>> | null = null
+  const load = () => (loaded ??= import('./api/metrics').then((m) => m.metricsFor(ctx, services)))
+  return { load, serve: async () => (await load())() }
 }
 
 export function createContext(

@@ -6,6 +6,7 @@ import type { Result } from '../shared/result'
 import type { RetentionRules } from './db/retention'
 import type { SecretStore } from './secrets'
 import type { TimeReferences } from '../shared/time-references'
+import type { Registry } from 'prom-client'
 
 /** What a capability adds to the places every capability shares (docs/architecture.md,
  * "Contributions"): plain data, exported once from its index.ts as `contribution`, and iterated by
@@ -23,6 +24,13 @@ export interface Contribution {
   retention?: RetentionRules
   /** Its checks in `watchdesk doctor` and Settings → Doctor, in this order. */
   doctor?: readonly DoctorContribution[]
+}
+
+/** A started service's figures for `GET /metrics`, registered when metrics are first needed
+ * (`api/metrics.ts` iterates every service that has them): it imports its own metrics module, and
+ * with it prom-client, only then. */
+export interface ServiceMetrics {
+  metrics(registry: Registry): Promise<void>
 }
 
 /** A state a rule watches: an incident opens when it turns active (after `confirm`), closes when

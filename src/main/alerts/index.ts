@@ -25,8 +25,9 @@ import type { AlertRecords } from './records'
 import { ruleCatalog, severityOf } from './rules'
 import type { Condition } from './rules'
 import type { ConditionSource } from '../contribution'
+import type { AppContext } from '../context'
+import { alertLinkBase } from './link-base'
 import type { Registry } from 'prom-client'
-import { registerAlertMetrics } from './metrics'
 import { createAlertSender } from './sender'
 import type { AlertSender } from './sender'
 import { watchStatus } from './status-rules'
@@ -97,7 +98,7 @@ export interface AlertsService extends AlertRecords {
    * status loop, until disposed. */
   watch(source: ConditionSource): Disposable
   /** Registers the open incidents for `GET /metrics`. */
-  metrics(registry: Registry): void
+  metrics(registry: Registry): Promise<void>
   /** serve mode: how many console pages are open (their push streams), for the desktop channel. */
   attachConsole(pages: () => number): Disposable
   /** Resolves once every alert queued so far went through its channels (tests, shutdown). */
@@ -220,7 +221,7 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
     },
     condition: (c) => observe([c]),
     instant: (a) => instant({ ...a, serviceId: null }),
-    metrics: (registry) => registerAlertMetrics(registry, records),
+    metrics: async (registry) => (await import('./metrics')).registerAlertMetrics(registry, records),
     watch(source) {
       watched.add(source)
       if (!stopped) observe(source())
@@ -289,3 +290,40 @@ function incidentEngine(
 }
 export { contribution } from './contribution'
 export { alertLinkBase } from './link-base'
+
+/** What the console's alerts need of the others (services.ts wires them). */
+export type AlertsNeeds = Pick<
+  AlertsDeps,
+  'clock' | 'onChainsRound' | 'listener' | 'eventsAfter' | 'eventSummary' | 'burstArriving'
+> & {
+  env: NodeJS.ProcessEnv
+  /** Other capabilities' status conditions, looked at in the one status loop (`watch`). */
+  conditions: readonly ConditionSource[]
+}
+
+/** The console's alerts over its database, config, keychain and push, links to its own address,
+ * watching the other capabilities' conditions until stopped. */
+export function startConsoleAlerts(ctx: AppContext, needs: AlertsNeeds): AlertsService {
+  const { conditions, ...deps } = needs
+  const alerts = startAlerts({
+    ...deps,
+    db: ctx.db,
+    config: ctx.config,
+    secrets: ctx.secrets,
+    push: ctx.push,
+    log: ctx.log,
+    storage: ctx.storage,
+    meters: ctx.meters,
+    committed: ctx.committed,
+    shell: ctx.shell,
+    linkBase: () => alertLinkBase(ctx),
+  })
+  const watching = conditions.map((source) => alerts.watch(source))
+  return {
+    ...alerts,
+    stop: async () => {
+      watching.forEach((w) => w.dispose())
+      await alerts.stop()
+    },
+  }
+}

@@ -18,7 +18,6 @@ import { uidScrubber } from './configured'
 import { createPoller } from './poller'
 import { resolveTargets } from './targets'
 import type { Registry } from 'prom-client'
-import { registerChainMetrics } from './metrics'
 
 export { createPoller, sortWorstFirst, backoffDelay } from './poller'
 export type { Poller } from './poller'
@@ -41,7 +40,7 @@ export interface ChainsService {
   onRound(listener: (snapshot: ChainsSnapshot) => void): Disposable
   rpc(serviceId: number, method: string, params: unknown[]): Promise<Result<RpcExchange>>
   /** Registers the chains' figures and poll counters for `GET /metrics`. */
-  metrics(registry: Registry): void
+  metrics(registry: Registry): Promise<void>
   stop(): Promise<void>
 }
 
@@ -126,8 +125,11 @@ export async function startChainsService(
       }
     },
     onRound: rounds.event,
-    metrics: (registry) =>
-      registerChainMetrics(registry, { snapshot: () => poller!.snapshot(), onRound: rounds.event }),
+    metrics: async (registry) =>
+      (await import('./metrics')).registerChainMetrics(registry, {
+        snapshot: () => poller!.snapshot(),
+        onRound: rounds.event,
+      }),
     async rpc(serviceId, method, params) {
       const monitor = poller?.monitor(serviceId)
       if (!monitor) return err('not_found', `There is no chain with the service id ${serviceId}.`)

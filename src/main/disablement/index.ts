@@ -4,7 +4,7 @@ import type { ListenerStatus } from '../../shared/contract/events'
 import type { PublicUrlState } from '../../shared/contract/payments'
 import type { Result } from '../../shared/result'
 import type { AppContext } from '../context'
-import { registerDisablementMetrics } from './metrics'
+import type { ServiceMetrics } from '../contribution'
 import { startDisablementWatch } from './watch'
 import type { DisablementCondition, DisablementWatch } from './watch'
 
@@ -24,14 +24,14 @@ export interface DisablementLinks {
   observe(condition: DisablementCondition): void
 }
 
+/** The console's watch, with its figures for `/metrics`. */
+export type ConsoleDisablementWatch = DisablementWatch & ServiceMetrics
+
 /** The endpoint-disablement watch over the console's database, its push and /metrics. */
 export function startDisablement(
-  ctx: Pick<
-    AppContext,
-    'db' | 'log' | 'config' | 'onConfigChange' | 'push' | 'committed' | 'meters' | 'storage'
-  >,
+  ctx: Pick<AppContext, 'db' | 'log' | 'config' | 'onConfigChange' | 'push' | 'committed' | 'storage'>,
   links: DisablementLinks,
-): DisablementWatch {
+): ConsoleDisablementWatch {
   const watch = startDisablementWatch({
     ...links,
     db: ctx.db,
@@ -43,7 +43,6 @@ export function startDisablement(
     publish: (status) => ctx.push.publish('disablement.status', status),
     storageFailed: (where, error) => ctx.storage.failed(where, error),
   })
-  registerDisablementMetrics(ctx.meters.registry, () => watch)
   // The public URL turning unreachable (or back) is looked at at once, not at the next 30 s look.
   const offPublicUrl = ctx.push.subscribe((message) => {
     if (message.topic === 'payments.publicUrl') void watch.checkNow()
@@ -51,7 +50,12 @@ export function startDisablement(
   // A new lead (alerts.disablementLeadMinutes, a hand edit too) or public URL is applied at once:
   // the status must not show the old lead, nor miss a warning the new one calls for, until the next look.
   const offConfig = ctx.onConfigChange(() => void watch.checkNow())
-  return { ...watch, dispose: () => (offConfig.dispose(), offPublicUrl.dispose(), watch.dispose()) }
+  return {
+    ...watch,
+    metrics: async (registry) =>
+      (await import('./metrics')).registerDisablementMetrics(registry, () => watch),
+    dispose: () => (offConfig.dispose(), offPublicUrl.dispose(), watch.dispose()),
+  }
 }
 export { readDisablement } from './read'
 export { contribution } from './contribution'

@@ -1,6 +1,6 @@
 import { Gauge } from 'prom-client'
 import type { Registry } from 'prom-client'
-import { scrapedTotals } from '../meters'
+import { scrapedTotals } from '../meters/registry'
 import type { DisablementWatch } from './watch'
 
 /** /metrics: endpoints at risk and with failed deliveries now, the deadline of each, and how many

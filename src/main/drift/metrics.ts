@@ -1,6 +1,6 @@
 import { Gauge } from 'prom-client'
 import type { Registry } from 'prom-client'
-import { scrapedTotals } from '../meters'
+import { scrapedTotals } from '../meters/registry'
 
 /** The drift watch in /metrics: changes seen, those still warning, events read (0 until it reads). */
 export function registerDriftMetrics(

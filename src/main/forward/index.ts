@@ -10,7 +10,6 @@ import type { PollClock } from '../../shared/clock'
 import type { AppContext } from '../context'
 import type { ConditionSource } from '../contribution'
 import { forwardConditions } from './conditions'
-import { registerForwardMetrics } from './metrics'
 import type { Registry } from 'prom-client'
 import type { Logger } from '../log'
 import { redactFromLogs } from '../log'
@@ -68,7 +67,7 @@ export interface ForwardService {
   /** The rules "forward target gone" and "forward worker crash loop", for the alerts' status loop. */
   conditions: ConditionSource
   /** Registers the queue depth and the failed attempts for `GET /metrics`. */
-  metrics(registry: Registry): void
+  metrics(registry: Registry): Promise<void>
   /** Lets the attempts under way finish; resolves with how many forwards stay queued. */
   stop(): Promise<number>
 }
@@ -246,7 +245,8 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
   return {
     status,
     conditions: forwardConditions(status),
-    metrics: (registry) => registerForwardMetrics(registry, status, () => failedAttempts),
+    metrics: async (registry) =>
+      (await import('./metrics')).registerForwardMetrics(registry, status, () => failedAttempts),
     ...replayMethods(store, destinationName, writing),
     setTarget: (name, target) => saveTarget(ctx, name, target),
     relayAuthorization: (seq, elapsedMs = 0) => {

@@ -2,7 +2,7 @@ import { Counter, Gauge } from 'prom-client'
 import type { Registry } from 'prom-client'
 import { SyncCursorProblem } from '../../shared/contract/sync'
 import type { SyncStreamStats } from './sync-server'
-import { scrapedTotals } from '../meters'
+import { scrapedTotals } from '../meters/registry'
 
 /** The relay's followers on /metrics (issue 34.3): streams open and whether they follow the feed or
  * catch up, streams cut for being slow, bytes queued for them, change-feed reads, and cursors

@@ -1,7 +1,17 @@
 /** The relay (issue 12): a headless listener writing into a SQLite or PostgreSQL store, and the
  * sync API consoles read it through. The console side that follows relays is src/main/sources/. */
-export { startRelay, isLoopback, exposureWarnings } from './relay'
+import type { Result } from '../../shared/result'
+import type { RelayOptions, RunningRelay } from './relay'
+
+export { isLoopback, exposureWarnings } from './exposure'
 export type { RelayOptions, RunningRelay } from './relay'
+
+/** The relay's server, loaded when a relay starts: it serves /metrics from its start, so it loads
+ * prom-client, which the console's back end (reaching this folder for its contribution, commit
+ * hooks and token check) loads only with its own first metrics. */
+export async function startRelay(options: RelayOptions): Promise<Result<RunningRelay>> {
+  return (await import('./relay')).startRelay(options)
+}
 export {
   copyPostgresToSqlite,
   copySqliteToPostgres,

@@ -14,14 +14,16 @@ import { startListener } from '../webhooks'
 import type { ListenerCounters, ListenerSettings } from '../webhooks'
 import { loadSecretsCache } from '../webhooks'
 import { ActivityWindow, LatencyWindow, recordNew } from '../webhooks'
-import { createMeters, registerListenerTotals, registerStorageOk } from '../meters'
+import { createMeters, registerListenerTotals, registerStorageOk } from '../meters/registry'
 import type { RelayStore } from './store'
-import { logRetentionRun, registerRetentionMetrics, startRetention } from '../db/retention'
+import { logRetentionRun, startRetention } from '../db/retention'
+import { registerRetentionMetrics } from '../db/retention-metrics'
 import type { Retention } from '../db/retention'
 import type { RetentionConfig } from '../../shared/config'
 import type { Registry } from 'prom-client'
 import { stalledCode } from './store'
 import { startSyncServer } from './sync-server'
+import { exposureWarnings } from './exposure'
 import type { SyncServerSettings, SyncStreamStats } from './sync-server'
 
 export interface RelayOptions {
@@ -175,18 +177,6 @@ function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
   const late = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)))
   return Promise.race([promise.catch(() => fallback), late]).finally(() => clearTimeout(timer))
 }
-
-/** A host other than loopback without TLS: relay tokens and every event cross the network in
- * clear text. Said, not refused (a TLS proxy in front is a fine setup). */
-export function exposureWarnings(host: string, tls: boolean): string[] {
-  if (tls || isLoopback(host)) return []
-  return [
-    `The relay listens on ${host} without TLS: relay tokens and events cross the network unencrypted. Put a TLS proxy in front (deploy/), pass --tls-cert and --tls-key, or bind 127.0.0.1.`,
-  ]
-}
-
-export const isLoopback = (host: string): boolean =>
-  host === 'localhost' || host === '::1' || /^127\./.test(host) || host === '[::1]'
 
 /** The storage status of a PostgreSQL store: the SQLite wording (disk, data dir) does not apply. */
 function postgresHealth(where: string, log: Logger): StorageHealth {

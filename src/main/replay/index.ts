@@ -1,6 +1,5 @@
 import type { Database } from 'better-sqlite3'
-import type { Registry } from 'prom-client'
-import { Counter } from 'prom-client'
+import type { ServiceMetrics } from '../contribution'
 import type { Config } from '../../shared/config'
 import type { EventArrival, EventSummary } from '../../shared/contract/events'
 import type { ReplayStatus } from '../../shared/contract/replay'
@@ -8,6 +7,7 @@ import type { Disposable } from '../../shared/disposable'
 import type { CommittedBatch, CommittedEvents } from '../committed'
 import type { StorageHealth } from '../db'
 import type { Logger } from '../log'
+import type { AppContext } from '../context'
 import { classifyArrivals } from './ladder'
 import type { Arrival, Classified, Tolerance } from './ladder'
 import { createReplayStore } from './store'
@@ -234,23 +234,38 @@ function reading<T>(deps: ReplayDeps, what: string, read: () => T, fallback: T):
   }
 }
 
-/** `watchdesk_webhook_redeliveries_total{verdict}`: redeliveries classified since start, both
- * verdicts at 0 from the first scrape. */
-export function registerReplayMetrics(
-  registry: Registry,
-  status: () => Pick<ReplayStatus, 'retries' | 'suspected'>,
-): void {
-  new Counter({
-    name: 'watchdesk_webhook_redeliveries_total',
-    help: 'Redeliveries of stored event ids classified by the replay sentinel, by verdict',
-    labelNames: ['verdict'],
-    registers: [registry],
-    collect() {
-      const s = status()
-      this.reset()
-      this.inc({ verdict: 'retry' }, s.retries)
-      this.inc({ verdict: 'suspected_replay' }, s.suspected)
+/** What the console's sentinel needs of the others (services.ts wires them). */
+export interface ReplayNeeds {
+  /** Raises an instant alert (the alerts capability). */
+  alert(alert: ReplayAlert): void
+  /** The stored events after `seq`, and one by id (the webhooks store). */
+  eventsAfter(seq: number, limit: number): { seq: number; id: string }[]
+  eventById(id: string): EventSummary | null
+}
+
+/** The console's replay sentinel, with its figures for `/metrics`. */
+export type ConsoleReplaySentinel = ReplaySentinel & ServiceMetrics
+
+/** The replay sentinel over the console's database and committed events, pushing its status. */
+export function startReplay(ctx: AppContext, needs: ReplayNeeds): ConsoleReplaySentinel {
+  const replay = startReplaySentinel({
+    db: ctx.db,
+    committed: ctx.committed,
+    config: () => ctx.config().replay,
+    storage: ctx.storage,
+    log: ctx.log,
+    alert: (a) => needs.alert(a),
+    changed: (status) => ctx.push.publish('replay.status', status),
+    eventAt: (seq) => {
+      const head = needs.eventsAfter(seq - 1, 1)[0]
+      return head?.seq === seq ? needs.eventById(head.id) : null
     },
   })
+  return {
+    ...replay,
+    metrics: async (registry) =>
+      (await import('./metrics')).registerReplayMetrics(registry, () => replay.status()),
+  }
 }
+
 export { contribution } from './contribution'

@@ -22,6 +22,10 @@ import { createEventStore } from './store'
 import type { EventStore } from './store'
 import { checkPublicUrl, sendTest, sendThrough } from './test-deliveries'
 import type { TestDeliveryDeps } from './test-deliveries'
+import { createBatchedPublisher as batchedPublisher } from './ingest'
+import type { ServiceMetrics } from '../contribution'
+import type { Retention, RetentionRules } from '../db/retention'
+import { logRetentionRun, readRetentionState, sqliteRetentionTarget, startRetention } from '../db/retention'
 
 export { sendTestEvent, sampleEnvelope } from './send'
 export { listenerIdentityHeader, probe, explainFailure } from './public-url'
@@ -381,6 +385,62 @@ function pushStatusOnChange(
     },
   }
 }
+/** What the console's listener needs of the others (services.ts wires them). */
+export interface ConsoleWebhookNeeds extends WebhookOptions {
+  /** Every capability's retention rules (contributions.ts), applied through the commit worker. */
+  retentionRules: Required<RetentionRules>
+  /** Told at start and whenever the webhook secrets changed (the forwarder re-signs with them). */
+  secretsChanged(): void
+}
+
+/** The console's listener and store, with what hangs on them: the screen's batched push of new
+ * events, retention through the commit worker (the one writer), the forwarder told of new secrets. */
+export type ConsoleWebhookService = WebhookService & ServiceMetrics
+
+export async function startConsoleWebhooks(
+  ctx: AppContext,
+  needs: ConsoleWebhookNeeds,
+): Promise<ConsoleWebhookService> {
+  // The screen's push is one subscriber of the committed-events channel: batched per 150 ms for
+  // the views (newest kept on overflow, with the count left out); alerts and forward subscribe apart.
+  const screen = batchedPublisher((payload) => ctx.push.publish('events.appended', payload))
+  const offScreen = ctx.committed.subscribe((batch) => screen.add(batch.events.map((e) => e.summary)))
+  // Never fails the start: a listener that cannot bind is reported in its status.
+  const webhooks = await startWebhooks(ctx, needs)
+  needs.secretsChanged()
+  const offSecrets = webhooks.onSecretsChange(() => needs.secretsChanged())
+  const retention = startConsoleRetention(ctx, webhooks, needs.retentionRules)
+  return {
+    ...webhooks,
+    metrics: async (registry) =>
+      (await import('../db/retention-metrics')).registerRetentionMetrics(registry, () => retention.state()),
+    stop: async () => {
+      retention.stop()
+      offSecrets.dispose()
+      await webhooks.stop()
+      offScreen.dispose()
+      screen.stop()
+    },
+  }
+}
+
+/** Retention over the console's database, through the commit worker (the one writer). */
+function startConsoleRetention(
+  ctx: AppContext,
+  webhooks: WebhookService,
+  rules: Required<RetentionRules>,
+): Retention {
+  return startRetention({
+    config: () => ctx.config().retention,
+    target: sqliteRetentionTarget(rules, async (statements) => {
+      const done = await webhooks.prune(statements)
+      return done.ok ? done : { ok: false, message: done.failure.message }
+    }),
+    initial: readRetentionState(ctx.db),
+    onRun: logRetentionRun(ctx.log.child({ part: 'retention' })),
+  })
+}
+
 export { contribution } from './contribution'
 export { eventReads } from './read-ports'
 export type { EventReads } from './read-ports'

@@ -55,6 +55,18 @@ describe('what the built entries load at start', () => {
     expect(reached.filter((p) => /^(prom-client|@opentelemetry\/.+|commander)$/.test(p))).toEqual([])
   })
 
+  it('the back end the Electron main imports reaches no prom-client or OpenTelemetry through static imports (they load with the metrics)', () => {
+    // Issue 33.4: the desktop app serves no /metrics, so it never loads the metrics libraries;
+    // serve loads them once its back end runs (api/metrics.ts, imported by backend.ts on need).
+    const main = readFileSync(join(out, 'main', 'index.js'), 'utf8')
+    const backend = /import\("(\.\/chunks\/backend-[^"]+\.js)"\)/.exec(main)?.[1]
+    expect(backend, 'the Electron main imports the back end dynamically').toBeDefined()
+    const reached = staticClosure(join(out, 'main', backend!))
+    // The back end's own capabilities are reached (the detector sees the chunks it imports).
+    expect(reached.length).toBeGreaterThan(10)
+    expect([...packagesIn(reached)].filter((p) => /^(prom-client|@opentelemetry\/.+)$/.test(p))).toEqual([])
+  })
+
   it('keeps the heavy clients in chunks that a dynamic import loads', () => {
     const chunks = readdirSync(join(out, 'main', 'chunks')).filter((f) => f.endsWith('.js'))
     const all = packagesIn(chunks.map((f) => join(out, 'main', 'chunks', f)))

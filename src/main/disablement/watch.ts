@@ -289,7 +289,8 @@ function createOutageRecord(store: OutageStore, deps: DisablementDeps) {
 
 type ApiAnswers = Map<string, { at: number; sentence: string; status: string | null }>
 
-/** The payments API's status of each failing endpoint, asked once per failure and every 30 min. */
+/** The payments API's status of each failing endpoint, asked once per failure and every 30 min
+ * (at each look while the API does not answer). */
 async function askApi(
   api: ApiAnswers,
   listEndpoints: DisablementDeps['listEndpoints'],
@@ -307,7 +308,8 @@ async function askApi(
         ? { ok: true, found: found !== undefined, status: found?.status ?? null }
         : { ok: false, message: listed.error.message },
     )
-    api.set(endpoint, { at: now, sentence, status: found?.status ?? null })
+    // A question that failed is asked again at the next look (as its sentence says), not in 30 min.
+    api.set(endpoint, { at: listed.ok ? now : -Infinity, sentence, status: found?.status ?? null })
   }
 }
 

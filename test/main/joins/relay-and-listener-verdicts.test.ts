@@ -44,7 +44,7 @@ describe('one event through a relay catch-up and the listener', () => {
     return { relay, backend, listener }
   }
 
-  it('caught up first, then delivered to the listener: the listener arrival is its first, no replay alert', async () => {
+  it('caught up first, then delivered to the listener: its first arrival there, no replay alert; the same delivery again at once is still a replay', async () => {
     const { relay, backend, listener } = await start()
     const id = 'evt_join_relay_first'
     const body = freshBody(id)
@@ -59,6 +59,16 @@ describe('one event through a relay catch-up and the listener', () => {
     expect(detail.arrivals![0]!.reason).toContain('office')
     expect(await replayAlerts(backend)).toEqual([])
     expect(backend.services.replay.status()).toMatchObject({ suspected: 0, lastDay: 0 })
+
+    // The listener's ladder is still watched: the same delivery again at once is a replay, alerted.
+    expect(await deliver(listener, id, body)).toBe(200)
+    const again = unwrap(await backend.handlers['events.get']({ id }))
+    expect(again.arrivals!.map((a) => a.verdict)).toEqual(['first', 'suspected_replay'])
+    const alerts = await waitFor(async () => {
+      const found = await replayAlerts(backend)
+      return found.length > 0 && found
+    }, 'the replay alert')
+    expect(alerts.map((a) => a.subject)).toEqual([`event:${id}`])
   })
 
   it('delivered to the listener first, then caught up: still one first arrival, no replay alert', async () => {

@@ -37,8 +37,8 @@ export interface EventCursorDeps {
 export interface EventCursor extends Disposable {
   /** When an event on `endpoint` ('*': any) was last committed; undefined when none since start. */
   lastEventAt(endpoint: string): number | undefined
-  /** Reads now what the coalescing pause (or a backlog's next page) would read later; false when
-   * no read was pending. */
+  /** Reads now every event committed after the cursor, whether or not its notice on the channel
+   * came yet (a worker's reply may still be on its way); false when there was none. */
   flush(): boolean
   pending(): boolean
   /** Makes the cursor durable if it moved since its last write (stopping, after the queue). */
@@ -60,16 +60,20 @@ export function followCommittedEvents(deps: EventCursorDeps): EventCursor {
   let reading: NodeJS.Timeout | null = null
   let heldSince: number | null = null
 
-  function readEvents(force = false): void {
+  /** The number of events read. */
+  function readEvents(force = false): number {
     reading = null
-    if (deps.stopped()) return
+    if (deps.stopped()) return 0
     if (!force && deps.burstArriving?.()) {
       heldSince ??= Date.now()
-      if (Date.now() - heldSince < burstHoldMs) return void (reading = setTimeout(readEvents, coalesceMs))
+      if (Date.now() - heldSince < burstHoldMs) {
+        reading = setTimeout(readEvents, coalesceMs)
+        return 0
+      }
     }
     heldSince = null
     const events = writing('alert events', () => deps.eventsAfter(cursor, pageSize), [] as EventHead[])
-    if (events.length === 0) return
+    if (events.length === 0) return 0
     const alerts = cfg().disabledRules.includes('event.type')
       ? []
       : eventAlerts(events, cfg().eventTypes, clock.now(), (e) =>
@@ -82,6 +86,7 @@ export function followCommittedEvents(deps: EventCursorDeps): EventCursor {
     cursor = last
     // A long backlog (events stored while only `listen` ran) is read page by page, between turns.
     if (events.length === pageSize) reading = setTimeout(() => readEvents(true), 0)
+    return events.length
   }
   function persistCursor(alerts: Alert[], last: number): void {
     if (!deps.enqueueAll(alerts, last)) return
@@ -103,10 +108,8 @@ export function followCommittedEvents(deps: EventCursorDeps): EventCursor {
   return {
     lastEventAt: (endpoint) => lastEventAt.get(endpoint),
     flush() {
-      if (!reading) return false
-      clearTimeout(reading)
-      readEvents(true)
-      return true
+      if (reading) clearTimeout(reading)
+      return readEvents(true) > 0
     },
     pending: () => reading !== null,
     persist() {

@@ -235,7 +235,8 @@ export function startAlerts(deps: AlertsDeps): AlertsService {
     },
     idle: async () => {
       for (;;) {
-        // Events committed but not read yet (the coalescing pause, a backlog's next page) are read now.
+        // Events committed but not read yet (the coalescing pause, a backlog's next page, a commit
+        // whose notice is still on its way) are read now.
         if (events.flush()) continue
         const current = sender.queued()
         await current

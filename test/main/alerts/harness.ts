@@ -82,6 +82,9 @@ export interface Rig {
   /** Stores events (the listener's upsert, one transaction) and publishes them on the committed-
    * events channel as the commit path does; answers their summaries. */
   commit(events: { id: string; type: string; endpoint?: string }[]): EventSummary[]
+  /** Stores events as `commit` does but publishes nothing yet: committed, their notice on the
+   * committed-events channel still on its way (a worker's reply not yet taken). */
+  store(events: { id: string; type: string; endpoint?: string }[]): EventSummary[]
   /** Runs the poller's timers until the next poll is answered and its round published. */
   nextPoll(): Promise<void>
   /** Moves the clock to `t` in small steps, settling every poll that comes due on the way. */
@@ -148,6 +151,23 @@ export function useAlertsRig(
         return { summary: toSummary(row), duplicate: row.deliveries > 1 }
       }),
     )
+    const storeAll = (list: { id: string; type: string; endpoint?: string }[]) => {
+      const at = clock.now()
+      return insertAll(
+        list.map((e) => ({
+          id: e.id,
+          type: e.type,
+          grp: groupOf(e.type),
+          created_at: new Date(at).toISOString(),
+          created_ms: at,
+          at,
+          endpoint: e.endpoint ?? 'wh_rig',
+          data_id: null,
+          body: Buffer.from(JSON.stringify({ id: e.id, type: e.type, data: {} })),
+          data: '{}',
+        })),
+      )
+    }
     const rig: Rig = {
       clock,
       poller,
@@ -155,24 +175,11 @@ export function useAlertsRig(
       db,
       push,
       commit(list) {
-        const at = clock.now()
-        const stored = insertAll(
-          list.map((e) => ({
-            id: e.id,
-            type: e.type,
-            grp: groupOf(e.type),
-            created_at: new Date(at).toISOString(),
-            created_ms: at,
-            at,
-            endpoint: e.endpoint ?? 'wh_rig',
-            data_id: null,
-            body: Buffer.from(JSON.stringify({ id: e.id, type: e.type, data: {} })),
-            data: '{}',
-          })),
-        )
+        const stored = storeAll(list)
         committed.publish({ origin: { kind: 'listener' }, events: stored })
         return stored.map((s) => s.summary)
       },
+      store: (list) => storeAll(list).map((s) => s.summary),
       async nextPoll() {
         while (clock.pending() === atRest) clock.advance(100)
         await settle()

@@ -10,7 +10,14 @@ export interface Received {
   id: string | null
 }
 
-export type Answer = { status: number; body?: string; delayMs?: number; contentType?: string }
+export type Answer = {
+  status: number
+  body?: string
+  delayMs?: number
+  contentType?: string
+  /** Answered once this settles (a test holds attempts in flight until it has acted). */
+  until?: Promise<void>
+}
 
 export interface TestTarget {
   url: string
@@ -59,7 +66,8 @@ export function useTestTargets(): (answer?: TestTarget['answer']) => Promise<Tes
           res.end(a.body ?? '')
           if (a.status >= 200 && a.status < 300 && r.id) target.acknowledged.add(r.id)
         }
-        if (a.delayMs) setTimeout(reply, a.delayMs)
+        if (a.until) void a.until.then(reply)
+        else if (a.delayMs) setTimeout(reply, a.delayMs)
         else reply()
       })
     })

@@ -41,7 +41,9 @@ async function fillWhileAsleep(store: RelayStore): Promise<void> {
 }
 
 /** A console catching up a burst from a relay (the real sync API, its commit worker, SQLite on
- * disk) and the alerts over it, to a webhook channel recorded by a local server. */
+ * disk) and the alerts over it, to a webhook channel recorded by a local server. Each test has room
+ * for the catch-up on a loaded machine (it timed out at 30 s in two runs of two at load average
+ * 30): the catch-up is awaited, never timed. */
 describe('alerts over a catch-up from a relay', () => {
   const postgres = usePostgres()
   const relays = useRelays()
@@ -66,7 +68,7 @@ describe('alerts over a catch-up from a relay', () => {
     await waitFor(
       () => backend.services.webhooks.store.count({}, 10_000).count === 3_000,
       '3,000 synced events',
-      { timeoutMs: 30_000 },
+      { timeoutMs: 90_000 },
     )
     await backend.services.alerts.idle()
     const alerts = channel.received.map((r) => r.json).filter((a) => a.rule === 'event.type')
@@ -98,10 +100,10 @@ describe('alerts over a catch-up from a relay', () => {
   it('sums up the five flagged events among 3,000 caught up from a relay with a SQLite store in one alert', async () => {
     const store = relays.sqliteStore(join(tempDir(), 'relay.db'))
     expectAllFiveAccountedFor(await catchUp(store))
-  })
+  }, 120_000)
 
   it('sums up the five flagged events among 3,000 caught up from a relay with a PostgreSQL store in one alert', async () => {
     const store = await relays.postgresStore(postgres().createDatabase('catch_up_alerts'))
     expectAllFiveAccountedFor(await catchUp(store))
-  })
+  }, 120_000)
 })

@@ -103,9 +103,13 @@ type Request = {
  * groups held 1.4–1.6 deliveries, so nearly every delivery paid a whole transaction — about
  * 450 µs of PostgreSQL's CPU and as much again in the relay (the round trip, the WAL flush, the
  * answer) against tens of µs per row. 5 ms is a fifth of the 25 ms p99 budget; at 1,000/s it makes
- * groups of about 5–6, at 100/s each delivery still goes alone and at once. */
+ * groups of about 5, at 100/s each delivery still goes alone and at once. A group of 8 goes at once
+ * (not 32 as for SQLite): a sender that keeps a fixed number of deliveries in flight (closed loop)
+ * sends nothing more until they are answered, so waiting for 32 held every round for the whole
+ * window — test/main/relay/crash.test.ts (32 senders, two relays) took 57 s instead of 23 at load
+ * 25–38. Larger groups still form under load: the committer joins what queues while groups commit. */
 export type PostgresGrouping = NonNullable<Committer['grouping']>
-export const postgresGrouping: PostgresGrouping = { maxWaitMs: 5, targetPerCommit: 32 }
+export const postgresGrouping: PostgresGrouping = { maxWaitMs: 5, targetPerCommit: 8 }
 
 /** Group commit on PostgreSQL: up to `parallel` transactions at once; whatever queues meanwhile is
  * joined into the next one (one round trip per statement and one WAL flush for all of them).

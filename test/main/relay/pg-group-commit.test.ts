@@ -203,7 +203,12 @@ describe('group commit into PostgreSQL adapted to the offered rate (through inge
    * so what shares a transaction is decided by the offered rate alone, never by how fast this
    * machine commits. Returns each group statement's size and how long (fake ms) its first delivery
    * had waited when the group was handed to the committer. */
-  async function offer(name: string, count: number, gapMs: number, grouping?: PostgresGrouping | null) {
+  async function offer(
+    name: string,
+    count: number,
+    gapMs: number,
+    { grouping, burst = 0 }: { grouping?: PostgresGrouping | null; burst?: number } = {},
+  ) {
     const url = postgres().createDatabase(name)
     unwrap(await migratePostgresUrl(url))
     const gated = gatedPool(url)
@@ -228,6 +233,8 @@ describe('group commit into PostgreSQL adapted to the offered rate (through inge
       await new Promise((resolve) => setImmediate(resolve))
       while (inFlight.size > 0) await Promise.all([...inFlight])
     }
+    /** Deliveries sent to PostgreSQL before the burst's timers could run. */
+    let sentBeforeTimers = 0
     try {
       const ingest = createIngest(tracked, silentLogger, () => {}, undefined, { now: () => Date.now() })
       const outcomes: ReturnType<typeof ingest.commit>[] = []
@@ -242,14 +249,25 @@ describe('group commit into PostgreSQL adapted to the offered rate (through inge
       }
       await vi.advanceTimersByTimeAsync(postgresGrouping.maxWaitMs)
       await settled()
+      // Then `burst` at once, as a sender that keeps that many in flight sends its next round; no
+      // fake time passes before it is looked at.
+      for (let i = 0; i < burst; i++) {
+        const id = `evt_${name}_burst_${i}`
+        arrivals.set(id, Date.now())
+        outcomes.push(ingest.commit(incoming(id)))
+      }
+      await settled()
+      sentBeforeTimers = gated.groups.reduce((n, g) => n + g, 0)
+      await vi.advanceTimersByTimeAsync(postgresGrouping.maxWaitMs)
+      await settled()
       expect((await Promise.all(outcomes)).every((o) => o.ok)).toBe(true)
       await committer.close()
     } finally {
       vi.useRealTimers()
       await gated.pool.end()
     }
-    expect(gated.groups.reduce((n, g) => n + g, 0)).toBe(count)
-    return { groups: gated.groups, waited }
+    expect(gated.groups.reduce((n, g) => n + g, 0)).toBe(count + burst)
+    return { groups: gated.groups, waited, sentBeforeTimers }
   }
 
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
@@ -269,8 +287,17 @@ describe('group commit into PostgreSQL adapted to the offered rate (through inge
   })
 
   it('without the window, the same 1,000/s commits every delivery alone (what the relay did before)', async () => {
-    const { groups } = await offer('rate_1000_none', 120, 1, null)
+    const { groups } = await offer('rate_1000_none', 120, 1, { grouping: null })
     expect(groups).toEqual(Array(120).fill(1))
+  })
+
+  it('sends a round of 8 from a closed-loop sender at once at 1,000/s, without waiting out the window', async () => {
+    // A sender that keeps 8 in flight sends nothing more until they are answered: waiting for more
+    // would hold every round for the whole window (with 32, a two-relay test took 57 s, not 23).
+    const { groups, waited, sentBeforeTimers } = await offer('rate_burst', 120, 1, { burst: 8 })
+    expect(sentBeforeTimers).toBe(120 + 8)
+    expect(groups.at(-1)).toBe(8)
+    expect(waited.at(-1)).toBe(0)
   })
 })
 

@@ -13,6 +13,9 @@
  * Relays and the bare server run in child processes; this process sends, and hosts the console.
  * BENCH_ONLY=store: the relay's PostgreSQL committer alone (no HTTP), CPU per row on each side by
  * group size — what a group costs besides its rows (BENCH_STORE_SQL changes the schema first).
+ * BENCH_ONLY=cpu: CPU per delivery at fixed rates, paired with bare (bench/cpu-method.ts);
+ * BENCH_GROUPING=off runs the relays without the adaptive group window (postgresGrouping),
+ * BENCH_GROUPING=MS with another longest wait.
  */
 import { execFileSync, fork } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
@@ -26,7 +29,7 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { silentLogger } from '../src/main/log'
 import { createRelayToken, startRelay } from '../src/main/relay'
-import { migratePostgresUrl, openPostgresStore } from '../src/main/relay/pg-store'
+import { migratePostgresUrl, openPostgresStore, postgresGrouping } from '../src/main/relay/pg-store'
 import { createMemoryStore, observeSecrets } from '../src/main/secrets'
 import { parseEnvelope, signBody } from '../src/main/webhooks'
 import { eventParams } from '../src/main/webhooks/store'
@@ -75,7 +78,14 @@ async function serveChild(kind: string, url: string): Promise<void> {
   }
   // BENCH_PARALLEL: the relay's transactions in flight (its default otherwise).
   const parallelCommits = Number(process.env.BENCH_PARALLEL) || undefined
-  const store = unwrap(await openPostgresStore(url, { parallelCommits }))
+  // BENCH_GROUPING=off: no adaptive group window (the paired comparison); =MS: another longest wait.
+  const grouping =
+    process.env.BENCH_GROUPING === 'off'
+      ? null
+      : process.env.BENCH_GROUPING
+        ? { ...postgresGrouping, maxWaitMs: Number(process.env.BENCH_GROUPING) }
+        : undefined
+  const store = unwrap(await openPostgresStore(url, { parallelCommits, grouping }))
   const relay = unwrap(
     await startRelay({
       store,

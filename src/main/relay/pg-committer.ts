@@ -97,6 +97,20 @@ type Request = {
   resolve: (r: CommitResult) => void
 }
 
+/** How long ingest may hold a group for one PostgreSQL transaction (ingest.ts `groupWindowMs`:
+ * about `targetPerCommit` deliveries' worth of the mean gap between arrivals, never longer than
+ * `maxWaitMs`, none when fewer than one more is expected within it). Issue 35: at 1,000/s the
+ * groups held 1.4–1.6 deliveries, so nearly every delivery paid a whole transaction — about
+ * 450 µs of PostgreSQL's CPU and as much again in the relay (the round trip, the WAL flush, the
+ * answer) against tens of µs per row. 5 ms is a fifth of the 25 ms p99 budget; at 1,000/s it makes
+ * groups of about 5, at 100/s each delivery still goes alone and at once. A group of 8 goes at once
+ * (not 32 as for SQLite): a sender that keeps a fixed number of deliveries in flight (closed loop)
+ * sends nothing more until they are answered, so waiting for 32 held every round for the whole
+ * window — test/main/relay/crash.test.ts (32 senders, two relays) took 57 s instead of 23 at load
+ * 25–38. Larger groups still form under load: the committer joins what queues while groups commit. */
+export type PostgresGrouping = NonNullable<Committer['grouping']>
+export const postgresGrouping: PostgresGrouping = { maxWaitMs: 5, targetPerCommit: 8 }
+
 /** Group commit on PostgreSQL: up to `parallel` transactions at once; whatever queues meanwhile is
  * joined into the next one (one round trip per statement and one WAL flush for all of them).
  * While groups commit, the next one starts only once it holds at least as many deliveries as all
@@ -107,7 +121,8 @@ type Request = {
  * groups in flight: when the last one ends, whatever queued starts.
  * Every request has a deadline: past it, it is answered as failed (`STALLED`) whether or not its
  * transaction still runs, and dropped from the queue if it had not started, so a frozen server
- * means 503s after `deadlineMs`, never senders kept waiting nor a queue growing without bound. */
+ * means 503s after `deadlineMs`, never senders kept waiting nor a queue growing without bound.
+ * `grouping` (null: none) is what ingest holds a group for before it reaches this queue. */
 export function postgresCommitter(
   pool: pg.Pool,
   parallel: number,
@@ -115,6 +130,7 @@ export function postgresCommitter(
   deadlineMs = defaultCommitDeadlineMs,
   noticeEveryMs = 50,
   log?: Logger,
+  grouping: PostgresGrouping | null = postgresGrouping,
 ): Committer {
   const queue: Request[] = []
   const notifier = commitNotifier(pool, noticeEveryMs)
@@ -176,6 +192,7 @@ export function postgresCommitter(
   })
 
   return {
+    ...(grouping ? { grouping } : {}),
     commit(events, rejections) {
       if (closed)
         return Promise.resolve({ ok: false, failure: { code: 'CLOSED', message: 'the relay is stopping' } })

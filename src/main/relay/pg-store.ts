@@ -13,7 +13,8 @@ import {
   preparedSchema,
   safePostgresUrl,
 } from './pg-connection'
-import { postgresCommitter } from './pg-committer'
+import { postgresCommitter, postgresGrouping } from './pg-committer'
+import type { PostgresGrouping } from './pg-committer'
 import { listenForCommits, pollForCommits } from './pg-notify'
 import { postgresReads } from './pg-reads'
 import { postgresRetentionTarget } from './pg-retention'
@@ -33,8 +34,8 @@ export {
 } from './pg-connection'
 export { parsePgCursor } from './pg-reads'
 export { commitNotifier } from './pg-notify'
-export { postgresCommitter } from './pg-committer'
-export type { NamedStatements } from './pg-committer'
+export { postgresCommitter, postgresGrouping } from './pg-committer'
+export type { NamedStatements, PostgresGrouping } from './pg-committer'
 
 export interface PgStoreOptions {
   /** Transactions committing at once; requests arriving meanwhile are joined into the next one. */
@@ -52,6 +53,9 @@ export interface PgStoreOptions {
   /** How often streams' wake-up poll asks whether anything committed when LISTEN/NOTIFY does not
    * arrive (PgBouncer in transaction mode). */
   wakePollMs?: number
+  /** How long ingest may hold a group for one transaction (postgresGrouping); null: a group goes
+   * as soon as the committer takes it (the bench's paired comparison). */
+  grouping?: PostgresGrouping | null
 }
 
 /** A shared store several relays write at once. The database enforces one row per event id
@@ -113,6 +117,7 @@ export async function openPostgresStore(
     deadlineMs,
     options.noticeEveryMs ?? 50,
     options.log,
+    options.grouping === undefined ? postgresGrouping : options.grouping,
   )
 
   return ok({

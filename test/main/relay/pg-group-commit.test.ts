@@ -1,13 +1,17 @@
 import pg from 'pg'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
   commitNotifier,
   migratePostgresUrl,
   pgConfigOf,
   postgresCommitter,
+  postgresGrouping,
 } from '../../../src/main/relay/pg-store'
+import type { PostgresGrouping } from '../../../src/main/relay/pg-store'
 import type { EventParams } from '../../../src/main/webhooks/sql'
-import { createLogger } from '../../../src/main/log'
+import type { Committer } from '../../../src/main/webhooks'
+import { createIngest } from '../../../src/main/webhooks'
+import { createLogger, silentLogger } from '../../../src/main/log'
 import { unwrap } from '../../../src/shared/result'
 import { usePostgres } from '../../support/postgres'
 import { waitFor } from '../../support/wait'
@@ -176,6 +180,124 @@ describe('group commit into PostgreSQL', () => {
     expect(lines).toHaveLength(1)
     const { rows: count } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM events')
     expect(count[0]!.n).toBe(9)
+  })
+})
+
+describe('group commit into PostgreSQL adapted to the offered rate (through ingest, as in the relay)', () => {
+  const postgres = usePostgres()
+
+  const incoming = (id: string) => ({
+    envelope: {
+      id,
+      type: 'funding.completed',
+      created_at: '2026-11-20T10:00:00Z',
+      data: { id: `fund_${id}` },
+    },
+    body: Buffer.from(`{"id":"${id}"}`),
+    endpoint: 'wh_rate',
+    at: 0,
+  })
+
+  /** `count` deliveries one per `gapMs` of fake time through ingest into the relay's committer on the
+   * private cluster. Each arrives only once every group handed to PostgreSQL before it has committed,
+   * so what shares a transaction is decided by the offered rate alone, never by how fast this
+   * machine commits. Returns each group statement's size and how long (fake ms) its first delivery
+   * had waited when the group was handed to the committer. */
+  async function offer(
+    name: string,
+    count: number,
+    gapMs: number,
+    { grouping, burst = 0 }: { grouping?: PostgresGrouping | null; burst?: number } = {},
+  ) {
+    const url = postgres().createDatabase(name)
+    unwrap(await migratePostgresUrl(url))
+    const gated = gatedPool(url)
+    // Only the timers ingest holds a group with, and its clock, are fake: PostgreSQL's I/O is real.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    const committer = postgresCommitter(gated.pool, 6, () => {}, 600_000, 600_000, undefined, grouping)
+    const arrivals = new Map<string, number>()
+    const waited: number[] = []
+    const inFlight = new Set<Promise<unknown>>()
+    const tracked: Committer = {
+      ...committer,
+      commit(events, rejections) {
+        waited.push(Date.now() - arrivals.get(events[0]!.id)!)
+        const done = committer.commit(events, rejections)
+        inFlight.add(done)
+        void done.finally(() => inFlight.delete(done))
+        return done
+      },
+    }
+    /** Ingest's immediate flush has run (it was queued first) and every group sent has committed. */
+    const settled = async () => {
+      await new Promise((resolve) => setImmediate(resolve))
+      while (inFlight.size > 0) await Promise.all([...inFlight])
+    }
+    /** Deliveries sent to PostgreSQL before the burst's timers could run. */
+    let sentBeforeTimers = 0
+    try {
+      const ingest = createIngest(tracked, silentLogger, () => {}, undefined, { now: () => Date.now() })
+      const outcomes: ReturnType<typeof ingest.commit>[] = []
+      for (let i = 0; i < count; i++) {
+        const id = `evt_${name}_${i}`
+        arrivals.set(id, Date.now())
+        outcomes.push(ingest.commit(incoming(id)))
+        await settled()
+        // The group windows that end within this gap end now.
+        await vi.advanceTimersByTimeAsync(gapMs)
+        await settled()
+      }
+      await vi.advanceTimersByTimeAsync(postgresGrouping.maxWaitMs)
+      await settled()
+      // Then `burst` at once, as a sender that keeps that many in flight sends its next round; no
+      // fake time passes before it is looked at.
+      for (let i = 0; i < burst; i++) {
+        const id = `evt_${name}_burst_${i}`
+        arrivals.set(id, Date.now())
+        outcomes.push(ingest.commit(incoming(id)))
+      }
+      await settled()
+      sentBeforeTimers = gated.groups.reduce((n, g) => n + g, 0)
+      await vi.advanceTimersByTimeAsync(postgresGrouping.maxWaitMs)
+      await settled()
+      expect((await Promise.all(outcomes)).every((o) => o.ok)).toBe(true)
+      await committer.close()
+    } finally {
+      vi.useRealTimers()
+      await gated.pool.end()
+    }
+    expect(gated.groups.reduce((n, g) => n + g, 0)).toBe(count + burst)
+    return { groups: gated.groups, waited, sentBeforeTimers }
+  }
+
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+
+  it('shares a PostgreSQL transaction among the deliveries of a few ms at 1,000/s, none held past the longest wait', async () => {
+    const { groups, waited } = await offer('rate_1000', 200, 1)
+    // Once the rate is known (the first ~90 arrivals), groups of about maxWaitMs worth.
+    expect(mean(groups.slice(-10))).toBeGreaterThanOrEqual(4)
+    expect(Math.max(...groups)).toBeLessThanOrEqual(postgresGrouping.targetPerCommit)
+    expect(Math.max(...waited)).toBeLessThanOrEqual(postgresGrouping.maxWaitMs + 1)
+  })
+
+  it('commits each delivery alone and at once at 20/s: waiting would save nothing', async () => {
+    const { groups, waited } = await offer('rate_20', 30, 50)
+    expect(groups).toEqual(Array(30).fill(1))
+    expect(Math.max(...waited)).toBe(0)
+  })
+
+  it('without the window, the same 1,000/s commits every delivery alone (what the relay did before)', async () => {
+    const { groups } = await offer('rate_1000_none', 120, 1, { grouping: null })
+    expect(groups).toEqual(Array(120).fill(1))
+  })
+
+  it('sends a round of 8 from a closed-loop sender at once at 1,000/s, without waiting out the window', async () => {
+    // A sender that keeps 8 in flight sends nothing more until they are answered: waiting for more
+    // would hold every round for the whole window (with 32, a two-relay test took 57 s, not 23).
+    const { groups, waited, sentBeforeTimers } = await offer('rate_burst', 120, 1, { burst: 8 })
+    expect(sentBeforeTimers).toBe(120 + 8)
+    expect(groups.at(-1)).toBe(8)
+    expect(waited.at(-1)).toBe(0)
   })
 })
 

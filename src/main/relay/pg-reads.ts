@@ -86,9 +86,12 @@ async function readAfter(
 ): Promise<Result<SyncPage>> {
   const cursor = parsePgCursor(after)
   if (!cursor) return err('bad_request', notAPgCursor(after))
-  const { rows } = await pool.query<SyncRow & { txid: number; bound: number }>(
+  // The page and what remains after it are one statement, so one snapshot: a conflict rewriting a
+  // row between two queries would count it on both sides of the page. The count (every row past the
+  // cursor, an uncorrelated subquery run once, rows not kept) is asked for only when wanted.
+  const { rows } = await pool.query<SyncRow & { txid: number; total?: number }>(
     `WITH bound AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin)
-     SELECT txid, ${syncColumns}
+     SELECT txid, ${syncColumns}${withRemaining ? `, (SELECT count(*)::int FROM events, bound WHERE (txid, seq) > ($1, $2) AND txid < bound.xmin) AS total` : ''}
      FROM events, bound
      WHERE (txid, seq) > ($1, $2) AND txid < bound.xmin
      ORDER BY txid, seq LIMIT $3`,
@@ -97,15 +100,7 @@ async function readAfter(
   const events = rows.map((r) => toSyncEvent(r, `${r.txid}.${r.seq}`))
   const next = events.at(-1)?.cursor ?? (after || '0')
   const page: SyncPage = { events, next }
-  if (withRemaining) {
-    const [t, s] = parsePgCursor(next)!
-    const { rows: counted } = await pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM events
-       WHERE (txid, seq) > ($1, $2) AND txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`,
-      [t, s],
-    )
-    page.remaining = counted[0]?.n ?? 0
-  }
+  if (withRemaining) page.remaining = (rows[0]?.total ?? 0) - rows.length
   return ok(page)
 }
 

@@ -161,6 +161,14 @@ const saturationDepth = Number(process.env.BENCH_PIPE_DEPTH ?? 16)
 /** The most deliveries per second a pool is built for (BENCH_POOL_RATE): more than any server here. */
 const poolRate = Number(process.env.BENCH_POOL_RATE ?? 60_000)
 
+/** A signed webhook delivery as whole HTTP/1.1 bytes (keep-alive), for the pipelined sender. */
+export function rawWebhookPost(body: string, signature: string, path = '/webhooks'): Buffer {
+  return Buffer.from(
+    `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nx-service-signature: ${signature}\r\n\r\n${body}`,
+  )
+}
+
 function buildPool(request: () => Buffer, seconds: number): Buffer[] {
   return Array.from({ length: Math.ceil(poolRate * seconds) }, request)
 }

@@ -23,7 +23,7 @@ import { createMemoryStore } from '../src/main/secrets'
 import { signBody } from '../src/main/webhooks'
 import { unwrap } from '../src/shared/result'
 import { median } from './stats'
-import { runCpuMethod, threadCpuMs } from './cpu-method'
+import { rawWebhookPost, runCpuMethod, threadCpuMs } from './cpu-method'
 
 const secret = 'whsec_bench_0123456789abcdef'
 const self = fileURLToPath(import.meta.url)
@@ -125,14 +125,17 @@ async function stop(child: ChildProcess): Promise<void> {
 
 let counter = 0
 let lastBody = ''
-function post(agent: Agent, url: string, type = 'funding.completed'): Promise<number> {
+function nextBody(type: string): string {
   const n = counter++
-  const body = JSON.stringify({
+  return JSON.stringify({
     id: `evt_fwd_${process.pid}_${n}`,
     type,
     created_at: new Date().toISOString(),
     data: { id: `fund_${n}`, status: 'completed', amount: 1000, currency: 'USD' },
   })
+}
+function post(agent: Agent, url: string, type = 'funding.completed'): Promise<number> {
+  const body = nextBody(type)
   return new Promise((resolve, reject) => {
     const req = request(
       `${url}/webhooks`,
@@ -214,6 +217,13 @@ async function cpuMethod(appUrl: string): Promise<void> {
       let drained = true
       return {
         send: () => post(agent, ready.url as string),
+        raw: {
+          port: Number(new URL(ready.url as string).port),
+          request: () => {
+            const body = nextBody('funding.completed')
+            return rawWebhookPost(body, signBody(secret, body))
+          },
+        },
         async cpu() {
           const { cpu, threads } = await ask<{ cpu: NodeJS.CpuUsage; threads?: Record<string, number> }>(
             child,

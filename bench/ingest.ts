@@ -37,7 +37,7 @@ import { eventTypes, groupOf } from '../src/shared/events'
 import { unwrap } from '../src/shared/result'
 import { LatencyWindow } from '../src/main/webhooks/stats'
 import { median } from './stats'
-import { runCpuMethod, threadCpuMs } from './cpu-method'
+import { rawWebhookPost, runCpuMethod, threadCpuMs } from './cpu-method'
 
 const secret = 'whsec_bench_0123456789abcdef'
 const self = fileURLToPath(import.meta.url)
@@ -220,10 +220,7 @@ function nextDelivery(): { body: string; signature: string } {
 /** One whole signed delivery as HTTP/1.1 bytes, for the pipelined sender at saturation. */
 function rawDelivery(): Buffer {
   const { body, signature } = nextDelivery()
-  return Buffer.from(
-    `POST /webhooks HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nx-service-signature: ${signature}\r\n\r\n${body}`,
-  )
+  return rawWebhookPost(body, signature)
 }
 
 function post(agent: Agent, port: number): Promise<number> {

@@ -39,7 +39,7 @@ import { startCluster } from '../test/support/postgres-cluster'
 import type { PrivateCluster } from '../test/support/postgres-cluster'
 import { startFollowingConsole } from '../test/support/following-console'
 import { median } from './stats'
-import { runCpuMethod } from './cpu-method'
+import { rawWebhookPost, runCpuMethod } from './cpu-method'
 import type { CpuReading } from './cpu-method'
 import { seedCatchUpEvents } from './seed'
 
@@ -136,14 +136,17 @@ function startChild(
 // ── sender ───────────────────────────────────────────────────────────────────────────────────
 let counter = 0
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
-function post(port: number): Promise<number> {
+function nextBody(): string {
   const n = counter++
-  const body = JSON.stringify({
+  return JSON.stringify({
     id: `evt_relay_bench_${process.pid}_${n}`,
     type: 'funding.completed',
     created_at: new Date().toISOString(),
     data: { id: `fund_${n}`, status: 'completed', amount: 1000, currency: 'USD', target_amount: 998.75 },
   })
+}
+function post(port: number): Promise<number> {
+  const body = nextBody()
   return new Promise((resolve) => {
     const req = request(
       {
@@ -630,6 +633,13 @@ async function cpuMethod(cluster: PrivateCluster): Promise<void> {
         let work: Work | null = null
         return {
           send: () => post(port),
+          raw: {
+            port,
+            request: () => {
+              const body = nextBody()
+              return rawWebhookPost(body, signBody(secret, body))
+            },
+          },
           async cpu(): Promise<CpuReading> {
             const own = await relayCpuMs(child)
             if (kind === 'bare') return { ms: own, parts: {} }

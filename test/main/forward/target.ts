@@ -10,7 +10,15 @@ export interface Received {
   id: string | null
 }
 
-export type Answer = { status: number; body?: string; delayMs?: number; contentType?: string }
+export type Answer = {
+  status: number
+  body?: string
+  delayMs?: number
+  contentType?: string
+  /** Answers only once this settles (after delayMs, if both): holds attempts in flight for as long
+   * as a test needs, whatever the machine's load. */
+  heldUntil?: Promise<void>
+}
 
 export interface TestTarget {
   url: string
@@ -59,8 +67,9 @@ export function useTestTargets(): (answer?: TestTarget['answer']) => Promise<Tes
           res.end(a.body ?? '')
           if (a.status >= 200 && a.status < 300 && r.id) target.acknowledged.add(r.id)
         }
-        if (a.delayMs) setTimeout(reply, a.delayMs)
-        else reply()
+        const answer = () => (a.delayMs ? setTimeout(reply, a.delayMs) : reply())
+        if (a.heldUntil) void a.heldUntil.then(answer)
+        else answer()
       })
     })
     servers.push(server)

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { eventually, saveScreenshot, screenshotDir, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, screenshotDir, screenshotsWanted, useChromium } from '../support/browser'
 import { useServeProcess } from '../support/serve-process'
 import { mountTmpfs } from '../main/db/tmpfs'
 
@@ -41,7 +41,8 @@ describe('low disk space in the console (bin/watchdesk serve, Chromium)', () => 
       expect(await panel.locator('.banner-warn').textContent()).toMatch(/storage\.warnFreeMb/)
       expect(await panel.locator('dt:has-text("Events stored") + dd').textContent()).toBe('0')
       expect(await panel.locator('label', { hasText: 'retention.events.days' }).count()).toBe(1)
-      await panel.screenshot({ path: join(screenshotDir, 'settings-storage-1280x800.png') })
+      if (screenshotsWanted)
+        await panel.screenshot({ path: join(screenshotDir, 'settings-storage-1280x800.png') })
     },
     60_000,
   )

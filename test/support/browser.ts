@@ -28,7 +28,16 @@ export function useChromium(): () => Browser {
   }
 }
 
-export async function saveScreenshot(page: Page, name: string): Promise<string> {
+/** Pictures are for a person to look at, and no test reads them: taking one costs Chromium about a
+ * second on a loaded machine (66 calls in the e2e files), so they are saved only when asked
+ * (`WATCHDESK_SCREENSHOTS=1`, or `npm run screenshots`, which refreshes the README's). */
+export const screenshotsWanted =
+  process.env.WATCHDESK_SCREENSHOTS === '1' || process.env.WATCHDESK_UPDATE_SCREENSHOTS === '1'
+
+/** Saves the page as `test-results/screenshots/<name>.png` when pictures are wanted (see above);
+ * resolves with the file, or null when none was taken. */
+export async function saveScreenshot(page: Page, name: string): Promise<string | null> {
+  if (!screenshotsWanted) return null
   mkdirSync(screenshotDir, { recursive: true })
   const file = join(screenshotDir, `${name}.png`)
   await page.screenshot({ path: file })

@@ -1,8 +1,9 @@
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { useServeProcess, runCli } from '../../support/serve-process'
+import type { ServeProcess } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { occupyPort } from '../../support/ports'
 
@@ -15,44 +16,50 @@ describe('bin/watchdesk serve', () => {
   const tempDir = useTempDir()
   const serve = useServeProcess()
 
-  it('prints the launch URL and answers /api/health with 401, or 200 with the token', async () => {
-    const running = await serve(['--data-dir', tempDir()])
-    expect(running.token).toBe('serve-process-token')
-    expect((await fetch(`${running.consoleUrl}/api/health`)).status).toBe(401)
-    const ok = await fetch(`${running.consoleUrl}/api/health`, {
-      headers: { authorization: `Bearer ${running.token}` },
+  describe('one console for these checks (none changes it)', () => {
+    const fileDir = useTempDir('watchdesk-test-', { per: 'file' })
+    const serveForFile = useServeProcess({ per: 'file' })
+    let dir = ''
+    let running: ServeProcess
+    beforeAll(async () => {
+      dir = fileDir()
+      running = await serveForFile(['--data-dir', dir])
     })
-    expect(ok.status).toBe(200)
-  })
 
-  it('loads better-sqlite3 and keytar from the built bundle under Node', async () => {
-    const running = await serve(['--data-dir', tempDir()])
-    const answer = await fetch(`${running.consoleUrl}/api/call/settings.get`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${running.token}` },
+    it('prints the launch URL and answers /api/health with 401, or 200 with the token', async () => {
+      expect(running.token).toBe('serve-process-token')
+      expect((await fetch(`${running.consoleUrl}/api/health`)).status).toBe(401)
+      const ok = await fetch(`${running.consoleUrl}/api/health`, {
+        headers: { authorization: `Bearer ${running.token}` },
+      })
+      expect(ok.status).toBe(200)
     })
-    const settings = (await answer.json()) as any
-    expect(settings.value.keychain).toMatchObject({ reachable: true, backend: 'keychain' })
-  })
 
-  it('refuses a second console on the same data dir, naming the first', async () => {
-    const dir = tempDir()
-    const first = await serve(['--data-dir', dir])
-    const second = await runCli(['serve', '--data-dir', dir, '--port', '0', '--listener-port', '0'])
-    expect(second.code).toBe(3)
-    expect(second.stderr).toMatch(
-      new RegExp(
-        `Another watchdesk \\(the console running as pid ${first.process.pid}\\) is already running`,
-      ),
-    )
-  })
+    it('loads better-sqlite3 and keytar from the built bundle under Node', async () => {
+      const answer = await fetch(`${running.consoleUrl}/api/call/settings.get`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${running.token}` },
+      })
+      const settings = (await answer.json()) as any
+      expect(settings.value.keychain).toMatchObject({ reachable: true, backend: 'keychain' })
+    })
 
-  it('says the port is taken rather than crashing', async () => {
-    const first = await serve(['--data-dir', tempDir()])
-    const port = new URL(first.consoleUrl).port
-    const second = await runCli(['serve', '--data-dir', tempDir(), '--port', port, '--listener-port', '0'])
-    expect(second.code).toBe(3)
-    expect(second.stderr).toMatch(new RegExp(`Port ${port} .* already in use.*--port`))
+    it('refuses a second console on the same data dir, naming the first', async () => {
+      const second = await runCli(['serve', '--data-dir', dir, '--port', '0', '--listener-port', '0'])
+      expect(second.code).toBe(3)
+      expect(second.stderr).toMatch(
+        new RegExp(
+          `Another watchdesk \\(the console running as pid ${running.process.pid}\\) is already running`,
+        ),
+      )
+    })
+
+    it('says the port is taken rather than crashing', async () => {
+      const port = new URL(running.consoleUrl).port
+      const second = await runCli(['serve', '--data-dir', tempDir(), '--port', port, '--listener-port', '0'])
+      expect(second.code).toBe(3)
+      expect(second.stderr).toMatch(new RegExp(`Port ${port} .* already in use.*--port`))
+    })
   })
 
   it('serves the console while the listener port is taken: the API answers, the listener problem is reported, nothing is stored', async () => {

@@ -63,8 +63,9 @@ describe('forwarding to a target on loopback', () => {
       config: { forward: { targets: { app: { url: target.url } } } },
       secrets: createMemoryStore({ 'webhook-secret:wh_alpha': secretA, 'forward-secret:app': targetSecret }),
     })
-    const ids = await load(backend.webhookUrl, 2000)
-    await waitFor(() => target.acknowledged.size === 2000, 'all 2,000 events at the target', {
+    // Signing does not change with load (the 2,000-event load is the test above): 200 events.
+    const ids = await load(backend.webhookUrl, 200)
+    await waitFor(() => target.acknowledged.size === 200, 'all 200 events at the target', {
       timeoutMs: 30_000,
     })
     expect(new Set(target.received.map((r) => r.id))).toEqual(new Set(ids))

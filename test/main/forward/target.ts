@@ -15,8 +15,9 @@ export type Answer = {
   body?: string
   delayMs?: number
   contentType?: string
-  /** Answered once this settles (a test holds attempts in flight until it has acted). */
-  until?: Promise<void>
+  /** Answers only once this settles (after delayMs, if both): holds attempts in flight for as long
+   * as a test needs, whatever the machine's load. */
+  heldUntil?: Promise<void>
 }
 
 export interface TestTarget {
@@ -66,9 +67,9 @@ export function useTestTargets(): (answer?: TestTarget['answer']) => Promise<Tes
           res.end(a.body ?? '')
           if (a.status >= 200 && a.status < 300 && r.id) target.acknowledged.add(r.id)
         }
-        if (a.until) void a.until.then(reply)
-        else if (a.delayMs) setTimeout(reply, a.delayMs)
-        else reply()
+        const answer = () => (a.delayMs ? setTimeout(reply, a.delayMs) : reply())
+        if (a.heldUntil) void a.heldUntil.then(answer)
+        else answer()
       })
     })
     servers.push(server)

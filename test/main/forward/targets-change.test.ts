@@ -12,12 +12,11 @@ describe('forward targets changing while attempts are in flight', () => {
   const startTarget = useTestTargets()
 
   it('keeps delivering to a target after a replay to a URL adds a target mid-flight (its in-flight slots are freed)', async () => {
-    // Answers held until the replay has changed the targets keep the target's eight slots busy
-    // meanwhile (a delay raced the twenty posts on a loaded machine: the first answers came back
-    // before the replay).
+    // Held answers keep the target's eight slots busy while the replay changes the targets (a
+    // 400 ms delay let some finish first on a loaded machine); released after the replay.
     let release = () => {}
     const held = new Promise<void>((resolve) => (release = resolve))
-    const app = await startTarget(() => ({ status: 200, body: '{"ok":true}', until: held }))
+    const app = await startTarget(() => ({ status: 200, body: '{"ok":true}', heldUntil: held }))
     const elsewhere = await startTarget()
     const backend = await startBackend({ config: { forward: { targets: { app: { url: app.url } } } } })
     const ids = Array.from({ length: 20 }, (_, i) => `evt_mid_${String(i).padStart(2, '0')}`)

@@ -116,7 +116,7 @@ const listening = (ctx: AppContext, s: Partial<Services>, options: ServiceOption
         hooks: commitHooks.listener,
         retentionRules,
         relayAuthorization: (seq, elapsedMs) => s.forward!.relayAuthorization(seq, elapsedMs),
-        secretsChanged: () => s.forward!.secretsChanged(),
+        secretsChanged: (secrets) => s.forward!.secretsChanged(secrets),
       }),
   }) satisfies Starts<'forward' | 'webhooks'>
 

@@ -62,8 +62,9 @@ export interface ForwardService {
   relayAuthorization(seq: number, elapsedMs?: number): Promise<RelayAnswer | null>
   dispatcher: DispatcherHandle
   /** The listener's secrets changed (the secrets cache's change event, or it just started): pass
-   * them on now. */
-  secretsChanged(): void
+   * them on now. Given, not read back: the listener calls it while it starts, before the services
+   * know it. */
+  secretsChanged(secrets: ReadonlyMap<string, Buffer>): void
   /** The rules "forward target gone" and "forward worker crash loop", for the alerts' status loop. */
   conditions: ConditionSource
   /** Registers the queue depth and the failed attempts for `GET /metrics`. */
@@ -254,7 +255,7 @@ export async function startForward(ctx: ForwardContext, options: ForwardOptions)
       const budget = Math.max(1, Math.round(ctx.config().forward.authorizationBudgetMs - elapsedMs))
       return dispatcher.relay(seq, budget)
     },
-    secretsChanged: syncSecrets,
+    secretsChanged: (secrets) => dispatcher.setSecrets(secrets),
     dispatcher,
     async stop() {
       offConfig.dispose()

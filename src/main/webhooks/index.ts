@@ -390,7 +390,7 @@ export interface ConsoleWebhookNeeds extends WebhookOptions {
   /** Every capability's retention rules (contributions.ts), applied through the commit worker. */
   retentionRules: Required<RetentionRules>
   /** Told at start and whenever the webhook secrets changed (the forwarder re-signs with them). */
-  secretsChanged(): void
+  secretsChanged(secrets: ReadonlyMap<string, Buffer>): void
 }
 
 /** The console's listener and store, with what hangs on them: the screen's batched push of new
@@ -407,8 +407,8 @@ export async function startConsoleWebhooks(
   const offScreen = ctx.committed.subscribe((batch) => screen.add(batch.events.map((e) => e.summary)))
   // Never fails the start: a listener that cannot bind is reported in its status.
   const webhooks = await startWebhooks(ctx, needs)
-  needs.secretsChanged()
-  const offSecrets = webhooks.onSecretsChange(() => needs.secretsChanged())
+  needs.secretsChanged(webhooks.webhookSecrets())
+  const offSecrets = webhooks.onSecretsChange(() => needs.secretsChanged(webhooks.webhookSecrets()))
   const retention = startConsoleRetention(ctx, webhooks, needs.retentionRules)
   return {
     ...webhooks,

@@ -67,8 +67,11 @@ export function createStreamWriter(res: ServerResponse, options: StreamWriterOpt
   }
   res.once('close', markClosed)
 
+  // Ended elsewhere counts as closed too (a server closing ends its responses): a write after the
+  // end is an 'error' event on the response, uncaught when nobody listens.
+  const gone = () => closed || res.destroyed || res.writableEnded
   const write = (frame: string | Buffer) => {
-    if (closed || res.destroyed) return
+    if (gone()) return
     wroteSinceBeat = true
     res.write(frame)
   }
@@ -89,7 +92,7 @@ export function createStreamWriter(res: ServerResponse, options: StreamWriterOpt
 
   return {
     offer(frame) {
-      if (closed || res.destroyed) return false
+      if (gone()) return false
       if (res.writableLength > options.maxBufferedBytes) return false
       write(frame)
       return true

@@ -93,6 +93,31 @@ describe('the bounded stream writer', () => {
     )
   })
 
+  it('refuses frames once something else ended the response, without a write-after-end error', async () => {
+    const errors: Error[] = []
+    let res: ServerResponse | null = null
+    let writer: StreamWriter | null = null
+    const server = createServer((_req, response: ServerResponse) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' })
+      response.on('error', (e) => errors.push(e))
+      res = response
+      writer = createStreamWriter(response, { maxBufferedBytes: 64 * 1024 })
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1')
+    socket.on('data', () => {})
+    socket.write(`GET / HTTP/1.1\r\nHost: x\r\n\r\n`)
+    await waitFor(() => writer, 'the stream to open')
+    // What a server does to its open responses when it stops (the writer is not told).
+    res!.end()
+    expect(writer!.offer('data: late\n\n')).toBe(false)
+    writer!.write('data: later\n\n')
+    await new Promise((r) => setImmediate(r))
+    expect(errors.map((e) => e.message)).toEqual([])
+    socket.destroy()
+    await new Promise((r) => (server.closeAllConnections(), server.close(r)))
+  })
+
   it('sends a heartbeat only when nothing else was written since the last beat', async () => {
     const { open } = await streams(64 * 1024)
     const busy = await open(true)

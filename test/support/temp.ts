@@ -11,7 +11,9 @@ export function useTempDir(
 ): () => string {
   const dirs: string[] = []
   ;(per === 'test' ? afterEach : afterAll)(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+    // Retried: a process a test started may still be finishing a write when its hooks run.
+    for (const dir of dirs.splice(0))
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
   })
   return () => {
     const dir = mkdtempSync(join(tmpdir(), prefix))

@@ -69,8 +69,9 @@ const coveredIds = (accepted: any[]) => accepted.map((a) => (a.events as { id: s
 /** bin/watchdesk serve (the built bundle) killed with SIGKILL while an event's alert is on its way:
  * the alert outbox and the cursor over committed events, in SQLite on disk, owe it after restart. */
 describe('an event alert across kill -9 of serve', () => {
-  const serve = useServeProcess()
+  // The directory first: after-hooks run last-registered first, so serve stops before it goes.
   const tempDir = useTempDir('watchdesk-alert-crash-')
+  const serve = useServeProcess()
   const channelServer = useChannel()
 
   it('is sent after the restart exactly once, and an alert the channel took before a kill is not sent again', async () => {

@@ -220,7 +220,12 @@ describe.each<StoreKind>(['sqlite', 'postgres'])(
         () => backend.services.sources.list()[0]?.state === 'live' || undefined,
         'the source live again',
       )
-      expect(backend.services.sources.list()[0]!.synced - syncedBefore).toBe(5)
+      // The count follows the commit, as above: awaited, then exactly the 5 (a re-read would add).
+      const syncedAfter = await waitFor(() => {
+        const synced = backend.services.sources.list()[0]!.synced
+        return synced - syncedBefore >= 5 ? synced : undefined
+      }, 'the source to count the 5 new events')
+      expect(syncedAfter - syncedBefore).toBe(5)
       expect(backend.services.sources.list()[0]!.notice).toBe(status.notice)
     })
 

@@ -1,43 +1,17 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
-import type { Database as Db } from '../../../src/main/db'
 import { enqueueOnCommit, openForwardStore } from '../../../src/main/forward'
 import { forwardStoreOn } from '../../../src/main/forward/store'
 import { parseEnvelope } from '../../../src/main/webhooks'
 import { inThreadCommitter } from '../../../src/main/webhooks/committer'
 import { eventParams } from '../../../src/main/webhooks/store'
 import { unwrap } from '../../../src/shared/result'
+import { commitBetweenReads } from '../../support/between-reads'
 import { useTempDir } from '../../support/temp'
 import { envelope } from '../webhooks/helpers'
 
 const t0 = Date.parse('2026-11-20T10:00:00Z')
-
-/** A connection whose read of an event's attempts first lets `between` run (another connection's
- * commit landing between the detail's two reads). */
-function withCommitBetweenReads(db: Db, between: () => void): Db {
-  let fired = false
-  return new Proxy(db, {
-    get(target, key) {
-      const value = Reflect.get(target, key, target) as unknown
-      if (key !== 'prepare') return typeof value === 'function' ? value.bind(target) : value
-      return (sql: string) => {
-        const statement = target.prepare(sql)
-        if (!sql.includes('FROM forward_attempts') || !sql.includes('LIMIT 100')) return statement
-        const all = statement.all.bind(statement)
-        return Object.assign(Object.create(statement) as object, {
-          all: (...args: unknown[]) => {
-            if (!fired) {
-              fired = true
-              between()
-            }
-            return all(...args)
-          },
-        })
-      }
-    },
-  })
-}
 
 describe("an event's forwarding detail", () => {
   const dir = useTempDir()
@@ -58,23 +32,26 @@ describe("an event's forwarding detail", () => {
       db.prepare('SELECT id FROM forward_outbox WHERE event_seq = ?').get(seq) as { id: number }
     ).id
     const reader = forwardStoreOn(
-      withCommitBetweenReads(unwrap(openDatabase(file)), () =>
-        writer.record([
-          {
-            outboxId,
-            seq,
-            target: 'app',
-            attempt: 1,
-            at: t0,
-            status: 422,
-            latencyMs: 3,
-            error: 'the target answered 422',
-            response: 'no',
-            edited: false,
-            state: 'failing',
-            dueAt: t0 + 60_000,
-          },
-        ]),
+      commitBetweenReads(
+        unwrap(openDatabase(file)),
+        (sql) => sql.includes('FROM forward_attempts') && sql.includes('LIMIT 100'),
+        () =>
+          writer.record([
+            {
+              outboxId,
+              seq,
+              target: 'app',
+              attempt: 1,
+              at: t0,
+              status: 422,
+              latencyMs: 3,
+              error: 'the target answered 422',
+              response: 'no',
+              edited: false,
+              state: 'failing',
+              dueAt: t0 + 60_000,
+            },
+          ]),
       ),
     )
 

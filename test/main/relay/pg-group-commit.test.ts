@@ -153,6 +153,52 @@ describe('group commit into PostgreSQL', () => {
     }
   })
 
+  it('finds each id of a group through the id index, however large the table grew after its statement was prepared', async () => {
+    const url = postgres().createDatabase('group_plan')
+    unwrap(await migratePostgresUrl(url))
+    const db = new pg.Client({ connectionString: url })
+    await db.connect()
+    // No ANALYZE by autovacuum during the test: it would make PostgreSQL plan the statement anew.
+    await db.query('ALTER TABLE events SET (autovacuum_enabled = false)')
+    // One connection: the one session that keeps the named statement and its plan.
+    const pool = new pg.Pool({ ...unwrap(pgConfigOf(url)), max: 1 })
+    const committer = postgresCommitter(pool, 1, () => {}, 10_000, 60_000, undefined, null)
+    ends.push(async () => {
+      await committer.close()
+      await pool.end()
+      await db.end()
+    })
+    // A relay's first groups land on an empty table; after five, PostgreSQL keeps one plan for them.
+    for (let i = 0; i < 8; i++)
+      expect((await committer.commit(events(`evt_plan_${i}`, 20), [])).ok).toBe(true)
+    // The table grows, as it does between a relay's start and the next day.
+    const grown = 20_000
+    await db.query(
+      `INSERT INTO events (id, type, grp, created_at, received_at, last_delivery_at, body, data)
+       SELECT 'evt_grown_' || g, 'funding.completed', 'funding', '2026-11-01T00:00:00Z', 0, 0, '\\x7b7d', '{}'
+       FROM generate_series(1, $1::int) g`,
+      [grown],
+    )
+    // New ids and a redelivery (the arm that locks a stored row).
+    const last = await committer.commit([...events('evt_plan_last', 3), params('evt_plan_0_0')], [])
+    expect(last.ok && last.items.map((i) => i.ok && i.duplicate)).toEqual([false, false, false, true])
+    // Each session's table statistics arrive when it is next idle: wait until every insert counts,
+    // then the committer's reads of the table are counted too.
+    const stats = await waitFor(
+      async () => {
+        const { rows } = await db.query<{ inserted: string; seqRead: string }>(
+          `SELECT n_tup_ins AS inserted, seq_tup_read AS "seqRead" FROM pg_stat_user_tables WHERE relname = 'events'`,
+        )
+        const row = rows[0]
+        return row && Number(row.inserted) >= 8 * 20 + grown + 3 ? row : null
+      },
+      'the statistics of every insert',
+      { timeoutMs: 60_000 },
+    )
+    // A plan made on the empty table and kept read the whole table for every group (twice).
+    expect(Number(stats.seqRead)).toBeLessThan(grown)
+  })
+
   it('prepares the group statement once per connection, and goes on unnamed (said once) when the server lost it', async () => {
     const url = postgres().createDatabase('group_prepared')
     unwrap(await migratePostgresUrl(url))

@@ -102,6 +102,7 @@ async function serveChild(kind: string, url: string): Promise<void> {
       rss: process.memoryUsage().rss,
       live: relay.streams().live,
       cpuMs: (cpu.user + cpu.system) / 1000,
+      userMs: cpu.user / 1000,
     })
   })
   process.send!({
@@ -123,7 +124,8 @@ function startChild(
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
         : process.env.BENCH_PERF && kind === 'relay'
           ? ['--perf-basic-prof']
-          : [],
+          : // BENCH_RELAY_FLAGS: more node/V8 flags for the relay children (e.g. --trace-deopt).
+            (process.env.BENCH_RELAY_FLAGS?.split(' ').filter(Boolean) ?? []).filter(() => kind === 'relay'),
   })
   return new Promise((resolve, reject) => {
     child.once('message', (m: { port: number; syncPort: number }) =>
@@ -231,9 +233,12 @@ const senderCpuMs = () => {
   return (c.user + c.system) / 1000
 }
 
-const relayCpuMs = (relay: ChildProcess) =>
-  new Promise<number>((resolve) => {
-    relay.once('message', (m: { cpuMs: number }) => resolve(m.cpuMs))
+const relayCpuMs = async (relay: ChildProcess) => (await relayCpu(relay)).cpuMs
+
+/** A relay child's CPU time (ms), all of it and in user space (the rest is the kernel's). */
+const relayCpu = (relay: ChildProcess) =>
+  new Promise<{ cpuMs: number; userMs?: number }>((resolve) => {
+    relay.once('message', resolve)
     relay.send('ask')
   })
 
@@ -252,6 +257,21 @@ async function workOf(db: pg.Client): Promise<Work> {
      FROM pg_stat_statements s WHERE query LIKE '%INSERT INTO events%'`,
   )
   return rows[0]!
+}
+
+/** BENCH_VERBOSE: the statements PostgreSQL spent the most time on since the last reset (all
+ * databases): calls, rows, and planning + execution ms, each statement's first 90 characters. */
+async function statementsOf(db: pg.Client): Promise<string> {
+  const { rows } = await db.query<{ calls: string; rows: string; ms: number; query: string }>(
+    `SELECT calls, rows, total_plan_time + total_exec_time AS ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query
+     FROM pg_stat_statements ORDER BY total_plan_time + total_exec_time DESC LIMIT 8`,
+  )
+  return rows
+    .map(
+      (r) =>
+        `        ${r.ms.toFixed(0).padStart(6)} ms ${r.calls.padStart(6)} calls ${r.rows.padStart(7)} rows  ${r.query}`,
+    )
+    .join('\n')
 }
 
 /** Per 1,000 deliveries: transactions, WAL kB, and the mean group (rows per group statement). */
@@ -641,17 +661,36 @@ async function cpuMethod(cluster: PrivateCluster): Promise<void> {
             },
           },
           async cpu(): Promise<CpuReading> {
-            const own = await relayCpuMs(child)
-            if (kind === 'bare') return { ms: own, parts: {} }
-            const postgres = cpuMsOf(cluster.pids())
-            return { ms: own + postgres, parts: { relay: own, PostgreSQL: postgres } }
+            const own = await relayCpu(child)
+            if (kind === 'bare') return { ms: own.cpuMs, parts: {} }
+            const pids = cluster.pids()
+            const postgres = cpuMsOf(pids)
+            // Where it went: the relay in user space and in the kernel, PostgreSQL by process.
+            const roles = Object.fromEntries(
+              [...cpuMsByRole(pids)].map(([role, ms]) => [`PostgreSQL ${role}`, ms]),
+            )
+            return {
+              ms: own.cpuMs + postgres,
+              parts: {
+                relay: own.cpuMs,
+                'relay user': own.userMs ?? 0,
+                'relay kernel': own.cpuMs - (own.userMs ?? 0),
+                PostgreSQL: postgres,
+                ...roles,
+              },
+            }
           },
-          reset: async () => void (kind === 'server' && (work = await workOf(db))),
+          async reset() {
+            if (kind !== 'server') return
+            work = await workOf(db)
+            if (process.env.BENCH_VERBOSE) await db.query('SELECT pg_stat_statements_reset()')
+          },
           async note() {
             if (!work) return ''
             const after = await workOf(db)
             const group = (after.rows - work.rows) / Math.max(1, after.groups - work.groups)
-            return `PostgreSQL mean group ${group.toFixed(1)} deliveries`
+            const statements = process.env.BENCH_VERBOSE ? `\n${await statementsOf(db)}` : ''
+            return `PostgreSQL mean group ${group.toFixed(1)} deliveries${statements}`
           },
           async stop() {
             const exited = new Promise((r) => child.once('exit', r))

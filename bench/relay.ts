@@ -682,8 +682,8 @@ async function cpuMethod(cluster: PrivateCluster): Promise<void> {
           },
           async reset() {
             if (kind !== 'server') return
-            work = await workOf(db)
             if (process.env.BENCH_VERBOSE) await db.query('SELECT pg_stat_statements_reset()')
+            work = await workOf(db)
           },
           async note() {
             if (!work) return ''

@@ -271,7 +271,14 @@ function partsPerDelivery(before: CpuReading, after: CpuReading, deliveries: num
   return parts.length > 0 ? ` (${parts.join(', ')})` : ''
 }
 
-/** One leg of one round: a fresh server, a 1 s warm-up at 500/s, then the measured stretch. */
+/** Seconds of warm-up at 500/s before each leg's measured stretch (BENCH_WARMUP, default 1). A
+ * fresh server's first seconds include V8 compiling its hot code: the relay's process spent about
+ * a fifth of its CPU in the optimizing compiler's threads in its first 10 s at 1,000/s, and under
+ * a tenth after 15 s (docs/benchmarks.md); a longer warm-up measures the steady state an operator
+ * pays for, not the start. */
+const warmUpSeconds = Number(process.env.BENCH_WARMUP ?? 1)
+
+/** One leg of one round: a fresh server, the warm-up at 500/s, then the measured stretch. */
 async function cpuLeg(
   plan: CpuMethodPlan,
   kind: 'bare' | 'server',
@@ -281,7 +288,7 @@ async function cpuLeg(
 ): Promise<CpuLegResult> {
   const server = await plan.start(kind, round, rate)
   try {
-    await openLoop(() => server.send(), 500, 1) // warm-up, not counted
+    await openLoop(() => server.send(), 500, warmUpSeconds) // warm-up, not counted
     // Built before the stretch, so the sender's measured CPU is the sending alone.
     const pool = rate === 'saturation' && server.raw ? buildPool(server.raw.request, seconds) : []
     await server.reset?.()
@@ -336,7 +343,7 @@ export async function runCpuMethod(plan: CpuMethodPlan): Promise<void> {
     .split(',')
     .map((r) => (r === 'saturation' ? r : Number(r)))
   console.log(`CPU per delivery, ${plan.name} paired with bare node:http — ${benchHeader()}`)
-  console.log(`  (${rounds} rounds, ${seconds} s per leg, each leg on a fresh server after a 1 s warm-up)`)
+  console.log(`  (${rounds} rounds, ${seconds} s per leg, each leg on a fresh server after a ${warmUpSeconds} s warm-up)`)
   for (const rate of rates) {
     const ratios: number[] = []
     const kept: { bare: CpuLegResult; server: CpuLegResult }[] = []

@@ -343,7 +343,9 @@ export async function runCpuMethod(plan: CpuMethodPlan): Promise<void> {
     .split(',')
     .map((r) => (r === 'saturation' ? r : Number(r)))
   console.log(`CPU per delivery, ${plan.name} paired with bare node:http — ${benchHeader()}`)
-  console.log(`  (${rounds} rounds, ${seconds} s per leg, each leg on a fresh server after a ${warmUpSeconds} s warm-up)`)
+  console.log(
+    `  (${rounds} rounds, ${seconds} s per leg, each leg on a fresh server after a ${warmUpSeconds} s warm-up)`,
+  )
   for (const rate of rates) {
     const ratios: number[] = []
     const kept: { bare: CpuLegResult; server: CpuLegResult }[] = []

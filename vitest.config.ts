@@ -42,6 +42,8 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...unitExcludes, ...isolatedUnitFiles],
           isolate: false,
+          // A PostgreSQL cluster per worker, started when a file there first asks (usePostgres).
+          globalSetup: ['test/support/postgres-shared.ts'],
           ...unitSettings,
         },
       },

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFile, execFileSync, spawnSync } from 'node:child_process'
 import {
   chmodSync,
   chownSync,
@@ -11,6 +11,7 @@ import {
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { freePort } from './ports'
 import { selfSignedCert } from './tunnel'
 
@@ -92,18 +93,73 @@ function postgresOwner(): { uid: number; gid: number } {
   }
 }
 
+function asServerUser(bin: string, args: string[]): [string, string[]] {
+  return asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args]
+}
+
 function run(bin: string, args: string[]): void {
-  const [command, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args]
+  const [command, argv] = asServerUser(bin, args)
   const result = spawnSync(command, argv, { encoding: 'utf8', cwd: tmpdir() })
   if (result.status !== 0)
     throw new Error(`${bin} ${args.join(' ')} failed (${result.status}): ${result.stderr || result.stdout}`)
+}
+
+/** `run` without blocking the event loop: the run's shared cluster starts in vitest's own process,
+ * which serves every worker's module requests meanwhile. */
+async function runAsync(bin: string, args: string[]): Promise<void> {
+  const [command, argv] = asServerUser(bin, args)
+  try {
+    await promisify(execFile)(command, argv, { encoding: 'utf8', cwd: tmpdir() })
+  } catch (e) {
+    const failed = e as { code?: number; stderr?: string; stdout?: string }
+    throw new Error(`${bin} ${args.join(' ')} failed (${failed.code}): ${failed.stderr || failed.stdout}`)
+  }
+}
+
+/** Where a running cluster is: enough for another process to create databases and run SQL in it. */
+export interface ClusterAddress {
+  bin: string
+  /** The cluster's temp dir, which holds its socket. */
+  dir: string
+  port: number
+}
+
+/** The parts of a cluster that only need its address: its URL, new databases, SQL as superuser. */
+export function clusterAt(
+  address: ClusterAddress,
+): Pick<PrivateCluster, 'url' | 'port' | 'createDatabase' | 'psql'> {
+  const { bin, dir, port } = address
+  const psql = (database: string, sql: string) =>
+    run(join(bin, 'psql'), [
+      '-h',
+      dir,
+      '-p',
+      String(port),
+      '-U',
+      'postgres',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-d',
+      database,
+      '-c',
+      sql,
+    ])
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    createDatabase(name) {
+      psql('postgres', `CREATE DATABASE "${name}"`)
+      return `postgres://postgres@127.0.0.1:${port}/${name}`
+    },
+    psql,
+  }
 }
 
 /** `ssl: true` turns TLS on (ssl=on) with a self-signed certificate made by openssl for 127.0.0.1.
  * `settings`: more server settings (`-c name=value`), e.g. a bench's pg_stat_statements. */
 export async function startCluster(
   options: { ssl?: boolean; settings?: Record<string, string> } = {},
-): Promise<{ cluster: PrivateCluster; stop(): void }> {
+): Promise<{ cluster: PrivateCluster; address: ClusterAddress; stop(): void }> {
   const bin = postgresBinDir()
   const dir = mkdtempSync(join(tmpdir(), 'watchdesk-pg-'))
   const owner = asRoot ? postgresOwner() : null
@@ -118,25 +174,25 @@ export async function startCluster(
     certFile = files.certFile
     ssl = ` -c ssl=on -c ssl_cert_file=${files.certFile} -c ssl_key_file=${files.keyFile}`
   }
-  const extra = Object.entries(options.settings ?? {})
+  const extra = Object.entries({ max_connections: '200', ...options.settings })
     .map(([name, value]) => ` -c ${name}=${value}`)
     .join('')
   const data = join(dir, 'data')
   // A copy of one initdb made for the machine: initdb costs about 2 s of CPU (50 s of wall time at
   // load average 25) and nineteen test files start a cluster; a copy costs a tenth of that.
-  run('cp', ['-a', initializedDataDir(bin), data])
+  await runAsync('cp', ['-a', initializedDataDir(bin), data])
   const port = await freePort()
-  const startServer = () =>
-    run(join(bin, 'pg_ctl'), [
-      '-D',
-      data,
-      '-l',
-      join(dir, 'log'),
-      '-w',
-      '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=on${ssl}${extra}`,
-      'start',
-    ])
+  const serverArgs = [
+    '-D',
+    data,
+    '-l',
+    join(dir, 'log'),
+    '-w',
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=on${ssl}${extra}`,
+    'start',
+  ]
+  const startServer = () => run(join(bin, 'pg_ctl'), serverArgs)
   const stopServer = () => run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'])
   /** The postmaster's pid (first line of postmaster.pid) and its children's. */
   const processes = (): number[] => {
@@ -148,24 +204,10 @@ export async function startCluster(
     return [postmaster, ...children]
   }
   let frozen: number[] = []
-  startServer()
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`
+  await runAsync(join(bin, 'pg_ctl'), serverArgs)
+  const address = { bin, dir, port }
   const cluster: PrivateCluster = {
-    url,
-    port,
-    createDatabase(name) {
-      run(join(bin, 'psql'), [
-        '-h',
-        dir,
-        '-p',
-        String(port),
-        '-U',
-        'postgres',
-        '-c',
-        `CREATE DATABASE "${name}"`,
-      ])
-      return `postgres://postgres@127.0.0.1:${port}/${name}`
-    },
+    ...clusterAt(address),
     stopServer,
     startServer,
     freeze() {
@@ -178,26 +220,11 @@ export async function startCluster(
       frozen = []
     },
     pids: () => processes(),
-    psql(database, sql) {
-      run(join(bin, 'psql'), [
-        '-h',
-        dir,
-        '-p',
-        String(port),
-        '-U',
-        'postgres',
-        '-v',
-        'ON_ERROR_STOP=1',
-        '-d',
-        database,
-        '-c',
-        sql,
-      ])
-    },
     certFile,
   }
   return {
     cluster,
+    address,
     stop() {
       cluster.thaw()
       try {

@@ -6,7 +6,8 @@ import { waitFor } from '../../support/wait'
 import { deliver, getJson, useRelays } from './helpers'
 
 describe('a relay whose PostgreSQL goes away', () => {
-  const postgres = usePostgres()
+  // Its own cluster: the test stops the server.
+  const postgres = usePostgres({ own: true })
   const relays = useRelays()
 
   it('answers 503 and says why while the database is down, and takes deliveries again once it is back', async () => {

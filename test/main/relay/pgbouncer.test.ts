@@ -31,11 +31,8 @@ describe('relays behind PgBouncer in transaction mode', () => {
   const spawnRelay = useRelayProcesses()
   let bouncer: Bouncer
   let n = 0
-  const freshDatabase = () => {
-    const name = `bounced_${++n}`
-    postgres().createDatabase(name)
-    return name
-  }
+  /** A new database's name as the cluster knows it (usePostgres may make it unique in the run). */
+  const freshDatabase = () => new URL(postgres().createDatabase(`bounced_${++n}`)).pathname.slice(1)
   beforeAll(async () => {
     expect(existsSync(join(repoRoot, 'out/main/cli.js')), 'the built bundle (npm run build)').toBe(true)
     bouncer = await startPgBouncer(postgres().port, ['postgres', 'relay_rw'])
@@ -53,7 +50,12 @@ describe('relays behind PgBouncer in transaction mode', () => {
     const direct = postgres().url.replace(/\/postgres$/, `/${database}`)
     const steps = await query<{ version: number }>(direct, 'SELECT version FROM schema_migrations ORDER BY 1')
     expect(steps.map((s) => s.version)).toEqual(pgMigrations.map((m) => m.version))
-    expect(await query(direct, "SELECT * FROM pg_locks WHERE locktype = 'advisory'")).toEqual([])
+    expect(
+      await query(
+        direct,
+        "SELECT * FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+      ),
+    ).toEqual([])
     // Every one says how its streams are woken: LISTEN/NOTIFY does not cross PgBouncer's pool.
     for (const r of running) expect(r.output()).toMatch(/^wake-ups: polling every \d+ ms/m)
     const health = await getJson(`${running[0]!.sync}/healthz`)

@@ -8,7 +8,8 @@ import { createRelayToken } from '../../../src/main/relay'
 import { deliver, deliverAnswer, getJson, useRelays } from './helpers'
 
 describe('a relay whose PostgreSQL stalls', () => {
-  const postgres = usePostgres()
+  // Its own cluster: the first test freezes the server.
+  const postgres = usePostgres({ own: true })
   const relays = useRelays()
 
   it('answers 503 within the commit deadline while PostgreSQL is frozen, says "stalled" (/healthz not ok), and recovers by itself after SIGCONT with every acknowledged id stored', async () => {

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
 import { databaseFileName, openDatabase } from '../../src/main/db'
 import type { Database } from '../../src/main/db'
 import { createMemoryStore } from '../../src/main/secrets'
@@ -63,9 +63,10 @@ describe('the endpoint-disablement note on a full disk, on the Overview in Chrom
       ).run(now - 25 * hour, now - 10_000)
       // The overlay lives off the full disk: it is this test's, not the console's to write.
       const configFile = join(tempDir(), 'overlay.json')
+      const port = await deadPort()
       writeFileSync(
         configFile,
-        JSON.stringify({ listener: { publicUrl: `https://127.0.0.1:${await deadPort()}/webhooks` } }),
+        JSON.stringify({ listener: { publicUrl: `https://127.0.0.1:${port}/webhooks` } }),
       )
       const secrets = createMemoryStore({ [`webhook-secret:${endpoint}`]: 'whsec_e2e_full_disk_0123456789' })
       const c = await startConsole({ dataDir: dir, configFile, secrets, rendererDir })
@@ -74,7 +75,12 @@ describe('the endpoint-disablement note on a full disk, on the Overview in Chrom
       ).toBe('at_risk')
 
       exhaust(db, dir)
-      // A public URL check makes the watch look again (and try to save what it saw).
+      // The public URL now fails another way (a connection accepted and dropped, not refused): the
+      // check's new message makes the watch look at once (and try to save what it saw), rather
+      // than at its next 30 s look.
+      const dropper = createServer((socket) => socket.destroy())
+      await new Promise<void>((r) => dropper.listen(port, '127.0.0.1', () => r()))
+      onTestFinished(() => new Promise<void>((r) => dropper.close(() => r())))
       await callApi(c, 'payments.publicUrl.check')
       const status = await waitFor(
         async () => {

@@ -1,9 +1,13 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { main } from '../../../src/main/cli/main'
 import { terminalSafe } from '../../../src/main/cli/inert'
 import type { CliIo } from '../../../src/main/cli/io'
+import type { CliDeps } from '../../../src/main/cli/declare'
+import { createMemoryStore } from '../../../src/main/secrets'
 import { redact } from '../../../src/main/log'
 import { allScopes, sandboxLimits, usePaymentsStandin } from '../../support/payments-standin'
 import { useRpcStandin } from '../../support/rpc-standin'
@@ -21,11 +25,15 @@ const rawControl =
 
 /** What the process writes for a command run through main() here: each line through redaction
  * and the terminal guard, as `processIo` writes it (the one writer of stdout and stderr, below). */
-async function printed(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; text: string }> {
+async function printed(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  deps: CliDeps = {},
+): Promise<{ code: number; text: string }> {
   let text = ''
   const write = (line: string) => (text += `${terminalSafe(redact(line))}\n`)
   const io: CliIo = { out: write, err: write, env: { WATCHDESK_LOG_LEVEL: 'warn', ...env } }
-  const code = await main(args, io)
+  const code = await main(args, io, deps)
   return { code, text }
 }
 
@@ -121,6 +129,33 @@ describe('text from the payments API and RPC nodes is inert on the terminal', ()
     ]) {
       const answer = await printed([...args, '--chain', '250', '--data-dir', dir], {})
       expect(answer.code, answer.text).toBe(1)
+      expectInert(args.join(' '), answer.text)
+      expect(answer.text).toContain('x\\')
+    }
+  })
+
+  it('sources add and sources list: a relay’s error text', async () => {
+    // The relay accepts the token once (add), then fails with a hostile text (list).
+    let answered = 0
+    const relay = createServer((_req, res) => {
+      if (answered++ === 0)
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"events":[],"remaining":0}')
+      else res.writeHead(503, { 'content-type': 'text/plain' }).end(hostile)
+    })
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', () => r()))
+    onTestFinished(() => new Promise<void>((r) => relay.close(() => r())))
+    const url = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`
+    const dir = tempDir()
+    writeFileSync(join(dir, 'config.json'), '{}')
+    const deps: CliDeps = { secrets: createMemoryStore(), readSecret: async () => 'tok_inert_0123456789' }
+    const added = await printed(['sources', 'add', 'office', url, '--data-dir', dir], {}, deps)
+    expect(added.code, added.text).toBe(0)
+    for (const args of [
+      ['sources', 'list'],
+      ['sources', 'list', '--json'],
+    ]) {
+      const answer = await printed([...args, '--data-dir', dir], {}, deps)
+      expect(answer.code, answer.text).toBe(0)
       expectInert(args.join(' '), answer.text)
       expect(answer.text).toContain('x\\')
     }

@@ -12,7 +12,7 @@ import { callApi, useTestConsole } from '../support/console'
 import { inFirstScreen } from '../support/layout'
 import { useTempDir } from '../support/temp'
 import { waitFor } from '../support/wait'
-import { fillDisk, mountTmpfs } from '../main/db/tmpfs'
+import { exhaustDatabase, fillDisk, mountTmpfs } from '../main/db/tmpfs'
 
 const rendererDir = join(import.meta.dirname, '..', '..', 'out', 'renderer')
 const hour = 3_600_000
@@ -29,14 +29,7 @@ async function deadPort(): Promise<number> {
 /** Fills the disk, then the database's own free pages and WAL room, until a write is refused. */
 function exhaust(db: Database, dir: string): void {
   fillDisk(join(dir, 'filler'))
-  const padding = 'x'.repeat(16_384)
-  for (let i = 0; ; i++) {
-    try {
-      db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(`padding_${i}`, padding)
-    } catch {
-      return
-    }
-  }
+  exhaustDatabase(db)
 }
 
 /** The 3 a.m. trial on the Overview: the public URL has been failing for 25 h and the console's

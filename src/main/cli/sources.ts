@@ -12,6 +12,7 @@ import type { Command } from 'commander'
 import type { CliContext, CommonOptions } from './common'
 import { dataDirOf, example, withCommon } from './common'
 import { exitCodes } from './exit'
+import { inert } from './inert'
 import { printList } from './io'
 import type { CliIo } from './io'
 import { readSecretFromTerminal } from './payments-common'
@@ -124,7 +125,7 @@ export async function addSource(
   if (!check.ok && check.error.code === 'unauthorized')
     return fail(
       io,
-      `the relay at ${maskUrlSecrets(url)} refused the token (${check.error.message}); nothing was stored. Create one on the relay (watchdesk relay token create ${name}) and run this again.`,
+      `the relay at ${maskUrlSecrets(url)} refused the token (${inert(check.error.message)}); nothing was stored. Create one on the relay (watchdesk relay token create ${name}) and run this again.`,
       2,
     )
   const stored = await secretsOf(options, io).set(accounts.sourceToken(name), token)
@@ -142,7 +143,7 @@ export async function addSource(
     io.out(
       `the relay accepts the token and holds ${check.value.events.length + (check.value.remaining ?? 0)} events`,
     )
-  else io.err(`watchdesk sources: saved, but the relay cannot be used yet: ${check.error.message}`)
+  else io.err(`watchdesk sources: saved, but the relay cannot be used yet: ${inert(check.error.message)}`)
   return check.ok ? 0 : 1
 }
 
@@ -238,7 +239,9 @@ export async function listSources(options: SourcesCliOptions, io: CliIo): Promis
       r.behind === null ? '—' : r.behind === 0 ? 'up to date' : `${r.behind.toLocaleString('en-US')} to sync`,
     ],
   })
-  if (!options.json) for (const r of rows) if (r.problem) io.err(`watchdesk sources: ${r.name}: ${r.problem}`)
+  // The problem quotes the relay's own answer: one line, its controls and newlines escaped.
+  if (!options.json)
+    for (const r of rows) if (r.problem) io.err(`watchdesk sources: ${r.name}: ${inert(r.problem)}`)
   return 0
 }
 

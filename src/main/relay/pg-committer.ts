@@ -13,34 +13,26 @@ import { stalledCode } from './store'
 
 // ── the write side: group commit on PostgreSQL ─────────────────────────────────────────────
 
-/** What a redelivery returns of the row it found (a new row is what this relay sent: itemOf builds
- * it from the params, so PostgreSQL neither hashes nor sends back what the relay already has). */
-const storedColumns = [
-  'type',
-  'grp',
-  'created_at',
-  'created_ms',
-  'received_at',
-  'last_delivery_at',
-  'endpoint',
-  'data_id',
-  'conflicts',
-  "CASE WHEN type LIKE 'funding.%' THEN data END",
-  "encode(sha256(body), 'hex')",
-] as const
-type Stored = [
-  type: string,
-  grp: string,
-  created_at: string,
-  created_ms: number | null,
-  received_at: number,
-  last_delivery_at: number,
-  endpoint: string | null,
-  data_id: string | null,
-  conflicts: number,
-  data: string | null,
-  bodyHash: string,
-]
+/** What a redelivery returns of the row it found, field by field as the SQL that reads it (a new
+ * row is what this relay sent: itemOf builds it from the params, so PostgreSQL neither hashes nor
+ * sends back what the relay already has). One list: the statement's array and the row's fields. */
+const storedFields = {
+  type: 'type',
+  grp: 'grp',
+  created_at: 'created_at',
+  created_ms: 'created_ms',
+  received_at: 'received_at',
+  last_delivery_at: 'last_delivery_at',
+  endpoint: 'endpoint',
+  data_id: 'data_id',
+  conflicts: 'conflicts',
+  data: "CASE WHEN type LIKE 'funding.%' THEN data END",
+  hash: "encode(sha256(body), 'hex')",
+} as const satisfies Partial<Record<keyof CommittedRow, string>> & { hash: string }
+const storedColumns = Object.values(storedFields)
+/** The stored row's fields, in storedFields' order (json_build_array). */
+type Stored = unknown[]
+type StoredRow = Pick<CommittedRow, Exclude<keyof typeof storedFields, 'hash'>> & { hash: string }
 
 const upsertSql = `
   INSERT INTO events AS e (id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, body, data)
@@ -482,36 +474,10 @@ function insertedRow(event: EventParams, seq: number): CommittedRow {
 
 /** A row a redelivery found: as stored, `conflicted` when this delivery's body differs. */
 function storedRow(event: EventParams, row: ReturnedRow, stored: Stored): CommittedRow {
-  const [
-    type,
-    grp,
-    created_at,
-    created_ms,
-    received_at,
-    last_delivery_at,
-    endpoint,
-    data_id,
-    conflicts,
-    data,
-    hash,
-  ] = stored
-  return {
-    seq: row.seq,
-    id: row.id,
-    type,
-    grp,
-    created_at,
-    created_ms,
-    received_at,
-    last_delivery_at,
-    deliveries: row.deliveries,
-    endpoint,
-    data_id,
-    conflicts,
-    source: null,
-    data,
-    conflicted: createHash('sha256').update(event.body).digest('hex') === hash ? 0 : 1,
-  }
+  const fields = Object.keys(storedFields).map((field, i) => [field, stored[i]])
+  const { hash, ...found } = Object.fromEntries(fields) as StoredRow
+  const conflicted = createHash('sha256').update(event.body).digest('hex') === hash ? 0 : 1
+  return { ...found, seq: row.seq, id: row.id, deliveries: row.deliveries, source: null, conflicted }
 }
 
 /** Indexes of `events` split so that an id appears once per round; each round sorted by id. */

@@ -1,5 +1,5 @@
 import { once } from 'node:events'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useServeProcess, runCli } from '../../support/serve-process'
@@ -44,7 +44,8 @@ describe('bin/watchdesk serve', () => {
       expect(settings.value.keychain).toMatchObject({ reachable: true, backend: 'keychain' })
     })
 
-    it('refuses a second console on the same data dir, naming the first', async () => {
+    it('refuses a second console on the same data dir, naming the first, and leaves the first unharmed', async () => {
+      const held = ['runtime.json', 'watchdesk.lock'].map((f) => readFileSync(join(dir, f), 'utf8'))
       const second = await runCli(['serve', '--data-dir', dir, '--port', '0', '--listener-port', '0'])
       expect(second.code).toBe(3)
       expect(second.stderr).toMatch(
@@ -52,6 +53,16 @@ describe('bin/watchdesk serve', () => {
           `Another watchdesk \\(the console running as pid ${running.process.pid}\\) is already running`,
         ),
       )
+      expect(second.stdout).toBe('')
+      // The first keeps its runtime.json and its lock, its console and its listener.
+      expect(['runtime.json', 'watchdesk.lock'].map((f) => readFileSync(join(dir, f), 'utf8'))).toEqual(held)
+      expect(running.process.exitCode).toBeNull()
+      const health = await fetch(`${running.consoleUrl}/api/health`, {
+        headers: { authorization: `Bearer ${running.token}` },
+      })
+      expect(health.status).toBe(200)
+      const unsigned = await fetch(`${running.listenerUrl}/webhooks`, { method: 'POST', body: '{}' })
+      expect(unsigned.status).toBe(401)
     })
 
     it('says the port is taken rather than crashing', async () => {

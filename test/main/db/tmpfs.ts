@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Database } from '../../../src/main/db'
 
 /** A small tmpfs to fill up (root only); null with the reason when it cannot be mounted here. */
 export function mountTmpfs(sizeKb: number): { dir: string; unmount(): void } | { dir: null; reason: string } {
@@ -44,4 +45,16 @@ export function fillDisk(file: string): number {
     closeSync(fd)
   }
   return written
+}
+
+/** Writes to the database until it refuses one: the disk is full and the WAL can take no more. */
+export function exhaustDatabase(db: Database): void {
+  const padding = 'x'.repeat(16_384)
+  for (let i = 0; ; i++) {
+    try {
+      db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(`padding_${i}`, padding)
+    } catch {
+      return
+    }
+  }
 }

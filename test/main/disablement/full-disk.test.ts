@@ -11,23 +11,11 @@ import type { ListenerStatus } from '../../../src/shared/contract/events'
 import type { PublicUrlState } from '../../../src/shared/contract/payments'
 import { ok, unwrap } from '../../../src/shared/result'
 import { manualClock } from '../../support/clock'
-import { fillDisk, mountTmpfs } from '../db/tmpfs'
+import { exhaustDatabase, fillDisk, mountTmpfs } from '../db/tmpfs'
 
 const endpoint = 'wh_full_disk_5c1d'
 const hour = 3_600_000
 const lead = 2 * hour
-
-/** Writes to the database until it refuses one: the disk is full and the WAL can take no more. */
-function exhaust(db: Database): void {
-  const padding = 'x'.repeat(16_384)
-  for (let i = 0; ; i++) {
-    try {
-      db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(`padding_${i}`, padding)
-    } catch {
-      return
-    }
-  }
-}
 
 /** Trial (issue 32.4 × a full disk): the public URL fails while the console's disk is full, so the
  * watch cannot record the outage. It must still forecast from what it sees (a disk that fills
@@ -82,7 +70,7 @@ describe('the endpoint-disablement watch on a full disk', () => {
       clock.advance(60_000)
       const filler = join(tmpfs.dir!, 'filler')
       fillDisk(filler)
-      exhaust(db)
+      exhaustDatabase(db)
       try {
         const downAt = clock.now()
         url = {

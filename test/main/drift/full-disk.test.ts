@@ -10,19 +10,7 @@ import type { DriftWatch, ShapeCondition } from '../../../src/main/drift'
 import { silentLogger } from '../../../src/main/log'
 import type { EventSummary } from '../../../src/shared/contract/events'
 import { unwrap } from '../../../src/shared/result'
-import { fillDisk, mountTmpfs } from '../db/tmpfs'
-
-/** Writes to the database until it refuses one: the disk is full and the WAL can take no more. */
-function exhaust(db: Database): void {
-  const padding = 'x'.repeat(16_384)
-  for (let i = 0; ; i++) {
-    try {
-      db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(`padding_${i}`, padding)
-    } catch {
-      return
-    }
-  }
-}
+import { exhaustDatabase, fillDisk, mountTmpfs } from '../db/tmpfs'
 
 type Row = { seq: number; id: string; type: string; data: string }
 const payment = (i: number, extra: Record<string, unknown> = {}) =>
@@ -87,7 +75,7 @@ describe('the payload drift watch on a full disk', () => {
 
       const filler = join(tmpfs.dir!, 'filler')
       fillDisk(filler)
-      exhaust(first.db)
+      exhaustDatabase(first.db)
       try {
         add(payment(12, { note: 'new' }))
         first.committedOne()

@@ -4,7 +4,8 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../support/ports'
-import { runCli, useServeProcess } from '../support/serve-process'
+import { runMain } from '../support/cli'
+import { useServeProcess } from '../support/serve-process'
 import type { ServeProcess } from '../support/serve-process'
 import { spawnRelay } from '../support/relay-process'
 import type { RelayProcess } from '../support/relay-process'
@@ -90,7 +91,7 @@ describe('docs/grafana-dashboard.json on a real Prometheus scraping a console an
     })
     children.push(spawned.child)
     relay = await spawned.ready
-    const created = await runCli([
+    const created = await runMain([
       'relay',
       'token',
       'create',

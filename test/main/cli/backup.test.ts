@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
 import { createKeytarStore } from '../../../src/main/secrets'
 import { useRelayProcesses } from '../../support/relay-process'
+import { runMain } from '../../support/cli'
 import { runCli, useServeProcess, postSigned } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
@@ -115,12 +116,12 @@ describe('watchdesk backup and restore', () => {
     expect(bytes.includes(Buffer.from(keychainSecret))).toBe(false)
 
     // A non-empty data dir is refused with the fix in the sentence.
-    const refused = await runCli(['restore', backupFile, '--data-dir', dataDir], env)
+    const refused = await runMain(['restore', backupFile, '--data-dir', dataDir], env)
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/is not empty; restore only into an empty data dir/)
 
     const restoredDir = join(root, 'restored')
-    const restored = await runCli(['restore', backupFile, '--data-dir', restoredDir], env)
+    const restored = await runMain(['restore', backupFile, '--data-dir', restoredDir], env)
     expect(restored.stderr).toBe('')
     expect(restored.code).toBe(0)
     expect(readFileSync(join(restoredDir, 'config.json'), 'utf8')).toBe(configText)
@@ -128,7 +129,7 @@ describe('watchdesk backup and restore', () => {
     expect(statSync(join(restoredDir, 'config.json')).mode & 0o777).toBe(0o600)
 
     // Read through watchdesk itself: the restored dir is a data dir it opens as its own.
-    const listed = await runCli(['events', '--data-dir', restoredDir, '--json', '--limit', '100000'], env)
+    const listed = await runMain(['events', '--data-dir', restoredDir, '--json', '--limit', '100000'], env)
     expect(listed.code).toBe(0)
     const ids = new Set(
       listed.stdout
@@ -153,17 +154,20 @@ describe('watchdesk backup and restore', () => {
     const root = tempDir()
     const existing = join(root, 'exists.backup')
     writeFileSync(existing, 'keep me')
-    const empty = await runCli(['backup', join(root, 'new.backup'), '--data-dir', join(root, 'nothing')], env)
+    const empty = await runMain(
+      ['backup', join(root, 'new.backup'), '--data-dir', join(root, 'nothing')],
+      env,
+    )
     expect(empty.code).toBe(1)
     expect(empty.stderr).toMatch(/holds no database/)
     const dataDir = join(root, 'data')
     const opened = openDatabase(join(dataDir, 'watchdesk.db'))
     if (!opened.ok) throw new Error(opened.error.message)
     opened.value.close()
-    const overwrite = await runCli(['backup', existing, '--data-dir', dataDir], env)
+    const overwrite = await runMain(['backup', existing, '--data-dir', dataDir], env)
     expect(overwrite.code).toBe(1)
     expect(overwrite.stderr).toMatch(/already exists; name a new file/)
-    const notBackup = await runCli(['restore', existing, '--data-dir', join(root, 'fresh')], env)
+    const notBackup = await runMain(['restore', existing, '--data-dir', join(root, 'fresh')], env)
     expect(notBackup.code).toBe(1)
     expect(notBackup.stderr).toMatch(/not a watchdesk backup/)
     expect(readFileSync(existing, 'utf8')).toBe('keep me')
@@ -203,7 +207,7 @@ describe('watchdesk backup and restore', () => {
       expect(before.length).toBeGreaterThanOrEqual(50)
 
       const restoredDir = join(root, 'restored')
-      const restored = await runCli(['restore', backupFile, '--data-dir', restoredDir], relayEnv)
+      const restored = await runMain(['restore', backupFile, '--data-dir', restoredDir], relayEnv)
       expect(restored.code).toBe(0)
       const db = new BetterSqlite3(join(restoredDir, 'watchdesk.db'), { readonly: true })
       try {
@@ -213,7 +217,7 @@ describe('watchdesk backup and restore', () => {
         db.close()
       }
 
-      const postgres = await runCli(
+      const postgres = await runMain(
         ['backup', join(root, 'pg.backup'), '--store', 'postgres://x@127.0.0.1/db'],
         relayEnv,
       )

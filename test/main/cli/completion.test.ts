@@ -3,8 +3,10 @@ import {
   chmodSync,
   copyFileSync,
   existsSync,
+  linkSync,
   mkdirSync,
   readFileSync,
+  realpathSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs'
@@ -155,7 +157,12 @@ function installAsUser(home: string, bin: string): void {
   const asRoot = process.getuid?.() === 0 && existsSync('/usr/sbin/runuser')
   const nodeDir = join(bin, 'node')
   mkdirSync(nodeDir)
-  copyFileSync(process.execPath, join(nodeDir, 'node'))
+  // A hard link where the file system allows (a copy of the ~120 MB binary otherwise).
+  try {
+    linkSync(realpathSync(process.execPath), join(nodeDir, 'node'))
+  } catch {
+    copyFileSync(process.execPath, join(nodeDir, 'node'))
+  }
   chmodSync(nodeDir, 0o755)
   const env = ['env', `HOME=${home}`, `PATH=${nodeDir}:/usr/bin:/bin`]
   if (asRoot) {

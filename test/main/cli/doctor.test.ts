@@ -9,6 +9,7 @@ import { useAnvil } from '../../support/anvil'
 import { allScopes, sandboxLimits, usePaymentsStandin } from '../../support/payments-standin'
 import { occupyPort } from '../../support/ports'
 import { useTestConsole } from '../../support/console'
+import { runMain } from '../../support/cli'
 import { cliPath, runCli } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 
@@ -138,7 +139,7 @@ describe('watchdesk doctor', () => {
       { mode: 0o600 },
     )
     const env = { ...process.env, WATCHDESK_API_KEY: key, WATCHDESK_PROJECT_UID: 'puid-doctor-0042' }
-    const run = await runCli(
+    const run = await runMain(
       ['doctor', '--json', '--data-dir', dataDir, '--port', String(await freePort())],
       env,
     )
@@ -155,9 +156,9 @@ describe('watchdesk doctor', () => {
   it('opens each --store: a relay SQLite store is ok, an unreachable PostgreSQL fails without its password', async () => {
     const dir = tempDir()
     const sqlite = `sqlite:${join(dir, 'relay.db')}`
-    expect((await runCli(['relay', 'token', 'create', 'doc', '--store', sqlite])).code).toBe(0)
+    expect((await runMain(['relay', 'token', 'create', 'doc', '--store', sqlite])).code).toBe(0)
     const postgres = `postgres://relay:pg-secret-pass@127.0.0.1:${await freePort()}/watchdesk`
-    const run = await runCli([
+    const run = await runMain([
       'doctor',
       '--json',
       '--data-dir',
@@ -192,7 +193,7 @@ describe('watchdesk doctor', () => {
         writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ listener: { publicUrl } }), {
           mode: 0o600,
         })
-        const run = await runCli([
+        const run = await runMain([
           'doctor',
           '--json',
           '--data-dir',
@@ -224,7 +225,7 @@ describe('watchdesk doctor', () => {
         { mode: 0o600 },
       )
       const env = { ...process.env, WATCHDESK_API_KEY: key }
-      const run = await runCli(
+      const run = await runMain(
         ['doctor', '--json', '--data-dir', dataDir, '--port', String(await freePort())],
         env,
       )

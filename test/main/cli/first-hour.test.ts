@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { chainRegistry } from '../../../src/shared/chains/registry'
 import { occupyPort } from '../../support/ports'
 import { useRpcStandin } from '../../support/rpc-standin'
+import { runMain } from '../../support/cli'
 import { cliPath, runCli } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 
@@ -54,7 +55,8 @@ describe('the first hour at a terminal', () => {
     const dataDir = join(tempDir(), 'data')
     const port = await closedPort()
     expect(
-      (await runCli(['config', 'set', 'apiBaseUrl', `http://127.0.0.1:${port}`, '--data-dir', dataDir])).code,
+      (await runMain(['config', 'set', 'apiBaseUrl', `http://127.0.0.1:${port}`, '--data-dir', dataDir]))
+        .code,
     ).toBe(0)
     const env = { ...process.env, WATCHDESK_API_KEY: 'sk_sandbox_firsthour_0a1b2c3d' }
     const tty = await onTerminal(['wallets', '--data-dir', dataDir], env)
@@ -96,32 +98,32 @@ describe('the first hour at a terminal', () => {
 
   it('a mistyped event type is refused with the close one; --force sends it anyway', async () => {
     const dataDir = join(tempDir(), 'data')
-    const typo = await runCli(['send-test-event', 'funding.complete', '--data-dir', dataDir])
+    const typo = await runMain(['send-test-event', 'funding.complete', '--data-dir', dataDir])
     expect(typo.code).toBe(2)
     expect(typo.stderr).toContain(
       '"funding.complete" is not a known event type. Did you mean funding.completed?',
     )
-    const forced = await runCli(['send-test-event', 'funding.complete', '--force', '--data-dir', dataDir], {
+    const forced = await runMain(['send-test-event', 'funding.complete', '--force', '--data-dir', dataDir], {
       ...process.env,
       WATCHDESK_WEBHOOK_SECRETS: 'whsec_firsthour_secret_0123456789',
     })
     expect(forced.stderr).not.toContain('not a known event type')
-    const events = await runCli(['events', '--type', 'payout.faild', '--data-dir', dataDir])
+    const events = await runMain(['events', '--type', 'payout.faild', '--data-dir', dataDir])
     expect(events.stderr).toContain('Did you mean payout.failed?')
   })
 
   it('-v points at -V/--version; events --help names its default once', async () => {
-    const v = await runCli(['-v'])
+    const v = await runMain(['-v'])
     expect(v.code).toBe(2)
     expect(v.stderr).toMatch(/unknown option '-v'\n\(Did you mean -V or --version\?\)/)
-    const help = await runCli(['events', '--help'])
+    const help = await runMain(['events', '--help'])
     expect(help.stdout).toMatch(/--limit <n> +at most this many \(default: 50\)\n/)
     expect(help.stdout).not.toContain('(default 50)')
   })
 
   it('config set before the data dir exists creates it (0700) and saves', async () => {
     const dataDir = join(tempDir(), 'new', 'data')
-    const set = await runCli(['config', 'set', 'pollIntervalMs', '5000', '--data-dir', dataDir])
+    const set = await runMain(['config', 'set', 'pollIntervalMs', '5000', '--data-dir', dataDir])
     expect(set.stderr).toBe('')
     expect(set.code).toBe(0)
     expect(statSync(dataDir).mode & 0o777).toBe(0o700)
@@ -136,7 +138,7 @@ describe('the first hour at a terminal', () => {
     )
     mkdirSync(join(dir, 'data'), { mode: 0o700 })
     writeFileSync(join(dir, 'data', 'config.json'), JSON.stringify({ rpcBaseUrl: node.url, chains }))
-    const run = await runCli(['chains', '--json', '--data-dir', join(dir, 'data')], {
+    const run = await runMain(['chains', '--json', '--data-dir', join(dir, 'data')], {
       ...process.env,
       WATCHDESK_PROJECT_UID: 'puid-firsthour-77',
     })
@@ -155,7 +157,7 @@ describe('the first hour at a terminal', () => {
     const dataDir = join(dir, 'data')
     const store = `sqlite:${join(dir, 'relay.db')}`
     const env = { ...process.env, WATCHDESK_WEBHOOK_SECRETS: 'whsec_firsthour_relay_0123456789' }
-    const token = await runCli(['relay', 'token', 'create', 'laptop', '--store', store], env)
+    const token = await runMain(['relay', 'token', 'create', 'laptop', '--store', store], env)
     expect(token.code).toBe(0)
     const relay = spawn(
       process.execPath,
@@ -193,7 +195,7 @@ describe('the first hour at a terminal', () => {
     )
     expect(refused.code).toBe(2)
     expect(refused.stderr).toMatch(/refused the token .*nothing was stored/)
-    const none = await runCli(['sources', 'list', '--json', '--data-dir', dataDir], env)
+    const none = await runMain(['sources', 'list', '--json', '--data-dir', dataDir], env)
     expect(none.stdout).toBe('')
     try {
       const right = await runCli(
@@ -209,7 +211,7 @@ describe('the first hour at a terminal', () => {
         token.stdout.trim(),
       )
       expect(closed.code).toBe(1)
-      const list = await runCli(['sources', 'list', '--data-dir', dataDir], env)
+      const list = await runMain(['sources', 'list', '--data-dir', dataDir], env)
       expect(list.stdout).toMatch(/^name +state +url/)
       expect(list.stdout).toMatch(new RegExp(`^${name} +reachable +http`, 'm'))
       expect(list.stdout).toMatch(new RegExp(`^${gone} +unreachable +http`, 'm'))
@@ -218,7 +220,7 @@ describe('the first hour at a terminal', () => {
       expect(list.stdout).toMatch(new RegExp(`^${name} +reachable .* +not synced yet +up to date$`, 'm'))
       expect(list.stdout).toMatch(new RegExp(`^${gone} +unreachable .* +not synced yet +—$`, 'm'))
       // The doctor asks the same relays.
-      const doctor = await runCli(
+      const doctor = await runMain(
         ['doctor', '--json', '--data-dir', dataDir, '--port', String(await closedPort())],
         env,
       )
@@ -231,9 +233,9 @@ describe('the first hour at a terminal', () => {
         [`Relay ${name}`]: 'ok',
         [`Relay ${gone}`]: 'fail',
       })
-      await runCli(['sources', 'remove', gone, '--data-dir', dataDir], env)
+      await runMain(['sources', 'remove', gone, '--data-dir', dataDir], env)
     } finally {
-      await runCli(['sources', 'remove', name, '--data-dir', dataDir], env)
+      await runMain(['sources', 'remove', name, '--data-dir', dataDir], env)
     }
     // A dozen CLI processes and a relay: more than the default 30 s on a loaded machine.
   }, 120_000)

@@ -61,7 +61,10 @@ function useFollow(): (args: string[]) => Promise<{ child: ChildProcess; out(): 
     let err = ''
     child.stdout!.on('data', (c) => (out += c))
     child.stderr!.on('data', (c) => (err += c))
-    await waitFor(() => err.includes('following new events') || undefined, 'events --follow to start')
+    // A Node start takes seconds of wall time at load average 25: 8 s timed out there.
+    await waitFor(() => err.includes('following new events') || undefined, 'events --follow to start', {
+      timeoutMs: 30_000,
+    })
     return { child, out: () => out, err: () => err }
   }
 }

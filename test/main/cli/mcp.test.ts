@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest'
-import { cliPath, postSigned, runCli, useServeProcess } from '../../support/serve-process'
+import { runMain } from '../../support/cli'
+import { cliPath, postSigned, useServeProcess } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 
 const webhookSecret = 'whsec_mcp_test_7c1d9e0b4a55'
@@ -13,6 +14,9 @@ const targetPassword = 'hunter2-target-pw'
 describe('watchdesk mcp', () => {
   const serve = useServeProcess()
   const tempDir = useTempDir('watchdesk-mcp-')
+  // After-hooks run in reverse: the file's serve stops before its data dir is removed.
+  const tempDirForFile = useTempDir('watchdesk-mcp-', { per: 'file' })
+  const serveForFile = useServeProcess({ per: 'file' })
   const clients: Client[] = []
   afterEach(async () => {
     for (const c of clients.splice(0)) await c.close()
@@ -24,19 +28,23 @@ describe('watchdesk mcp', () => {
     WATCHDESK_API_KEY: apiKey,
   } as Record<string, string>
 
-  async function consoleWithEvents(): Promise<string> {
-    const dir = tempDir()
-    const target = `http://ops:${targetPassword}@127.0.0.1:9/hook?key=${targetPassword}`
-    expect(
-      (await runCli(['config', 'set', 'forward.targets.app.url', target, '--data-dir', dir], env)).code,
-    ).toBe(0)
-    await serve(['--data-dir', dir], env)
-    for (const type of ['funding.completed', 'funding.completed', 'payout.failed']) {
-      const sent = await runCli(['send-test-event', type, '--endpoint', 'env-1', '--data-dir', dir], env)
-      expect(sent.code, sent.stderr).toBe(0)
-    }
-    return dir
-  }
+  let withEvents: Promise<string> | undefined
+  /** One console for the file's first two tests, in their order: the read-only one, then the one
+   * that mutes and replays (a serve start is about 2.5 s of CPU). */
+  const consoleWithEvents = (): Promise<string> =>
+    (withEvents ??= (async () => {
+      const dir = tempDirForFile()
+      const target = `http://ops:${targetPassword}@127.0.0.1:9/hook?key=${targetPassword}`
+      expect(
+        (await runMain(['config', 'set', 'forward.targets.app.url', target, '--data-dir', dir], env)).code,
+      ).toBe(0)
+      await serveForFile(['--data-dir', dir], env)
+      for (const type of ['funding.completed', 'funding.completed', 'payout.failed']) {
+        const sent = await runMain(['send-test-event', type, '--endpoint', 'env-1', '--data-dir', dir], env)
+        expect(sent.code, sent.stderr).toBe(0)
+      }
+      return dir
+    })())
 
   async function connect(dir: string, ...flags: string[]): Promise<Client> {
     const client = new Client({ name: 'watchdesk-test', version: '1.0.0' })

@@ -2,7 +2,8 @@ import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
-import { runCli, useServeProcess, postSigned } from '../../support/serve-process'
+import { runMain } from '../../support/cli'
+import { useServeProcess, postSigned } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
 import { counts, eventIds, seedRetention } from '../db/retention-fixture'
@@ -45,7 +46,7 @@ describe('retention in bin/watchdesk serve', () => {
     })()
     const state = await waitFor(
       async () => {
-        const storage = await runCli(['storage', '--data-dir', dataDir, '--json'], env)
+        const storage = await runMain(['storage', '--data-dir', dataDir, '--json'], env)
         const usage = JSON.parse(storage.stdout) as { retention: { lastRunAt: number | null } }
         return usage.retention.lastRunAt !== null ? usage : undefined
       },
@@ -66,7 +67,7 @@ describe('retention in bin/watchdesk serve', () => {
         error: null,
       },
     })
-    const text = await runCli(['storage', '--data-dir', dataDir], env)
+    const text = await runMain(['storage', '--data-dir', dataDir], env)
     expect(text.stdout).toMatch(
       new RegExp(
         `^removed \\(last run\\)\\s+events ${seeded.expiredEvents.length}, attempts \\d+, alerts 51, rejections 300$`,

@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
 import { upsertEventSql } from '../../../src/main/webhooks/sql'
-import { runCli, useServeProcess } from '../../support/serve-process'
+import { runMain } from '../../support/cli'
+import { useServeProcess } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { mountTmpfs } from '../db/tmpfs'
 
@@ -32,7 +33,7 @@ function dataDirWithEvents(dataDir: string, times: number[]): void {
   db.close()
 }
 
-describe('watchdesk storage (the built CLI)', () => {
+describe('watchdesk storage', () => {
   const tempDir = useTempDir('watchdesk-storage-')
   const serve = useServeProcess()
   const tmpfs = mountTmpfs(8192)
@@ -42,7 +43,7 @@ describe('watchdesk storage (the built CLI)', () => {
 
   it('says the data dir holds no database yet, and what creates one, without creating it (exit 3)', async () => {
     const dataDir = tempDir()
-    const result = await runCli(['storage', '--data-dir', dataDir])
+    const result = await runMain(['storage', '--data-dir', dataDir])
     expect(result.code).toBe(3)
     expect(result.stderr).toContain(
       `${dataDir} holds no database yet: start watchdesk (serve, relay or the app)`,
@@ -55,7 +56,7 @@ describe('watchdesk storage (the built CLI)', () => {
     const times = [Date.parse('2026-03-01T08:00:00Z'), Date.parse('2026-01-15T12:30:00Z'), Date.now()]
     dataDirWithEvents(dataDir, times)
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ storage: { warnFreeMb: 1 } }))
-    const json = await runCli(['storage', '--data-dir', dataDir, '--json'])
+    const json = await runMain(['storage', '--data-dir', dataDir, '--json'])
     expect(json.stderr).toBe('')
     expect(json.code).toBe(0)
     const usage = JSON.parse(json.stdout)
@@ -71,7 +72,7 @@ describe('watchdesk storage (the built CLI)', () => {
     expect(usage.dataDirBytes).toBeGreaterThanOrEqual(usage.databaseBytes)
     expect(usage.freeBytes).toBeGreaterThan(0)
 
-    const text = await runCli(['storage', '--data-dir', dataDir])
+    const text = await runMain(['storage', '--data-dir', dataDir])
     expect(text.code).toBe(0)
     expect(text.stdout).toMatch(/^events stored\s+3$/m)
     // As the console writes times, in the machine's zone (said once, in the last line).
@@ -87,19 +88,19 @@ describe('watchdesk storage (the built CLI)', () => {
       dataDirWithEvents(dataDir, [Date.now()])
       // An 8 MB disk: 100 MB is more than it has, 1 MB less than it has free.
       writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ storage: { warnFreeMb: 100 } }))
-      const low = await runCli(['storage', '--data-dir', dataDir])
+      const low = await runMain(['storage', '--data-dir', dataDir])
       expect(low.code).toBe(1)
       expect(low.stdout).toMatch(/^free space\s+.* LOW \(warning below 100 MB\)$/m)
       expect(low.stdout).toMatch(
         /warning: Only .* free on the disk of .* \(warning below 100 MB, storage\.warnFreeMb\): free space/,
       )
-      const lowJson = await runCli(['storage', '--data-dir', dataDir, '--json'])
+      const lowJson = await runMain(['storage', '--data-dir', dataDir, '--json'])
       expect(lowJson.code).toBe(1)
       expect(JSON.parse(lowJson.stdout).freeBytes).toBeLessThanOrEqual(8 * 1024 * 1024)
       expect(lowJson.stderr).toMatch(/storage\.warnFreeMb/)
 
       writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ storage: { warnFreeMb: 1 } }))
-      const fine = await runCli(['storage', '--data-dir', dataDir, '--json'])
+      const fine = await runMain(['storage', '--data-dir', dataDir, '--json'])
       expect(fine.code).toBe(0)
       expect(JSON.parse(fine.stdout).warning).toBeNull()
     },

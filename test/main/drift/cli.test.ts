@@ -5,7 +5,7 @@ import { signBody } from '../../../src/main/webhooks'
 import type { RunningConsole } from '../../../src/main/serve'
 import { unwrap } from '../../../src/shared/result'
 import { callApi, useTestConsole } from '../../support/console'
-import { runCli } from '../../support/serve-process'
+import { runMain } from '../../support/cli'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
 
@@ -46,7 +46,7 @@ describe('payload shapes from the command line and MCP', () => {
     )
 
     const env = { ...process.env, WATCHDESK_DATA_DIR: dataDir }
-    const listed = await runCli(['events', 'shapes'], env)
+    const listed = await runMain(['events', 'shapes'], env)
     expect(listed.stderr).toBe('')
     expect(listed.code).toBe(0)
     expect(listed.stdout).toMatch(/card\.created\s+3 events\s+3 fields/)
@@ -55,7 +55,7 @@ describe('payload shapes from the command line and MCP', () => {
     expect(listed.stdout).toContain('WARNING')
     // A field name from an event is inert on the terminal.
     expect(listed.stdout).not.toContain('\u001b[31m')
-    const json = JSON.parse((await runCli(['events', 'shapes', '--json'], env)).stdout)
+    const json = JSON.parse((await runMain(['events', 'shapes', '--json'], env)).stdout)
     expect(json).toMatchObject({ unacknowledged: 1, drifts: [{ eventId: 'evt_c_2', acknowledged: false }] })
 
     const opened = openReadModel(dataDir)
@@ -76,7 +76,7 @@ describe('payload shapes from the command line and MCP', () => {
       mcp.close()
     }
 
-    const acked = await runCli(['events', 'shapes', 'ack', 'card.created', 'last4', '*red*'], env)
+    const acked = await runMain(['events', 'shapes', 'ack', 'card.created', 'last4', '*red*'], env)
     expect(acked.stderr).toBe('')
     expect(acked.code).toBe(0)
     expect(acked.stdout).toContain('"card.created last4"')
@@ -89,11 +89,11 @@ describe('payload shapes from the command line and MCP', () => {
       wait,
     )
     expect((await callApi(c, 'drift.status')).json.value.unacknowledged).toBe(0)
-    expect((await runCli(['events', 'shapes'], env)).stdout).toContain('acknowledged')
+    expect((await runMain(['events', 'shapes'], env)).stdout).toContain('acknowledged')
   }, 180_000)
 
   it('says how to start when the data dir holds no database', async () => {
-    const listed = await runCli(['events', 'shapes', '--data-dir', tempDir()])
+    const listed = await runMain(['events', 'shapes', '--data-dir', tempDir()])
     expect(listed.code).toBe(3)
     expect(listed.stderr).toContain('holds no database yet')
   }, 60_000)

@@ -2,7 +2,8 @@ import { performance } from 'node:perf_hooks'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest'
-import { cliPath, runCli, useServeProcess } from '../../support/serve-process'
+import { runMain } from '../../support/cli'
+import { cliPath, useServeProcess } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
 import { useTestTargets } from './target'
@@ -25,10 +26,10 @@ describe('a replay queued by another process', () => {
   it('an MCP replay_events reaches the app from the running console with no other traffic', async () => {
     const app = await startTarget()
     const dir = tempDir()
-    const set = await runCli(['config', 'set', 'forward.targets.app.url', app.url, '--data-dir', dir], env)
+    const set = await runMain(['config', 'set', 'forward.targets.app.url', app.url, '--data-dir', dir], env)
     expect(set.code, set.stderr).toBe(0)
     await serve(['--data-dir', dir], env)
-    const sent = await runCli(
+    const sent = await runMain(
       ['send-test-event', 'funding.completed', '--endpoint', 'env-1', '--data-dir', dir],
       env,
     )

@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createRelayToken } from '../../../src/main/relay'
 import { unwrap } from '../../../src/shared/result'
-import { runCli } from '../../support/serve-process'
+import { runMain } from '../../support/cli'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
 import { useRecorder } from '../alerts/harness'
@@ -111,7 +111,7 @@ describe('one event through the listener, a relay catch-up and a replay', () => 
       .map((line) => (JSON.parse(line) as { id: string }).id)
     expect(apiIds.filter((r) => r === id)).toHaveLength(1)
     expect(apiIds.sort()).toEqual([...others, id].sort())
-    const cli = await runCli(['events', '--json', '--limit', '100', '--data-dir', dataDir], {
+    const cli = await runMain(['events', '--json', '--limit', '100', '--data-dir', dataDir], {
       ...process.env,
       WATCHDESK_LOG_LEVEL: 'warn',
     })

@@ -5,7 +5,8 @@ import { exportEvents } from '../../../src/main/api/events'
 import { openDatabase } from '../../../src/main/db'
 import { createEventStore, signBody } from '../../../src/main/webhooks'
 import { unwrap } from '../../../src/shared/result'
-import { cliPath, runCli } from '../../support/serve-process'
+import { runMain } from '../../support/cli'
+import { cliPath } from '../../support/serve-process'
 import { waitFor } from '../../support/wait'
 import { useTempDir } from '../../support/temp'
 import { useListenProcess } from '../forward/processes'
@@ -30,7 +31,7 @@ describe('a conflicting redelivery, wherever the event goes', () => {
     listen.process.kill('SIGINT')
     expect(await listen.exited).toBe(0)
 
-    const listed = await runCli(['events', '--json', '--data-dir', dataDir], env())
+    const listed = await runMain(['events', '--json', '--data-dir', dataDir], env())
     expect(listed.code).toBe(0)
     const byId = new Map(
       listed.stdout

@@ -3,6 +3,7 @@
 import type { Rejection } from '../../shared/contract/events'
 import type { CommitHook } from '../db/commit-hooks'
 import type { PruneStatement } from '../db/retention'
+import type { PackedEvents } from './commit-wire'
 import type { CommittedRow, EventParams } from './sql'
 
 export interface CommitWorkerData {
@@ -57,7 +58,8 @@ export type PruneReply = { ok: true; changes: number } | { ok: false; failure: S
 /** The commit worker's calls (src/main/workers/ carries them). `commit` is answered in batches:
  * every commit that queued up while a transaction ran goes into the next one, one fsync for all. */
 export type CommitCalls = {
-  commit(request: Omit<CommitRequest, 'id'>): CommittedReply
+  /** The events packed (./commit-wire.ts): one string and one transferred buffer per group. */
+  commit(request: { events: PackedEvents; rejections: Rejection[] }): CommittedReply
   /** A retention batch, queued with the commits so the one writer runs it between them. */
   prune(statements: PruneStatement[]): PruneReply
   /** Marks the listener run alive (or writes a probe row when `run` is null): a small commit that

@@ -14,6 +14,7 @@ import type {
   StorageFailure,
 } from './commit-protocol'
 import { createCommitTransaction } from './commit-transaction'
+import { packEvents } from './commit-wire'
 import { insertedRow } from './sql'
 import type { EventParams } from './sql'
 import { toSummary } from './store'
@@ -162,7 +163,8 @@ export function workerCommitter(file: string, options: WorkerCommitterOptions = 
     callsAtOnce: 1,
     ...(options.grouping !== null && { grouping: options.grouping ?? defaultGrouping }),
     async commit(events, rejections) {
-      const reply = await worker.call('commit', { events, rejections })
+      const packed = packEvents(events)
+      const reply = await worker.call('commit', { events: packed, rejections }, { transfer: [packed.buffer] })
       return reply.ok ? committedResultOf(reply.value, events) : { ok: false, failure: reply.failure }
     },
     async alive(run, at) {

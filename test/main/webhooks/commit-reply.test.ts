@@ -87,7 +87,7 @@ describe("the commit's answer", () => {
           expect(item).toMatchObject({ duplicate: false, conflict: false })
         }
       }),
-      { numRuns: 20 },
+      { numRuns: 12 },
     )
     db.close()
   })

@@ -3,6 +3,7 @@
 import type { Rejection } from '../../shared/contract/events'
 import type { CommitHook } from '../db/commit-hooks'
 import type { PruneStatement } from '../db/retention'
+import type { PackedEvents } from './commit-wire'
 import type { CommittedRow, EventParams } from './sql'
 
 export interface CommitWorkerData {
@@ -32,6 +33,11 @@ export interface StorageFailure {
 export type ItemResult =
   { ok: true; row: CommittedRow } | { ok: false; code: string | null; message: string; retryable?: boolean }
 
+/** One delivery as the commit worker answers it: a first delivery by its seq alone (its row is the
+ * delivery the listener holds: `insertedRow`), a redelivery with the row as stored, or why it
+ * alone cannot be stored. */
+export type CommittedItem = { ok: true; inserted: number } | ItemResult
+
 export interface CommitRequest {
   id: number
   events: EventParams[]
@@ -41,6 +47,10 @@ export interface CommitRequest {
 export type CommitReply =
   { id: number; ok: true; items: ItemResult[] } | { id: number; ok: false; failure: StorageFailure }
 
+/** A commit transaction's answer to one request (items in the order of its events). */
+export type CommittedReply =
+  { id: number; ok: true; items: CommittedItem[] } | { id: number; ok: false; failure: StorageFailure }
+
 export type { PruneStatement }
 
 export type PruneReply = { ok: true; changes: number } | { ok: false; failure: StorageFailure }
@@ -48,7 +58,8 @@ export type PruneReply = { ok: true; changes: number } | { ok: false; failure: S
 /** The commit worker's calls (src/main/workers/ carries them). `commit` is answered in batches:
  * every commit that queued up while a transaction ran goes into the next one, one fsync for all. */
 export type CommitCalls = {
-  commit(request: Omit<CommitRequest, 'id'>): CommitReply
+  /** The events packed (./commit-wire.ts): one string and one transferred buffer per group. */
+  commit(request: { events: PackedEvents; rejections: Rejection[] }): CommittedReply
   /** A retention batch, queued with the commits so the one writer runs it between them. */
   prune(statements: PruneStatement[]): PruneReply
   /** Marks the listener run alive (or writes a probe row when `run` is null): a small commit that

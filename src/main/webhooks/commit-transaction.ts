@@ -5,9 +5,9 @@ import type { Database, Statement } from 'better-sqlite3'
 import { prepareCommitHook } from '../db/commit-hooks.ts'
 import type { CommitHook, CommitHookParams } from '../db/commit-hooks.ts'
 import type {
-  CommitReply,
+  CommittedItem,
+  CommittedReply,
   CommitRequest,
-  ItemResult,
   PruneReply,
   PruneStatement,
   StorageFailure,
@@ -16,11 +16,12 @@ import {
   insertRejectionSql,
   markAliveSql,
   probeSql,
+  storedSummarySql,
   trimRejectionsSql,
   upsertEventSql,
   upsertSourcedEventSql,
 } from './sql.ts'
-import type { CommittedRow, EventParams } from './sql.ts'
+import type { CommittedRow, EventParams, UpsertedRow } from './sql.ts'
 import { failureOf } from '../workers/failure.ts'
 
 /** Errors that belong to one delivery (too big, too deep to stringify, a constraint): that
@@ -43,7 +44,7 @@ class EventFaultWithoutSavepoint extends Error {}
 
 export interface CommitTransaction {
   /** Everything in one transaction and one fsync; a delivery that cannot be stored fails alone. */
-  commit(requests: CommitRequest[]): CommitReply[]
+  commit(requests: CommitRequest[]): CommittedReply[]
   alive(run: number | null, at: number): StorageFailure | null
   /** One retention batch in its own short transaction; the changes of its counted statements. */
   prune(statements: PruneStatement[]): PruneReply
@@ -68,7 +69,7 @@ export function pruneRows(statements: PruneStatement[]): number {
 }
 
 /** What the commit binds for each hook after an event's upsert (every hook reads a part of it). */
-export function hookParamsOf(e: EventParams, row: CommittedRow): CommitHookParams {
+export function hookParamsOf(e: EventParams, row: UpsertedRow): CommitHookParams {
   return {
     ...e,
     conflicts: e.conflicts ?? 0,
@@ -99,20 +100,26 @@ export function createCommitTransaction(db: Database, hooks: readonly CommitHook
   const trimRejections = db.prepare(trimRejectionsSql)
   const markAlive = db.prepare(markAliveSql)
   const probe = db.prepare(probeSql)
-  const upsertOne = (e: EventParams): CommittedRow => {
+  const storedSummary = db.prepare(storedSummarySql)
+  const upsertOne = (e: EventParams): CommittedItem => {
     // A synced event's upsert stores its source too (a first delivery keeps it).
     const row = (e.source ? upsertSourced : upsert).get({
       conflicts: 0,
       conflict_body: null,
       ...e,
-    }) as CommittedRow
+    }) as UpsertedRow
+    // Read before the hooks run, as the upsert's own RETURNING would have seen it.
+    const item: CommittedItem =
+      row.deliveries === 1
+        ? { ok: true, inserted: row.seq }
+        : { ok: true, row: { ...(storedSummary.get(row.seq) as CommittedRow), conflicted: row.conflicted } }
     let params: CommitHookParams | null = null
     for (const hook of after) {
       if (!hook.active) continue
       params ??= hookParamsOf(e, row)
       if (hook.onlyWhen === undefined || params[hook.onlyWhen] === 1) hook.statement.run(params)
     }
-    return row
+    return item
   }
   // Nested inside the batch's transaction this is a savepoint: a failing event is rolled back alone.
   const oneInSavepoint = db.transaction(upsertOne)
@@ -120,10 +127,10 @@ export function createCommitTransaction(db: Database, hooks: readonly CommitHook
    * all of them without (a savepoint and its release cost about a tenth of an event's commit): a
    * fault of one event there abandons the whole transaction, which then runs again the slow way. */
   const itemWith =
-    (one: (e: EventParams) => CommittedRow, inSavepoint: boolean) =>
-    (e: EventParams): ItemResult => {
+    (one: (e: EventParams) => CommittedItem, inSavepoint: boolean) =>
+    (e: EventParams): CommittedItem => {
       try {
-        return { ok: true, row: one(e) }
+        return one(e)
       } catch (error) {
         const failure = failureOf(error)
         if (!isEventFault(failure, error)) throw error
@@ -131,11 +138,11 @@ export function createCommitTransaction(db: Database, hooks: readonly CommitHook
         return { ok: false, ...failure }
       }
     }
-  const transactionWith = (item: (e: EventParams) => ItemResult) =>
-    db.transaction((requests: CommitRequest[]): CommitReply[] => {
+  const transactionWith = (item: (e: EventParams) => CommittedItem) =>
+    db.transaction((requests: CommitRequest[]): CommittedReply[] => {
       for (const hook of after) hook.active = hook.guard === null || hook.guard.get() !== undefined
       let rejected = 0
-      const replies = requests.map((r): CommitReply => ({ id: r.id, ok: true, items: r.events.map(item) }))
+      const replies = requests.map((r): CommittedReply => ({ id: r.id, ok: true, items: r.events.map(item) }))
       for (const r of requests) {
         for (const rejection of r.rejections) insertRejection.run(rejection)
         rejected += r.rejections.length

@@ -12,6 +12,7 @@ import Database from 'better-sqlite3'
 import { serveWorker } from '../workers/serve.ts'
 import type { CommitCalls, CommitWorkerData } from './commit-protocol.ts'
 import { createCommitTransaction } from './commit-transaction.ts'
+import { unpackEvents } from './commit-wire.ts'
 import { createPruneSteps } from './prune-steps.ts'
 import { superviseCheckpointer } from './checkpointer.ts'
 import type { SupervisedCheckpointer } from './checkpointer.ts'
@@ -48,11 +49,14 @@ const served = serveWorker<CommitCalls>({
     prune: (statements) => prunes.add(statements),
   },
   batched: {
-    commit: (requests) => {
-      // Each request is this thread's own copy: its bodies are made Buffers in place, not copied.
-      for (const r of requests) for (const e of r.events) e.body = asBuffer(e.body)
+    commit: (packed) => {
+      const requests = packed.map((r, id) => ({
+        id,
+        events: unpackEvents(r.events),
+        rejections: r.rejections,
+      }))
       const started = performance.now()
-      const replies = transaction.commit(requests.map((r, id) => ({ id, ...r })))
+      const replies = transaction.commit(requests)
       commitTrace?.commit(started, requests)
       return replies
     },
@@ -66,8 +70,3 @@ const served = serveWorker<CommitCalls>({
     commitTrace?.save(prunes.counts())
   },
 })
-
-/** Structured clone turns a Buffer into a plain Uint8Array; SQLite binds Buffers as blobs. */
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-}

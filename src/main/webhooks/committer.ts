@@ -6,12 +6,16 @@ import type { Logger } from '../log'
 import type {
   CommitCalls,
   CommitReply,
+  CommittedReply,
   CommitWorkerData,
+  ItemResult,
   PruneReply,
   PruneStatement,
   StorageFailure,
 } from './commit-protocol'
 import { createCommitTransaction } from './commit-transaction'
+import { packEvents } from './commit-wire'
+import { insertedRow } from './sql'
 import type { EventParams } from './sql'
 import { toSummary } from './store'
 
@@ -62,28 +66,40 @@ export const defaultGrouping: CommitGrouping = { maxWaitMs: 5, targetPerCommit: 
 
 export function resultOf(reply: CommitReply): CommitResult {
   if (!reply.ok) return { ok: false, failure: reply.failure }
+  return { ok: true, items: reply.items.map(storedItemOf) }
+}
+
+/** A commit transaction's answer with the events it answers, in order: a first delivery's row is
+ * its event with the seq it was given (the worker sends no more). */
+export function committedResultOf(reply: CommittedReply, events: readonly EventParams[]): CommitResult {
+  if (!reply.ok) return { ok: false, failure: reply.failure }
   return {
     ok: true,
-    items: reply.items.map((item) =>
-      item.ok
-        ? {
-            ok: true,
-            summary: toSummary(item.row),
-            duplicate: item.row.deliveries > 1,
-            conflict: item.row.conflicted === 1,
-          }
-        : item.retryable
-          ? { ok: false, reason: `the event cannot be stored now (${item.message})`, retryable: true }
-          : { ok: false, reason: `the event cannot be stored (${item.message})` },
+    items: reply.items.map((item, i) =>
+      storedItemOf('inserted' in item ? { ok: true, row: insertedRow(events[i]!, item.inserted) } : item),
     ),
   }
+}
+
+function storedItemOf(item: ItemResult): StoredItem {
+  if (item.ok)
+    return {
+      ok: true,
+      summary: toSummary(item.row),
+      duplicate: item.row.deliveries > 1,
+      conflict: item.row.conflicted === 1,
+    }
+  return item.retryable
+    ? { ok: false, reason: `the event cannot be stored now (${item.message})`, retryable: true }
+    : { ok: false, reason: `the event cannot be stored (${item.message})` }
 }
 
 /** In this thread: simple, but the fsync blocks the event loop (tests, tools, the bench baseline). */
 export function inThreadCommitter(db: Database, hooks: readonly CommitHook[] = []): Committer {
   const transaction = createCommitTransaction(db, hooks)
   return {
-    commit: async (events, rejections) => resultOf(transaction.commit([{ id: 0, events, rejections }])[0]!),
+    commit: async (events, rejections) =>
+      committedResultOf(transaction.commit([{ id: 0, events, rejections }])[0]!, events),
     alive: async (run, at) => transaction.alive(run, at),
     prune: async (statements) => transaction.prune(statements),
     close: async () => {},
@@ -147,8 +163,9 @@ export function workerCommitter(file: string, options: WorkerCommitterOptions = 
     callsAtOnce: 1,
     ...(options.grouping !== null && { grouping: options.grouping ?? defaultGrouping }),
     async commit(events, rejections) {
-      const reply = await worker.call('commit', { events, rejections })
-      return reply.ok ? resultOf(reply.value) : { ok: false, failure: reply.failure }
+      const packed = packEvents(events)
+      const reply = await worker.call('commit', { events: packed, rejections }, { transfer: [packed.buffer] })
+      return reply.ok ? committedResultOf(reply.value, events) : { ok: false, failure: reply.failure }
     },
     async alive(run, at) {
       const reply = await worker.call('alive', { run, at })

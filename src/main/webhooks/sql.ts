@@ -61,11 +61,52 @@ const upsertSql = (sourced: boolean) => `
       conflict_body = CASE WHEN body IS NOT excluded.body THEN excluded.body
                            WHEN excluded.conflicts > conflicts THEN excluded.conflict_body
                            ELSE conflict_body END
-    RETURNING ${summaryColumns}, body IS NOT @body AS conflicted`
+    RETURNING seq, deliveries, body IS NOT @body AS conflicted`
 export const upsertEventSql = upsertSql(false)
 /** The same upsert for an event synced from a relay: a first delivery also stores its source (in
  * the insert itself, not a second statement per event: a tenth of a catch-up's commit time). */
 export const upsertSourcedEventSql = upsertSql(true)
+/** What the upsert returns: no more than the commit hooks and the answer need. A first delivery's
+ * row is the delivery itself (`insertedRow`); only a redelivery's is read back (`storedSummarySql`):
+ * returning every summary column cost the worker a row object per delivery and the listener a copy
+ * of it through the thread boundary. */
+export interface UpsertedRow {
+  seq: number
+  deliveries: number
+  conflicted: 0 | 1
+}
+
+/** The stored row a redelivery found, read in the same transaction right after its upsert. */
+export const storedSummarySql = `SELECT ${summaryColumns} FROM events WHERE seq = ?`
+
+/** The summary columns of a row this delivery inserted: the delivery as sent, with the seq the
+ * insert gave it, what a synced event brings (its source, the relay's conflicts), and `data` only
+ * for funding events (as `summaryColumns`: SQLite's LIKE folds ASCII case, so does the `i` flag). */
+export function insertedRow(e: EventParams, seq: number): CommittedRow {
+  return {
+    seq,
+    id: e.id,
+    type: e.type,
+    grp: e.grp,
+    created_at: e.created_at,
+    created_ms: e.created_ms,
+    received_at: e.at,
+    last_delivery_at: e.at,
+    deliveries: 1,
+    endpoint: e.endpoint,
+    // SQLite stores a lone UTF-16 surrogate as U+FFFD (the envelope's id, type and created_at
+    // never hold one: parseEnvelope refuses them; a data id may).
+    data_id: e.data_id === null ? null : e.data_id.replace(loneSurrogates, '\ufffd'),
+    conflicts: e.conflicts ?? 0,
+    // The plain upsert leaves the column null for an empty source, as for none.
+    source: e.source || null,
+    data: fundingType.test(e.type) ? e.data : null,
+    conflicted: 0,
+  }
+}
+const fundingType = /^funding\./i
+const loneSurrogates = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
 export const insertRejectionSql =
   'INSERT INTO webhook_rejections (at, path, status, reason, size, remote) VALUES (@at, @path, @status, @reason, @size, @remote)'
 /** Keeps the rejection log bounded when someone floods the listener. */

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads'
+import type { TransferListItem } from 'node:worker_threads'
 import { silentLogger } from '../log.ts'
 import type { Logger } from '../log.ts'
 import { failureOf } from './failure.ts'
@@ -51,11 +52,12 @@ export interface WorkerHealth {
 
 export interface Supervisor<C extends Calls> {
   /** Asks the worker; never throws: a worker that is down, dies meanwhile or misses `timeoutMs`
-   * answers with a failure value. */
+   * answers with a failure value. `transfer`: buffers in `params` that move to the worker (no
+   * longer usable here) instead of being copied. */
   call<M extends keyof C & string>(
     method: M,
     params: ParamsOf<C, M>,
-    options?: { timeoutMs?: number },
+    options?: { timeoutMs?: number; transfer?: readonly TransferListItem[] },
   ): Promise<CallResult<ReplyOf<C, M>>>
   /** Tells the worker, expecting no answer (dropped while the worker is down: `onStart` re-posts state). */
   notify<M extends keyof C & string>(method: M, params: ParamsOf<C, M>): void
@@ -153,7 +155,8 @@ export function superviseWorker<C extends Calls, Data = unknown, Event = never>(
     restartDelay = Math.min(restartDelay * 2, maxDelay)
   }
 
-  const post = (w: Worker, message: ToWorker) => w.postMessage(message)
+  const post = (w: Worker, message: ToWorker, transfer?: readonly TransferListItem[]) =>
+    w.postMessage(message, transfer)
 
   const self: Supervisor<C> = {
     call(method, params, callOptions = {}) {
@@ -175,7 +178,7 @@ export function superviseWorker<C extends Calls, Data = unknown, Event = never>(
           }, callOptions.timeoutMs)
         }
         pending.set(id, call)
-        post(w, { kind: 'call', id, method, params })
+        post(w, { kind: 'call', id, method, params }, callOptions.transfer)
       })
     },
     notify(method, params) {

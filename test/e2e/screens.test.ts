@@ -1,14 +1,14 @@
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startDemo } from '../../src/main/demo'
 import type { Demo } from '../../src/main/demo'
 import type { RunningConsole } from '../../src/main/serve'
 import { silentLogger } from '../../src/main/log'
 import { unwrap } from '../../src/shared/result'
-import { useChromium, saveScreenshot } from '../support/browser'
+import { saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { callApi, useTestConsole } from '../support/console'
 import { useTempDir } from '../support/temp'
 import { clippedCells } from '../support/layout'
@@ -69,94 +69,92 @@ interface Route {
   label: string
 }
 
-/** Opens every route at one size, checks it and saves `<route>-<w>x<h><suffix>.png`. */
+/** Opens every route at one size in `page` (a fresh document of the console, in the file's one
+ * page), checks it and saves `<route>-<w>x<h><suffix>.png`. */
 async function reviewViews(
-  browser: Browser,
+  page: Page,
   running: RunningConsole,
   viewport: (typeof viewports)[number],
   suffix: string,
   checkView: (page: Page, route: Route) => Promise<void> = async () => {},
 ): Promise<void> {
   mkdirSync(docsScreenshots, { recursive: true })
-  const page = await browser.newPage({ viewport: pageSize(viewport) })
-  try {
-    await page.goto(running.launchUrl)
-    await page.locator('.sidebar-foot .status').filter({ hasText: 'back end' }).waitFor()
-    // The routes as the app lists them, so a view added later is covered without editing this test.
-    const routes: Route[] = await page.locator('nav.sidebar a').evaluateAll((links) =>
-      links.map((a) => ({
-        id: a.getAttribute('href')!.replace('#/', ''),
-        label: a.querySelector('span')!.textContent!,
-      })),
-    )
-    expect(routes.map((r) => r.id)).toEqual(
-      expect.arrayContaining(['overview', 'events', 'chains', 'wallets', 'settings']),
-    )
-    for (const route of routes) {
-      await page.goto(`${running.url}/#/${route.id}`)
-      // Views keep a live push stream open, so the network never idles: each view says when its
-      // first data has arrived (data-view-ready on the content area).
-      await page.locator(`main.content[aria-label="${route.label}"][data-view-ready] h1`).first().waitFor()
-      const sizes = await page.evaluate(() => {
-        const content = document.querySelector('main.content') as HTMLElement
-        const root = document.documentElement
-        return {
-          document: { scroll: root.scrollWidth, client: root.clientWidth },
-          content: { scroll: content.scrollWidth, client: content.clientWidth },
-          statuses: [...document.querySelectorAll('.status')].map((s) => s.textContent?.trim() ?? ''),
-          // Inner panes that scroll sideways hide columns just as well (pre blocks of JSON may).
-          sideScrollers: [...content.querySelectorAll<HTMLElement>('*')]
-            .filter((el) => el.tagName !== 'PRE' && /auto|scroll/.test(getComputedStyle(el).overflowX))
-            .filter((el) => el.scrollWidth > el.clientWidth + 1)
+  await page.goto(running.launchUrl)
+  await page.locator('.sidebar-foot .status').filter({ hasText: 'back end' }).waitFor()
+  // The routes as the app lists them, so a view added later is covered without editing this test.
+  const routes: Route[] = await page.locator('nav.sidebar a').evaluateAll((links) =>
+    links.map((a) => ({
+      id: a.getAttribute('href')!.replace('#/', ''),
+      label: a.querySelector('span')!.textContent!,
+    })),
+  )
+  expect(routes.map((r) => r.id)).toEqual(
+    expect.arrayContaining(['overview', 'events', 'chains', 'wallets', 'settings']),
+  )
+  for (const route of routes) {
+    await page.goto(`${running.url}/#/${route.id}`)
+    // Views keep a live push stream open, so the network never idles: each view says when its
+    // first data has arrived (data-view-ready on the content area).
+    await page.locator(`main.content[aria-label="${route.label}"][data-view-ready] h1`).first().waitFor()
+    const sizes = await page.evaluate(() => {
+      const content = document.querySelector('main.content') as HTMLElement
+      const root = document.documentElement
+      return {
+        document: { scroll: root.scrollWidth, client: root.clientWidth },
+        content: { scroll: content.scrollWidth, client: content.clientWidth },
+        statuses: [...document.querySelectorAll('.status')].map((s) => s.textContent?.trim() ?? ''),
+        // Inner panes that scroll sideways hide columns just as well (pre blocks of JSON may).
+        sideScrollers: [...content.querySelectorAll<HTMLElement>('*')]
+          .filter((el) => el.tagName !== 'PRE' && /auto|scroll/.test(getComputedStyle(el).overflowX))
+          .filter((el) => el.scrollWidth > el.clientWidth + 1)
+          .map(
+            (el) =>
+              `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} ${el.scrollWidth}>${el.clientWidth}`,
+          ),
+        // A control or table wider than its panel crosses the panel's border (a clipped button).
+        stickingOut: [...content.querySelectorAll<HTMLElement>('.panel')].flatMap((panel) => {
+          const edge = panel.getBoundingClientRect().right
+          return [...panel.querySelectorAll<HTMLElement>('table, button, input, select, textarea')]
+            .filter((el) => el.getBoundingClientRect().right > edge + 1)
             .map(
               (el) =>
-                `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} ${el.scrollWidth}>${el.clientWidth}`,
-            ),
-          // A control or table wider than its panel crosses the panel's border (a clipped button).
-          stickingOut: [...content.querySelectorAll<HTMLElement>('.panel')].flatMap((panel) => {
-            const edge = panel.getBoundingClientRect().right
-            return [...panel.querySelectorAll<HTMLElement>('table, button, input, select, textarea')]
-              .filter((el) => el.getBoundingClientRect().right > edge + 1)
-              .map(
-                (el) =>
-                  `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}" in ${panel.getAttribute('aria-label') ?? panel.className}`,
-              )
-          }),
-        }
-      })
-      const where = `${route.id} at ${viewport.width}x${viewport.height}${suffix}`
-      expect(sizes.document.scroll, `${where}: page wider than the window`).toBeLessThanOrEqual(
-        sizes.document.client,
-      )
-      expect(sizes.content.scroll, `${where}: content area overflows sideways`).toBeLessThanOrEqual(
-        sizes.content.client,
-      )
-      expect(sizes.sideScrollers, `${where}: a pane scrolls sideways`).toEqual([])
-      expect(sizes.stickingOut, `${where}: wider than its panel`).toEqual([])
-      expect(
-        sizes.statuses.some((s) => /back end \S+/.test(s)),
-        `${where}: back-end status missing`,
-      ).toBe(true)
-      expect(
-        sizes.statuses.every((s) => s.length > 0),
-        `${where}: a status badge without words`,
-      ).toBe(true)
-      if (viewport.axe) expect(await seriousViolations(page), `${where}: accessibility`).toEqual([])
-      await checkView(page, route)
-      const name = `${route.id}-${viewport.width}x${viewport.height}${suffix}`
-      const file = await saveScreenshot(page, name)
-      if (updateDocs && file) copyFileSync(file, join(docsScreenshots, `${name}.png`))
-    }
-  } finally {
-    await page.close()
+                `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}" in ${panel.getAttribute('aria-label') ?? panel.className}`,
+            )
+        }),
+      }
+    })
+    const where = `${route.id} at ${viewport.width}x${viewport.height}${suffix}`
+    expect(sizes.document.scroll, `${where}: page wider than the window`).toBeLessThanOrEqual(
+      sizes.document.client,
+    )
+    expect(sizes.content.scroll, `${where}: content area overflows sideways`).toBeLessThanOrEqual(
+      sizes.content.client,
+    )
+    expect(sizes.sideScrollers, `${where}: a pane scrolls sideways`).toEqual([])
+    expect(sizes.stickingOut, `${where}: wider than its panel`).toEqual([])
+    expect(
+      sizes.statuses.some((s) => /back end \S+/.test(s)),
+      `${where}: back-end status missing`,
+    ).toBe(true)
+    expect(
+      sizes.statuses.every((s) => s.length > 0),
+      `${where}: a status badge without words`,
+    ).toBe(true)
+    if (viewport.axe) expect(await seriousViolations(page), `${where}: accessibility`).toEqual([])
+    await checkView(page, route)
+    const name = `${route.id}-${viewport.width}x${viewport.height}${suffix}`
+    const file = await saveScreenshot(page, name)
+    if (updateDocs && file) copyFileSync(file, join(docsScreenshots, `${name}.png`))
   }
 }
 
 const sizeName = ({ width, height }: (typeof viewports)[number]) => `${width}x${height}`
 const pageSize = ({ width, height }: (typeof viewports)[number]) => ({ width, height })
 
+// One page for the file: the fresh install's console, then the demo's.
+const openPage = useSharedPage(useChromium())
+
 describe('screens of a fresh install', () => {
-  const browser = useChromium()
   const startConsole = useTestConsole({ per: 'file' })
   const tempDir = useTempDir('watchdesk-test-', { per: 'file' })
   let running: RunningConsole
@@ -167,14 +165,20 @@ describe('screens of a fresh install', () => {
   it.each(viewports.map((v) => ({ ...v, size: sizeName(v) })))(
     'shows every view at $size without overflow, with the first-run checklist',
     async (viewport) => {
-      await reviewViews(browser(), running, viewport, '-fresh', async (page, route) => {
-        if (route.id !== 'overview') return
-        // A fresh data dir: the first-run checklist lists what is missing, each with its fix.
-        const firstRun = page.locator('section[aria-label="First run"]')
-        await firstRun.waitFor()
-        expect(await firstRun.locator('.first-run-item').count()).toBe(4)
-        expect(await firstRun.locator('.first-run-missing .first-run-fix').count()).toBeGreaterThan(0)
-      })
+      await reviewViews(
+        await openPage(pageSize(viewport)),
+        running,
+        viewport,
+        '-fresh',
+        async (page, route) => {
+          if (route.id !== 'overview') return
+          // A fresh data dir: the first-run checklist lists what is missing, each with its fix.
+          const firstRun = page.locator('section[aria-label="First run"]')
+          await firstRun.waitFor()
+          expect(await firstRun.locator('.first-run-item').count()).toBe(4)
+          expect(await firstRun.locator('.first-run-missing .first-run-fix').count()).toBeGreaterThan(0)
+        },
+      )
     },
     // Six views with their checks; on a loaded machine (load average 30) one size took 60 s.
     150_000,
@@ -182,7 +186,6 @@ describe('screens of a fresh install', () => {
 })
 
 describe('screens of the demo: twelve live chains and events', () => {
-  const browser = useChromium()
   const startConsole = useTestConsole({ per: 'file' })
   const tempDir = useTempDir('watchdesk-test-', { per: 'file' })
   let running: RunningConsole
@@ -215,7 +218,7 @@ describe('screens of the demo: twelve live chains and events', () => {
   it.each(viewports.map((v) => ({ ...v, size: sizeName(v) })))(
     'shows every view at $size without overflow, labelled a demo, no name or balance cut',
     async (viewport) => {
-      await reviewViews(browser(), running, viewport, '', async (page, route) => {
+      await reviewViews(await openPage(pageSize(viewport)), running, viewport, '', async (page, route) => {
         // Labelled a demo on every view, and no red "missing" item greets its user.
         expect(await page.locator('.sidebar .demo-tag').textContent()).toBe('demo')
         if (route.id === 'overview')

@@ -28,6 +28,32 @@ export function useChromium(): () => Browser {
   }
 }
 
+export interface Viewport {
+  width: number
+  height: number
+}
+
+/** One page for every test of a file (or of the describe block that calls it), resized to the
+ * viewport each test asks for. A page costs Chromium about 3.5 s of CPU to open and load the app
+ * (a renderer process, the context, the bundle compiled cold), a navigation of an open page to
+ * another console about 1 s: each test still loads its own console's document with `goto`, so it
+ * sees no state of the test before it (its console listens on a port of its own, so its origin and
+ * session storage are its own too). Close it never: it goes with the file's connection. */
+export function useSharedPage(browser: () => Browser): (viewport?: Viewport) => Promise<Page> {
+  let page: Page | undefined
+  afterAll(async () => {
+    await page?.context().close()
+  })
+  return async (viewport = { width: 1280, height: 720 }) => {
+    if (!page || page.isClosed()) {
+      page = await browser().newPage({ viewport })
+      return page
+    }
+    await page.setViewportSize(viewport)
+    return page
+  }
+}
+
 /** Pictures are for a person to look at, and no test reads them: taking one costs Chromium about a
  * second on a loaded machine (66 calls in the e2e files), so they are saved only when asked
  * (`WATCHDESK_SCREENSHOTS=1`, or `npm run screenshots`, which refreshes the README's). */

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, inject } from 'vitest'
-import { chromiumArgs, chromiumPath } from './chromium-server'
+import { chromiumLaunchOptions } from './chromium-server'
 
 export const screenshotDir = join(import.meta.dirname, '..', '..', 'test-results', 'screenshots')
 
@@ -14,9 +14,7 @@ export function useChromium(): () => Browser {
   let browser: Browser | undefined
   beforeAll(async () => {
     const endpoint = inject('chromiumEndpoint')
-    browser = endpoint
-      ? await chromium.connect(endpoint)
-      : await chromium.launch({ executablePath: chromiumPath(), args: chromiumArgs })
+    browser = endpoint ? await chromium.connect(endpoint) : await chromium.launch(chromiumLaunchOptions())
   })
   afterAll(async () => {
     // On a shared Chromium this closes this file's connection and the contexts it opened.

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/main/secrets'
 import { useAnvil } from '../support/anvil'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { useTestConsole } from '../support/console'
 import { hex, jsonRpcNode, useRpcStandin } from '../support/rpc-standin'
 import { useServeProcess } from '../support/serve-process'
@@ -29,9 +29,11 @@ const alive = (pid: number) => {
 const eventuallyDemo = <T>(read: () => Promise<T> | T) =>
   expect.poll(read, { timeout: 60_000, interval: 250 })
 
+// One page for the file's two tests: each loads its own console's document in it.
+const openPage = useSharedPage(useChromium())
+
 describe('Chains view of the demo in Chromium', () => {
   const serve = useServeProcess()
-  const chromium = useChromium()
 
   it('shows twelve rows with advancing heads on one 1280×800 screen, and stops exactly its nodes', async () => {
     const running = await serve(['--demo'])
@@ -41,7 +43,7 @@ describe('Chains view of the demo in Chromium', () => {
     expect(pids).toHaveLength(12)
     expect(pids.every(alive)).toBe(true)
 
-    const page = await chromium().newPage({ viewport: { width: 1280, height: 800 } })
+    const page = await openPage({ width: 1280, height: 800 })
     await page.goto(`${running.consoleUrl}/?token=${encodeURIComponent(running.token)}#/chains`)
     const rows = page.locator('table.chains-table tbody tr')
     await eventuallyDemo(() => rows.count()).toBe(12)
@@ -106,7 +108,6 @@ describe('Chains view of the demo in Chromium', () => {
     await page.goto(`${running.consoleUrl}/#/overview`)
     await eventuallyDemo(() => page.locator('.chain-strip-cell[data-status="healthy"]').count()).toBe(12)
     await saveScreenshot(page, 'overview-chain-strip-1280x800')
-    await page.close()
 
     running.process.kill('SIGTERM')
     await new Promise((resolve) => running.process.once('exit', resolve))
@@ -119,7 +120,6 @@ describe('Chains view with trouble, in Chromium', () => {
   const standin = useRpcStandin()
   const tempDir = useTempDir()
   const startConsole = useTestConsole()
-  const chromium = useChromium()
 
   it('puts wrong network and down first, says why, and explains an eth_estimateGas refusal', async () => {
     const healthy = await anvil({ chainId: 56, blockTimeSeconds: 1 })
@@ -155,7 +155,7 @@ describe('Chains view with trouble, in Chromium', () => {
       }),
     )
     const c = await startConsole({ dataDir: dir, configFile, secrets: createMemoryStore() })
-    const page = await chromium().newPage({ viewport: { width: 1280, height: 800 } })
+    const page = await openPage({ width: 1280, height: 800 })
     await page.goto(`${c.launchUrl}#/chains`)
     const statuses = () =>
       page
@@ -187,6 +187,5 @@ describe('Chains view with trouble, in Chromium', () => {
     )
     await eventually(() => drawer.locator('.rpc-raw').textContent()).toContain('"code": -32000')
     await saveScreenshot(page, 'chains-estimate-gas-explained-1280x800')
-    await page.close()
   })
 })

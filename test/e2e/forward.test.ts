@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/main/secrets'
 import { sendTestEvent } from '../../src/main/webhooks'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { useTestConsole } from '../support/console'
 import { useTempDir } from '../support/temp'
 import { useTestTargets } from '../main/forward/target'
@@ -15,7 +15,8 @@ describe('Forwarding in Chromium', () => {
   const tempDir = useTempDir()
   const startConsole = useTestConsole()
   const startTarget = useTestTargets()
-  const chromium = useChromium()
+  // One page for the file: each test loads its own console's document in it.
+  const openPage = useSharedPage(useChromium())
 
   it('shows per event its forward state and attempts, per target its counts, and replays to a URL', async () => {
     const app = await startTarget(() => ({ status: 200, body: '{"received":true}' }))
@@ -25,7 +26,7 @@ describe('Forwarding in Chromium', () => {
       secrets: createMemoryStore({ 'webhook-secret:wh_e2e': secret }),
       forwardTo: [{ url: app.url }],
     })
-    const page = await chromium().newPage({ viewport: { width: 1280, height: 800 } })
+    const page = await openPage({ width: 1280, height: 800 })
     await page.goto(`${c.launchUrl}#/events`)
     await eventually(() => page.locator('main h1').textContent()).toBe('Events')
     const sent = await sendTestEvent({
@@ -56,7 +57,6 @@ describe('Forwarding in Chromium', () => {
     await page.setViewportSize({ width: 1024, height: 768 })
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1024)
     await saveScreenshot(page, 'forward-events-1024x768')
-    await page.close()
   })
 
   it('keeps the forward state in its own column and the conflict mark with the detail pane open at 1024 px', async () => {
@@ -75,7 +75,7 @@ describe('Forwarding in Chromium', () => {
     })
     expect((await sendTestEvent({ url, secret, type: 'x', envelope: envelope(10) })).ok).toBe(true)
     expect((await sendTestEvent({ url, secret, type: 'x', envelope: envelope(99) })).ok).toBe(true)
-    const page = await chromium().newPage({ viewport: { width: 1024, height: 768 } })
+    const page = await openPage({ width: 1024, height: 768 })
     await page.goto(`${c.launchUrl}#/events`)
     const row = page.locator('[data-event-id="evt_conflicting_redelivery_0001"]')
     await eventually(() => row.locator('.col-fwd').textContent()).toBe('delivered')
@@ -91,14 +91,13 @@ describe('Forwarding in Chromium', () => {
     expect(await row.locator('.col-deliveries').textContent()).toBe('conflict')
     expect(await row.locator('.col-fwd').textContent()).toBe('delivered')
     await saveScreenshot(page, 'events-detail-open-conflict-1024x768')
-    await page.close()
   })
 
   it('adds a forward target in Settings through the config writer', async () => {
     const app = await startTarget()
     const dataDir = tempDir()
     const c = await startConsole({ dataDir, secrets: createMemoryStore({ 'webhook-secret:wh_e2e': secret }) })
-    const page = await chromium().newPage({ viewport: { width: 1280, height: 800 } })
+    const page = await openPage({ width: 1280, height: 800 })
     await page.goto(`${c.launchUrl}#/settings`)
     const panel = page.getByRole('region', { name: 'Forward targets' })
     await eventually(() => panel.textContent()).toContain('No forward target.')
@@ -120,6 +119,5 @@ describe('Forwarding in Chromium', () => {
     await eventually(() => app.acknowledged.has(sent.ok ? sent.value.id : '')).toBe(true)
     await panel.getByRole('button', { name: 'Remove' }).click()
     await eventually(() => panel.textContent()).toContain('No forward target.')
-    await page.close()
   })
 })

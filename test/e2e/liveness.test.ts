@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { sendTestEvent } from '../../src/main/webhooks'
 import { useAnvil } from '../support/anvil'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { useServeProcess } from '../support/serve-process'
 import type { ServeProcess } from '../support/serve-process'
 import { useTempDir } from '../support/temp'
@@ -76,7 +76,8 @@ function exited(serve: ServeProcess): Promise<void> {
 
 describe('liveness in Chromium', () => {
   const serve = useServeProcess()
-  const chromium = useChromium()
+  // One page for the file: each test loads its own serve's document in it.
+  const openPage = useSharedPage(useChromium())
   const anvil = useAnvil()
   const tempDir = useTempDir()
 
@@ -86,7 +87,7 @@ describe('liveness in Chromium', () => {
     const overlay = join(dir, 'overlay.json')
     writeFileSync(overlay, JSON.stringify({ pollIntervalMs: 1000, chains: { '56': { url: node.url } } }))
     const running = await serve(['--data-dir', dir, '--config', overlay])
-    const page = await chromium().newPage({ viewport: { width: 1280, height: 800 } })
+    const page = await openPage({ width: 1280, height: 800 })
     await page.goto(`${running.consoleUrl}/?token=${encodeURIComponent(running.token)}#/chains`)
     const row = page.locator('tr[data-service-id="56"]')
     await eventually(() => row.getAttribute('data-status')).toBe('healthy')
@@ -131,7 +132,6 @@ describe('liveness in Chromium', () => {
     expect(await page.locator('.chains-view[data-stale]').count()).toBe(1)
     await page.goto(`${running.consoleUrl}/#/overview`).catch(() => {})
     console.info(`liveness: frozen back end noticed in ${frozenMs} ms, stopped one in ${stoppedMs} ms`)
-    await page.close()
   })
 
   it('reconnects by itself to a back end started again on the same port, and shows an event posted afterwards', async () => {
@@ -144,7 +144,7 @@ describe('liveness in Chromium', () => {
     }
     const first = await serve(['--data-dir', dir], env)
     const port = new URL(first.consoleUrl).port
-    const page = await chromium().newPage({ viewport: { width: 1280, height: 800 } })
+    const page = await openPage({ width: 1280, height: 800 })
     await page.goto(`${first.consoleUrl}/?token=${encodeURIComponent(first.token)}#/events`)
     const sentBefore = await sendTestEvent({
       url: await webhooksUrl(first),
@@ -181,6 +181,5 @@ describe('liveness in Chromium', () => {
     expect(await page.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(1)
     console.info(`liveness: live again ${backMs} ms after the restart`)
     await saveScreenshot(page, 'liveness-reconnected-events-1280x800')
-    await page.close()
   })
 })

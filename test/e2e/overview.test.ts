@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/main/secrets'
 import { deliver, relaySecret } from '../main/relay/helpers'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { callApi, useTestConsole } from '../support/console'
 import { clippedCells, inFirstScreen } from '../support/layout'
 import { hex, jsonRpcNode, useRpcStandin } from '../support/rpc-standin'
@@ -47,7 +47,8 @@ describe('Overview, the glance page, in Chromium', () => {
   const standin = useRpcStandin()
   const tempDir = useTempDir()
   const startConsole = useTestConsole()
-  const chromium = useChromium()
+  // One page, resized: each size loads the console's document afresh in it.
+  const openPage = useSharedPage(useChromium())
 
   it('shows a lagging chain, a failing forward target, an unreachable relay source and open incidents on the first screen', async () => {
     const healthy = await standin(nodeBehind(56, 0))
@@ -87,7 +88,7 @@ describe('Overview, the glance page, in Chromium', () => {
       { width: 1280, height: 800 },
       { width: 1024, height: 768 },
     ]) {
-      const page = await chromium().newPage({ viewport })
+      const page = await openPage(viewport)
       await page.goto(`${c.launchUrl}#/overview`)
       const where = `${viewport.width}x${viewport.height}`
       const chain137 = page.locator('.chain-strip-cell[data-status="lagging"]', { hasText: 'Polygon' })
@@ -179,7 +180,6 @@ describe('Overview, the glance page, in Chromium', () => {
           'the chain drawer scrolls sideways at 1024 px',
         ).toBe(true)
       }
-      await page.close()
     }
   })
 })

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/main/secrets'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { useTestConsole } from '../support/console'
 import { allScopes, sandboxLimits, usePaymentsStandin } from '../support/payments-standin'
 import { useTempDir } from '../support/temp'
@@ -45,7 +45,8 @@ describe('payments in Chromium', () => {
   const tempDir = useTempDir()
   const startConsole = useTestConsole()
   const standin = usePaymentsStandin()
-  const chromium = useChromium()
+  // One page for the file: each test loads its own console's document in it.
+  const openPage = useSharedPage(useChromium())
 
   async function setup(key: string) {
     const s = await standin({
@@ -69,7 +70,7 @@ describe('payments in Chromium', () => {
       secrets: createMemoryStore({ 'api-key:main': key }),
       rendererDir: join(root, 'out', 'renderer'),
     })
-    const page = await chromium().newPage({ viewport: { width: 1440, height: 900 } })
+    const page = await openPage({ width: 1440, height: 900 })
     return { s, c, page }
   }
 
@@ -106,7 +107,6 @@ describe('payments in Chromium', () => {
     await eventually(() => table.locator('tbody tr').count()).toBe(1)
     expect(await table.locator('tbody td').first().textContent()).toBe('wal_gx1')
     expect(s.requests.at(-1)!.headers['x-business-id']).toBe('biz_globex')
-    await page.close()
   })
 
   it('shows every balance whole at 1024 px, however many fields a wallet has', async () => {
@@ -139,7 +139,7 @@ describe('payments in Chromium', () => {
       secrets: createMemoryStore({ 'api-key:main': sandboxKey }),
       rendererDir: join(root, 'out', 'renderer'),
     })
-    const page = await chromium().newPage({ viewport: { width: 1024, height: 768 } })
+    const page = await openPage({ width: 1024, height: 768 })
     await page.goto(`${c.launchUrl}#/wallets`)
     const table = page.locator('table.wallets-table')
     await eventually(() => table.locator('tbody tr').count()).toBe(3)
@@ -151,7 +151,6 @@ describe('payments in Chromium', () => {
       'at this width network, address, label, created_at, updated_at are in Raw JSON',
     )
     await saveScreenshot(page, 'wallets-wide-1024x768')
-    await page.close()
   })
 
   it('says LIVE across the window with a live key, never shows the key, and asks before a write', async () => {
@@ -188,7 +187,6 @@ describe('payments in Chromium', () => {
     page.once('dialog', (d) => void d.accept())
     await form.getByRole('button', { name: 'Create endpoint' }).click()
     await eventually(() => s.endpoints.size).toBe(1)
-    await page.close()
   })
 
   it('creating an endpoint shows its secret once, with a copy button, and never again', async () => {
@@ -227,7 +225,6 @@ describe('payments in Chromium', () => {
       ok: true,
       value: endpoint!.secret,
     })
-    await page.close()
   })
 
   it('connects this console: says it is not connected when the address reaches nothing, and registers nothing for it', async () => {
@@ -247,6 +244,5 @@ describe('payments in Chromium', () => {
     expect(s.requests.filter((r) => r.method === 'POST')).toHaveLength(0)
     await result.scrollIntoViewIfNeeded()
     await saveScreenshot(page, 'payments-connect-1440x900')
-    await page.close()
   })
 })

@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { useTestConsole } from '../support/console'
 import { useTempDir } from '../support/temp'
 
 describe('the console shell in Chromium', () => {
   const tempDir = useTempDir()
   const startConsole = useTestConsole()
-  const chromium = useChromium()
+  // One page for the file: each test loads its own console's document in it.
+  const openPage = useSharedPage(useChromium())
 
   it('loads with the launch token, takes the token out of the address bar, and shows the back end running', async () => {
     const c = await startConsole({ dataDir: tempDir() })
-    const page = await chromium().newPage({ viewport: { width: 1280, height: 800 } })
+    const page = await openPage({ width: 1280, height: 800 })
     await page.goto(c.launchUrl)
     await eventually(() => page.locator('.sidebar-foot').textContent()).toMatch(/back end 0\.\d+\.\d+/)
     expect(page.url()).not.toContain('token=')
@@ -21,12 +22,11 @@ describe('the console shell in Chromium', () => {
     await eventually(() => page.locator('main h1').textContent()).toBe('Settings')
     await eventually(() => page.locator('.facts').first().textContent()).toContain(c.backend.context.dataDir)
     await saveScreenshot(page, 'shell-settings-1280x800')
-    await page.close()
   })
 
   it('navigates every view by link and by its digit key', async () => {
     const c = await startConsole({ dataDir: tempDir() })
-    const page = await chromium().newPage({ viewport: { width: 1280, height: 800 } })
+    const page = await openPage({ width: 1280, height: 800 })
     await page.goto(c.launchUrl)
     await eventually(() => page.locator('.sidebar-foot').textContent()).toMatch(/back end/)
     for (const [key, title] of [
@@ -46,27 +46,24 @@ describe('the console shell in Chromium', () => {
       .getByRole('link', { name: /Chains/ })
       .click()
     await eventually(() => page.locator('main h1').textContent()).toBe('Chains')
-    await page.close()
   })
 
   it('keeps the token for a reload of the same tab', async () => {
     const c = await startConsole({ dataDir: tempDir() })
-    const page = await chromium().newPage()
+    const page = await openPage()
     await page.goto(c.launchUrl)
     await eventually(() => page.locator('.sidebar-foot').textContent()).toMatch(/back end/)
     await page.reload()
     await eventually(() => page.locator('.sidebar-foot').textContent()).toMatch(/back end/)
-    await page.close()
   })
 
   it('refuses a page opened without the token, and its API requests', async () => {
     const c = await startConsole({ dataDir: tempDir() })
-    const page = await chromium().newPage()
+    const page = await openPage()
     await page.goto(`${c.url}/`)
     await eventually(() => page.getByRole('alert').textContent()).toMatch(/needs its launch token/)
     const status = await page.evaluate(async () => (await fetch('/api/health')).status)
     expect(status).toBe(401)
     await saveScreenshot(page, 'shell-no-token')
-    await page.close()
   })
 })

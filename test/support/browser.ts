@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, inject } from 'vitest'
-import { chromiumArgs, chromiumPath } from './chromium-server'
+import { chromiumLaunchOptions } from './chromium-server'
 
 export const screenshotDir = join(import.meta.dirname, '..', '..', 'test-results', 'screenshots')
 
@@ -14,9 +14,7 @@ export function useChromium(): () => Browser {
   let browser: Browser | undefined
   beforeAll(async () => {
     const endpoint = inject('chromiumEndpoint')
-    browser = endpoint
-      ? await chromium.connect(endpoint)
-      : await chromium.launch({ executablePath: chromiumPath(), args: chromiumArgs })
+    browser = endpoint ? await chromium.connect(endpoint) : await chromium.launch(chromiumLaunchOptions())
   })
   afterAll(async () => {
     // On a shared Chromium this closes this file's connection and the contexts it opened.
@@ -25,6 +23,32 @@ export function useChromium(): () => Browser {
   return () => {
     if (!browser) throw new Error('Chromium did not start')
     return browser
+  }
+}
+
+export interface Viewport {
+  width: number
+  height: number
+}
+
+/** One page for every test of a file (or of the describe block that calls it), resized to the
+ * viewport each test asks for. A page costs Chromium about 3.5 s of CPU to open and load the app
+ * (a renderer process, the context, the bundle compiled cold), a navigation of an open page to
+ * another console about 1 s: each test still loads its own console's document with `goto`, so it
+ * sees no state of the test before it (its console listens on a port of its own, so its origin and
+ * session storage are its own too). Close it never: it goes with the file's connection. */
+export function useSharedPage(browser: () => Browser): (viewport?: Viewport) => Promise<Page> {
+  let page: Page | undefined
+  afterAll(async () => {
+    await page?.context().close()
+  })
+  return async (viewport = { width: 1280, height: 720 }) => {
+    if (!page || page.isClosed()) {
+      page = await browser().newPage({ viewport })
+      return page
+    }
+    await page.setViewportSize(viewport)
+    return page
   }
 }
 

@@ -16,7 +16,8 @@ import { createPushBus } from '../../../src/main/push'
 import { createCommittedEvents } from '../../../src/main/committed'
 import { createEventStore, toSummary } from '../../../src/main/webhooks'
 import type { CommittedRow, EventParams } from '../../../src/main/webhooks'
-import { upsertEventSql } from '../../../src/main/webhooks/sql'
+import { insertedRow, storedSummarySql, upsertEventSql } from '../../../src/main/webhooks/sql'
+import type { UpsertedRow } from '../../../src/main/webhooks/sql'
 import { groupOf } from '../../../src/shared/events'
 import type { EventSummary } from '../../../src/shared/contract/events'
 import type { PushBus } from '../../../src/main/push'
@@ -144,11 +145,19 @@ export function useAlertsRig(
     poller.start()
     await settle()
     const upsert = db.prepare(upsertEventSql)
+    const storedSummary = db.prepare(storedSummarySql)
     const insertAll = db.transaction((rows: EventParams[]) =>
       rows.map((p) => {
         // A listener's delivery brings no relay conflict (the commit transaction defaults these too).
-        const row = upsert.get({ conflicts: 0, conflict_body: null, ...p }) as CommittedRow
-        return { summary: toSummary(row), duplicate: row.deliveries > 1 }
+        const delivery = { conflicts: 0, conflict_body: null, ...p }
+        const upserted = upsert.get(delivery) as UpsertedRow
+        // As the commit path answers: a first delivery is the delivery itself, a redelivery the
+        // row as stored.
+        const row =
+          upserted.deliveries === 1
+            ? insertedRow(delivery, upserted.seq)
+            : { ...(storedSummary.get(upserted.seq) as CommittedRow), conflicted: upserted.conflicted }
+        return { summary: toSummary(row), duplicate: upserted.deliveries > 1 }
       }),
     )
     const storeAll = (list: { id: string; type: string; endpoint?: string }[]) => {

@@ -12,22 +12,10 @@ import { silentLogger, redact } from '../../../src/main/log'
 import { createMemoryStore } from '../../../src/main/secrets'
 import { inThreadCommitter } from '../../../src/main/webhooks/committer'
 import { eventParams } from '../../../src/main/webhooks/store'
-import type { IncomingEvent } from '../../../src/main/webhooks/store'
+import { payoutEvents } from './payout-events'
 import { unwrap } from '../../../src/shared/result'
 import { cliPath } from '../../support/serve-process'
 import { waitFor } from '../../support/wait'
-
-function events(n: number, prefix: string): IncomingEvent[] {
-  return Array.from({ length: n }, (_, i) => {
-    const envelope = {
-      id: `${prefix}_${i}`,
-      type: 'payout.failed',
-      created_at: '2025-01-01T00:00:00Z',
-      data: { id: `po_${i}`, note: 'x'.repeat(100) },
-    }
-    return { envelope, body: Buffer.from(JSON.stringify(envelope)), endpoint: 'env-1', at: Date.now() }
-  })
-}
 
 /** `bin/watchdesk ARGS | head -1` in bash: what head printed, the command's own stderr and the
  * exit status of each side (`PIPESTATUS`), read from a line the shell adds after the pipeline. */
@@ -91,7 +79,7 @@ describe('every command with long output, piped to head -1 (a real bash pipe)', 
         secrets: createMemoryStore({}),
       }),
     )
-    await inThreadCommitter(backend.context.db).commit(events(3000, 'evt_pipe').map(eventParams), [])
+    await inThreadCommitter(backend.context.db).commit(payoutEvents(3000, 'evt_pipe').map(eventParams), [])
   })
   afterAll(async () => {
     await backend?.close()
@@ -143,7 +131,7 @@ describe('every command with long output, piped to head -1 (a real bash pipe)', 
       async () => {
         if (follow.exited()) return true
         await inThreadCommitter(backend.context.db).commit(
-          events(1, `evt_follow_${n++}`).map(eventParams),
+          payoutEvents(1, `evt_follow_${n++}`).map(eventParams),
           [],
         )
         return false

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createKeytarStore } from '../../../src/main/secrets'
 import { eventParams } from '../../../src/main/webhooks/store'
-import type { IncomingEvent } from '../../../src/main/webhooks/store'
+import { payoutEvents } from './payout-events'
 import { inThreadCommitter } from '../../../src/main/webhooks/committer'
 import { exportEvents } from '../../../src/main/api/events'
 import { callApi } from '../../support/console'
@@ -29,18 +29,6 @@ async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo
   await new Promise<void>((r) => server.close(() => r()))
   return port
-}
-
-function events(n: number, prefix = 'evt_conv'): IncomingEvent[] {
-  return Array.from({ length: n }, (_, i) => {
-    const envelope = {
-      id: `${prefix}_${i}`,
-      type: 'payout.failed',
-      created_at: '2025-01-01T00:00:00Z',
-      data: { id: `po_${i}`, note: 'x'.repeat(100) },
-    }
-    return { envelope, body: Buffer.from(JSON.stringify(envelope)), endpoint: 'env-1', at: Date.now() }
-  })
 }
 
 /** A long-running CLI process (follow, watch), killed after each test if still running. */
@@ -157,7 +145,7 @@ describe('command line conventions (the built bin/watchdesk)', () => {
   it("events --json | head -1 ends quietly, and its JSON is the API export's", async () => {
     const b = await backend()
     // ~0.4 MB of lines, six times a pipe's buffer: head has gone long before the last write.
-    await inThreadCommitter(b.context.db).commit(events(1000).map(eventParams), [])
+    await inThreadCommitter(b.context.db).commit(payoutEvents(1000, 'evt_conv').map(eventParams), [])
     const piped = await shell(`node ${cliPath} events --json --limit 1000 --data-dir ${b.dataDir} | head -1`)
     expect(piped.stderr).toBe('')
     expect(piped.code).toBe(0)
@@ -255,14 +243,14 @@ describe('command line conventions (the built bin/watchdesk)', () => {
 
   it('events --follow prints new events as JSON lines and ends cleanly on Ctrl-C', async () => {
     const b = await backend()
-    await inThreadCommitter(b.context.db).commit(events(2, 'evt_old').map(eventParams), [])
+    await inThreadCommitter(b.context.db).commit(payoutEvents(2, 'evt_old').map(eventParams), [])
     const follow = longCli(['events', '--follow', '--json', '--interval', '50', '--data-dir', b.dataDir])
     // Started: it has read the newest seq (nothing old is printed).
     // A Node start takes seconds of wall time at load average 25: 10 s timed out there.
     await waitFor(() => follow.out.stderr.includes('following new events'), 'the follow to start', {
       timeoutMs: 30_000,
     })
-    await inThreadCommitter(b.context.db).commit(events(3, 'evt_new').map(eventParams), [])
+    await inThreadCommitter(b.context.db).commit(payoutEvents(3, 'evt_new').map(eventParams), [])
     await waitFor(() => follow.out.stdout.split('\n').length > 3, 'three new events', { timeoutMs: 30_000 })
     follow.child.kill('SIGINT')
     expect(await follow.exited).toBe(0)

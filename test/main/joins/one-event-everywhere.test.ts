@@ -4,6 +4,7 @@ import { createRelayToken } from '../../../src/main/relay'
 import { unwrap } from '../../../src/shared/result'
 import { runMain } from '../../support/cli'
 import { useTempDir } from '../../support/temp'
+import { joinConsole } from './console-options'
 import { waitFor } from '../../support/wait'
 import { useRecorder } from '../alerts/harness'
 import { signatureValid, useTestTargets } from '../forward/target'
@@ -39,19 +40,9 @@ describe('one event through the listener, a relay catch-up and a replay', () => 
     expect(await deliver(`${relay.listenerUrl}/webhooks`, id, body)).toBe(200)
 
     const dataDir = tempDir()
-    const backend = await consoles({
-      dataDir,
-      config: {
-        sources: { office: { url: relay.syncUrl } },
-        forward: { targets: { app: { url: target.url } } },
-        alerts: { channels: { hook: { type: 'webhook' } } },
-      },
-      secrets: {
-        'source-token:office': token,
-        'webhook-secret:wh_relay': relaySecret,
-        'alert-channel:hook': channel.url,
-      },
-    })
+    const backend = await consoles(
+      joinConsole(dataDir, { syncUrl: relay.syncUrl, token }, { app: target.url, hook: channel.url }),
+    )
     const local = backend.services.webhooks.store
     await waitFor(() => local.get(id), 'the event caught up from the relay', { timeoutMs: 15_000 })
     expect(local.get(id)).toMatchObject({ source: 'office', deliveries: 1 })

@@ -6,10 +6,11 @@ import { createRelayToken } from '../../../src/main/relay'
 import { unwrap } from '../../../src/shared/result'
 import type { Backend } from '../../../src/main/backend'
 import { useTempDir } from '../../support/temp'
+import { joinConsole } from './console-options'
 import { waitFor } from '../../support/wait'
 import { useRecorder } from '../alerts/harness'
 import { useTestTargets } from '../forward/target'
-import { deliver, envelopeBody, relaySecret, useFollowingConsoles, useRelays } from '../relay/helpers'
+import { deliver, envelopeBody, useFollowingConsoles, useRelays } from '../relay/helpers'
 
 const id = 'evt_third_path'
 /** A type the default rules alert on (`event.type`), so a second alert for it would show. */
@@ -53,19 +54,9 @@ describe('events replay as a third path for an event the listener and a relay de
     const relay = await relays.relay(store)
     const token = unwrap(await createRelayToken(store, 'laptop'))
     const dataDir = tempDir()
-    const backend = await consoles({
-      dataDir,
-      config: {
-        sources: { office: { url: relay.syncUrl } },
-        forward: { targets: { app: { url: app.url } } },
-        alerts: { channels: { hook: { type: 'webhook' } } },
-      },
-      secrets: {
-        'source-token:office': token,
-        'webhook-secret:wh_relay': relaySecret,
-        'alert-channel:hook': channel.url,
-      },
-    })
+    const backend = await consoles(
+      joinConsole(dataDir, { syncUrl: relay.syncUrl, token }, { app: app.url, hook: channel.url }),
+    )
     const local = backend.services.webhooks.store
     expect(await deliver(`${relay.listenerUrl}/webhooks`, id, body)).toBe(200)
     await waitFor(() => local.get(id), 'the event caught up from the relay', { timeoutMs: 30_000 })

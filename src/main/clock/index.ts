@@ -26,7 +26,7 @@ export interface ClockGuard {
   references: TimeReferences
   status(): ClockStatus
   onChange(listener: (status: ClockStatus) => void): Disposable
-  stop(): void
+  stop(): Promise<void>
 }
 
 export interface ClockGuardOptions {
@@ -122,6 +122,10 @@ export function startClockGuard(ctx: AppContext, options: ClockGuardOptions = {}
     },
     status: () => current,
     onChange: changes.event,
-    stop: () => owned.dispose(),
+    // Its last status write finished too: nothing writes into the data dir once stop resolves.
+    stop: async () => {
+      owned.dispose()
+      await writing
+    },
   }
 }

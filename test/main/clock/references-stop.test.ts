@@ -58,7 +58,7 @@ describe('the clock guard when every reference stops', () => {
       expect(guard.references.correctionMs()).toBe(0)
       expect(pushed.at(-1)).toMatchObject({ state: 'unknown', correctionSeconds: 0 })
     } finally {
-      guard.stop()
+      await guard.stop()
     }
   })
 })

@@ -56,7 +56,7 @@ function answerCpu(): void {
 }
 
 // ── child: one of the two servers ────────────────────────────────────────────────────────────
-async function serveChild(kind: string, dataDir: string): Promise<void> {
+async function serveChild(kind: string, dataDir: string, traced: boolean): Promise<void> {
   process.on('SIGTERM', () => process.exit(0))
   answerCpu()
   let port: number
@@ -98,11 +98,16 @@ async function serveChild(kind: string, dataDir: string): Promise<void> {
     let commits = new LatencyWindow(100_000)
     let batchSizes: number[] = []
     let gcPauses = new LatencyWindow(100_000)
+    // The loop monitor wakes the thread every millisecond (≈ 38 µs of CPU per wake-up idle, on this
+    // machine): the CPU legs run without it and without the GC observer, or the listener's CPU per
+    // delivery would carry a cost of the bench's that neither the bare server nor `serve` pays.
     const loopDelay = monitorEventLoopDelay({ resolution: 1 })
-    loopDelay.enable()
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) gcPauses.record(entry.duration)
-    }).observe({ entryTypes: ['gc'] })
+    if (traced) {
+      loopDelay.enable()
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) gcPauses.record(entry.duration)
+      }).observe({ entryTypes: ['gc'] })
+    }
     process.on('message', (m) => {
       if (m === 'stats') {
         const loop = { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6 }
@@ -254,8 +259,9 @@ function post(agent: Agent, port: number): Promise<number> {
 async function startChild(
   kind: Kind,
   dataDir: string,
+  traced = true,
 ): Promise<{ child: ChildProcess; port: number; launchUrl: string | null }> {
-  const child = fork(self, ['--serve', kind, dataDir], {
+  const child = fork(self, ['--serve', kind, dataDir, traced ? 'traced' : 'untraced'], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     // BENCH_PROFILE=DIR writes a CPU profile of each server child there; BENCH_CHILD_ARGS adds
     // Node options to the server children (e.g. --single-threaded-gc, to see GC's share).
@@ -350,12 +356,13 @@ async function openEventsView(
 async function startLeg(
   kind: Kind,
   dataDir: string,
+  traced = true,
 ): Promise<{
   child: ChildProcess
   port: number
   browser: Awaited<ReturnType<typeof openEventsView>> | null
 }> {
-  const { child, port, launchUrl } = await startChild(kind, dataDir)
+  const { child, port, launchUrl } = await startChild(kind, dataDir, traced)
   const browser = kind === 'console' && launchUrl ? await openEventsView(launchUrl) : null
   return { child, port, browser }
 }
@@ -662,8 +669,13 @@ async function cpuPart(dataDir: string): Promise<void> {
     targets: { at1000: 2.5, goal1000: 2, saturation: 2.2 },
     concurrency,
     async start(kind, round, rate) {
-      const leg: Kind = kind === 'bare' ? 'bare' : 'listener'
-      const { child, port } = await startLeg(leg, join(dataDir, `cpu-${leg}-${rate}-${round}`))
+      // BENCH_BASELINE=traced: the baseline leg is the listener with the bench's loop monitor and
+      // GC observer on (a paired A/B of what they cost), not the bare server.
+      const tracedBaseline = kind === 'bare' && process.env.BENCH_BASELINE === 'traced'
+      const leg: Kind = kind === 'bare' && !tracedBaseline ? 'bare' : 'listener'
+      // Untraced: CPU per delivery is the listener's own, not the bench's loop monitor's too.
+      const dir = join(dataDir, `cpu-${kind}-${rate}-${round}`)
+      const { child, port } = await startLeg(leg, dir, tracedBaseline)
       const agent = new Agent({ keepAlive: true, maxSockets: 256 })
       return {
         send: () => post(agent, port),
@@ -698,7 +710,7 @@ async function main(): Promise<void> {
 
 if (process.argv[2] === '--serve') {
   mkdirSync(process.argv[4]!, { recursive: true })
-  await serveChild(process.argv[3]!, process.argv[4]!)
+  await serveChild(process.argv[3]!, process.argv[4]!, process.argv[5] !== 'untraced')
 } else {
   await main()
 }

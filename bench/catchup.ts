@@ -157,6 +157,7 @@ async function catchUp(
   url: string,
   token: string,
   dir: string,
+  extraConfig: Record<string, unknown> = {},
 ): Promise<{ perSecond: number; maxStallMs: number; p99StallMs: number; progress: number; cpuUs: number }> {
   const dataDir = mkdtempSync(join(dir, 'console-'))
   const loop = monitorEventLoopDelay({ resolution: 5 })
@@ -165,7 +166,7 @@ async function catchUp(
   const threads0 = threadTimes()
   const backend = await startFollowingConsole({
     dataDir,
-    config: { sources: { bench: { url } } },
+    config: { sources: { bench: { url } }, ...extraConfig },
     secrets: { 'source-token:bench': token },
   })
   loop.enable()
@@ -209,6 +210,7 @@ async function main(): Promise<void> {
     const started = await startRelayChild(dir)
     relay = started.child
     await fetchAll(started.url, started.token) // warm-up: the relay's page cache, JIT
+    if (process.env.BENCH_AB === 'drift') return await driftPairs(started.url, started.token, dir)
     const fetched = await fetchAll(started.url, started.token)
     const inserted = await insertAll(started.url, started.token, dir)
     const console_ = await catchUp(started.url, started.token, dir)
@@ -235,6 +237,24 @@ async function main(): Promise<void> {
     relay?.kill('SIGTERM')
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** BENCH_AB=drift: the console's catch-up in pairs, the payload drift watch off and on (which goes
+ * first alternates), CPU per event of each and their paired ratio: what the watch's reading of
+ * every committed event costs a catch-up (BENCH_PAIRS pairs, default 3). */
+async function driftPairs(url: string, token: string, dir: string): Promise<void> {
+  const ratios: number[] = []
+  for (let pair = 0; pair < Number(process.env.BENCH_PAIRS ?? 3); pair++) {
+    const cpu: Record<string, number> = {}
+    for (const on of pair % 2 === 0 ? [false, true] : [true, false])
+      cpu[on ? 'on' : 'off'] = (await catchUp(url, token, dir, { drift: { enabled: on } })).cpuUs
+    ratios.push(cpu.on! / cpu.off!)
+    console.log(
+      `pair ${pair + 1}: drift watch off ${cpu.off!.toFixed(1)} µs, on ${cpu.on!.toFixed(1)} µs CPU per event → ${ratios.at(-1)!.toFixed(3)}× (load average ${loadavg()[0]!.toFixed(1)})`,
+    )
+  }
+  const sorted = [...ratios].sort((a, b) => a - b)
+  console.log(`drift watch on ÷ off, median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(3)}×`)
 }
 
 if (process.argv[2] === 'child') void relayChild(process.argv[3]!)

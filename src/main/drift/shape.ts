@@ -52,7 +52,10 @@ export function fieldsOf(data: unknown): Map<string, Set<JsonType>> {
         walk(element, `${path}[]`, depth + 1)
       }
     } else if (value !== null && typeof value === 'object') {
-      for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      // Parsed JSON: own enumerable keys only, so `for…in` sees what Object.entries would, without
+      // an array of pairs per object (this runs for every committed event, a catch-up's too).
+      for (const key in value) {
+        const child = (value as Record<string, unknown>)[key]
         const childPath = join(path, key)
         note(childPath, jsonType(child))
         walk(child, childPath, depth + 1)
@@ -98,6 +101,7 @@ const sorted = (types: Iterable<JsonType>) => [...types].sort()
  * (removed). A field below one added, removed or retyped is not reported again: `customer`
  * removed says it, not each of `customer.*`. */
 export function compare(shape: LearnedShape, fields: Map<string, Set<JsonType>>): ShapeChange[] {
+  if (conforms(shape, fields)) return []
   const added: ShapeChange[] = []
   const retyped: ShapeChange[] = []
   const removed: ShapeChange[] = []
@@ -118,6 +122,19 @@ export function compare(shape: LearnedShape, fields: Map<string, Set<JsonType>>)
   return [...added, ...retyped, ...removed]
     .filter((c) => !hasAncestorIn(c.path, covering))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+}
+
+/** Whether the event has every field the shape always had, and no field or type it lacks: nearly
+ * every event, told without building a change list (a catch-up compares each event it stores). */
+function conforms(shape: LearnedShape, fields: Map<string, Set<JsonType>>): boolean {
+  for (const [path, types] of fields) {
+    const known = shape.fields.get(path)
+    if (!known) return false
+    for (const type of types) if (!known.types.has(type)) return false
+  }
+  for (const [path, known] of shape.fields)
+    if (known.present === shape.events && !fields.has(path)) return false
+  return true
 }
 
 /** Folds one event's fields into the shape (the change, once reported, is part of what is known). */

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { defineConfig } from 'vitest/config'
-import { DurationsRecorder, LongestFirstSequencer } from './test/support/sequencer'
+import { DurationsRecorder, LongestFirstSequencer } from './test/support/sequencer.ts'
 
 // Most test files wait on something outside this process (a child process, PostgreSQL, Chromium,
 // a socket), so more files than cores run at once: vitest's default (cores − 1) is a single file at

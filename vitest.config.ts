@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { defineConfig } from 'vitest/config'
+import { DurationsRecorder, LongestFirstSequencer } from './test/support/sequencer.ts'
 
 // Most test files wait on something outside this process (a child process, PostgreSQL, Chromium,
 // a socket), so more files than cores run at once: vitest's default (cores − 1) is a single file at
@@ -35,6 +36,10 @@ const unitSettings = { environment: 'node', testTimeout: 30_000, hookTimeout: 30
 export default defineConfig({
   test: {
     maxWorkers: workers,
+    // Longest files first by the durations recorded in test/durations.json (a clean clone has no
+    // results cache; vitest's fallback, the largest file first, left long files to start last).
+    sequence: { sequencer: LongestFirstSequencer },
+    reporters: ['default', new DurationsRecorder()],
     projects: [
       {
         test: {

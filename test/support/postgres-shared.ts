@@ -25,7 +25,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const server = createServer((req, res) => {
     const worker = /^\/cluster\?worker=(\d+)$/.exec(req.url ?? '')?.[1]
     if (req.method !== 'POST' || !worker) return void res.writeHead(404).end()
-    if (!started.has(worker)) started.set(worker, startCluster())
+    if (!started.has(worker)) started.set(worker, startCluster({ scratch: true }))
     started.get(worker)!.then(
       ({ address }) =>
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(address)),

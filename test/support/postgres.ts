@@ -25,7 +25,7 @@ export function usePostgres(options: { ssl?: boolean; own?: boolean } = {}): () 
       cluster = shared.cluster
       release = shared.release
     } else {
-      const started = await startCluster(options)
+      const started = await startCluster({ ssl: options.ssl, scratch: true })
       cluster = started.cluster
       release = started.stop
     }

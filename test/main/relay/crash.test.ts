@@ -1,16 +1,15 @@
-import { spawnSync } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
+import { runMain } from '../../support/cli'
 import { usePostgres } from '../../support/postgres'
 import { waitFor } from '../../support/wait'
 import { spawnRelay } from '../../support/relay-process'
 import { deliver, relaySecret } from './helpers'
 
 const root = join(import.meta.dirname, '../../..')
-const bin = join(root, 'bin/watchdesk')
 
 describe('relays under kill -9', () => {
   const postgres = usePostgres()
@@ -23,9 +22,10 @@ describe('relays under kill -9', () => {
     expect(existsSync(join(root, 'out/main/cli.js')), 'the built bundle (npm run build)').toBe(true)
     const url = postgres().createDatabase('crash')
     const env = { WATCHDESK_WEBHOOK_SECRETS: relaySecret }
-    const [a, b] = [await spawnRelay(url, env).ready, await spawnRelay(url, env).ready]
+    const [a, b] = await Promise.all([spawnRelay(url, env).ready, spawnRelay(url, env).ready])
     children.push(a.child, b.child)
-    const ids = Array.from({ length: 3000 }, (_, i) => `evt_load_${String(i).padStart(5, '0')}`)
+    // Relay a is killed once it answered 300 of its 600: the rest of its share meets a dead relay.
+    const ids = Array.from({ length: 1200 }, (_, i) => `evt_load_${String(i).padStart(5, '0')}`)
     const acknowledged: string[] = []
     const answeredBy = { a: 0, b: 0, refused: 0 }
     let next = 0
@@ -50,7 +50,7 @@ describe('relays under kill -9', () => {
     await waitFor(() => a.child.signalCode === 'SIGKILL' || undefined, 'relay a to be gone')
     expect(answeredBy.a).toBeGreaterThanOrEqual(300)
     expect(answeredBy.refused).toBeGreaterThan(0)
-    expect(answeredBy.b).toBe(1500)
+    expect(answeredBy.b).toBe(600)
 
     const client = new pg.Client(url)
     await client.connect()
@@ -60,15 +60,9 @@ describe('relays under kill -9', () => {
     await client.end()
     expect(rows.length).toBe(acknowledged.length)
 
-    // The same store read through the command line (events --store … --json).
-    const listed = spawnSync(
-      process.execPath,
-      [bin, 'events', '--store', url, '--json', '--limit', '100000'],
-      {
-        encoding: 'utf8',
-      },
-    )
-    expect(listed.status).toBe(0)
+    // The same store read through the command line (events --store … --json), its main() here.
+    const listed = await runMain(['events', '--store', url, '--json', '--limit', '100000'])
+    expect(listed.code).toBe(0)
     const listedIds = new Set(
       listed.stdout
         .trim()
@@ -76,5 +70,6 @@ describe('relays under kill -9', () => {
         .map((l) => (JSON.parse(l) as { id: string }).id),
     )
     for (const id of acknowledged) expect(listedIds.has(id)).toBe(true)
-  })
+    // Two relay processes and 1,200 deliveries: at load average 20 more than the default 30 s.
+  }, 90_000)
 })

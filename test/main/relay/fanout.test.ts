@@ -119,9 +119,10 @@ describe('the sync API fanning one change feed out to its streams', () => {
     ])
     await waitFor(() => relay.streams().live === 2 || undefined, 'both streams live')
     slow.pause()
-    // ~7 kB per event: 3,000 events are ~20 MB, far more than the sockets' buffers hold.
+    // ~7 kB per event: 1,500 events are ~10 MB, several times what the sockets' buffers hold for a
+    // reader that never read (its receive window never grew).
     const pad = 'x'.repeat(3_000)
-    const total = 3_000
+    const total = 1_500
     for (let i = 0; i < total; i += 100)
       await fill(store, `evt_slow_${String(i).padStart(5, '0')}`, 100, { pad })
     await waitFor(() => quick.ids.length === total || undefined, 'the quick stream to get every event', {
@@ -183,12 +184,14 @@ describe('the sync API fanning one change feed out to its streams', () => {
     const heartbeatMs = 1_000
     const relay = await relays.relay(store, { heartbeatMs })
     const token = unwrap(await createRelayToken(store, 'laptop'))
-    const total = 30_000
-    await fill(store, 'evt_catchup', total, { pad: 'y'.repeat(500) })
+    // ~17 MB in 10 pages: far more than the sockets hold once the reader pauses, in a third of the
+    // rows (it was 30,000 of 0.5 kB; what costs per row proves nothing here).
+    const total = 10_000
+    await fill(store, 'evt_catchup', total, { pad: 'y'.repeat(1_500) })
     const stream = await openStream(relay.syncUrl, token)
     await waitFor(() => stream.ids.length > 0 || undefined, 'the first page')
     // A follower still catching up (it reads slowly): the old stream checked the token only once
-    // caught up, so it kept sending all 30,000.
+    // caught up, so it kept sending them all.
     stream.pause()
     expect(relay.streams().catchingUp).toBe(1)
     expect(await store.tokens.revoke('laptop', Date.now())).toBe(true)

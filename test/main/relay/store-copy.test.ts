@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest'
 import { alertEventCursorKey, maxEventSeq, openDatabase } from '../../../src/main/db'
 import { copyPostgresToSqlite, copySqliteToPostgres } from '../../../src/main/relay/store-copy'
 import { unwrap } from '../../../src/shared/result'
-import { cliPath, runCli } from '../../support/serve-process'
+import { runMain } from '../../support/cli'
+import { cliPath } from '../../support/serve-process'
 import { usePostgres } from '../../support/postgres'
 import { useTempDir } from '../../support/temp'
 
@@ -53,7 +54,9 @@ const digest = (
     ]),
   )
 
-/** Runs `store copy` and kills it (SIGKILL) once it has reported `killAfter` events copied. */
+/** Runs `store copy` as its own process (the built CLI) and kills it (SIGKILL) once it has reported
+ * `killAfter` events copied. The runs after it go through the command's main() in this process
+ * (runMain): what they prove is what a run finds and copies, not how a process starts. */
 function copyKilledAfter(args: string[], killAfter: number): Promise<{ killedAt: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -95,7 +98,7 @@ describe('watchdesk store copy between sqlite: and postgres:// (the built CLI, t
       // An id the team store already has (received by a relay) stays as it is.
       await client.query(`UPDATE events SET deliveries = 42 WHERE id = 'evt_copy_0'`)
 
-      const second = await runCli([...args, '--json'])
+      const second = await runMain([...args, '--json'])
       expect(second.code).toBe(0)
       const outcome = JSON.parse(second.stdout)
       expect(outcome.from).toBeGreaterThan(0)
@@ -117,7 +120,7 @@ describe('watchdesk store copy between sqlite: and postgres:// (the built CLI, t
       const differing = [...expected].filter(([id, d]) => copied.get(id) !== d).map(([id]) => id)
       expect(differing).toEqual(['evt_copy_0'])
 
-      const third = await runCli([...args, '--json'])
+      const third = await runMain([...args, '--json'])
       expect(third.code).toBe(0)
       expect(JSON.parse(third.stdout)).toMatchObject({ read: 0, inserted: 0 })
     } finally {
@@ -166,7 +169,7 @@ describe('watchdesk store copy between sqlite: and postgres:// (the built CLI, t
         [Buffer.from([0, 1, 2, 254, 255])],
       )
 
-      const second = await runCli([...args, '--json'])
+      const second = await runMain([...args, '--json'])
       expect(second.code, second.stderr).toBe(0)
       const outcome = JSON.parse(second.stdout)
       expect(outcome.from).toMatch(/^\d+\.\d+$/)
@@ -188,7 +191,7 @@ describe('watchdesk store copy between sqlite: and postgres:// (the built CLI, t
       const differing = [...expected].filter(([id, d]) => copied.get(id) !== d).map(([id]) => id)
       expect(differing).toEqual(['evt_copy_0'])
 
-      const third = await runCli([...args, '--json'])
+      const third = await runMain([...args, '--json'])
       expect(third.code).toBe(0)
       expect(JSON.parse(third.stdout)).toMatchObject({ read: 0, inserted: 0 })
     } finally {
@@ -246,7 +249,7 @@ describe('watchdesk store copy between sqlite: and postgres:// (the built CLI, t
   }, 60_000)
 
   it('refuses a copy between two stores of the same kind as a usage error', async () => {
-    const refused = await runCli([
+    const refused = await runMain([
       'store',
       'copy',
       '--from',

@@ -103,10 +103,11 @@ type Request = {
  * answer) against tens of µs per row. At 1,000/s the window is 7 ms (seven gaps: the eighth
  * delivery fills the group), so groups of about 8 form. With 5 ms (sessions 8–9) they held about
  * 5.5, and what each group costs besides its rows was still a large part of the CPU per delivery
- * (session 10, in-process at 1,000/s: groups of 6 → 9 cut relay + PostgreSQL CPU per delivery by
- * about a fifth; docs/benchmarks.md). 8 ms is a third of the 25 ms p99 budget (the quiet runs' p99
- * was 12.6–18.6 ms with 5). At 100/s each delivery still goes alone and at once. A group of 8 goes
- * at once (not 32 as for SQLite): a sender that keeps a fixed number of deliveries in flight (closed loop)
+ * (session 10, in-process at 1,000/s: groups of 6 cost 322–383 µs of relay + PostgreSQL CPU per
+ * delivery, groups of 9 299–301; docs/benchmarks.md). 8 ms is a third of the 25 ms p99 budget (the
+ * quiet runs' p99 was 12.6–18.6 ms with 5); at 125–200/s, where a delivery went alone, about two
+ * now share one. At 100/s each delivery still goes alone and at once. A group of 8 goes at once
+ * (not 32 as for SQLite): a sender that keeps a fixed number of deliveries in flight (closed loop)
  * sends nothing more until they are answered, so waiting for 32 held every round for the whole
  * window — test/main/relay/crash.test.ts (32 senders, two relays) took 57 s instead of 23 at load
  * 25–38. Larger groups still form under load: the committer joins what queues while groups commit. */

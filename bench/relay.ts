@@ -15,14 +15,15 @@
  * group size — what a group costs besides its rows (BENCH_STORE_SQL changes the schema first).
  * BENCH_ONLY=cpu: CPU per delivery at fixed rates, paired with bare (bench/cpu-method.ts);
  * BENCH_GROUPING=off runs the relays without the adaptive group window (postgresGrouping),
- * BENCH_GROUPING=MS with another longest wait.
+ * BENCH_GROUPING=MS with another longest wait. BENCH_ONLY=grouping: ingest and the committer alone
+ * at a fixed rate, groupings compared (groupingAlone).
  */
 import { execFileSync, fork } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { Agent, createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { cpus, tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -31,7 +32,7 @@ import { silentLogger } from '../src/main/log'
 import { createRelayToken, startRelay } from '../src/main/relay'
 import { migratePostgresUrl, openPostgresStore, postgresGrouping } from '../src/main/relay/pg-store'
 import { createMemoryStore, observeSecrets } from '../src/main/secrets'
-import { parseEnvelope, signBody } from '../src/main/webhooks'
+import { createIngest, parseEnvelope, signBody } from '../src/main/webhooks'
 import { eventParams } from '../src/main/webhooks/store'
 import type { EventParams } from '../src/main/webhooks/sql'
 import { unwrap } from '../src/shared/result'
@@ -486,6 +487,91 @@ async function storeAlone(cluster: PrivateCluster): Promise<void> {
   await db.end()
 }
 
+/** BENCH_ONLY=grouping: ingest and the PostgreSQL committer in this process (no HTTP: on a loaded
+ * machine a relay behind HTTP lags and forms saturation-sized groups whatever its window, so the
+ * window's effect at a fixed rate cannot show there), fed at BENCH_RATE (default 1,000/s, open
+ * loop), each grouping of BENCH_GROUPINGS ("MAXWAIT/TARGET,…"; default sessions 8–9's 5/8 and
+ * the current one) in turn for BENCH_ROUNDS rounds of BENCH_SECONDS, each on a fresh database: this process's
+ * and PostgreSQL's CPU per delivery, deliveries per transaction, and the commit latency's p50/p99
+ * (arrival to durable; the window is part of it). */
+async function groupingAlone(cluster: PrivateCluster): Promise<void> {
+  const rate = Number(process.env.BENCH_RATE ?? 1000)
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+  const groupings = (
+    process.env.BENCH_GROUPINGS ?? `5/8,${postgresGrouping.maxWaitMs}/${postgresGrouping.targetPerCommit}`
+  )
+    .split(',')
+    .map((g) => {
+      const [maxWaitMs, targetPerCommit] = g.split('/').map(Number)
+      return { name: g, grouping: { maxWaitMs: maxWaitMs!, targetPerCommit: targetPerCommit! } }
+    })
+  const body = (n: number) =>
+    Buffer.from(
+      JSON.stringify({
+        id: `evt_grouping_${n}`,
+        type: 'funding.completed',
+        created_at: new Date().toISOString(),
+        data: { id: `fund_${n}`, status: 'completed', amount: 1000, currency: 'USD', target_amount: 998.75 },
+      }),
+    )
+  const results = new Map<string, string[]>()
+  for (let round = 0; round < rounds; round++) {
+    for (const { name, grouping } of round % 2 === 0 ? groupings : [...groupings].reverse()) {
+      const url = cluster.createDatabase(`grouping_${round}_${name.replace(/\W/g, '_')}`)
+      cluster.psql(url.slice(url.lastIndexOf('/') + 1), 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+      unwrap(await migratePostgresUrl(url))
+      const db = new pg.Client({ connectionString: url })
+      await db.connect()
+      const store = unwrap(await openPostgresStore(url, { grouping }))
+      const ingest = createIngest(store.committer, silentLogger, () => {})
+      let n = round * 10_000_000
+      const latencies: number[] = []
+      const send = () => {
+        const raw = body(n++)
+        const started = performance.now()
+        const envelope = unwrap(parseEnvelope(raw))
+        void ingest
+          .commit({ envelope, body: raw, endpoint: 'wh_bench', at: Date.now() })
+          .then(() => latencies.push(performance.now() - started))
+      }
+      // Warm-up (JIT), then the measured stretch.
+      const drive = async (seconds: number) => {
+        const t0 = performance.now()
+        let sent = 0
+        while (performance.now() - t0 < seconds * 1000) {
+          const due = Math.floor(((performance.now() - t0) / 1000) * rate)
+          for (; sent < due; sent++) send()
+          await new Promise((r) => setTimeout(r, 1))
+        }
+        await ingest.drain()
+        return sent
+      }
+      await drive(2)
+      latencies.length = 0
+      const work = await workOf(db)
+      const before = { self: senderCpuMs(), postgres: cpuMsOf(cluster.pids()) }
+      const sent = await drive(runSeconds)
+      const self = senderCpuMs() - before.self
+      const postgres = cpuMsOf(cluster.pids()) - before.postgres
+      const after = await workOf(db)
+      latencies.sort((a, b) => a - b)
+      const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!
+      const per = 1000 / sent
+      const line = `${((self + postgres) * per).toFixed(0)} µs (relay ${(self * per).toFixed(0)}, PostgreSQL ${(postgres * per).toFixed(0)}), group ${((after.rows - work.rows) / Math.max(1, after.groups - work.groups)).toFixed(1)}, p50 ${at(0.5).toFixed(1)} p99 ${at(0.99).toFixed(1)} ms`
+      console.log(`  round ${round} grouping ${name}: ${line}`)
+      results.set(name, [...(results.get(name) ?? []), line])
+      await store.close()
+      await db.end()
+    }
+  }
+  console.log(
+    `grouping alone at ${rate}/s, ${runSeconds} s per leg, load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ')}:`,
+  )
+  for (const [name, lines] of results) console.log(`  ${name}: ${lines.join('; ')}`)
+}
+
 async function catchUp(url: string): Promise<{ perSecond: number; maxStallMs: number }> {
   // The relay in its own process, as it would be on its own machine; this process is the console.
   const store = unwrap(await openPostgresStore(url))
@@ -714,6 +800,10 @@ async function main(): Promise<void> {
   try {
     if (process.env.BENCH_ONLY === 'store') {
       await storeAlone(cluster)
+      return
+    }
+    if (process.env.BENCH_ONLY === 'grouping') {
+      await groupingAlone(cluster)
       return
     }
     if (process.env.BENCH_ONLY === 'followers') {

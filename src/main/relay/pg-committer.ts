@@ -100,14 +100,19 @@ type Request = {
  * `maxWaitMs`, none when fewer than one more is expected within it). Issue 35: at 1,000/s the
  * groups held 1.4–1.6 deliveries, so nearly every delivery paid a whole transaction — about
  * 450 µs of PostgreSQL's CPU and as much again in the relay (the round trip, the WAL flush, the
- * answer) against tens of µs per row. 5 ms is a fifth of the 25 ms p99 budget; at 1,000/s it makes
- * groups of about 5, at 100/s each delivery still goes alone and at once. A group of 8 goes at once
+ * answer) against tens of µs per row. At 1,000/s the window is 7 ms (seven gaps: the eighth
+ * delivery fills the group), so groups of about 8 form. With 5 ms (sessions 8–9) they held about
+ * 5.5, and what each group costs besides its rows was still a large part of the CPU per delivery
+ * (session 10, in-process at 1,000/s: groups of 6 cost 322–383 µs of relay + PostgreSQL CPU per
+ * delivery, groups of 9 299–301; docs/benchmarks.md). 8 ms is a third of the 25 ms p99 budget (the
+ * quiet runs' p99 was 12.6–18.6 ms with 5); at 125–200/s, where a delivery went alone, about two
+ * now share one. At 100/s each delivery still goes alone and at once. A group of 8 goes at once
  * (not 32 as for SQLite): a sender that keeps a fixed number of deliveries in flight (closed loop)
  * sends nothing more until they are answered, so waiting for 32 held every round for the whole
  * window — test/main/relay/crash.test.ts (32 senders, two relays) took 57 s instead of 23 at load
  * 25–38. Larger groups still form under load: the committer joins what queues while groups commit. */
 export type PostgresGrouping = NonNullable<Committer['grouping']>
-export const postgresGrouping: PostgresGrouping = { maxWaitMs: 5, targetPerCommit: 8 }
+export const postgresGrouping: PostgresGrouping = { maxWaitMs: 8, targetPerCommit: 8 }
 
 /** Group commit on PostgreSQL: up to `parallel` transactions at once; whatever queues meanwhile is
  * joined into the next one (one round trip per statement and one WAL flush for all of them).

@@ -39,6 +39,35 @@ const rendererCspMeta = (dev: boolean): Plugin => ({
   },
 })
 
+/** `node:http` for the built back end through require(), not through Node's ES-module face of it:
+ * that face copies every export of the module once, and three of them (WebSocket, CloseEvent,
+ * MessageEvent) are getters that load Node's bundled undici, about 75 ms of CPU on every start of
+ * a command that imports node:http (serve, listen, chains, …) for names nothing here uses.
+ * require() reads no export. Node's builtins are external before any resolveId runs, so our own
+ * sources' imports of it are pointed at a module of the plain exports (not the getters). */
+const nodeHttpSpecifier = 'watchdesk:node-http'
+const nodeHttpModule = `\0${nodeHttpSpecifier}`
+const nodeHttpByRequire = (): Plugin => ({
+  name: 'watchdesk-node-http-by-require',
+  enforce: 'pre',
+  transform: (code, id) =>
+    id.startsWith(resolve('src')) && /from '(node:)?http'/.test(code)
+      ? code.replace(/from '(node:)?http'/g, `from '${nodeHttpSpecifier}'`)
+      : null,
+  resolveId: (id) => (id === nodeHttpSpecifier ? nodeHttpModule : null),
+  load: (id) =>
+    id !== nodeHttpModule
+      ? null
+      : [
+          "import { createRequire } from 'node:module'",
+          "const http = createRequire(import.meta.url)('node:http')",
+          'export default http',
+          'export const { Agent, ClientRequest, IncomingMessage, METHODS, OutgoingMessage, STATUS_CODES, Server,',
+          '  ServerResponse, createServer, get, request, setMaxIdleHTTPParsers, validateHeaderName,',
+          '  validateHeaderValue } = http',
+        ].join('\n'),
+})
+
 // Native modules (better-sqlite3, keytar) are the only runtime "dependencies" and stay external;
 // everything else is bundled, so the packaged app ships no node_modules beyond them.
 export default defineConfig(({ command }) => ({
@@ -49,6 +78,7 @@ export default defineConfig(({ command }) => ({
         command === 'serve' ? allowInlineStyles(contentSecurityPolicy) : null,
       ),
     },
+    plugins: [nodeHttpByRequire()],
     build: {
       outDir: 'out/main',
       rolldownOptions: {

@@ -6,6 +6,7 @@ import { useServeProcess, runCli } from '../../support/serve-process'
 import type { ServeProcess } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { occupyPort } from '../../support/ports'
+import { runMain } from '../../support/cli'
 
 function withoutDbus(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const { DBUS_SESSION_BUS_ADDRESS: _bus, DISPLAY: _display, WAYLAND_DISPLAY: _wayland, ...rest } = env
@@ -138,8 +139,10 @@ describe('bin/watchdesk serve', () => {
     },
   )
 
+  // Usage errors are the parser's: answered in this process (runMain, the same parsing and exit
+  // codes as the binary), without a Node start each.
   it('rejects a bad flag with a sentence and exit status 2 (usage)', async () => {
-    const result = await runCli(['serve', '--port', 'seventy'])
+    const result = await runMain(['serve', '--port', 'seventy'])
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/--port takes a whole number/)
   })
@@ -156,7 +159,7 @@ describe('bin/watchdesk serve', () => {
   })
 
   it('names an unknown command and lists the commands', async () => {
-    const result = await runCli(['frobnicate'])
+    const result = await runMain(['frobnicate'])
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/unknown command 'frobnicate'/)
     expect(result.stderr).toMatch(/Usage: watchdesk \[options\] \[command\][\s\S]*\n {2}serve /)

@@ -76,6 +76,23 @@ describe('what the built entries load at start', () => {
     )
   })
 
+  it("takes node:http through require(), not Node's ES-module face of it, in every file of ours the command line reaches", () => {
+    // That face reads every export once, and three are getters that load Node's bundled undici
+    // (about 75 ms of CPU on each start of serve, listen, chains …): electron.vite.config.ts points
+    // our imports of node:http at a module that require()s it.
+    const files = readdirSync(join(out, 'main', 'chunks'))
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => join(out, 'main', 'chunks', f))
+      .concat(join(out, 'main', 'cli.js'), join(out, 'main', 'index.js'))
+    const text = (f: string) => readFileSync(f, 'utf8')
+    const esmHttp = /^import [^;]*? from "node:http";/m
+    const ours = files.filter((f) => !text(f).includes('node_modules/'))
+    // The detector sees what it looks for: the module that require()s node:http, and our files.
+    expect(files.filter((f) => text(f).includes('("node:http")')).length).toBeGreaterThan(0)
+    expect(ours.length).toBeGreaterThan(10)
+    expect(ours.filter((f) => esmHttp.test(text(f))).map((f) => f.split('/').pop())).toEqual([])
+  })
+
   it('the renderer bundle carries no viem (its chain definitions hold the Multicall3 address)', () => {
     const assets = join(out, 'renderer', 'assets')
     const scripts = readdirSync(assets).filter((f) => f.endsWith('.js'))

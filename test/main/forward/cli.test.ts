@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
 import { unwrap } from '../../../src/shared/result'
 import { signBody } from '../../../src/main/webhooks'
-import { runCli, useServeProcess } from '../../support/serve-process'
+import { runMain } from '../../support/cli'
+import { useServeProcess } from '../../support/serve-process'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
 import { envelope, post, secretA } from '../webhooks/helpers'
@@ -170,6 +171,9 @@ describe('kill -9 during a load, then restart', () => {
   )
 })
 
+// `events replay` runs in this process (runMain: the same parsing, lines and exit codes as the
+// binary); listen and serve stay real processes, since what is tested is theirs: signals, exit,
+// what a killed process left.
 describe('watchdesk events replay', () => {
   const tempDir = useTempDir('watchdesk-replay-')
   const startTarget = useTestTargets()
@@ -195,7 +199,7 @@ describe('watchdesk events replay', () => {
     expect(await listen.exited).toBe(0)
 
     const app = await startTarget()
-    const one = await runCli(['events', 'replay', 'evt_rp_3', '--to', app.url, '--data-dir', dataDir], env())
+    const one = await runMain(['events', 'replay', 'evt_rp_3', '--to', app.url, '--data-dir', dataDir], env())
     expect(one.code).toBe(0)
     expect(one.stdout).toMatch(new RegExp(`^→ 200 POST ${app.url} evt_rp_3 \\d+ ms\\n$`))
     expect(one.stderr).toContain('Replayed 1 event: delivered.')
@@ -215,10 +219,10 @@ describe('watchdesk events replay', () => {
       '--data-dir',
       dataDir,
     ]
-    const refused = await runCli(set, env())
+    const refused = await runMain(set, env())
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain('101 events match: pass --yes')
-    const all = await runCli([...set, '--yes'], env())
+    const all = await runMain([...set, '--yes'], env())
     expect(all.code).toBe(0)
     expect(all.stderr).toContain('Replayed 101 events: all delivered.')
     const funding = app.received
@@ -337,7 +341,7 @@ describe('listen and replay say what happened', () => {
     listen.process.kill('SIGINT')
     expect(await listen.exited).toBe(0)
 
-    const down = await runCli(
+    const down = await runMain(
       [
         'events',
         'replay',
@@ -372,7 +376,7 @@ describe('listen and replay say what happened', () => {
       db.close()
     }
     up = true
-    const one = await runCli(
+    const one = await runMain(
       ['events', 'replay', 'evt_flush_5', '--to', app.url, '--data-dir', dataDir],
       env(),
     )

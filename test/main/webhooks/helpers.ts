@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { join } from 'node:path'
-import { afterEach } from 'vitest'
+import { afterAll, afterEach } from 'vitest'
 import { startBackend } from '../../../src/main/backend'
 import type { Backend } from '../../../src/main/backend'
 import { silentLogger } from '../../../src/main/log'
@@ -20,14 +20,16 @@ export interface TestBackend extends Backend {
   dataDir: string
 }
 
-/** A real back end (SQLite on disk, listener on a free loopback port) with two endpoint secrets. */
-export function useWebhookBackend(): (options?: {
+/** A real back end (SQLite on disk, listener on a free loopback port) with two endpoint secrets;
+ * closed after each test, or after the file's tests with `per: 'file'` (one started in `beforeAll`
+ * and shared by tests that each use their own event ids). */
+export function useWebhookBackend({ per = 'test' }: { per?: 'test' | 'file' } = {}): (options?: {
   secrets?: SecretStore
   config?: Record<string, unknown>
 }) => Promise<TestBackend> {
-  const tempDir = useTempDir('watchdesk-webhooks-')
+  const tempDir = useTempDir('watchdesk-webhooks-', { per })
   const started: Backend[] = []
-  afterEach(async () => {
+  ;(per === 'file' ? afterAll : afterEach)(async () => {
     for (const b of started.splice(0)) await b.close()
   })
   return async (options = {}) => {

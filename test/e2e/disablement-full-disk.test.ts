@@ -95,6 +95,13 @@ describe('the endpoint-disablement note on a full disk, on the Overview in Chrom
       await eventually(() => note.textContent()).toBe(status.note)
       expect(await tile.getByLabel(`endpoint ${endpoint}: at risk`).count()).toBe(1)
       expect(await inFirstScreen(note), 'the note visible without scrolling').toBe(true)
+      // "This console" is not "ok" while its own data dir's disk is full: red, named, with the fix.
+      const consoleTile = page.getByRole('region', { name: 'This console' })
+      await eventually(() => consoleTile.locator('.tile-head .status').textContent()).toBe('disk full')
+      expect(await consoleTile.getAttribute('class')).toContain('tile-bad')
+      const storageFact = consoleTile.locator('.tile-fact', { hasText: 'data dir' }).locator('.status')
+      expect(await storageFact.textContent()).toBe('disk full')
+      expect(await storageFact.getAttribute('title')).toMatch(/disk/i)
       await saveScreenshot(page, 'overview-disablement-full-disk-1024x768')
       await page.close()
       db.close()

@@ -106,13 +106,13 @@ export const commandTable: readonly CommandEntry[] = [
   },
   {
     name: 'openapi',
-    term: 'openapi <api>',
+    term: 'openapi [options] <api>',
     summary: 'print the OpenAPI 3.1 document of the console API or the relay sync API',
     load: async () => (await import('./openapi')).registerOpenApi,
   },
   {
     name: 'completion',
-    term: 'completion <shell>',
+    term: 'completion [options] <shell>',
     summary: 'print a shell completion script (bash, zsh or fish)',
     load: async () => (await import('./completion')).registerCompletion,
   },

@@ -3,7 +3,7 @@ import type { Command, Option } from 'commander'
 import { chainRegistry } from '../../shared/chains/registry'
 import { eventTypes } from '../../shared/events'
 import type { CliContext } from './common'
-import { example } from './common'
+import { example, withCommon } from './common'
 import { exitCodes } from './exit'
 
 /** `watchdesk completion bash|zsh|fish`: a completion script derived from commander's own command
@@ -359,10 +359,10 @@ complete -c watchdesk -f -a '(__watchdesk_complete)'`,
 const scripts = { bash: bashScript, zsh: zshScript, fish: fishScript }
 
 export function registerCompletion(program: Command, ctx: CliContext): void {
-  const command = program
-    .command('completion')
+  // --data-dir and --config as on every command (DESIGN.md): taken, and nothing read from them.
+  const command = withCommon(program.command('completion'), { json: false })
     .description(
-      'Prints a completion script for the shell, generated from the command tree: commands, flags, every choice a flag takes, event types, chain ids, files and folders for path options.',
+      'Prints a completion script for the shell, generated from the command tree: commands, flags, every choice a flag takes, event types, chain ids, files and folders for path options. --data-dir and --config are taken as on every command; the script does not depend on them.',
     )
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(Object.keys(scripts)))
     .action((shell: keyof typeof scripts) => {

@@ -3,7 +3,7 @@ import type { Command } from 'commander'
 import { consoleOpenApi, relayOpenApi } from '../../shared/openapi'
 import { version } from '../version'
 import type { CliContext } from './common'
-import { example } from './common'
+import { example, withCommon } from './common'
 import { exitCodes } from './exit'
 
 const documents = { console: consoleOpenApi, relay: relayOpenApi }
@@ -11,10 +11,10 @@ const documents = { console: consoleOpenApi, relay: relayOpenApi }
 /** `watchdesk openapi console|relay`: the OpenAPI 3.1 document a running console or relay serves
  * at /openapi.json, printed without starting anything (docs/openapi/ is written with it). */
 export function registerOpenApi(program: Command, ctx: CliContext): void {
-  const command = program
-    .command('openapi')
+  // --data-dir and --config as on every command (DESIGN.md): taken, and nothing read from them.
+  const command = withCommon(program.command('openapi'), { json: false })
     .description(
-      'The same document `GET /openapi.json` serves on the console port (console) and on the relay’s sync port (relay), generated from the contract. Feed it to a client generator.',
+      'The same document `GET /openapi.json` serves on the console port (console) and on the relay’s sync port (relay), generated from the contract. Feed it to a client generator. --data-dir and --config are taken as on every command; the document does not depend on them.',
     )
     .addArgument(new Argument('<api>', 'console or relay').choices(Object.keys(documents)))
     .action((api: keyof typeof documents) => {

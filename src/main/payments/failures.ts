@@ -1,3 +1,4 @@
+import { inert } from '../../shared/inert'
 import { maskSecret } from '../../shared/mask'
 import { kindOfCode, operations, serviceErrorOf } from '../../shared/payments'
 import { err } from '../../shared/result'
@@ -38,8 +39,8 @@ export function describeFailure(
   const { scope, summary } = operations[req.operation]
   const masked = maskSecret(ctx.key.secret)
   const sent = answer.text.split(ctx.key.secret).join(masked)
-  const excerpt = sent.length > 600 ? `${sent.slice(0, 600)}…` : sent
-  const head = `${req.method} ${req.path} (${summary}) answered ${answer.status}${answer.statusText ? ` ${answer.statusText}` : ''}${excerpt ? `: ${excerpt}` : ' with an empty body'}.`
+  const excerpt = quote(sent.length > 600 ? `${sent.slice(0, 600)}…` : sent)
+  const head = `${req.method} ${req.path} (${summary}) answered ${answer.status}${answer.statusText ? ` ${quote(answer.statusText)}` : ''}${excerpt ? `: ${excerpt}` : ' with an empty body'}.`
   const detail = {
     status: answer.status,
     body: parseJson(sent),
@@ -52,6 +53,14 @@ export function describeFailure(
     explainServiceCode(ctx, req, answer.status, parseJson(sent), head, detail) ??
     explainStatus(ctx, req, answer.status, head, detail, idempotencyKey)
   )
+}
+
+/** A service's text as a sentence may quote it: one line (a pretty-printed body's line breaks
+ * and indents read as one space) with every control character written out (`inert`), so an
+ * error text cannot end the sentence's line and forge one of its own on the operator's terminal,
+ * in a log line or in a message; the parsed body stays as it came in the detail. */
+function quote(text: string): string {
+  return inert(text.replace(/[ \t]*\r?\n\s*/g, ' '))
 }
 
 /** The guess from the status alone, when the service named no error code watchdesk knows. */
@@ -130,14 +139,20 @@ function explainServiceCode(
   head: string,
   detail: Record<string, unknown>,
 ): Err<ApiError> | null {
-  const said = serviceErrorOf(body)
-  if (!said) return null
+  const raw = serviceErrorOf(body)
+  if (!raw) return null
+  const said = {
+    code: raw.code === null ? null : quote(raw.code),
+    message: raw.message === null ? null : quote(raw.message),
+    scopes: raw.scopes.map(quote),
+    param: raw.param === null ? null : quote(raw.param),
+  }
   const { key, businessId, base } = ctx
   const { scope, summary } = operations[req.operation]
   const masked = maskSecret(key.secret)
   const quoted = `${said.code ?? `${status}`}${said.message ? `: ${said.message}` : ''}`
-  const withCode = { ...detail, serviceCode: said.code, missingScopes: said.scopes }
-  switch (kindOfCode(said.code, said.scopes)) {
+  const withCode = { ...detail, serviceCode: raw.code, missingScopes: raw.scopes }
+  switch (kindOfCode(raw.code, raw.scopes)) {
     case 'business':
       return err(
         'forbidden',

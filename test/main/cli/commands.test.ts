@@ -47,6 +47,41 @@ describe('commands declared from a table', () => {
     expect([...new Set(declaredByModules)].sort()).toEqual(commandTable.map((e) => e.name).sort())
   })
 
+  it('every command takes --data-dir and --config, itself or from the command it belongs to (DESIGN.md)', async () => {
+    // store copy names its two stores with --from and --to: a data dir would be a third.
+    const namesItsStores = new Set(['store copy'])
+    const without: string[] = []
+    const walk = (command: Command, path: string[], inherited: string[]) => {
+      const flags = [...inherited, ...command.options.map((o) => o.long!)]
+      const name = path.join(' ')
+      if (command.commands.length === 0 && !namesItsStores.has(name))
+        for (const flag of ['--data-dir', '--config'])
+          if (!flags.includes(flag)) without.push(`${name} ${flag}`)
+      for (const sub of command.commands) walk(sub, [...path, sub.name()], flags)
+    }
+    for (const entry of commandTable) {
+      const program = new Command('watchdesk')
+      ;(await entry.load())(program, contextOf(captureIo()))
+      for (const command of program.commands.filter((c) => c.name() === entry.name))
+        walk(command, [entry.name], [])
+    }
+    expect(without).toEqual([])
+  })
+
+  it('completion and openapi take --data-dir and --config and print the same as without them', async () => {
+    for (const args of [
+      ['completion', 'bash'],
+      ['openapi', 'console'],
+    ]) {
+      const plain = captureIo()
+      expect(await main(args, plain), args.join(' ')).toBe(0)
+      const given = captureIo()
+      const extra = ['--data-dir', '/nonexistent/watchdesk-data', '--config', '/nonexistent/config.json']
+      expect(await main([...args, ...extra], given), `${args.join(' ')}: ${given.text()}`).toBe(0)
+      expect(given.text()).toBe(plain.text())
+    }
+  })
+
   it('prints the same top-level help from the table alone as with every module loaded', async () => {
     const light = await helpWith(null)
     expect(light).toContain('send-test-event [options] <type>')

@@ -111,6 +111,34 @@ describe('text from the payments API and RPC nodes is inert on the terminal', ()
     }
   })
 
+  it('wallets: the payments API’s error text, quoted in the failure’s sentence', async () => {
+    // A service that refuses every key with a hostile error text (and the same in its body).
+    const api = createServer((_req, res) => {
+      const body = { error: { type: 'authentication_error', code: 'invalid_api_key', message: hostile } }
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify(body, null, 2))
+    })
+    await new Promise<void>((r) => api.listen(0, '127.0.0.1', () => r()))
+    onTestFinished(() => new Promise<void>((r) => api.close(() => r())))
+    const dir = tempDir()
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({
+        apiBaseUrl: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
+        businesses: [{ id: 'biz_a', name: 'A' }],
+        selectedBusinessId: 'biz_a',
+      }),
+    )
+    const env = { WATCHDESK_API_KEY: 'sk_sandbox_inert_0a1b2c3d4e' }
+    for (const args of [['wallets'], ['webhooks', 'list']]) {
+      const answer = await printed([...args, '--data-dir', dir], env)
+      expect(answer.code, answer.text).not.toBe(0)
+      expectInert(args.join(' '), answer.text)
+      // The sentence still quotes what the service said, escaped, and names the fix.
+      expect(answer.text).toContain('x\\x1b]0;pwned\\x07')
+      expect(answer.text).toMatch(/did not accept the key/)
+    }
+  })
+
   it('chains and chains --sources: an RPC node’s error text', async () => {
     const node = await rpc((body) => {
       const id = (body as { id?: unknown } | null)?.id ?? null

@@ -1,4 +1,6 @@
 import { useEffect } from 'react'
+import type { ClockStatus } from '../../../shared/contract/clock'
+import type { StorageStatus } from '../../../shared/contract/storage'
 import { glance, troubledSourceStates } from '../../../shared/glance'
 import { useAppStore } from '../stores/app'
 import { useAlertsStore } from '../stores/alerts'
@@ -9,6 +11,7 @@ import { useReplayStore } from '../stores/replay'
 import { useForwardStore } from '../components/forward/store'
 import { useSources } from '../components/sources/useSources'
 import { StatusBadge } from '../components/Status'
+import type { Tone } from '../components/Status'
 import { FirstRun } from '../components/FirstRun'
 import { ChainStrip } from '../components/chains/ChainStrip'
 import { BackendStatus, StaleNote } from '../components/Liveness'
@@ -124,23 +127,18 @@ function ConsoleTile() {
   const health = useAppStore((s) => s.health)
   const settings = useAppStore((s) => s.settings)
   const clock = useClockStore((s) => s.status)
+  // The same storage status the headline reads (the listener's, followed while here).
+  const storage = useEventsStore((s) => s.listener?.storage ?? null)
   const keychain = settings ? keychainBadge(settings.keychain) : null
-  // The clock's tone counts only when two references agree it is off.
-  const clockWarns = clock?.state === 'off'
-  const tone = !settings
-    ? 'muted'
-    : clockWarns && keychain!.tone === 'good'
-      ? clockBadge(clock).tone
-      : keychain!.tone
+  const disk = storage ? storageBadge(storage) : null
+  const badge: Badge = !settings ? { tone: 'muted', label: 'loading' } : consoleBadge(keychain!, disk, clock)
   return (
     <Tile
       title="This console"
       href="#/settings"
       linkLabel="open Settings"
-      tone={tone}
-      label={
-        !settings ? 'loading' : tone === 'good' ? 'ok' : keychain!.tone !== 'good' ? 'keychain' : 'clock'
-      }
+      tone={badge.tone}
+      label={badge.label}
     >
       <Fact label="back end">
         <BackendStatus health={health} liveLabel={`running ${health?.version ?? ''}`.trim()} />
@@ -150,17 +148,54 @@ function ConsoleTile() {
       </Fact>
       <Fact label="data dir">
         <span className="mono">{settings?.dataDir ?? '—'}</span>
+        {disk && (
+          <>
+            {' '}
+            <StatusBadge {...disk} />
+          </>
+        )}
       </Fact>
       <ClockFact status={clock} />
     </Tile>
   )
 }
 
+type Badge = { tone: Tone; label: string; title?: string }
+
+const storageLabels: Record<StorageStatus['state'], string> = {
+  ok: 'ok',
+  full: 'disk full',
+  locked: 'locked',
+  failing: 'failing',
+  stalled: 'stalled',
+}
+
+/** The data dir's database: red while it cannot commit (disk full, locked…), amber while free
+ * space is below storage.warnFreeMb, the cause and the fix in the title. */
+function storageBadge(storage: StorageStatus): Badge {
+  if (storage.state !== 'ok')
+    return {
+      tone: 'bad',
+      label: storageLabels[storage.state],
+      title: `${storage.cause ?? ''} ${storage.fix ?? ''}`.trim(),
+    }
+  if (storage.lowSpace) return { tone: 'warn', label: 'disk low', title: storage.lowSpace }
+  return { tone: 'good', label: 'ok' }
+}
+
+/** The tile's word and colour: the worst of its parts, named (a database that cannot commit
+ * first: webhooks are answered 503 meanwhile). The clock counts only when two references agree
+ * it is off. */
+function consoleBadge(keychain: Badge, disk: Badge | null, clock: ClockStatus | null): Badge {
+  if (disk?.tone === 'bad') return { tone: 'bad', label: disk.label }
+  if (keychain.tone !== 'good') return { tone: keychain.tone, label: 'keychain' }
+  if (disk?.tone === 'warn') return { tone: 'warn', label: disk.label }
+  if (clock?.state === 'off') return { tone: clockBadge(clock).tone, label: 'clock' }
+  return { tone: 'good', label: 'ok' }
+}
+
 /** Reachable, secrets from the environment only, or unreachable: one decision for tone and word. */
-function keychainBadge(keychain: { reachable: boolean; backend: string }): {
-  tone: 'good' | 'warn' | 'bad'
-  label: string
-} {
+function keychainBadge(keychain: { reachable: boolean; backend: string }): Badge {
   if (keychain.reachable) return { tone: 'good', label: 'reachable' }
   if (keychain.backend === 'environment') return { tone: 'warn', label: 'environment' }
   return { tone: 'bad', label: 'unreachable' }

@@ -106,6 +106,7 @@ describe('Connect this console as one transaction', () => {
     const tls = await connect(untrusted.url)
     expect(tls.test.outcome).toBe('tls')
     expect(tls.test.message).toContain('TLS handshake')
+    expect(tls.test.arrivedAt).toBeNull()
     expect(tls.test.message).toContain('Nothing was registered')
 
     const refusedPort = await connect(`https://127.0.0.1:${dead.port}/webhooks`)

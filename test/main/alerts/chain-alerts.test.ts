@@ -15,7 +15,7 @@ describe('chain alerts', () => {
   const recorder = useRecorder()
   const rig = useAlertsRig(useTempDir())
 
-  async function setup(extra: Record<string, unknown> = {}) {
+  async function setup(extra: Record<string, unknown> = {}, pollIntervalMs = 5000) {
     const node = await standin(polygon())
     const hook = await recorder()
     const secrets = createMemoryStore({ 'alert-channel:ops': `${hook.url}/alerts whsec_alerts_0123` })
@@ -24,7 +24,7 @@ describe('chain alerts', () => {
         chains: {
           '137': {
             url: node.url,
-            pollIntervalMs: 5000,
+            pollIntervalMs,
             stalledAfterSeconds: 86_400,
             laggingAfterSeconds: 86_400,
           },
@@ -123,25 +123,26 @@ describe('chain alerts', () => {
     expect(incidents.ok && incidents.value.map((i) => i.title)).toEqual(['Polygon down'])
   })
 
-  it('mutes for an hour from the console, then sends again once the hour is over', async () => {
-    const { node, hook, r } = await setup({ repeatMinutes: 30 })
-    const muted = r.alerts.mute(60, [137], 'deploy')
+  it('mutes for 20 minutes from the console, then sends again once they are over', async () => {
+    // Polled once a minute (a down chain every two minutes): the half hour below is 15 polls.
+    const { node, hook, r } = await setup({ repeatMinutes: 10 }, 60_000)
+    const muted = r.alerts.mute(20, [137], 'deploy')
     expect(muted.ok && muted.value).toMatchObject({ source: 'console', activeNow: true, chains: [137] })
     await setBehaviour(node, 'down')
     for (let i = 0; i < 3; i++) await r.nextPoll()
     expect(hook.received).toHaveLength(0)
-    // A down chain is polled every two intervals: within 80 min a reminder falls after the mute ended.
-    while (hook.received.length === 0 && r.clock.now() < Date.parse('2026-03-02T11:20:00Z'))
+    // Within 40 min a reminder falls after the mute ended.
+    while (hook.received.length === 0 && r.clock.now() < Date.parse('2026-03-02T10:40:00Z'))
       await r.nextPoll()
     expect(hook.received.map((h) => h.json.kind)).toEqual(['reminder'])
     expect(hook.received[0]!.json.title).toMatch(/^Polygon down for \d+ (h|min)/)
     const log = r.alerts.log(10)
-    // Fired at 10:00:25 and a reminder at 10:30:25, both inside the hour: muted. The next reminder
-    // (11:00:25) falls after the mute's end (11:00:00.2) and is sent.
+    // Fired at 10:05:00 (the third failed poll) and a reminder at 10:15:00, both inside the 20
+    // minutes: muted. The next reminder (10:25:00) falls after the mute's end (10:20:00.2) and is sent.
     expect(log.ok && log.value.map((l) => [l.rule, l.kind, l.result, new Date(l.t).toISOString()])).toEqual([
-      ['chain.down', 'reminder', 'sent', '2026-03-02T11:00:25.200Z'],
-      ['chain.down', 'reminder', 'muted', '2026-03-02T10:30:25.200Z'],
-      ['chain.down', 'fired', 'muted', '2026-03-02T10:00:25.200Z'],
+      ['chain.down', 'reminder', 'sent', '2026-03-02T10:25:00.200Z'],
+      ['chain.down', 'reminder', 'muted', '2026-03-02T10:15:00.200Z'],
+      ['chain.down', 'fired', 'muted', '2026-03-02T10:05:00.200Z'],
     ])
   })
 

@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { webhooksCommand } from '../../../src/main/cli/main'
 import type { CliIo } from '../../../src/main/cli/io'
 import type { SecretStore } from '../../../src/main/secrets'
@@ -33,6 +34,11 @@ describe('Connect this console as one transaction', () => {
   afterEach(() => {
     for (const close of closers.splice(0)) close()
   })
+  // One trusted tunnel certificate for the file (an RSA key is about 0.25 s of openssl's CPU): each
+  // test's console trusts it, and the untrusted one is made apart.
+  const certDir = mkdtempSync(join(tmpdir(), 'watchdesk-connect-tx-cert-'))
+  const caFile = selfSignedCert(certDir).certFile
+  afterAll(() => rmSync(certDir, { recursive: true, force: true }))
 
   /** A gateway in front of the service that loses the answer of every successful create (the
    * service committed it; the client sees 503, on each retry too). */
@@ -67,8 +73,6 @@ describe('Connect this console as one transaction', () => {
       },
     })
     const dataDir = tempDir()
-    const certDir = tempDir()
-    const caFile = selfSignedCert(certDir).certFile
     writeFileSync(
       join(dataDir, 'config.json'),
       JSON.stringify({ apiBaseUrl: s.url, selectedBusinessId: biz, businesses: [{ id: biz }] }),
@@ -102,6 +106,7 @@ describe('Connect this console as one transaction', () => {
     const tls = await connect(untrusted.url)
     expect(tls.test.outcome).toBe('tls')
     expect(tls.test.message).toContain('TLS handshake')
+    expect(tls.test.arrivedAt).toBeNull()
     expect(tls.test.message).toContain('Nothing was registered')
 
     const refusedPort = await connect(`https://127.0.0.1:${dead.port}/webhooks`)

@@ -5,7 +5,9 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { signBody } from '../../../src/main/webhooks'
 import { useRelayProcesses } from '../../support/relay-process'
-import { cliPath, runCli, useServeProcess } from '../../support/serve-process'
+import { cliPath, useServeProcess } from '../../support/serve-process'
+import { runMain } from '../../support/cli'
+import { callApi, useTestConsole } from '../../support/console'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
 import { useListenProcess } from '../forward/processes'
@@ -42,6 +44,7 @@ describe('credentials in config.json', () => {
   const startListen = useListenProcess()
   const startTarget = useTestTargets()
   const startRelay = useRelayProcesses()
+  const startConsole = useTestConsole()
   const clients: Client[] = []
   afterEach(async () => {
     for (const c of clients.splice(0)) await c.close()
@@ -149,7 +152,8 @@ describe('credentials in config.json', () => {
       { where: 'listen stderr', text: listen.stderr() },
     )
 
-    // The other commands, as an operator runs them.
+    // The other commands, through the command line's main() in this process: the same commands,
+    // lines and log lines (on stderr, redacted as bin/watchdesk does) without a Node start each.
     const backupFile = join(tempDir(), 'secrets.backup')
     const restoredDir = join(tempDir(), 'restored')
     const commands = [
@@ -165,13 +169,13 @@ describe('credentials in config.json', () => {
       ['backup', backupFile],
     ]
     for (const args of commands) {
-      const r = await runCli([...args, '--data-dir', dataDir], env)
+      const r = await runMain([...args, '--data-dir', dataDir], env)
       seen.push({ where: `watchdesk ${args.join(' ')}`, text: r.stdout + r.stderr })
     }
     expect(
       seen.find((s) => s.where === 'watchdesk config get forward.targets.hook.headers.Authorization')!.text,
     ).toBe('…r-3c\n')
-    const restored = await runCli(['restore', backupFile, '--data-dir', restoredDir], env)
+    const restored = await runMain(['restore', backupFile, '--data-dir', restoredDir], env)
     expect(restored.code, restored.stderr).toBe(0)
     seen.push({ where: 'watchdesk restore', text: restored.stdout + restored.stderr })
     for (const key of [
@@ -233,15 +237,11 @@ describe('credentials in config.json', () => {
     const dataDir = tempDir()
     const config = plantedConfig(app.url)
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify(config, null, 2))
-    const served = await serve(['--data-dir', dataDir], env)
-    const api = async (method: string, body: unknown = {}) => {
-      const r = await fetch(`${served.consoleUrl}/api/call/${method}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${served.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      })
-      return (await r.json()) as { ok: boolean; value: any }
-    }
+    // The round trip is the API's and the config writer's: serve mode in this process (the test
+    // above runs the real processes for what they print and log).
+    const c = await startConsole({ dataDir, env })
+    const api = async (method: string, body: unknown = {}) =>
+      (await callApi(c, method, body)).json as { ok: boolean; value: any }
     const shown = (await api('settings.get')).value.config
     const target = shown.forward.targets.hook
     // What the Forward targets form sends: the URL as shown with its path edited, no headers.

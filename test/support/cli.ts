@@ -1,6 +1,6 @@
 import { main } from '../../src/main/cli/main'
 import type { CliIo } from '../../src/main/cli/io'
-import { terminalSafe } from '../../src/main/cli/inert'
+import { terminalSafe } from '../../src/shared/inert'
 import { redact } from '../../src/main/log'
 
 export interface CliAnswer {

@@ -1,7 +1,7 @@
 import type { AttemptReport } from '../forward'
 import { maskConfigUrl } from '../../shared/config-secrets'
 import { formatClock } from '../../shared/time'
-import { inert } from './inert'
+import { inert } from '../../shared/inert'
 
 /** One forward attempt as `listen` and `events replay` print it: `→ 200 POST url evt_… 12 ms`, or
  * one JSON object. `listen` forwards to several targets and retries, so it also names the target,

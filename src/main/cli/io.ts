@@ -2,7 +2,7 @@ import { toDisposable } from '../../shared/disposable'
 import type { Disposable } from '../../shared/disposable'
 import { createLogger, redact } from '../log'
 import type { LogLevel, Logger } from '../log'
-import { inert, terminalSafe } from './inert'
+import { inert, terminalSafe } from '../../shared/inert'
 
 /** `--log-format` and `--verbose`, taken off the arguments before any command parses them. */
 export interface CliLogging {

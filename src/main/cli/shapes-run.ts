@@ -7,7 +7,7 @@ import type { CommonOptions } from './common'
 import { configExit, configFor, dataDirOf, openConsoleDatabaseReadOnly } from './common'
 import { exitCodes, failure } from './exit'
 import type { ExitCode } from './exit'
-import { inert } from './inert'
+import { inert } from '../../shared/inert'
 import type { CliIo } from './io'
 
 export function listShapes(options: CommonOptions, io: CliIo): ExitCode {

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { plainLine, quoted, slackEscape } from '../../../src/main/alerts/channel-text'
-import { inert, readInert, terminalSafe } from '../../../src/main/cli/inert'
+import { inert, readInert, terminalSafe } from '../../../src/shared/inert'
 import { formatTable } from '../../../src/main/cli/io'
 
 /** Every character a terminal acts on instead of showing (C0, DEL, C1, bidi, line separators). */
@@ -38,7 +38,7 @@ const hostile = fc.oneof(
 )
 const runs = { numRuns: 2000 }
 
-describe('the terminal escaping of the command line (src/main/cli/inert.ts)', () => {
+describe('the terminal escaping of the command line (src/shared/inert.ts)', () => {
   it('inert: no control character (newline included) survives, and readInert gives back the exact text', () => {
     fc.assert(
       fc.property(hostile, (text) => {

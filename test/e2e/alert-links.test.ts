@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/main/secrets'
 import { sendTestEvent } from '../../src/main/webhooks'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { useTestConsole } from '../support/console'
 import { useTempDir } from '../support/temp'
 import { useRecorder } from '../main/alerts/harness'
@@ -16,7 +16,9 @@ describe('links from alerts into the console', () => {
   const tempDir = useTempDir('watchdesk-links-')
   const startConsole = useTestConsole()
   const recorder = useRecorder()
-  const chromium = useChromium()
+  // One page for the file: each console listens on a port of its own, so its origin's storage
+  // starts empty in it (the app keeps the token in session storage; it sets no cookie).
+  const openPage = useSharedPage(useChromium())
 
   it('a webhook alert links to its event; opened in Chromium with the token given separately, the event detail shows', async () => {
     const hook = await recorder()
@@ -45,9 +47,8 @@ describe('links from alerts into the console', () => {
     expect(alert.link).toBe(`${c.url}/#/events/${id}`)
     expect(alert.link).not.toContain(c.token)
 
-    // A fresh context: nothing in this tab's storage, as when the link is clicked in Slack.
-    const context = await chromium().newContext({ viewport: { width: 1280, height: 800 } })
-    const page = await context.newPage()
+    // Nothing in this tab's storage for this console, as when the link is clicked in Slack.
+    const page = await openPage({ width: 1280, height: 800 })
     await page.goto(alert.link)
     await eventually(() =>
       page.getByRole('heading', { name: 'This console needs its launch token' }).count(),
@@ -59,15 +60,13 @@ describe('links from alerts into the console', () => {
     expect(await page.locator('main h1').textContent()).toBe('Events')
     expect(page.url()).not.toContain(c.token)
     await saveScreenshot(page, 'alert-link-event-detail-1280x800')
-    await context.close()
   })
 
   it('a chain link opens that chain’s drawer', async () => {
     const c = await startConsole({ dataDir: tempDir() })
-    const page = await chromium().newPage({ viewport: { width: 1280, height: 800 } })
+    const page = await openPage({ width: 1280, height: 800 })
     await page.goto(`${c.launchUrl}#/chains/137`)
     await eventually(() => page.locator('main h1').first().textContent()).toBe('Chains')
     await eventually(() => page.getByRole('complementary', { name: 'Polygon details' }).count()).toBe(1)
-    await page.close()
   })
 })

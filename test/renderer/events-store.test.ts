@@ -20,7 +20,7 @@ function backendWith(stored: EventSummary[], gate?: Promise<void>) {
       await gate
       return { rows: [...stored].sort((a, b) => b.receivedAt - a.receivedAt), next: null }
     }
-    if (name === 'events.count') return { count: stored.length, capped: false, total: stored.length }
+    if (name === 'events.count') return countOf(stored)
     if (name === 'events.listener') return { listening: true }
     return {}
   })
@@ -29,6 +29,14 @@ function backendWith(stored: EventSummary[], gate?: Promise<void>) {
 }
 
 const ids = (rows: EventSummary[]) => rows.map((r) => r.id)
+
+/** What the back end's events.count answers for `stored` (no filter). */
+const countOf = (stored: EventSummary[]) => ({
+  count: stored.length,
+  capped: false,
+  total: stored.length,
+  throughSeq: Math.max(0, ...stored.map((e) => e.seq)),
+})
 
 beforeEach(() => {
   useEventsStore.setState(initial, true)
@@ -79,7 +87,7 @@ describe('events store', () => {
     const s = useEventsStore.getState()
     expect(ids(s.rows)).toEqual(['evt_d', 'evt_c', 'evt_b', 'evt_a'])
     expect(s.rows.find((r) => r.id === 'evt_a')?.deliveries).toBe(2)
-    expect(s.count).toEqual({ count: 4, capped: false, total: 4 })
+    expect(s.count).toEqual({ count: 4, capped: false, total: 4, throughSeq: d.seq })
     expect(countLine(s.count, false)).toBe('4 stored')
   })
 
@@ -177,6 +185,56 @@ describe('events store', () => {
     release()
     await reloading
     expect(ids(useEventsStore.getState().rows)).toEqual(['evt_during', 'evt_old'])
+  })
+
+  it('counts an event once when the page was read before it was stored and the count after', async () => {
+    // The page and the count are two reads: the event is in the count's snapshot, not the page's,
+    // so its push arrives after the reload with the count already holding it.
+    const old = summary({ id: 'evt_old' })
+    const late = summary({ id: 'evt_late' })
+    const setup = connectedClient(async (name) => {
+      if (name === 'events.list') return { rows: [old], next: null }
+      if (name === 'events.count') return countOf([old, late])
+      return {}
+    })
+    provideBackend(setup.client)
+    await useEventsStore.getState().reload()
+    useEventsStore.getState().applyAppended({ events: [late], omitted: 0 })
+    const s = useEventsStore.getState()
+    expect(ids(s.rows)).toEqual(['evt_late', 'evt_old'])
+    expect(countLine(s.count, false)).toBe('2 stored')
+  })
+
+  it('counts an event pushed while a reload is in flight that the count had not read yet', async () => {
+    const old = summary({ id: 'evt_old' })
+    let gate = Promise.resolve()
+    const setup = connectedClient(async (name) => {
+      if (name === 'events.list') return await gate.then(() => ({ rows: [old], next: null }))
+      if (name === 'events.count') return countOf([old])
+      return {}
+    })
+    provideBackend(setup.client)
+    await useEventsStore.getState().reload()
+    let release!: () => void
+    gate = new Promise<void>((r) => (release = r))
+    const reloading = useEventsStore.getState().reload()
+    // Stored after the count's read (which answered at once), pushed before the page's answer.
+    const during = summary({ id: 'evt_during', type: 'card.created', group: 'cards' })
+    useEventsStore.getState().applyAppended({ events: [during], omitted: 0 })
+    release()
+    await reloading
+    expect(countLine(useEventsStore.getState().count, false)).toBe('2 stored')
+    // Its redelivery, pushed later, is the same event.
+    useEventsStore.getState().applyAppended({ events: [{ ...during, deliveries: 2 }], omitted: 0 })
+    expect(countLine(useEventsStore.getState().count, false)).toBe('2 stored')
+  })
+
+  it('moves the total for a pushed event the filter leaves out', async () => {
+    backendWith([summary({ id: 'evt_card', type: 'card.created', group: 'cards' })])
+    useEventsStore.setState({ filter: { groups: ['cards'] } })
+    await useEventsStore.getState().reload()
+    useEventsStore.getState().applyAppended({ events: [summary({ id: 'evt_fund' })], omitted: 0 })
+    expect(countLine(useEventsStore.getState().count, true)).toBe('1 of 2 stored')
   })
 
   it(`keeps at most ${maxLiveRows} rows while following and pages from the last one kept`, async () => {

@@ -4,7 +4,7 @@ import { eventJson } from '../../shared/events/json'
 import type { SerializedEvent } from '../../shared/events/json'
 import { err, ok } from '../../shared/result'
 import type { AppContext } from '../context'
-import { readSnapshot } from '../db'
+import { maxEventSeq, readSnapshot } from '../db'
 import type { Services } from '../services'
 import type { ApiHandlers } from '../transport/dispatch'
 import type { EventStore } from '../webhooks'
@@ -19,12 +19,13 @@ export function eventsApi(
   const { webhooks } = services
   return {
     'events.list': async ({ filter, after, limit }) => ok(webhooks.store.list(filter, after, limit)),
-    // One snapshot: the matched count never exceeds the total counted beside it.
+    // One snapshot: the matched count never exceeds the total counted beside it, and `throughSeq`
+    // is the newest event both include.
     'events.count': async ({ filter }) =>
       readSnapshot(ctx.db, () => {
         const matched = webhooks.store.count(filter, countCap)
         const total = Object.keys(filter).length === 0 ? matched : webhooks.store.count({}, countCap)
-        return ok({ ...matched, total: total.count })
+        return ok({ ...matched, total: total.count, throughSeq: maxEventSeq(ctx.db) })
       }),
     // One snapshot: a redelivery committed between the two reads never shows as an arrival
     // beyond the event's delivery count.

@@ -150,7 +150,14 @@ export const eventsMethods = {
   'events.count': method(
     'How many stored events match the filter (counted up to a cap)',
     z.object({ filter: EventFilter.default({}) }).strict(),
-    z.object({ count: z.number().int(), capped: z.boolean(), total: z.number().int() }),
+    z.object({
+      count: z.number().int(),
+      capped: z.boolean(),
+      total: z.number().int(),
+      // The newest event's seq the count includes (0 when none): a pushed event at or below it is
+      // already counted, one above it is not (the page and the count are two reads).
+      throughSeq: z.number().int(),
+    }),
   ),
   'events.get': method(
     'One stored event with its raw body',

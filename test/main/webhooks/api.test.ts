@@ -67,7 +67,8 @@ describe('events API', () => {
     expect(await ids({ from: Date.now() + 60_000 })).toEqual([])
     expect(await ids({ to: Date.now() + 60_000, from: Date.now() - 60_000 })).toHaveLength(4)
     const count = await call(b, 'events.count', { filter: { groups: ['cards'] } })
-    expect(count).toEqual({ count: 1, capped: false, total: 4 })
+    const newest = Math.max(...(await call(b, 'events.list', {})).rows.map((r: EventSummary) => r.seq))
+    expect(count).toEqual({ count: 1, capped: false, total: 4, throughSeq: newest })
     const [funding] = (await call(b, 'events.list', { filter: { types: ['funding.completed'] } })).rows
     expect(funding.fundingLine).toBe('1,000 USD → 998.75 USDC')
   })

@@ -20,6 +20,8 @@ export interface EventCount {
   count: number
   capped: boolean
   total: number
+  /** The newest event's seq the count includes: pushed events above it are added once each. */
+  throughSeq: number
 }
 
 /** A file for the view to save (effects.ts); the store never touches the DOM. */
@@ -79,9 +81,41 @@ export function countLine(count: EventCount | null, filtered: boolean): string {
 export const isFiltered = (filter: EventFilter): boolean => Object.keys(filter).length > 0
 
 let loadToken = 0
-/** Events pushed while a reload is in flight: the page may have been read before they were
- * committed, so they are merged into it rather than lost. */
-let arrivedDuringReload: EventSummary[] | null = null
+/** Events pushed while a read of the page and count is in flight, one list per read: the page or
+ * the count may have been read before they were committed, so they are merged into what the read
+ * answers rather than lost (or, for the count, added twice). */
+const readsInFlight = new Set<EventSummary[]>()
+
+/** The count after pushed `events`: each event above the count's `throughSeq` once (a redelivery
+ * keeps its seq, an event the count's snapshot already held is at or below it), then the newest. */
+export function countWith(count: EventCount, events: EventSummary[], filter: EventFilter): EventCount {
+  const counted = new Set<number>()
+  let matched = 0
+  let throughSeq = count.throughSeq
+  for (const e of events) {
+    if (e.seq <= count.throughSeq || counted.has(e.seq)) continue
+    counted.add(e.seq)
+    if (matchesFilter(e, filter)) matched++
+    throughSeq = Math.max(throughSeq, e.seq)
+  }
+  if (counted.size === 0) return count
+  return { ...count, count: count.count + matched, total: count.total + counted.size, throughSeq }
+}
+
+/** Reads the first page and the count, with the events pushed while they were read. */
+async function readTop(filter: EventFilter) {
+  const arrived: EventSummary[] = []
+  readsInFlight.add(arrived)
+  try {
+    const [page, count] = await Promise.all([
+      backend().call('events.list', { filter, limit: pageSize }),
+      backend().call('events.count', { filter }),
+    ])
+    return { page, count: count.ok ? countWith(count.value, arrived, filter) : null, arrived }
+  } finally {
+    readsInFlight.delete(arrived)
+  }
+}
 let attachedViews = 0
 /** While the pushes overflow (more than 500 events per 150 ms push, above ~3,300/s), the page and
  * the count are read again at most once per this many ms: the pushes in between still put their
@@ -120,15 +154,9 @@ export const useEventsStore = create<EventsState>((set, get) => ({
   async reload() {
     const token = ++loadToken
     const { filter } = get()
-    arrivedDuringReload = []
     set({ loading: true, held: [], heldOverflow: false })
-    const [page, count] = await Promise.all([
-      backend().call('events.list', { filter, limit: pageSize }),
-      backend().call('events.count', { filter }),
-    ])
+    const { page, count, arrived } = await readTop(filter)
     if (token !== loadToken) return
-    const arrived = arrivedDuringReload ?? []
-    arrivedDuringReload = null
     if (!page.ok) return set({ loading: false, error: page.error })
     const listed = new Set(page.value.rows.map((r) => r.id))
     const missed = arrived.filter((e) => !listed.has(e.id) && matchesFilter(e, filter))
@@ -137,7 +165,7 @@ export const useEventsStore = create<EventsState>((set, get) => ({
       next: page.value.next,
       loading: false,
       error: null,
-      count: count.ok ? count.value : null,
+      count,
     })
   },
 
@@ -217,7 +245,7 @@ export const useEventsStore = create<EventsState>((set, get) => ({
 
   applyAppended({ events, omitted }) {
     const s = get()
-    if (arrivedDuringReload) arrivedDuringReload.push(...events)
+    for (const arrived of readsInFlight) arrived.push(...events)
     if (omitted > 0 && s.following) {
       const wait = lastOverflowReload + overflowReloadMs - Date.now()
       if (wait <= 0) {
@@ -233,18 +261,16 @@ export const useEventsStore = create<EventsState>((set, get) => ({
     const matching = events.filter((e) => matchesFilter(e, s.filter))
     const updatedDetail = s.detail && events.find((e) => e.id === s.detail!.id)
     if (updatedDetail) set({ detail: { ...s.detail!, ...updatedDetail } })
-    if (matching.length === 0) return
+    // Every new event moves the total ("of N stored"), those the filter leaves out too.
+    const count = s.count && countWith(s.count, events, s.filter)
+    if (matching.length === 0) {
+      if (count !== s.count) set({ count })
+      return
+    }
     const known = new Set(s.rows.map((r) => r.id))
-    const heldIds = new Set(s.held.map((r) => r.id))
     const updates = new Map(matching.filter((e) => known.has(e.id)).map((e) => [e.id, e]))
     const fresh = matching.filter((e) => !known.has(e.id))
     let rows = updates.size ? s.rows.map((r) => updates.get(r.id) ?? r) : s.rows
-    const newToCount = fresh.filter((e) => !heldIds.has(e.id)).length
-    const count = s.count && {
-      ...s.count,
-      count: s.count.count + newToCount,
-      total: s.count.total + events.filter((e) => e.deliveries === 1).length,
-    }
     if (s.following) {
       rows = mergeNewest(fresh, rows)
       if (rows.length <= Math.max(maxLiveRows, s.rows.length)) return set({ rows, count })
@@ -262,15 +288,12 @@ export const useEventsStore = create<EventsState>((set, get) => ({
     if (get().following) return void get().reload()
     // Scrolled down: keep the operator's place; what arrived meanwhile waits behind "N new".
     const { filter } = get()
-    void Promise.all([
-      backend().call('events.list', { filter, limit: pageSize }),
-      backend().call('events.count', { filter }),
-    ]).then(([page, count]) => {
+    void readTop(filter).then(({ page, count }) => {
       if (!page.ok || get().filter !== filter) return
       const s = get()
       const known = new Set([...s.rows, ...s.held].map((r) => r.id))
       const missed = page.value.rows.filter((r) => !known.has(r.id))
-      set({ ...holdNewest(missed, s), count: count.ok ? count.value : s.count })
+      set({ ...holdNewest(missed, s), count: count ?? s.count })
     })
   },
 

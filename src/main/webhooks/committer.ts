@@ -60,9 +60,11 @@ export interface CommitGrouping {
 
 /** The commit worker's grouping (issue 35): a transaction with its fsync and the two thread
  * wake-ups costs about 350 µs of CPU against about 10 µs per event, so at 1,000/s (1.2–2
- * deliveries per transaction without it) most of a delivery's CPU was its transaction's. 5 ms is a
- * fifth of the 25 ms p99 budget; at 1,000/s it makes groups of about 5–6. */
-export const defaultGrouping: CommitGrouping = { maxWaitMs: 5, targetPerCommit: 32 }
+ * deliveries per transaction without it) most of a delivery's CPU was its transaction's. 8 ms is a
+ * third of the 25 ms p99 budget; at 1,000/s it makes groups of about 8–9. With 5 ms (sessions 8–9:
+ * groups of 5.5) the listener spent 415–548 µs per delivery, 2.44–2.63× bare; with 8 ms 372–446 µs,
+ * 2.24× (quiet paired runs, session 10; p99 15.9–20.3 ms against 13.2–19.8). */
+export const defaultGrouping: CommitGrouping = { maxWaitMs: 8, targetPerCommit: 32 }
 
 export function resultOf(reply: CommitReply): CommitResult {
   if (!reply.ok) return { ok: false, failure: reply.failure }

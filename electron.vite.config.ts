@@ -47,13 +47,16 @@ const rendererCspMeta = (dev: boolean): Plugin => ({
  * sources' imports of it are pointed at a module of the plain exports (not the getters). */
 const nodeHttpSpecifier = 'watchdesk:node-http'
 const nodeHttpModule = `\0${nodeHttpSpecifier}`
+/** The module name of an import of node:http (the quoted name after `from`). */
+const nodeHttpImport = /(?<=\bfrom\s+)'(?:node:)?http'/g
 const nodeHttpByRequire = (): Plugin => ({
   name: 'watchdesk-node-http-by-require',
   enforce: 'pre',
-  transform: (code, id) =>
-    id.startsWith(resolve('src')) && /from '(node:)?http'/.test(code)
-      ? code.replace(/from '(node:)?http'/g, `from '${nodeHttpSpecifier}'`)
-      : null,
+  transform: (code, id) => {
+    if (!id.startsWith(resolve('src'))) return null
+    const replaced = code.replace(nodeHttpImport, `'${nodeHttpSpecifier}'`)
+    return replaced === code ? null : replaced
+  },
   resolveId: (id) => (id === nodeHttpSpecifier ? nodeHttpModule : null),
   load: (id) =>
     id !== nodeHttpModule

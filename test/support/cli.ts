@@ -25,6 +25,11 @@ export async function runMain(args: string[], env: NodeJS.ProcessEnv = process.e
     isTTY: false,
     errIsTTY: false,
   }
+  const exitCodeBefore = process.exitCode
   const code = await main(args, io)
+  // A command answers with its code; only the entry (src/main/cli.ts) touches the process's exit
+  // (serve's failures once also armed a process.exit 2 s later, which ended another test file).
+  if (process.exitCode !== exitCodeBefore)
+    throw new Error(`main(${JSON.stringify(args)}) set process.exitCode; only src/main/cli.ts may`)
   return { code, stdout, stderr }
 }

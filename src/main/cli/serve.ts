@@ -119,11 +119,10 @@ const exitUsage = 2
 const exitCouldNotRun = 3
 
 /** One sentence, no stack; the exit code says which kind (2 usage, 3 could not run). Whatever
- * half-started despite the clean-up (a listener, a timer) cannot keep the process up: it exits. */
+ * half-started despite the clean-up (a listener, a timer) cannot keep the process up: the entry
+ * (src/main/cli.ts) ends a process whose command failed. */
 function fail(io: CliIo, message: string, code = exitCouldNotRun): number {
   io.err(`watchdesk serve: ${message}`)
-  process.exitCode = code
-  setTimeout(() => process.exit(code), 2_000).unref()
   return code
 }
 

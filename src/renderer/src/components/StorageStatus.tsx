@@ -2,12 +2,25 @@ import type { StorageStatus as Storage } from '../../../shared/contract/storage'
 import { usePushedValue } from '../api/pushed-value'
 import { StatusBadge } from './Status'
 
-const labels: Record<Storage['state'], string> = {
-  ok: 'storage ok',
-  full: 'storage: disk full',
-  locked: 'storage: locked',
-  failing: 'storage failing',
-  stalled: 'storage stalled',
+const words: Record<Exclude<Storage['state'], 'ok'>, string> = {
+  full: 'disk full',
+  locked: 'locked',
+  failing: 'failing',
+  stalled: 'stalled',
+}
+
+/** The database's state as a badge: red with the cause and the fix while it cannot commit, amber
+ * with the fix while free space is low, null while all is well. One decision for the sidebar, the
+ * listener strip and the Overview's console tile. */
+export function storageBadge(status: Storage): { tone: 'bad' | 'warn'; label: string; title: string } | null {
+  if (status.state !== 'ok')
+    return {
+      tone: 'bad',
+      label: words[status.state],
+      title: `${status.cause ?? ''} ${status.fix ?? ''}`.trim(),
+    }
+  if (status.lowSpace) return { tone: 'warn', label: 'disk low', title: status.lowSpace }
+  return null
 }
 
 /** Red with the cause and the fix while the database cannot commit; nothing while it can (calm
@@ -17,23 +30,18 @@ export function StorageStatus({ status, banner = false }: { status?: Storage | n
   const followed = usePushedValue('storage.status', 'storage.status', status === undefined)
   const shown = status === undefined ? followed : status
   if (!shown) return null
-  if (shown.state === 'ok') {
-    // Before the disk is full: amber, with the fix, while writes still go through.
-    if (!shown.lowSpace) return null
-    if (banner)
-      return (
-        <p className="banner banner-warn" role="status">
-          {shown.lowSpace}
-        </p>
-      )
-    return <StatusBadge tone="warn" label="storage: disk low" title={shown.lowSpace} />
-  }
-  const text = `${shown.cause ?? ''} ${shown.fix ?? ''}`.trim()
-  if (banner)
+  const badge = storageBadge(shown)
+  if (!badge) return null
+  if (!banner) return <StatusBadge tone={badge.tone} label={`storage: ${badge.label}`} title={badge.title} />
+  if (badge.tone === 'warn')
     return (
-      <p className="banner banner-bad" role="alert">
-        The database cannot commit, so webhooks are answered 503 until it can. {text}
+      <p className="banner banner-warn" role="status">
+        {badge.title}
       </p>
     )
-  return <StatusBadge tone="bad" label={labels[shown.state]} title={text} />
+  return (
+    <p className="banner banner-bad" role="alert">
+      The database cannot commit, so webhooks are answered 503 until it can. {badge.title}
+    </p>
+  )
 }

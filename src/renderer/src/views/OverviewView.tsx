@@ -1,6 +1,5 @@
 import { useEffect } from 'react'
 import type { ClockStatus } from '../../../shared/contract/clock'
-import type { StorageStatus } from '../../../shared/contract/storage'
 import { glance, troubledSourceStates } from '../../../shared/glance'
 import { useAppStore } from '../stores/app'
 import { useAlertsStore } from '../stores/alerts'
@@ -11,6 +10,7 @@ import { useReplayStore } from '../stores/replay'
 import { useForwardStore } from '../components/forward/store'
 import { useSources } from '../components/sources/useSources'
 import { StatusBadge } from '../components/Status'
+import { storageBadge } from '../components/StorageStatus'
 import type { Tone } from '../components/Status'
 import { FirstRun } from '../components/FirstRun'
 import { ChainStrip } from '../components/chains/ChainStrip'
@@ -130,7 +130,7 @@ function ConsoleTile() {
   // The same storage status the headline reads (the listener's, followed while here).
   const storage = useEventsStore((s) => s.listener?.storage ?? null)
   const keychain = settings ? keychainBadge(settings.keychain) : null
-  const disk = storage ? storageBadge(storage) : null
+  const disk: Badge | null = storage ? (storageBadge(storage) ?? { tone: 'good', label: 'ok' }) : null
   const badge: Badge = !settings ? { tone: 'muted', label: 'loading' } : consoleBadge(keychain!, disk, clock)
   return (
     <Tile
@@ -161,27 +161,6 @@ function ConsoleTile() {
 }
 
 type Badge = { tone: Tone; label: string; title?: string }
-
-const storageLabels: Record<StorageStatus['state'], string> = {
-  ok: 'ok',
-  full: 'disk full',
-  locked: 'locked',
-  failing: 'failing',
-  stalled: 'stalled',
-}
-
-/** The data dir's database: red while it cannot commit (disk full, locked…), amber while free
- * space is below storage.warnFreeMb, the cause and the fix in the title. */
-function storageBadge(storage: StorageStatus): Badge {
-  if (storage.state !== 'ok')
-    return {
-      tone: 'bad',
-      label: storageLabels[storage.state],
-      title: `${storage.cause ?? ''} ${storage.fix ?? ''}`.trim(),
-    }
-  if (storage.lowSpace) return { tone: 'warn', label: 'disk low', title: storage.lowSpace }
-  return { tone: 'good', label: 'ok' }
-}
 
 /** The tile's word and colour: the worst of its parts, named (a database that cannot commit
  * first: webhooks are answered 503 meanwhile). The clock counts only when two references agree

@@ -15,7 +15,8 @@
  * group size — what a group costs besides its rows (BENCH_STORE_SQL changes the schema first).
  * BENCH_ONLY=cpu: CPU per delivery at fixed rates, paired with bare (bench/cpu-method.ts);
  * BENCH_GROUPING=off runs the relays without the adaptive group window (postgresGrouping),
- * BENCH_GROUPING=MS with another longest wait. BENCH_ONLY=grouping: ingest and the committer alone
+ * BENCH_GROUPING=MS with another longest wait, =MS/TARGET with another target per transaction too;
+ * BENCH_GROUPING_AB=A,B alternates two of them by round in BENCH_ONLY=cpu. BENCH_ONLY=grouping: ingest and the committer alone
  * at a fixed rate, groupings compared (groupingAlone).
  */
 import { execFileSync, fork } from 'node:child_process'
@@ -31,6 +32,7 @@ import pg from 'pg'
 import { silentLogger } from '../src/main/log'
 import { createRelayToken, startRelay } from '../src/main/relay'
 import { migratePostgresUrl, openPostgresStore, postgresGrouping } from '../src/main/relay/pg-store'
+import type { PostgresGrouping } from '../src/main/relay/pg-store'
 import { createMemoryStore, observeSecrets } from '../src/main/secrets'
 import { createIngest, parseEnvelope, signBody } from '../src/main/webhooks'
 import { eventParams } from '../src/main/webhooks/store'
@@ -79,13 +81,8 @@ async function serveChild(kind: string, url: string): Promise<void> {
   }
   // BENCH_PARALLEL: the relay's transactions in flight (its default otherwise).
   const parallelCommits = Number(process.env.BENCH_PARALLEL) || undefined
-  // BENCH_GROUPING=off: no adaptive group window (the paired comparison); =MS: another longest wait.
-  const grouping =
-    process.env.BENCH_GROUPING === 'off'
-      ? null
-      : process.env.BENCH_GROUPING
-        ? { ...postgresGrouping, maxWaitMs: Number(process.env.BENCH_GROUPING) }
-        : undefined
+  // BENCH_GROUPING (or this child's own, from BENCH_GROUPING_AB): groupingOf.
+  const grouping = groupingOf(process.env.BENCH_CHILD_GROUPING ?? process.env.BENCH_GROUPING)
   const store = unwrap(await openPostgresStore(url, { parallelCommits, grouping }))
   const relay = unwrap(
     await startRelay({
@@ -112,12 +109,36 @@ async function serveChild(kind: string, url: string): Promise<void> {
   })
 }
 
+/** A relay's group window from BENCH_GROUPING's text: 'off' none (each group goes as soon as the
+ * committer takes it), 'MS' another longest wait, 'MS/TARGET' another longest wait and target per
+ * transaction (e.g. '8/10'); unset, the product's (postgresGrouping). */
+function groupingOf(text: string | undefined): PostgresGrouping | null | undefined {
+  if (!text) return undefined
+  if (text === 'off') return null
+  const [wait, target] = text.split('/').map(Number)
+  if (!(wait! > 0) || (target !== undefined && !(target >= 1)))
+    throw new Error(`BENCH_GROUPING: '${text}' is not off, MS or MS/TARGET`)
+  return { maxWaitMs: wait!, targetPerCommit: target ?? postgresGrouping.targetPerCommit }
+}
+
+/** BENCH_GROUPING_AB='A,B' (each as BENCH_GROUPING): in `BENCH_ONLY=cpu`, the relay legs use A in
+ * rounds 0, 3, 4, 7… and B in rounds 1, 2, 5, 6…, so two groupings are compared in one run, each
+ * paired with its own bare leg, and each as often after its bare leg as before it (the method
+ * runs the bare leg first in even rounds). Use BENCH_ROUNDS=4 or 8. */
+const groupingAB = process.env.BENCH_GROUPING_AB?.split(',').map((g) => g.trim())
+if (groupingAB && (groupingAB.length !== 2 || groupingAB.some((g) => groupingOf(g) === undefined)))
+  throw new Error(`BENCH_GROUPING_AB: '${process.env.BENCH_GROUPING_AB}' is not two groupings, e.g. 8/8,8/10`)
+const groupingOfRound = (round: number) =>
+  groupingAB ? groupingAB[(round + Math.floor(round / 2)) % 2] : undefined
+
 function startChild(
   kind: string,
   url = '',
+  grouping?: string,
 ): Promise<{ child: ChildProcess; port: number; syncPort: number }> {
   const child = fork(self, ['child', kind, url], {
     stdio: 'inherit',
+    ...(grouping ? { env: { ...process.env, BENCH_CHILD_GROUPING: grouping } } : {}),
     // BENCH_PROFILE=DIR writes a CPU profile of each relay child there; BENCH_PERF=1 writes the JIT's
     // symbol map for `perf record -p PID` (/tmp/perf-PID.map), whose profile counts kernel time too.
     execArgv:
@@ -735,7 +756,8 @@ async function cpuMethod(cluster: PrivateCluster): Promise<void> {
       concurrency,
       async start(kind, round, rate) {
         const url = kind === 'server' ? cluster.createDatabase(`cpu_${round}_${rate}`) : ''
-        const { child, port } = await startChild(kind === 'bare' ? 'bare' : 'relay', url)
+        const grouping = kind === 'server' ? groupingOfRound(round) : undefined
+        const { child, port } = await startChild(kind === 'bare' ? 'bare' : 'relay', url, grouping)
         let work: Work | null = null
         return {
           send: () => post(port),
@@ -776,7 +798,8 @@ async function cpuMethod(cluster: PrivateCluster): Promise<void> {
             const after = await workOf(db)
             const group = (after.rows - work.rows) / Math.max(1, after.groups - work.groups)
             const statements = process.env.BENCH_VERBOSE ? `\n${await statementsOf(db)}` : ''
-            return `PostgreSQL mean group ${group.toFixed(1)} deliveries${statements}`
+            const window = grouping ? `, grouping ${grouping}` : ''
+            return `PostgreSQL mean group ${group.toFixed(1)} deliveries${window}${statements}`
           },
           async stop() {
             const exited = new Promise((r) => child.once('exit', r))

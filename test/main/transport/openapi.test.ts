@@ -3,7 +3,6 @@ import { join } from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import Ajv2020 from 'ajv/dist/2020.js'
 import createClient from 'openapi-fetch'
-import openapiTS, { astToString } from 'openapi-typescript'
 import { describe, expect, it } from 'vitest'
 import { methodNames } from '../../../src/shared/contract'
 import { syncRoutes } from '../../../src/shared/contract/sync'
@@ -104,13 +103,12 @@ describe('the console serves its OpenAPI 3.1 document', () => {
     expect(validate(body), JSON.stringify(validate.errors)).toBe(true)
   })
 
-  it('gives a generated client that calls app.health (openapi-typescript types, openapi-fetch)', async () => {
+  // The types generated from the document (openapi-typescript, 3–5 CPU-s for it) and a client
+  // compiled against them with tsc --strict are docs/api.md's recipe, which
+  // test/repo/docs-blocks.test.ts runs as written (and requires to stay runnable); this document is
+  // the one it generates from (equal to docs/openapi/console.json, above).
+  it('answers openapi-fetch, the client docs/api.md generates types for, on app.health', async () => {
     const c = await startConsole({ dataDir: tempDir() })
-    const served = (await (await fetch(`${c.url}/openapi.json`)).json()) as any
-    const types = astToString(await openapiTS(served))
-    expect(types).toContain('"/api/call/app.health"')
-    expect(types).toContain('app_health')
-
     const client = createClient<any>({
       baseUrl: c.url,
       headers: { authorization: `Bearer ${c.token}` },

@@ -67,6 +67,14 @@ function startRelayChild(dir: string): Promise<{ child: ChildProcess; url: strin
   })
 }
 
+/** One page for the baselines, asked again once when the first try fails: under load a keep-alive
+ * socket the relay has just closed answers UND_ERR_SOCKET, which lost whole runs in sessions 9–11
+ * (the console's own source retries by itself; the baselines did not). */
+async function pageAfter(url: string, token: string, after: string): Promise<SyncPage> {
+  const first = await fetchPage(url, token, after, pageSize)
+  return first.ok ? first.value : unwrap(await fetchPage(url, token, after, pageSize))
+}
+
 // ── baselines ────────────────────────────────────────────────────────────────────────────────
 async function fetchAll(
   url: string,
@@ -78,7 +86,7 @@ async function fetchAll(
   let after = '0'
   let n = 0
   for (;;) {
-    const page = unwrap(await fetchPage(url, token, after, pageSize))
+    const page = await pageAfter(url, token, after)
     n += page.events.length
     if (page.events.length < pageSize) break
     after = page.next
@@ -108,7 +116,7 @@ async function insertAll(
   // The pages are read first: this baseline is the database alone.
   const pages: SyncPage[] = []
   for (let after = '0'; ;) {
-    const page = unwrap(await fetchPage(url, token, after, pageSize))
+    const page = await pageAfter(url, token, after)
     pages.push(page)
     if (page.events.length < pageSize) break
     after = page.next

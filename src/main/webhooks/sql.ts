@@ -65,7 +65,7 @@ const upsertSql = (sourced: boolean) => `
 export const upsertEventSql = upsertSql(false)
 /** A first delivery's insert, tried before the upsert: without RETURNING and its conflict update
  * it cost the commit worker about a third less per row (an in-process paired A/B of groups of 120:
- * RETURNING makes SQLite gather the row through a temporary table). `changes` 1 and the rowid
+ * RETURNING makes SQLite buffer the row it returns). `changes` 1 and the rowid
  * (`seq`) answer it; 0 means the id is stored already, and the upsert above runs for it. Positional
  * (`insertArgs`): binding by name, with the defaults spread in, was another tenth. */
 const insertNewSql = (sourced: boolean) => `

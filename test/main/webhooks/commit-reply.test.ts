@@ -95,8 +95,8 @@ describe("the commit's answer", () => {
   it('stores a first delivery with the plain insert and runs the counting upsert only for a redelivery', () => {
     const db = latestSchema()
     db.pragma('synchronous = OFF')
-    // Every statement's executions, by its SQL: the upsert (its RETURNING gathers the row through a
-    // temporary table) cost the worker about a third of each row, and a first delivery needs none of it.
+    // Every statement's executions, by its SQL: the upsert (its RETURNING buffers the row it returns)
+    // cost the worker about a third of each row, and a first delivery needs none of it.
     const runs = new Map<string, number>()
     const counted = new Proxy(db, {
       get(target, key) {

@@ -260,8 +260,9 @@ async function startChild(
   kind: Kind,
   dataDir: string,
   traced = true,
+  script = self,
 ): Promise<{ child: ChildProcess; port: number; launchUrl: string | null }> {
-  const child = fork(self, ['--serve', kind, dataDir, traced ? 'traced' : 'untraced'], {
+  const child = fork(script, ['--serve', kind, dataDir, traced ? 'traced' : 'untraced'], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     // BENCH_PROFILE=DIR writes a CPU profile of each server child there; BENCH_CHILD_ARGS adds
     // Node options to the server children (e.g. --single-threaded-gc, to see GC's share).
@@ -357,12 +358,13 @@ async function startLeg(
   kind: Kind,
   dataDir: string,
   traced = true,
+  script = self,
 ): Promise<{
   child: ChildProcess
   port: number
   browser: Awaited<ReturnType<typeof openEventsView>> | null
 }> {
-  const { child, port, launchUrl } = await startChild(kind, dataDir, traced)
+  const { child, port, launchUrl } = await startChild(kind, dataDir, traced, script)
   const browser = kind === 'console' && launchUrl ? await openEventsView(launchUrl) : null
   return { child, port, browser }
 }
@@ -672,10 +674,17 @@ async function cpuPart(dataDir: string): Promise<void> {
       // BENCH_BASELINE=traced: the baseline leg is the listener with the bench's loop monitor and
       // GC observer on (a paired A/B of what they cost), not the bare server.
       const tracedBaseline = kind === 'bare' && process.env.BENCH_BASELINE === 'traced'
-      const leg: Kind = kind === 'bare' && !tracedBaseline ? 'bare' : 'listener'
+      // BENCH_BASELINE=DIR (a copy of another tree's out/bench: its ingest.mjs and commit-worker.js):
+      // the baseline leg is that tree's listener, untraced as this one — a paired A/B of two trees
+      // in one run, where separate runs on a loaded machine scatter more than a change moves.
+      const otherTree =
+        kind === 'bare' && !tracedBaseline && process.env.BENCH_BASELINE
+          ? join(process.env.BENCH_BASELINE, 'ingest.mjs')
+          : null
+      const leg: Kind = kind === 'bare' && !tracedBaseline && !otherTree ? 'bare' : 'listener'
       // Untraced: CPU per delivery is the listener's own, not the bench's loop monitor's too.
       const dir = join(dataDir, `cpu-${kind}-${rate}-${round}`)
-      const { child, port } = await startLeg(leg, dir, tracedBaseline)
+      const { child, port } = await startLeg(leg, dir, tracedBaseline, otherTree ?? self)
       const agent = new Agent({ keepAlive: true, maxSockets: 256 })
       return {
         send: () => post(agent, port),

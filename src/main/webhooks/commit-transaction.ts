@@ -13,6 +13,9 @@ import type {
   StorageFailure,
 } from './commit-protocol.ts'
 import {
+  insertArgs,
+  insertNewEventSql,
+  insertNewSourcedEventSql,
   insertRejectionSql,
   markAliveSql,
   probeSql,
@@ -101,13 +104,18 @@ export function createCommitTransaction(db: Database, hooks: readonly CommitHook
   const markAlive = db.prepare(markAliveSql)
   const probe = db.prepare(probeSql)
   const storedSummary = db.prepare(storedSummarySql)
+  const insertNew = db.prepare(insertNewEventSql)
+  const insertNewSourced = db.prepare(insertNewSourcedEventSql)
+  /** The row a delivery made: a first delivery by the plain insert; a redelivery (the insert did
+   * nothing) by the upsert, which counts it and tells a differing body. */
+  const store = (e: EventParams): UpsertedRow => {
+    // A synced event's insert stores its source too (a first delivery keeps it).
+    const inserted = (e.source ? insertNewSourced : insertNew).run(insertArgs(e))
+    if (inserted.changes === 1) return { seq: Number(inserted.lastInsertRowid), deliveries: 1, conflicted: 0 }
+    return (e.source ? upsertSourced : upsert).get({ conflicts: 0, conflict_body: null, ...e }) as UpsertedRow
+  }
   const upsertOne = (e: EventParams): CommittedItem => {
-    // A synced event's upsert stores its source too (a first delivery keeps it).
-    const row = (e.source ? upsertSourced : upsert).get({
-      conflicts: 0,
-      conflict_body: null,
-      ...e,
-    }) as UpsertedRow
+    const row = store(e)
     // Read before the hooks run, as the upsert's own RETURNING would have seen it.
     const item: CommittedItem =
       row.deliveries === 1

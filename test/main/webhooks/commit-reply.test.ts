@@ -5,7 +5,7 @@ import { openDatabase } from '../../../src/main/db'
 import { createCommitTransaction } from '../../../src/main/webhooks/commit-transaction'
 import { inThreadCommitter, workerCommitter } from '../../../src/main/webhooks/committer'
 import type { StoredItem } from '../../../src/main/webhooks/committer'
-import { storedSummarySql } from '../../../src/main/webhooks/sql'
+import { storedSummarySql, upsertEventSql, upsertSourcedEventSql } from '../../../src/main/webhooks/sql'
 import type { CommittedRow, EventParams } from '../../../src/main/webhooks/sql'
 import { eventParams, toSummary } from '../../../src/main/webhooks/store'
 import { unwrap } from '../../../src/shared/result'
@@ -89,6 +89,56 @@ describe("the commit's answer", () => {
       }),
       { numRuns: 12 },
     )
+    db.close()
+  })
+
+  it('stores a first delivery with the plain insert and runs the counting upsert only for a redelivery', () => {
+    const db = latestSchema()
+    db.pragma('synchronous = OFF')
+    // Every statement's executions, by its SQL: the upsert (its RETURNING buffers the row it returns)
+    // cost the worker about a third of each row, and a first delivery needs none of it.
+    const runs = new Map<string, number>()
+    const counted = new Proxy(db, {
+      get(target, key) {
+        if (key !== 'prepare') return Reflect.get(target, key, target) as unknown
+        return (sql: string) => {
+          const statement = target.prepare(sql)
+          return new Proxy(statement, {
+            get(s, method) {
+              const value = Reflect.get(s, method, s) as unknown
+              if (typeof value !== 'function') return value
+              return (...args: unknown[]) => {
+                if (method === 'run' || method === 'get') runs.set(sql, (runs.get(sql) ?? 0) + 1)
+                return (value as (...a: unknown[]) => unknown).apply(s, args)
+              }
+            },
+          })
+        }
+      },
+    })
+    const transaction = createCommitTransaction(counted)
+    const upserts = () => (runs.get(upsertEventSql) ?? 0) + (runs.get(upsertSourcedEventSql) ?? 0)
+    const first = delivery('evt_plain_1', 'card.frozen', { id: 'card_1' })
+    const synced = { ...delivery('evt_plain_2', 'card.frozen', { id: 'card_2' }), source: 'eu', conflicts: 2 }
+    const [stored] = transaction.commit([{ id: 1, events: [first, synced], rejections: [] }])
+    expect(stored).toMatchObject({ ok: true, items: [{ inserted: 1 }, { inserted: 2 }] })
+    expect(upserts()).toBe(0)
+    expect(db.prepare('SELECT source, conflicts FROM events WHERE seq = 2').get()).toEqual({
+      source: 'eu',
+      conflicts: 2,
+    })
+
+    // A redelivery, and the same id twice in one group: each counted by the upsert, once.
+    const again = { ...first, at: 2_000 }
+    const third = delivery('evt_plain_3', 'card.frozen', { id: 'card_3' })
+    const [counts] = transaction.commit([
+      { id: 2, events: [again, third, { ...third, at: 3_000 }], rejections: [] },
+    ])
+    expect(counts).toMatchObject({
+      ok: true,
+      items: [{ row: { seq: 1, deliveries: 2 } }, { inserted: 3 }, { row: { seq: 3, deliveries: 2 } }],
+    })
+    expect(upserts()).toBe(2)
     db.close()
   })
 

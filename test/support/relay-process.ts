@@ -17,17 +17,32 @@ export interface RelayProcess {
 
 /** `bin/watchdesk relay` from the built bundle, as an operator runs it, on free ports. Resolves
  * when it printed its URLs; rejects with its output when it exits first. An empty `store` gives
- * no --store (the relay's default). */
+ * no --store (the relay's default). `openFiles` starts it with that limit of open files (soft and
+ * hard, through prlimit, which then runs it as the same process): a test of what happens when
+ * sockets outnumber the relay's descriptors reaches that point with a few thousand sockets
+ * rather than the machine's limit (20,000 here). */
 export function spawnRelay(
   store: string,
   env: NodeJS.ProcessEnv,
-  { timeoutMs = 20_000 }: { timeoutMs?: number } = {},
+  { timeoutMs = 20_000, openFiles }: { timeoutMs?: number; openFiles?: number } = {},
 ): { child: ChildProcess; ready: Promise<RelayProcess>; output(): string } {
-  const child = spawn(
-    process.execPath,
-    [bin, 'relay', ...(store ? ['--store', store] : []), '--listener-port', '0', '--port', '0'],
-    { env: { ...process.env, WATCHDESK_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  )
+  const relayArgs = [
+    bin,
+    'relay',
+    ...(store ? ['--store', store] : []),
+    '--listener-port',
+    '0',
+    '--port',
+    '0',
+  ]
+  const [command, args] =
+    openFiles === undefined
+      ? [process.execPath, relayArgs]
+      : ['prlimit', [`--nofile=${openFiles}:${openFiles}`, '--', process.execPath, ...relayArgs]]
+  const child = spawn(command, args, {
+    env: { ...process.env, WATCHDESK_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()))

@@ -147,6 +147,11 @@ describe('card.authorization.request relay', () => {
 describe('replay', () => {
   const startBackend = useWebhookBackend()
   const startTarget = useTestTargets()
+  // The tests that take the default config share one back end (a start costs about a second of
+  // CPU); each stores and replays ids of its own to a target of its own.
+  const startDefaultBackend = useWebhookBackend({ per: 'file' })
+  let defaultBackend: ReturnType<typeof startDefaultBackend> | undefined
+  const sharedBackend = () => (defaultBackend ??= startDefaultBackend())
 
   async function stored(
     backend: Awaited<ReturnType<ReturnType<typeof useWebhookBackend>>>,
@@ -160,7 +165,7 @@ describe('replay', () => {
 
   it('sends one stored event again to a URL, through the outbox, with its original signature', async () => {
     const app = await startTarget()
-    const backend = await startBackend()
+    const backend = await sharedBackend()
     await stored(backend, [
       ['evt_r1', 'funding.completed'],
       ['evt_r2', 'payout.completed'],
@@ -210,7 +215,7 @@ describe('replay', () => {
 
   it('sends an edited payload once, marked as edited, unsigned without a target secret', async () => {
     const app = await startTarget()
-    const backend = await startBackend()
+    const backend = await sharedBackend()
     await stored(backend, [['evt_e1', 'funding.completed']])
     const edited = JSON.stringify({
       id: 'evt_e1',

@@ -204,7 +204,8 @@ describe('the sync API fanning one change feed out to its streams', () => {
     // Found at the next heartbeat; a client that does not read is cut off a second later at most.
     expect(Date.now() - revokedAt).toBeLessThan(heartbeatMs * 3)
     stream.resume()
-    await waitFor(() => stream.ended || undefined, 'the stream to end')
+    // What the sockets held is read first (megabytes on a loaded machine: more than waitFor's 8 s).
+    await waitFor(() => stream.ended || undefined, 'the stream to end', { timeoutMs: 30_000 })
     expect(stream.ids.length).toBeLessThan(total)
   }, 90_000)
 })

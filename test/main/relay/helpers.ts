@@ -64,23 +64,30 @@ export async function fill(
 }
 
 /** Posts one signed delivery; resolves with the status (0 when the connection failed). */
-export async function deliver(webhookUrl: string, id: string, body = envelopeBody(id)): Promise<number> {
-  return (await deliverAnswer(webhookUrl, id, body)).status
+export async function deliver(
+  webhookUrl: string,
+  id: string,
+  body = envelopeBody(id),
+  options: { newConnection?: boolean } = {},
+): Promise<number> {
+  return (await deliverAnswer(webhookUrl, id, body, options)).status
 }
 
 /** Posts one signed delivery; resolves with the status (0 when the connection failed) and the
- * answer's body. */
+ * answer's body. Over a kept-alive connection, unless `newConnection` (a sender's first request,
+ * which the relay must still be able to accept). */
 export function deliverAnswer(
   webhookUrl: string,
   id: string,
   body = envelopeBody(id),
+  { newConnection = false }: { newConnection?: boolean } = {},
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve) => {
     const req = request(
       webhookUrl,
       {
         method: 'POST',
-        agent,
+        agent: newConnection ? false : agent,
         headers: { 'content-type': 'application/json', 'x-service-signature': signBody(relaySecret, body) },
       },
       (res) => {

@@ -42,13 +42,14 @@ describe('relays behind PgBouncer in transaction mode', () => {
     await bouncer?.stop()
   })
 
-  it('start three relays at once: three running, one set of migrations, no advisory lock left held', async () => {
+  it('start two relays at once: both running, one set of migrations, no advisory lock left held', async () => {
     const database = freshDatabase()
     const env = { WATCHDESK_WEBHOOK_SECRETS: relaySecret }
-    // Three race for the migration lock as six did (each relay process costs about a second of CPU).
-    const started = Array.from({ length: 3 }, () => spawnRelay(bouncer.urlFor(database), env))
+    // Two race for the migration lock as six did (each relay process costs about a second of CPU;
+    // a race needs two).
+    const started = Array.from({ length: 2 }, () => spawnRelay(bouncer.urlFor(database), env))
     const running = await Promise.all(started.map((s) => s.ready))
-    expect(running).toHaveLength(3)
+    expect(running).toHaveLength(2)
     const direct = postgres().url.replace(/\/postgres$/, `/${database}`)
     const steps = await query<{ version: number }>(direct, 'SELECT version FROM schema_migrations ORDER BY 1')
     expect(steps.map((s) => s.version)).toEqual(pgMigrations.map((m) => m.version))
@@ -64,7 +65,7 @@ describe('relays behind PgBouncer in transaction mode', () => {
     expect(health.body.wakeups).toMatchObject({ mode: 'poll' })
     // And each one takes deliveries.
     const statuses = await Promise.all(running.map((r, i) => deliver(r.webhooks, `evt_six_${i}`)))
-    expect(statuses).toEqual([200, 200, 200])
+    expect(statuses).toEqual([200, 200])
   })
 
   it('store the same ids posted to two relays through PgBouncer once each; a follower of one sees the other’s', async () => {
@@ -84,7 +85,8 @@ describe('relays behind PgBouncer in transaction mode', () => {
       headers: { authorization: `Bearer ${token}` },
     })
     const reader = stream.body!.getReader()
-    const ids = Array.from({ length: 150 }, (_, i) => `evt_bounced_${String(i).padStart(3, '0')}`)
+    // Each id to both at once: 60 pairs race for the same rows through the pool.
+    const ids = Array.from({ length: 60 }, (_, i) => `evt_bounced_${String(i).padStart(3, '0')}`)
     const statuses = await Promise.all(
       ids.flatMap((id) => [
         deliver(`${ra.listenerUrl}/webhooks`, id),
@@ -96,7 +98,7 @@ describe('relays behind PgBouncer in transaction mode', () => {
       direct,
       'SELECT count(*)::int AS n, count(DISTINCT id)::int AS ids, sum(deliveries)::int AS deliveries FROM events',
     )
-    expect(counts).toEqual({ n: 150, ids: 150, deliveries: 300 })
+    expect(counts).toEqual({ n: 60, ids: 60, deliveries: 120 })
     // Relay b's stream hears of what relay a stored, by polling (no notification crosses).
     const late = 'evt_bounced_late'
     expect(await deliver(`${ra.listenerUrl}/webhooks`, late)).toBe(200)

@@ -97,10 +97,19 @@ describe('one poison delivery fails nothing else', () => {
 })
 
 describe('conflicting redeliveries', () => {
-  const start = useWebhookBackend()
+  // One back end for both (a start costs about a second of CPU): each sends an id of its own and
+  // reads the counters as they move.
+  const start = useWebhookBackend({ per: 'file' })
+  let shared: ReturnType<typeof start> | undefined
+  const backend = () => (shared ??= start())
+  const counters = (b: Awaited<ReturnType<typeof start>>) => {
+    const status = b.services.webhooks.status()
+    return [status.accepted, status.duplicates, status.conflicts]
+  }
 
   it('keeps the first body, records the differing one, and flags and counts the conflict', async () => {
-    const b = await start()
+    const b = await backend()
+    const [accepted, duplicates, conflicts] = counters(b)
     const first = envelope('evt_c', 'payout.completed', { id: 'po_1', amount: '10.00' })
     const other = envelope('evt_c', 'payout.failed', { id: 'po_1', amount: '99.00' })
     for (const body of [first, first, other])
@@ -114,15 +123,18 @@ describe('conflicting redeliveries', () => {
       conflicts: 1,
       conflictBody: other,
     })
-    expect(b.services.webhooks.store.list({}, undefined, 10).rows.map((r) => [r.id, r.conflict])).toEqual([
-      ['evt_c', true],
-    ])
-    const status = b.services.webhooks.status()
-    expect([status.accepted, status.duplicates, status.conflicts]).toEqual([1, 2, 1])
+    expect(
+      b.services.webhooks.store
+        .list({}, undefined, 10)
+        .rows.filter((r) => r.conflict)
+        .map((r) => r.id),
+    ).toEqual(['evt_c'])
+    expect(counters(b)).toEqual([accepted! + 1, duplicates! + 2, conflicts! + 1])
   })
 
   it('does not flag a byte-identical redelivery', async () => {
-    const b = await start()
+    const b = await backend()
+    const conflicts = b.services.webhooks.status().conflicts
     const body = envelope('evt_same')
     for (let i = 0; i < 2; i++) expect((await post(b.webhookUrl, body, signed(body))).status).toBe(200)
     expect(b.services.webhooks.store.get('evt_same')).toMatchObject({
@@ -130,7 +142,7 @@ describe('conflicting redeliveries', () => {
       conflict: false,
       conflicts: 0,
     })
-    expect(b.services.webhooks.status().conflicts).toBe(0)
+    expect(b.services.webhooks.status().conflicts).toBe(conflicts)
   })
 })
 

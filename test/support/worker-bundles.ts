@@ -41,6 +41,8 @@ export async function bundleWorkers(dir: string): Promise<void> {
  * worker threads). Vitest gives its workers this process's environment as it is after the global
  * setups. The bundle is built from the sources as they are when the run starts. */
 export default async function setup(): Promise<() => void> {
+  // Another project's global setup in this run (or the caller) has named a folder already.
+  if (process.env.WATCHDESK_WORKER_BUNDLES) return () => {}
   const dir = mkdtempSync(join(tmpdir(), 'watchdesk-worker-bundles-'))
   await bundleWorkers(dir)
   process.env.WATCHDESK_WORKER_BUNDLES = dir

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build } from 'rolldown'
+import type { TestProject } from 'vitest/node'
 
 /** The worker threads' entries, named as the build names them (electron.vite.config.ts). */
 export const workerEntries = {
@@ -39,13 +40,15 @@ export async function bundleWorkers(dir: string): Promise<void> {
  * sources loads built JavaScript instead of stripping the types of its ~20 modules itself at every
  * start (0.43 → 0.14 s of CPU per commit-worker start; the unit project starts several hundred
  * worker threads). Vitest gives its workers this process's environment as it is after the global
- * setups. The bundle is built from the sources as they are when the run starts. */
-export default async function setup(): Promise<() => void> {
+ * setups. The bundle is built from the sources as they are when the run starts, and again before
+ * each rerun in watch mode (so an edited worker module is what the next run tests). */
+export default async function setup(project: TestProject): Promise<() => void> {
   // Another project's global setup in this run (or the caller) has named a folder already.
   if (process.env.WATCHDESK_WORKER_BUNDLES) return () => {}
   const dir = mkdtempSync(join(tmpdir(), 'watchdesk-worker-bundles-'))
   await bundleWorkers(dir)
   process.env.WATCHDESK_WORKER_BUNDLES = dir
+  project.onTestsRerun(() => bundleWorkers(dir))
   return () => {
     delete process.env.WATCHDESK_WORKER_BUNDLES
     rmSync(dir, { recursive: true, force: true })

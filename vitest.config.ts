@@ -47,8 +47,9 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...unitExcludes, ...isolatedUnitFiles],
           isolate: false,
-          // A PostgreSQL cluster per worker, started when a file there first asks (usePostgres).
-          globalSetup: ['test/support/postgres-shared.ts'],
+          // A PostgreSQL cluster per worker, started when a file there first asks (usePostgres);
+          // the worker threads' entries bundled once per run (worker-bundles.ts says why).
+          globalSetup: ['test/support/postgres-shared.ts', 'test/support/worker-bundles.ts'],
           ...unitSettings,
         },
       },
@@ -76,7 +77,7 @@ export default defineConfig({
           isolate: false,
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          globalSetup: ['test/support/chromium-server.ts'],
+          globalSetup: ['test/support/chromium-server.ts', 'test/support/worker-bundles.ts'],
         },
       },
     ],

@@ -101,7 +101,12 @@ describe('the sync port under a slowloris', () => {
     // And once all of them are out there.
     for (let i = 0; i < 50; i++) statuses.push(await post())
     expect(statuses.filter((s) => s !== 200)).toEqual([])
-    expect(totals().opened).toBeGreaterThan(1_024)
+    // More sockets reached the relay than its cap (the attackers report every 500 ms, so a loaded
+    // machine's count can lag the deliveries).
+    await waitFor(() => totals().opened > 1_024 || undefined, 'over 1,024 attacking sockets opened', {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+    })
     // The relay held at most its cap: the rest were closed at once, the held ones after the
     // header time-out (5 s), however slowly they trickle.
     await waitFor(

@@ -51,8 +51,11 @@ export const summaryColumns = `${baseColumns}, CASE WHEN type LIKE 'funding.%' T
  * the first body stays, the latest differing body is kept beside it. An event synced from a relay
  * also brings the relay's own count and body (`@conflicts`, `@conflict_body`): a conflict the relay
  * saw after this console stored the event arrives as such a redelivery. */
+/** The columns a delivery's row is inserted with (the upsert's and the plain insert's, in order). */
+const insertedColumns = (sourced: boolean) =>
+  `id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, body, data, conflicts, conflict_body${sourced ? ', source' : ''}`
 const upsertSql = (sourced: boolean) => `
-    INSERT INTO events (id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, body, data, conflicts, conflict_body${sourced ? ', source' : ''})
+    INSERT INTO events (${insertedColumns(sourced)})
     VALUES (@id, @type, @grp, @created_at, @created_ms, @at, @at, 1, @endpoint, @data_id, @body, @data, @conflicts, @conflict_body${sourced ? ', @source' : ''})
     ON CONFLICT (id) DO UPDATE SET
       deliveries = deliveries + 1,
@@ -69,7 +72,7 @@ export const upsertEventSql = upsertSql(false)
  * (`seq`) answer it; 0 means the id is stored already, and the upsert above runs for it. Positional
  * (`insertArgs`): binding by name, with the defaults spread in, was another tenth. */
 const insertNewSql = (sourced: boolean) => `
-    INSERT INTO events (id, type, grp, created_at, created_ms, received_at, last_delivery_at, deliveries, endpoint, data_id, body, data, conflicts, conflict_body${sourced ? ', source' : ''})
+    INSERT INTO events (${insertedColumns(sourced)})
     VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?${sourced ? ', ?' : ''})
     ON CONFLICT (id) DO NOTHING`
 export const insertNewEventSql = insertNewSql(false)

@@ -32,6 +32,18 @@ function params(id: string): EventParams {
   }
 }
 
+/** One migrated database a describe's tests share, created and migrated when first asked for (a
+ * database costs about 0.3 s of CPU to create, migrate and drop). */
+function migratedOnce(create: () => string): () => Promise<string> {
+  let shared: Promise<string> | undefined
+  return () =>
+    (shared ??= (async () => {
+      const url = create()
+      unwrap(await migratePostgresUrl(url))
+      return url
+    })())
+}
+
 const events = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => params(`${prefix}_${i}`))
 
 /** A real pool on the private cluster whose group statements are counted (rows each) when they
@@ -71,13 +83,7 @@ describe('group commit into PostgreSQL', () => {
   /** One migrated database for the tests that count groups and read rows by their own ids (a
    * database costs about 0.3 s of CPU to create, migrate and drop); the tests that count what is in
    * the table or read its statistics make their own. */
-  let shared: Promise<string> | undefined
-  const sharedDatabase = () =>
-    (shared ??= (async () => {
-      const url = postgres().createDatabase('group_shared')
-      unwrap(await migratePostgresUrl(url))
-      return url
-    })())
+  const sharedDatabase = migratedOnce(() => postgres().createDatabase('group_shared'))
 
   async function committerOn(parallel = 6) {
     const url = await sharedDatabase()
@@ -262,13 +268,7 @@ describe('group commit into PostgreSQL adapted to the offered rate (through inge
    * machine commits. Returns each group statement's size and how long (fake ms) its first delivery
    * had waited when the group was handed to the committer. */
   // One migrated database for the four offers: each counts its own groups, with ids of its own.
-  let shared: Promise<string> | undefined
-  const sharedDatabase = () =>
-    (shared ??= (async () => {
-      const url = postgres().createDatabase('rate_shared')
-      unwrap(await migratePostgresUrl(url))
-      return url
-    })())
+  const sharedDatabase = migratedOnce(() => postgres().createDatabase('rate_shared'))
 
   async function offer(
     name: string,

@@ -106,13 +106,17 @@ type Request = {
  * (session 10, in-process at 1,000/s: groups of 6 cost 322–383 µs of relay + PostgreSQL CPU per
  * delivery, groups of 9 299–301; docs/benchmarks.md). 8 ms is a third of the 25 ms p99 budget (the
  * quiet runs' p99 was 12.6–18.6 ms with 5); at 125–200/s, where a delivery went alone, about two
- * now share one. At 100/s each delivery still goes alone and at once. A group of 8 goes at once
- * (not 32 as for SQLite): a sender that keeps a fixed number of deliveries in flight (closed loop)
- * sends nothing more until they are answered, so waiting for 32 held every round for the whole
- * window — test/main/relay/crash.test.ts (32 senders, two relays) took 57 s instead of 23 at load
- * 25–38. Larger groups still form under load: the committer joins what queues while groups commit. */
+ * now share one. At 100/s each delivery still goes alone and at once. The target is 10 (session
+ * 12; 8 before): at 1,000/s the window is then the whole 8 ms and groups hold about 8.5 instead of
+ * 7.5 (the quiet A/B after session 11: about 7 % less relay + PostgreSQL CPU per delivery, p99
+ * 13–17 ms). A sender that keeps a fixed number of deliveries in flight (closed loop) sends nothing
+ * more until they are answered, so a target above what it keeps in flight would hold its every
+ * round for the whole window (with 32, test/main/relay/crash.test.ts took 57 s instead of 23 at
+ * load 25–38): the relay's ingest therefore also sends a group at once when it holds a delivery
+ * from every connection the listener holds (ingest.ts `openConnections`). Larger groups still form
+ * under load: the committer joins what queues while groups commit. */
 export type PostgresGrouping = NonNullable<Committer['grouping']>
-export const postgresGrouping: PostgresGrouping = { maxWaitMs: 8, targetPerCommit: 8 }
+export const postgresGrouping: PostgresGrouping = { maxWaitMs: 8, targetPerCommit: 10 }
 
 /** Group commit on PostgreSQL: up to `parallel` transactions at once; whatever queues meanwhile is
  * joined into the next one (one round trip per statement and one WAL flush for all of them).

@@ -67,10 +67,20 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
   const latency = new LatencyWindow()
   const authorizationLatency = new LatencyWindow()
   const activity = new ActivityWindow(Date.now())
-  const ingest = createIngest(store.committer, log, (summaries) => recordNew(activity, summaries), {
-    committed: () => storage.committed(),
-    failed: (failure) => storage.failed('relay commit', failure),
-  })
+  // The listener's connections, once it listens: a group that holds a delivery from each of them
+  // goes at once (ingest's openConnections), so the group target can be larger than the
+  // deliveries a closed-loop sender keeps in flight without holding its every round.
+  let connections = () => Infinity
+  const ingest = createIngest(
+    store.committer,
+    log,
+    (summaries) => recordNew(activity, summaries),
+    {
+      committed: () => storage.committed(),
+      failed: (failure) => storage.failed('relay commit', failure),
+    },
+    { openConnections: () => connections() },
+  )
   const listener = await startListener(
     {
       maxBodyBytes: 1024 * 1024,
@@ -98,6 +108,7 @@ export async function startRelay(options: RelayOptions): Promise<Result<RunningR
     secrets.stop()
     return err('unavailable', listener.error.message)
   }
+  connections = () => listener.value.connections()
   const status = async (): Promise<ListenerStatus> => ({
     listening: true,
     url: listener.value.url,

@@ -63,6 +63,17 @@ export class ArrivalGaps {
 export interface IngestOptions {
   /** The clock the grouping reads (tests pass a fake one). */
   now?: () => number
+  /** The connections the listener holds now (its senders' sockets). With it, a group also goes
+   * without waiting out its window once it holds a delivery for every one of them: an HTTP/1.1
+   * sender sends its next delivery on a connection only after the answer, so nothing more can
+   * join (a sender keeping 8 in flight on 8 connections, a closed loop, is answered at once even
+   * when the target is larger). Absent: only `targetPerCommit` ends the wait early. */
+  openConnections?: () => number
+}
+
+/** A gathering group holds all it waits for: its target, or a delivery from every open connection. */
+function groupIsFull(size: number, grouping: CommitGrouping, openConnections?: () => number): boolean {
+  return size >= grouping.targetPerCommit || (openConnections !== undefined && size >= openConnections())
 }
 
 /** Group commit: deliveries that arrive in the same turn of the event loop go to the committer
@@ -96,9 +107,11 @@ export function createIngest(
   /** The window's timer while a group gathers. */
   let holding: NodeJS.Timeout | null = null
 
+  const full = () => groupIsFull(pending.length, grouping!, options.openConnections)
+
   /** How much longer the pending group should gather (ms); 0: it may go now (a full group too). */
   const holdFor = () =>
-    grouping && pending.length > 0 && pending.length < grouping.targetPerCommit
+    grouping && pending.length > 0 && !full()
       ? groupWindowMs(gaps.meanGapMs, grouping) - (now() - pendingSince)
       : 0
 
@@ -203,7 +216,7 @@ export function createIngest(
         if (pending.length === 0) pendingSince = at
         pending.push({ params, resolve })
         // A full group goes without waiting out its window (closed-loop senders wait for it).
-        if (holding && pending.length >= grouping!.targetPerCommit) flush()
+        if (holding && full()) flush()
         else schedule()
       })
     },

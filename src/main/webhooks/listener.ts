@@ -78,6 +78,8 @@ export interface RelayedAnswer {
 export interface RunningListener {
   url: string
   port: number
+  /** The connections held now (ingest's `openConnections`). */
+  connections(): number
   close(): Promise<void>
 }
 
@@ -157,6 +159,7 @@ export async function startListener(
         ok({
           url,
           port,
+          connections: () => guard.held(),
           close: () =>
             new Promise<void>((resolveClose) => {
               server.close(() => resolveClose())

@@ -13,7 +13,8 @@
  * Relays and the bare server run in child processes; this process sends, and hosts the console.
  * BENCH_ONLY=store: the relay's PostgreSQL committer alone (no HTTP), CPU per row on each side by
  * group size — what a group costs besides its rows (BENCH_STORE_SQL changes the schema first).
- * BENCH_ONLY=cpu: CPU per delivery at fixed rates, paired with bare (bench/cpu-method.ts);
+ * BENCH_ONLY=cpu: CPU per delivery at fixed rates, paired with bare (bench/cpu-method.ts), on
+ * WAL files recycled as a running server's are (BENCH_WAL=fresh: as initdb left them; warmWal);
  * BENCH_GROUPING=off runs the relays without the adaptive group window (postgresGrouping),
  * BENCH_GROUPING=MS with another longest wait, =MS/TARGET with another target per transaction too;
  * BENCH_GROUPING_AB=A,B alternates two of them by round in BENCH_ONLY=cpu. BENCH_ONLY=grouping: ingest and the committer alone
@@ -741,14 +742,46 @@ async function followers(
   }
 }
 
+/** WAL segment files in pg_wal now: one more after a stretch means PostgreSQL made a new one. */
+async function walSegmentsOf(db: pg.Client): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_ls_waldir() WHERE name ~ '^[0-9A-F]{24}$'`,
+  )
+  return rows[0]!.n
+}
+
+/** BENCH_WAL=fresh measures on the fresh cluster's WAL as it is (sessions 5–11). By default the
+ * cluster's WAL is made like a running server's first: a server that has run recycles its WAL
+ * files at each checkpoint (renamed for reuse, min_wal_size's worth), while a cluster just made by
+ * initdb has one, so each 16 MB file a leg writes into is created there and then — written full of
+ * zeros and fsynced while the commit that needs it holds the WAL write lock, and every commit
+ * behind it waits (issue 35, session 12: the commit that made one took 144 ms against a median of
+ * 11 at load 15; a 16 MB zero-fill with fsync takes 150–190 ms on this disk loaded). At 1,000/s a
+ * leg writes about one file's worth, so about one round in three had that stall inside its
+ * measured stretch: the p99 over 25 ms in one round of each quiet run (docs/benchmarks.md). */
+const warmWal = process.env.BENCH_WAL !== 'fresh'
+
+/** Six WAL files written and switched, then a checkpoint: they are recycled as the next ones. */
+function recycleWal(cluster: PrivateCluster): void {
+  for (let i = 0; i < 6; i++) cluster.psql('postgres', 'SELECT txid_current(); SELECT pg_switch_wal()')
+  cluster.psql('postgres', 'CHECKPOINT')
+}
+
 /** BENCH_ONLY=cpu: the relay + PostgreSQL's CPU per accepted delivery at fixed offered rates and
  * at saturation, paired with the bare server (issue 35's method, bench/cpu-method.ts). Each relay
- * leg gets a fresh relay process and a fresh database; PostgreSQL's CPU is all of its processes'. */
+ * leg gets a fresh relay process and a fresh database, after a checkpoint (the previous leg's WAL
+ * files recycled: warmWal); PostgreSQL's CPU is all of its processes'. */
 async function cpuMethod(cluster: PrivateCluster): Promise<void> {
   const workUrl = cluster.createDatabase('work')
   cluster.psql('work', 'CREATE EXTENSION pg_stat_statements')
   const db = new pg.Client({ connectionString: workUrl })
   await db.connect()
+  if (warmWal) recycleWal(cluster)
+  console.log(
+    warmWal
+      ? `  (PostgreSQL's WAL files recycled as a running server's are: a checkpoint before each relay leg; BENCH_WAL=fresh: not)`
+      : `  (BENCH_WAL=fresh: the cluster's WAL as initdb made it, each new WAL file created within a leg)`,
+  )
   try {
     await runCpuMethod({
       name: 'relay + PostgreSQL',
@@ -756,9 +789,12 @@ async function cpuMethod(cluster: PrivateCluster): Promise<void> {
       concurrency,
       async start(kind, round, rate) {
         const url = kind === 'server' ? cluster.createDatabase(`cpu_${round}_${rate}`) : ''
+        // The WAL files the previous leg (and this database's creation) wrote, recycled for this one.
+        if (kind === 'server' && warmWal) cluster.psql('postgres', 'CHECKPOINT')
         const grouping = kind === 'server' ? groupingOfRound(round) : undefined
         const { child, port } = await startChild(kind === 'bare' ? 'bare' : 'relay', url, grouping)
         let work: Work | null = null
+        let segments = 0
         return {
           send: () => post(port),
           raw: {
@@ -792,6 +828,7 @@ async function cpuMethod(cluster: PrivateCluster): Promise<void> {
             if (kind !== 'server') return
             if (process.env.BENCH_VERBOSE) await db.query('SELECT pg_stat_statements_reset()')
             work = await workOf(db)
+            segments = await walSegmentsOf(db)
           },
           async note() {
             if (!work) return ''
@@ -799,7 +836,8 @@ async function cpuMethod(cluster: PrivateCluster): Promise<void> {
             const group = (after.rows - work.rows) / Math.max(1, after.groups - work.groups)
             const statements = process.env.BENCH_VERBOSE ? `\n${await statementsOf(db)}` : ''
             const window = grouping ? `, grouping ${grouping}` : ''
-            return `PostgreSQL mean group ${group.toFixed(1)} deliveries${window}${statements}`
+            const made = (await walSegmentsOf(db)) - segments
+            return `PostgreSQL mean group ${group.toFixed(1)} deliveries${window}, WAL files made ${made}${statements}`
           },
           async stop() {
             const exited = new Promise((r) => child.once('exit', r))

@@ -261,6 +261,7 @@ async function startChild(
   dataDir: string,
   traced = true,
   script = self,
+  extraArgs: string[] = [],
 ): Promise<{ child: ChildProcess; port: number; launchUrl: string | null }> {
   const child = fork(script, ['--serve', kind, dataDir, traced ? 'traced' : 'untraced'], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -269,6 +270,7 @@ async function startChild(
     execArgv: [
       ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
       ...(process.env.BENCH_CHILD_ARGS?.split(' ').filter(Boolean) ?? []),
+      ...extraArgs,
     ],
   })
   const { port, launchUrl } = await new Promise<{ port: number; launchUrl: string | null }>(
@@ -359,12 +361,13 @@ async function startLeg(
   dataDir: string,
   traced = true,
   script = self,
+  extraArgs: string[] = [],
 ): Promise<{
   child: ChildProcess
   port: number
   browser: Awaited<ReturnType<typeof openEventsView>> | null
 }> {
-  const { child, port, launchUrl } = await startChild(kind, dataDir, traced, script)
+  const { child, port, launchUrl } = await startChild(kind, dataDir, traced, script, extraArgs)
   const browser = kind === 'console' && launchUrl ? await openEventsView(launchUrl) : null
   return { child, port, browser }
 }
@@ -684,7 +687,11 @@ async function cpuPart(dataDir: string): Promise<void> {
       const leg: Kind = kind === 'bare' && !tracedBaseline && !otherTree ? 'bare' : 'listener'
       // Untraced: CPU per delivery is the listener's own, not the bench's loop monitor's too.
       const dir = join(dataDir, `cpu-${kind}-${rate}-${round}`)
-      const { child, port } = await startLeg(leg, dir, tracedBaseline, otherTree ?? self)
+      // BENCH_SERVER_ARGS: Node options for the measured leg only (with BENCH_BASELINE=DIR of the
+      // same tree, a paired A/B of the options themselves).
+      const serverArgs =
+        kind === 'server' ? (process.env.BENCH_SERVER_ARGS?.split(' ').filter(Boolean) ?? []) : []
+      const { child, port } = await startLeg(leg, dir, tracedBaseline, otherTree ?? self, serverArgs)
       const agent = new Agent({ keepAlive: true, maxSockets: 256 })
       return {
         send: () => post(agent, port),

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import {
   attemptSchedule,
   eventTypes,
+  formatAmount,
   formatDuration,
   fundingLine,
   groupOf,
@@ -43,6 +45,28 @@ describe('funding line', () => {
     expect(fundingLine('funding.initiated', { amount: 250000, currency: 'EUR' })).toBe('250,000 EUR')
     expect(fundingLine('funding.completed', { amount: '1000' })).toBeNull()
     expect(fundingLine('payout.completed', { amount: 1, currency: 'USD' })).toBeNull()
+  })
+
+  it('formats every amount exactly as Intl en-US with up to 8 fraction digits, without Intl for plain ones', () => {
+    const intl = new Intl.NumberFormat('en-US', { maximumFractionDigits: 8 })
+    // Amounts as services send them (cents, fractions of a token), the edges of the fast path
+    // (2^26, a ninth fraction digit, -0, exponents) and any double at all.
+    const amount = fc.oneof(
+      fc.integer({ min: -1e12, max: 1e12 }),
+      fc.integer({ min: -1e12, max: 1e12 }).map((n) => n / 100),
+      fc.integer({ min: -1e15, max: 1e15 }).map((n) => n / 1e8),
+      fc.integer({ min: -1e15, max: 1e15 }).map((n) => n / 1e9),
+      fc.constantFrom(67_108_863.99999999, 67_108_864, -67_108_864, 0.1 + 0.2, -0, 1e21, 1e-7, 999.999999995),
+      fc.double(),
+    )
+    fc.assert(
+      fc.property(amount, (n) => {
+        expect(formatAmount(n)).toBe(intl.format(n))
+      }),
+      { numRuns: 1_000 },
+    )
+    expect(formatAmount(1234567.5)).toBe('1,234,567.5')
+    expect(formatAmount(-1000)).toBe('-1,000')
   })
 })
 

@@ -241,7 +241,8 @@ function handle(
   const started = performance.now()
   let eventType: string | null = null
   let probe = false
-  res.once('finish', () => {
+  // `on`, not `once`: 'finish' comes once, and `once` costs every request a wrapper (issue 35).
+  res.on('finish', () => {
     if (!probe) hooks.answered(performance.now() - started, eventType)
   })
   if (settings.identity) res.setHeader(listenerIdentityHeader, settings.identity)
@@ -279,14 +280,14 @@ function handle(
     req.resume()
     res.once('finish', () => setTimeout(() => req.destroy(), 500).unref())
   }
-  const tooLarge = `the body may be at most ${settings.maxBodyBytes} bytes`
   const declared = Number(req.headers['content-length'])
   if (Number.isFinite(declared) && declared > settings.maxBodyBytes)
-    return rejectAndClose(413, 'body too large', declared, tooLarge)
+    return rejectAndClose(413, 'body too large', declared, tooLarge(settings))
   const endpoint = route[1]
   const signature = req.headers['x-service-signature']
   readBody(req, settings, limits, (outcome) => {
-    if (outcome.kind === 'too-large') return rejectAndClose(413, 'body too large', outcome.size, tooLarge)
+    if (outcome.kind === 'too-large')
+      return rejectAndClose(413, 'body too large', outcome.size, tooLarge(settings))
     if (outcome.kind === 'busy') {
       res.setHeader('retry-after', String(listenerLimitDefaults.retryAfterSeconds))
       return rejectAndClose(
@@ -362,6 +363,8 @@ function handle(
       })
   }
 }
+
+const tooLarge = (settings: ListenerSettings) => `the body may be at most ${settings.maxBodyBytes} bytes`
 
 /** Who delivered: the socket's address, and behind a proxy or tunnel (which the socket names) the
  * client it says it forwards, first (bounded: the header is the sender's text). */
@@ -470,11 +473,13 @@ function readBody(
     chunks.push(chunk)
   }
   req.on('data', onData)
-  req.once('end', () =>
+  // `on`, not `once`: `finish` acts once whatever comes after, and `once` cost every request three
+  // wrappers (issue 35: the listener's thread collects garbage for what a request allocates).
+  req.on('end', () =>
     finish({ kind: 'body', body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) }),
   )
-  req.once('error', () => finish({ kind: 'aborted' }))
-  req.once('close', () => {
+  req.on('error', () => finish({ kind: 'aborted' }))
+  req.on('close', () => {
     if (!req.complete) finish({ kind: 'aborted' })
   })
 }

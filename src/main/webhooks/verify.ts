@@ -55,6 +55,9 @@ export const envelopeLimits = { maxDepth: 64, maxKeys: 10_000 }
  * ids could become one. Found by test/main/webhooks/envelope-properties.test.ts. */
 const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
+const envelopeFields = ['id', 'type', 'created_at'] as const
+const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0
+
 /** Spec 2.2: a JSON object with string id, type, created_at and an object data. */
 export function parseEnvelope(body: Buffer, limits = envelopeLimits): Result<Envelope> {
   let value: unknown
@@ -69,27 +72,29 @@ export function parseEnvelope(body: Buffer, limits = envelopeLimits): Result<Env
     return err('bad_request', 'not an envelope: the body is not a JSON object')
   }
   const v = value as Record<string, unknown>
-  const missing = (['id', 'type', 'created_at'] as const).filter(
-    (k) => typeof v[k] !== 'string' || (v[k] as string).length === 0,
-  )
-  if (missing.length > 0)
+  // The lists of what is wrong are made only for a body that is refused (issue 35: every
+  // delivery made them, empty).
+  if (!isText(v.id) || !isText(v.type) || !isText(v.created_at)) {
+    const missing = envelopeFields.filter((k) => !isText(v[k]))
     return err('bad_request', `not an envelope: ${missing.join(', ')} missing or not a string`)
+  }
   if (typeof v.data !== 'object' || v.data === null || Array.isArray(v.data)) {
     return err('bad_request', 'not an envelope: data missing or not an object')
   }
-  if ((v.id as string).length > 255 || (v.type as string).length > 200) {
+  if (v.id.length > 255 || v.type.length > 200) {
     return err('bad_request', 'not an envelope: id or type too long')
   }
-  const malformed = (['id', 'type', 'created_at'] as const).filter((k) => loneSurrogate.test(v[k] as string))
-  if (malformed.length > 0)
+  if (loneSurrogate.test(v.id) || loneSurrogate.test(v.type) || loneSurrogate.test(v.created_at)) {
+    const malformed = envelopeFields.filter((k) => loneSurrogate.test(v[k] as string))
     return err(
       'bad_request',
       `not an envelope: ${malformed.join(', ')} ${malformed.length > 1 ? 'are' : 'is'} not valid Unicode (a lone \\u surrogate escape), which no store keeps as sent`,
     )
+  }
   return ok({
-    id: v.id as string,
-    type: v.type as string,
-    created_at: v.created_at as string,
+    id: v.id,
+    type: v.type,
+    created_at: v.created_at,
     data: v.data as Record<string, unknown>,
   })
 }

@@ -50,7 +50,7 @@ describe('a relay started with secrets in its PostgreSQL URL', () => {
     `?password=${secrets[1]}&sslpassword=${secrets[2]}&sslmode=disable`
 
   it('never shows ?password= (or any other) in its output, its JSON log, its error messages or the sync API', async () => {
-    const url = withSecrets(postgres().createDatabase('masked'))
+    const url = withSecrets(await postgres().createDatabase('masked'))
     const created = spawnSync(process.execPath, [bin, 'relay', 'token', 'create', 'ops', '--store', url], {
       encoding: 'utf8',
     })

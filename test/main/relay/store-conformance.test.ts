@@ -64,7 +64,7 @@ describe.each(kinds)('the %s relay store', (kind) => {
     const store =
       kind === 'sqlite'
         ? unwrap(openSqliteRelayStore(join(tempDir(), 'relay.db'), { log: silentLogger }))
-        : unwrap(await openPostgresStore(postgres().createDatabase(`conformance_${++n}`)))
+        : unwrap(await openPostgresStore(await postgres().createDatabase(`conformance_${++n}`)))
     opened.push(store)
     return store
   }
@@ -260,7 +260,7 @@ describe('the event filter means the same in SQLite, PostgreSQL and the renderer
       )
     stores.push(
       unwrap(openSqliteRelayStore(join(tempDir(), 'relay.db'), { log: silentLogger })),
-      unwrap(await openPostgresStore(postgres().createDatabase('filter_agreement'))),
+      unwrap(await openPostgresStore(await postgres().createDatabase('filter_agreement'))),
     )
     for (const store of stores) await commit(store, events)
   })

@@ -1,39 +1,46 @@
 import { randomBytes } from 'node:crypto'
+import pg from 'pg'
 import { afterAll, beforeAll, inject } from 'vitest'
-import { clusterAt, startCluster } from './postgres-cluster'
-import type { PrivateCluster } from './postgres-cluster'
+import { startCluster } from './postgres-cluster'
+import type { ClusterAddress, PrivateCluster } from './postgres-cluster'
 import { sharedClusterAddress } from './postgres-shared'
 
 export { startCluster, postgresBinDir } from './postgres-cluster'
 export type { PrivateCluster } from './postgres-cluster'
 
+/** What a describe sees of its cluster. Databases are made and SQL runs as the superuser over a
+ * client connection of the test's own process, not a `psql` child each time (a process start and a
+ * new server backend, twice for every database a test made: created, then dropped). */
+export interface TestCluster extends Omit<PrivateCluster, 'createDatabase' | 'psql'> {
+  /** A fresh database in the cluster; resolves to its URL. */
+  createDatabase(name: string): Promise<string>
+  /** Runs SQL as the superuser in `database`. */
+  sql(database: string, sql: string): Promise<void>
+}
+
 /** PostgreSQL for the tests of a describe (or file): started in beforeAll, released in afterAll.
  *
  * By default the run's shared cluster (test/support/postgres-shared.ts): `createDatabase(name)`
  * makes a database of this describe's own (the name gets a suffix: read it from the URL it
- * returns; `psql(name, …)` takes the name as given), and the databases are dropped afterwards.
+ * returns; `sql(name, …)` takes the name as given), and the databases are dropped afterwards.
  * Such a cluster cannot be stopped, frozen or restarted: a describe that does that, or wants TLS,
  * asks for `{ own: true }` (`ssl: true` implies it) and gets a cluster of its own. Without the
  * broker (a project without its global setup) every describe gets its own cluster. */
-export function usePostgres(options: { ssl?: boolean; own?: boolean } = {}): () => PrivateCluster {
-  let cluster: PrivateCluster | null = null
-  let release: () => Promise<void> | void = () => {}
+export function usePostgres(options: { ssl?: boolean; own?: boolean } = {}): () => TestCluster {
+  let cluster: TestCluster | null = null
+  let release: () => Promise<void> = async () => {}
   beforeAll(async () => {
     const broker = options.own || options.ssl ? undefined : inject('postgresBroker')
-    if (broker) {
-      const shared = sharedView(clusterAt(await sharedClusterAddress(broker)))
-      cluster = shared.cluster
-      release = shared.release
-    } else {
-      const started = await startCluster({ ssl: options.ssl, scratch: true })
-      cluster = started.cluster
-      release = started.stop
-    }
+    const view = broker
+      ? sharedView(await sharedClusterAddress(broker))
+      : ownView(await startCluster({ ssl: options.ssl, scratch: true }))
+    cluster = view.cluster
+    release = view.release
   }, 60_000)
   afterAll(async () => {
     const done = release
     cluster = null
-    release = () => {}
+    release = async () => {}
     await done()
   })
   return () => {
@@ -42,8 +49,84 @@ export function usePostgres(options: { ssl?: boolean; own?: boolean } = {}): () 
   }
 }
 
+/** SQL as the superuser over the cluster's socket: one connection to the maintenance database,
+ * opened at the first statement; a statement in another database opens one for itself. */
+function superuserSession(address: ClusterAddress): {
+  run(database: string, sql: string): Promise<void>
+  /** Ends the maintenance connection (before the server stops, or when the describe is done). */
+  end(): Promise<void>
+} {
+  let maintenance: Promise<pg.Client> | null = null
+  const connect = async (database: string) => {
+    const client = new pg.Client({ host: address.dir, port: address.port, user: 'postgres', database })
+    // A server stopped or killed under an idle connection reports it here; nothing waits on it.
+    client.on('error', () => {})
+    await client.connect()
+    return client
+  }
+  const end = async (client: Promise<pg.Client> | null) =>
+    (await client?.catch(() => null))?.end().catch(() => {})
+  return {
+    async run(database, sql) {
+      if (database === 'postgres') {
+        maintenance ??= connect('postgres')
+        await (await maintenance).query(sql)
+        return
+      }
+      const client = connect(database)
+      try {
+        await (await client).query(sql)
+      } finally {
+        await end(client)
+      }
+    },
+    async end() {
+      const client = maintenance
+      maintenance = null
+      await end(client)
+    },
+  }
+}
+
+const urlOf = (address: ClusterAddress, database: string) =>
+  `postgres://postgres@127.0.0.1:${address.port}/${database}`
+
+const createStatement = (address: ClusterAddress, name: string) =>
+  `CREATE DATABASE "${name}"${address.createStrategy ? ` STRATEGY ${address.createStrategy}` : ''}`
+
+/** A cluster of the describe's own, stopped and removed by `release`. */
+function ownView(started: Awaited<ReturnType<typeof startCluster>>): {
+  cluster: TestCluster
+  release(): Promise<void>
+} {
+  const { cluster: own, address } = started
+  const session = superuserSession(address)
+  const { createDatabase: _create, psql: _psql, ...rest } = own
+  const cluster: TestCluster = {
+    ...rest,
+    async createDatabase(name) {
+      await session.run('postgres', createStatement(address, name))
+      return urlOf(address, name)
+    },
+    sql: (database, sql) => session.run(database, sql),
+    stopServer() {
+      // The server ends the connection; the next statement opens a new one.
+      void session.end()
+      own.stopServer()
+    },
+  }
+  return {
+    cluster,
+    async release() {
+      await session.end()
+      started.stop()
+    },
+  }
+}
+
 /** One describe's view of the shared cluster: its own database names, dropped by `release`. */
-function sharedView(shared: ReturnType<typeof clusterAt>): { cluster: PrivateCluster; release(): void } {
+function sharedView(address: ClusterAddress): { cluster: TestCluster; release(): Promise<void> } {
+  const session = superuserSession(address)
   const suffix = randomBytes(4).toString('hex')
   const created = new Map<string, string>()
   const actual = (name: string) => created.get(name) ?? name
@@ -52,15 +135,16 @@ function sharedView(shared: ReturnType<typeof clusterAt>): { cluster: PrivateClu
       `${what}: this describe shares the run's PostgreSQL cluster; usePostgres({ own: true }) gives it one of its own`,
     )
   }
-  const cluster: PrivateCluster = {
-    url: shared.url,
-    port: shared.port,
-    createDatabase(name) {
+  const cluster: TestCluster = {
+    url: urlOf(address, 'postgres'),
+    port: address.port,
+    async createDatabase(name) {
       const unique = `${name}_${suffix}`
       created.set(name, unique)
-      return shared.createDatabase(unique)
+      await session.run('postgres', createStatement(address, unique))
+      return urlOf(address, unique)
     },
-    psql: (database, sql) => shared.psql(actual(database), sql),
+    sql: (database, sql) => session.run(actual(database), sql),
     stopServer: refuse('stopServer'),
     startServer: refuse('startServer'),
     freeze: refuse('freeze'),
@@ -70,9 +154,13 @@ function sharedView(shared: ReturnType<typeof clusterAt>): { cluster: PrivateClu
   }
   return {
     cluster,
-    release() {
-      for (const name of created.values())
-        shared.psql('postgres', `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+    async release() {
+      try {
+        for (const name of created.values())
+          await session.run('postgres', `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+      } finally {
+        await session.end()
+      }
     },
   }
 }

@@ -103,7 +103,7 @@ describe('alerts over a catch-up from a relay', () => {
   }, 120_000)
 
   it('sums up the five flagged events among 3,000 caught up from a relay with a PostgreSQL store in one alert', async () => {
-    const store = await relays.postgresStore(postgres().createDatabase('catch_up_alerts'))
+    const store = await relays.postgresStore(await postgres().createDatabase('catch_up_alerts'))
     expectAllFiveAccountedFor(await catchUp(store))
   }, 120_000)
 })

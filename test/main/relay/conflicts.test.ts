@@ -19,7 +19,7 @@ describe('a conflict on a relay after a console synced the event', () => {
 
   const stores: Record<string, (name: string) => Promise<RelayStore>> = {
     sqlite: async (name) => relays.sqliteStore(join(tempDir(), `${name}.db`)),
-    postgres: async (name) => relays.postgresStore(postgres().createDatabase(name)),
+    postgres: async (name) => relays.postgresStore(await postgres().createDatabase(name)),
   }
 
   it.each(['sqlite', 'postgres'])('%s store: reaches the following console', async (kind) => {

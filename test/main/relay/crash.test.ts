@@ -20,7 +20,7 @@ describe('relays under kill -9', () => {
 
   it('keep every delivery that got 200 from either relay when one is killed mid-load', async () => {
     expect(existsSync(join(root, 'out/main/cli.js')), 'the built bundle (npm run build)').toBe(true)
-    const url = postgres().createDatabase('crash')
+    const url = await postgres().createDatabase('crash')
     const env = { WATCHDESK_WEBHOOK_SECRETS: relaySecret }
     const [a, b] = await Promise.all([spawnRelay(url, env).ready, spawnRelay(url, env).ready])
     children.push(a.child, b.child)

@@ -67,15 +67,15 @@ describe.each<StoreKind>(['sqlite', 'postgres'])(
     let databases = 0
 
     /** A new, empty store's URL (as `relay --store` takes it). */
-    const newStoreUrl = () =>
+    const newStoreUrl = async () =>
       kind === 'sqlite'
         ? `sqlite:${join(tempDir(), 'relay.db')}`
-        : postgres().createDatabase(`cursors_${kind}_${++databases}`)
+        : await postgres().createDatabase(`cursors_${kind}_${++databases}`)
     const openStore = async (url: string): Promise<RelayStore> =>
       url.startsWith('sqlite:') ? relays.sqliteStore(url.slice('sqlite:'.length)) : relays.postgresStore(url)
 
     it('answers a page and a stream past the end with 409 and a sentence, stays idle and answers /healthz, and stops on SIGTERM', async () => {
-      const url = newStoreUrl()
+      const url = await newStoreUrl()
       // The token and ten events, written before the relay process opens the store.
       const setup = unwrap(
         url.startsWith('sqlite:')
@@ -132,8 +132,8 @@ describe.each<StoreKind>(['sqlite', 'postgres'])(
     })
 
     it('refuses a cursor of another store with 409, and one whose event the store replaced', async () => {
-      const a = await openStore(newStoreUrl())
-      const b = await openStore(newStoreUrl())
+      const a = await openStore(await newStoreUrl())
+      const b = await openStore(await newStoreUrl())
       expect(a.identity).not.toBe(b.identity)
       const relayA = await relays.relay(a)
       const relayB = await relays.relay(b)
@@ -167,7 +167,7 @@ describe.each<StoreKind>(['sqlite', 'postgres'])(
     })
 
     it('a console following a relay whose store was restored from an older backup re-anchors and receives new events, none twice', async () => {
-      const url = newStoreUrl()
+      const url = await newStoreUrl()
       const store = await openStore(url)
       const token = unwrap(await createRelayToken(store, 'laptop'))
       let relay = await relays.relay(store)
@@ -247,7 +247,7 @@ describe.each<StoreKind>(['sqlite', 'postgres'])(
         copyFileSync(backup, target)
         return `sqlite:${target}`
       }
-      const target = postgres().createDatabase(`cursors_restored_${++databases}`)
+      const target = await postgres().createDatabase(`cursors_restored_${++databases}`)
       execFileSync(join(postgresBinDir(), 'pg_restore'), ['--no-owner', '-d', target, backup])
       return target
     }

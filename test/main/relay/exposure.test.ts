@@ -1,11 +1,10 @@
-import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cleartextWarning } from '../../../src/main/cli/sources'
 import { exposureWarnings } from '../../../src/main/relay'
 import { useRelayProcesses } from '../../support/relay-process'
-import { cliPath } from '../../support/serve-process'
+import { runMain } from '../../support/cli'
 import { useTempDir } from '../../support/temp'
 import { relaySecret, useRelays } from './helpers'
 
@@ -60,14 +59,9 @@ describe('the relay command reading sync.* from config.json', () => {
     const dataDir = tempDir()
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ sync: { maxStreams: { perToken: 1 } } }))
     const store = `sqlite:${join(dataDir, 'relay.db')}`
-    const created = spawnSync(
-      process.execPath,
-      [cliPath, 'relay', 'token', 'create', 'solo', '--store', store],
-      {
-        encoding: 'utf8',
-      },
-    )
-    expect(created.status).toBe(0)
+    // The token through the command's main() in this process: the relay below is the process.
+    const created = await runMain(['relay', 'token', 'create', 'solo', '--store', store])
+    expect(created.code).toBe(0)
     const token = created.stdout.trim()
     const relay = await spawn(store, { WATCHDESK_DATA_DIR: dataDir, WATCHDESK_WEBHOOK_SECRETS: relaySecret })
       .ready

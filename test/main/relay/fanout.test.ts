@@ -30,7 +30,8 @@ function openStream(syncUrl: string, token: string, after = '0'): Promise<Stream
     })
     req.on('error', reject)
     req.on('response', (res) => {
-      let pending = ''
+      /** The frame being received, in the pieces it came in. */
+      const pending: string[] = []
       const reader: StreamReader = {
         status: res.statusCode ?? 0,
         headers: res.headers,
@@ -42,21 +43,33 @@ function openStream(syncUrl: string, token: string, after = '0'): Promise<Stream
         resume: () => res.resume(),
         close: () => req.destroy(),
       }
+      const onFrame = (frame: string) => {
+        const kind = /^event: (.*)$/m.exec(frame)?.[1]
+        if (!kind) return
+        reader.kinds.push(kind)
+        if (kind === 'events') {
+          const data = JSON.parse(/^data: (.*)$/m.exec(frame)![1]!) as { events: { id: string }[] }
+          reader.ids.push(...data.events.map((e) => e.id))
+        }
+      }
       res.setEncoding('utf8')
       res.on('data', (chunk: string) => {
         if (reader.status !== 200) return void (reader.body += chunk)
-        pending += chunk
-        let end: number
-        while ((end = pending.indexOf('\n\n')) >= 0) {
-          const frame = pending.slice(0, end)
-          pending = pending.slice(end + 2)
-          const kind = /^event: (.*)$/m.exec(frame)?.[1]
-          if (!kind) continue
-          reader.kinds.push(kind)
-          if (kind === 'events') {
-            const data = JSON.parse(/^data: (.*)$/m.exec(frame)![1]!) as { events: { id: string }[] }
-            reader.ids.push(...data.events.map((e) => e.id))
-          }
+        // A catch-up page is one frame of megabytes in 64 kB chunks: each chunk is searched once
+        // for the end of a frame and the frame joined once (searching all that was pending at each
+        // chunk cost seconds of CPU for the slow follower's pages).
+        let text = chunk
+        const last = pending.length - 1
+        if (text.startsWith('\n') && last >= 0 && pending[last]!.endsWith('\n')) {
+          pending[last] = pending[last]!.slice(0, -1)
+          onFrame(pending.splice(0).join(''))
+          text = text.slice(1)
+        }
+        const [first, ...rest] = text.split('\n\n')
+        pending.push(first!)
+        for (const next of rest) {
+          onFrame(pending.splice(0).join(''))
+          pending.push(next)
         }
       })
       const ended = () => (reader.ended = true)

@@ -11,7 +11,7 @@ describe('a relay whose PostgreSQL goes away', () => {
   const relays = useRelays()
 
   it('answers 503 and says why while the database is down, and takes deliveries again once it is back', async () => {
-    const url = postgres().createDatabase('outage')
+    const url = await postgres().createDatabase('outage')
     const store = await relays.postgresStore(url)
     const relay = await relays.relay(store)
     const token = unwrap(await createRelayToken(store, 'ops'))

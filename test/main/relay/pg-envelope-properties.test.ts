@@ -24,7 +24,7 @@ describe('validly signed envelopes of any shape on a PostgreSQL relay', () => {
   const relays = useRelays()
 
   it('are answered 200 (stored, body byte-identical in the sync page) or 400 with a sentence and nothing stored; never 5xx', async () => {
-    const store = await relays.postgresStore(postgres().createDatabase('envelopes'))
+    const store = await relays.postgresStore(await postgres().createDatabase('envelopes'))
     const relay = await relays.relay(store)
     const webhooks = `${relay.listenerUrl}/webhooks`
     const stored = new Map<string, Buffer>()

@@ -36,11 +36,11 @@ function params(id: string): EventParams {
 
 /** One migrated database a describe's tests share, created and migrated when first asked for (a
  * database costs about 0.3 s of CPU to create, migrate and drop). */
-function migratedOnce(create: () => string): () => Promise<string> {
+function migratedOnce(create: () => Promise<string>): () => Promise<string> {
   let shared: Promise<string> | undefined
   return () =>
     (shared ??= (async () => {
-      const url = create()
+      const url = await create()
       unwrap(await migratePostgresUrl(url))
       return url
     })())
@@ -174,7 +174,7 @@ describe('group commit into PostgreSQL', () => {
   })
 
   it('finds each id of a group through the id index, however large the table grew after its statement was prepared', async () => {
-    const url = postgres().createDatabase('group_plan')
+    const url = await postgres().createDatabase('group_plan')
     unwrap(await migratePostgresUrl(url))
     const db = new pg.Client({ connectionString: url })
     await db.connect()
@@ -220,7 +220,7 @@ describe('group commit into PostgreSQL', () => {
   })
 
   it('prepares the group statement once per connection, and goes on unnamed (said once) when the server lost it', async () => {
-    const url = postgres().createDatabase('group_prepared')
+    const url = await postgres().createDatabase('group_prepared')
     unwrap(await migratePostgresUrl(url))
     // One connection, so the test reaches the very session the committer prepared on.
     const pool = new pg.Pool({ ...unwrap(pgConfigOf(url)), max: 1 })
@@ -440,7 +440,7 @@ describe('commit notices between relays', () => {
   const postgres = usePostgres()
 
   it('tells the first commit at once and every commit within the interval with one notice at its end', async () => {
-    const url = postgres().createDatabase('notice_interval')
+    const url = await postgres().createDatabase('notice_interval')
     const pool = new pg.Pool({ connectionString: url, max: 2 })
     const listener = new pg.Client({ connectionString: url })
     await listener.connect()

@@ -13,7 +13,7 @@ describe('a relay on PostgreSQL with one event row held by another session', () 
   const relays = useRelays()
 
   it('answers new ids 200 while the row is held, without any relay session waiting for the lock; the held id 503, stored once released; nothing acknowledged lost', async () => {
-    const url = postgres().createDatabase('held_row')
+    const url = await postgres().createDatabase('held_row')
     // A long commit deadline: lock_timeout is then its cap (1 s), as in the report.
     const store = await relays.postgresStore(url, { commitDeadlineMs: 8_000 })
     const relay = await relays.relay(store)

@@ -19,7 +19,7 @@ describe('commit notices between relays on one PostgreSQL database', () => {
   })
 
   it("wakes another relay's streams after a commit that stored new events, every one of them readable then", async () => {
-    const url = postgres().createDatabase('notify_wake')
+    const url = await postgres().createDatabase('notify_wake')
     const [a, b] = await Promise.all(
       [0, 1].map(async () => unwrap(await openPostgresStore(url, { log: silentLogger }))),
     )

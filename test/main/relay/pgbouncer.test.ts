@@ -33,7 +33,8 @@ describe('relays behind PgBouncer in transaction mode', () => {
   let bouncer: Bouncer
   let n = 0
   /** A new database's name as the cluster knows it (usePostgres may make it unique in the run). */
-  const freshDatabase = () => new URL(postgres().createDatabase(`bounced_${++n}`)).pathname.slice(1)
+  const freshDatabase = async () =>
+    new URL(await postgres().createDatabase(`bounced_${++n}`)).pathname.slice(1)
   beforeAll(async () => {
     expect(existsSync(join(repoRoot, 'out/main/cli.js')), 'the built bundle (npm run build)').toBe(true)
     bouncer = await startPgBouncer(postgres().port, ['postgres', 'relay_rw'])
@@ -43,7 +44,7 @@ describe('relays behind PgBouncer in transaction mode', () => {
   })
 
   it('start two relays at once: both running, one set of migrations, no advisory lock left held', async () => {
-    const database = freshDatabase()
+    const database = await freshDatabase()
     const env = { WATCHDESK_WEBHOOK_SECRETS: relaySecret }
     // Two race for the migration lock as six did (each relay process costs about a second of CPU;
     // a race needs two).
@@ -69,7 +70,7 @@ describe('relays behind PgBouncer in transaction mode', () => {
   })
 
   it('store the same ids posted to two relays through PgBouncer once each; a follower of one sees the other’s', async () => {
-    const database = freshDatabase()
+    const database = await freshDatabase()
     const url = bouncer.urlFor(database)
     const [a, b] = [await relays.postgresStore(url), await relays.postgresStore(url)]
     expect(a.wakeups().mode).toBe('poll')
@@ -118,13 +119,13 @@ describe('relays behind PgBouncer in transaction mode', () => {
   })
 
   it('run a relay with a role that may only read and write rows, on a schema the owner migrated with relay migrate', async () => {
-    const database = freshDatabase()
+    const database = await freshDatabase()
     const cluster = postgres()
-    cluster.psql(
+    await cluster.sql(
       'postgres',
       'DO $$ BEGIN CREATE ROLE relay_rw LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$',
     )
-    cluster.psql(database, 'REVOKE CREATE ON SCHEMA public FROM PUBLIC')
+    await cluster.sql(database, 'REVOKE CREATE ON SCHEMA public FROM PUBLIC')
     const asRelayRole = bouncer.urlFor(database, 'relay_rw')
     const env = { ...process.env, WATCHDESK_WEBHOOK_SECRETS: relaySecret }
     // Before the owner migrated: the relay role cannot create tables, and is told what to run.
@@ -139,7 +140,7 @@ describe('relays behind PgBouncer in transaction mode', () => {
     expect(migrated.code).toBe(0)
     const again = await runMain(['relay', 'migrate', '--store', bouncer.urlFor(database)], env)
     expect(again.stdout).toMatch(/already at version 2/)
-    cluster.psql(
+    await cluster.sql(
       database,
       'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO relay_rw; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO relay_rw',
     )
@@ -152,7 +153,7 @@ describe('relays behind PgBouncer in transaction mode', () => {
   })
 
   it('keep tokens made before scopes existed working, as read tokens, after the schema step', async () => {
-    const database = freshDatabase()
+    const database = await freshDatabase()
     const direct = postgres().url.replace(/\/postgres$/, `/${database}`)
     const client = new pg.Client(direct)
     await client.connect()

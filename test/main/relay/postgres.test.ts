@@ -14,7 +14,7 @@ describe('relays on one PostgreSQL database', () => {
   const freshDatabase = () => postgres().createDatabase(`relay_${++n}`)
 
   it('store the same 200 ids posted to two relays at once exactly once each, every delivery answered 200', async () => {
-    const url = freshDatabase()
+    const url = await freshDatabase()
     const [a, b] = await Promise.all([relays.postgresStore(url), relays.postgresStore(url)])
     const [ra, rb] = [await relays.relay(a), await relays.relay(b)]
     const ids = Array.from({ length: 200 }, (_, i) => `evt_twice_${String(i).padStart(3, '0')}`)
@@ -38,7 +38,7 @@ describe('relays on one PostgreSQL database', () => {
   })
 
   it('apply the schema once when two relays start on an empty database together', async () => {
-    const url = freshDatabase()
+    const url = await freshDatabase()
     await Promise.all([relays.postgresStore(url), relays.postgresStore(url), relays.postgresStore(url)])
     const client = new pg.Client(url)
     await client.connect()
@@ -48,7 +48,7 @@ describe('relays on one PostgreSQL database', () => {
   })
 
   it('never let the cursor skip a transaction that commits after a later one', async () => {
-    const url = freshDatabase()
+    const url = await freshDatabase()
     const store = await relays.postgresStore(url)
     const insert = (client: pg.Client, id: string) =>
       client.query(
@@ -80,7 +80,7 @@ describe('relays on one PostgreSQL database', () => {
   })
 
   it('hand a reader every event exactly once while four writers commit out of order', async () => {
-    const url = freshDatabase()
+    const url = await freshDatabase()
     const store = await relays.postgresStore(url)
     const writers = await Promise.all(
       [0, 1, 2, 3].map(async () => {
@@ -128,7 +128,7 @@ describe('relays on one PostgreSQL database', () => {
   })
 
   it('refuse a revoked token at once, on requests and on an open stream', async () => {
-    const store = await relays.postgresStore(freshDatabase())
+    const store = await relays.postgresStore(await freshDatabase())
     const relay = await relays.relay(store, { heartbeatMs: 200 })
     const token = unwrap(await createRelayToken(store, 'laptop'))
     expect(token).toMatch(/^wdr_/)
@@ -164,7 +164,7 @@ describe('relays on one PostgreSQL database', () => {
   })
 
   it('serves committed events over the sync API in commit order with a next cursor', async () => {
-    const store = await relays.postgresStore(freshDatabase())
+    const store = await relays.postgresStore(await freshDatabase())
     const relay = await relays.relay(store)
     const token = unwrap(await createRelayToken(store, 'reader'))
     for (const id of ['evt_s1', 'evt_s2', 'evt_s3'])
@@ -181,7 +181,7 @@ describe('relays on one PostgreSQL database', () => {
   })
 
   it('refuse a delivery PostgreSQL can never store alone (400, recorded), storing the others of its batch', async () => {
-    const store = await relays.postgresStore(freshDatabase())
+    const store = await relays.postgresStore(await freshDatabase())
     const relay = await relays.relay(store)
     const webhooks = `${relay.listenerUrl}/webhooks`
     // A NUL character is valid JSON but can never be stored in a PostgreSQL text column.

@@ -155,13 +155,13 @@ describe('retention on a relay store while deliveries arrive', () => {
   }, 120_000)
 
   it('PostgreSQL: removes the events and rejections past their age, keeps the rest and every acknowledged delivery', async () => {
-    const url = postgres().createDatabase('relay_retention')
+    const url = await postgres().createDatabase('relay_retention')
     const store = await relays.postgresStore(url)
     await retentionWhileDelivering(store, await postgresSeeder(url))
   }, 120_000)
 
   it('PostgreSQL: a batch is removed in transactions of at most 200 rows each', async () => {
-    const url = postgres().createDatabase('relay_retention_steps')
+    const url = await postgres().createDatabase('relay_retention_steps')
     // The store creates the schema; the batch then runs on a pool whose statements are counted.
     await relays.postgresStore(url)
     const seeder = await postgresSeeder(url)

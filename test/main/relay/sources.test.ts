@@ -28,7 +28,7 @@ describe('a console following a relay as a source', () => {
   // live; how fast a console catches up is bench:catchup's question (10,000 here cost ~3 s of CPU
   // more and proved nothing more). The test's own time is generous: what it proves is awaited.
   it('catches up 3,000 events missed while it was closed, then receives new ones live', async () => {
-    const store = await relays.postgresStore(postgres().createDatabase('sources_catchup'))
+    const store = await relays.postgresStore(await postgres().createDatabase('sources_catchup'))
     const relay = await relays.relay(store)
     const token = unwrap(await createRelayToken(store, 'laptop'))
     await fill(store, 'evt_missed', 3_000)
@@ -70,7 +70,7 @@ describe('a console following a relay as a source', () => {
   }, 120_000)
 
   it('resumes from its stored cursor after a restart: only what it missed, nothing twice', async () => {
-    const store = await relays.postgresStore(postgres().createDatabase('sources_resume'))
+    const store = await relays.postgresStore(await postgres().createDatabase('sources_resume'))
     const relay = await relays.relay(store)
     const token = unwrap(await createRelayToken(store, 'laptop'))
     await fill(store, 'evt_first', 30)
@@ -100,7 +100,7 @@ describe('a console following a relay as a source', () => {
   })
 
   it('says the relay refused the token, with the fix, when the token is revoked', async () => {
-    const store = await relays.postgresStore(postgres().createDatabase('sources_refused'))
+    const store = await relays.postgresStore(await postgres().createDatabase('sources_refused'))
     const relay = await relays.relay(store)
     const token = unwrap(await createRelayToken(store, 'laptop'))
     await store.tokens.revoke('laptop', Date.now())

@@ -14,7 +14,7 @@ describe('a relay whose PostgreSQL stalls', () => {
 
   it('answers 503 within the commit deadline while PostgreSQL is frozen, says "stalled" (/healthz not ok), and recovers by itself after SIGCONT with every acknowledged id stored', async () => {
     const deadlineMs = 1_500
-    const url = postgres().createDatabase('frozen')
+    const url = await postgres().createDatabase('frozen')
     const store = await relays.postgresStore(url, { commitDeadlineMs: deadlineMs })
     const relay = await relays.relay(store)
     const webhooks = `${relay.listenerUrl}/webhooks`
@@ -64,7 +64,7 @@ describe('a relay whose PostgreSQL stalls', () => {
   })
 
   it('answers 503 for the one event whose row another session holds locked, and 200 for every other id meanwhile', async () => {
-    const url = postgres().createDatabase('locked')
+    const url = await postgres().createDatabase('locked')
     const store = await relays.postgresStore(url, { commitDeadlineMs: 4_000 })
     const relay = await relays.relay(store)
     const webhooks = `${relay.listenerUrl}/webhooks`
@@ -97,7 +97,7 @@ describe('a relay whose PostgreSQL stalls', () => {
   })
 
   it('keeps committing deliveries while every read connection waits (sync reads have a pool of their own)', async () => {
-    const url = postgres().createDatabase('pools')
+    const url = await postgres().createDatabase('pools')
     const store = await relays.postgresStore(url, { readConnections: 4 })
     const relay = await relays.relay(store)
     const token = unwrap(await createRelayToken(store, 'ops'))

@@ -87,7 +87,7 @@ describe('watchdesk store copy between sqlite: and postgres:// (the built CLI, t
   it('killed half-way then run again: every event exactly once with its raw body byte-identical; a third run copies nothing', async () => {
     const file = join(tempDir(), 'watchdesk.db')
     seedSqlite(file)
-    const url = postgres().createDatabase('store_copy')
+    const url = await postgres().createDatabase('store_copy')
     const args = ['store', 'copy', '--from', `sqlite:${file}`, '--to', url]
 
     const { killedAt } = await copyKilledAfter(args, killedAfter)
@@ -134,7 +134,7 @@ describe('watchdesk store copy between sqlite: and postgres:// (the built CLI, t
   it('back from PostgreSQL into a new SQLite file, killed half-way then run again: every event exactly once, raw bodies byte-identical, one committed in between copied too; a third run copies nothing', async () => {
     const seeded = join(tempDir(), 'seed.db')
     seedSqlite(seeded)
-    const url = postgres().createDatabase('store_copy_back')
+    const url = await postgres().createDatabase('store_copy_back')
     // The team store, filled in 12 transactions of 1,000 (12 txids: the copy reads in sync order).
     const filled = await copySqliteToPostgres(seeded, url)
     expect(filled.ok && filled.value.inserted).toBe(events)
@@ -210,7 +210,10 @@ describe('watchdesk store copy between sqlite: and postgres:// (the built CLI, t
         `INSERT INTO events (id, type, grp, created_at, received_at, last_delivery_at, body, data)
          VALUES (?, 'payout.completed', 'payout', '2026-01-01T00:00:00Z', 1, 1, ?, '{}')`,
       )
-      for (const id of ids) insert.run(id, Buffer.from(id))
+      // One transaction: a commit each was 2,500 commits (and fsyncs) for the history below.
+      db.transaction(() => {
+        for (const id of ids) insert.run(id, Buffer.from(id))
+      })()
       const max = maxEventSeq(db)
       db.close()
       return max
@@ -219,7 +222,7 @@ describe('watchdesk store copy between sqlite: and postgres:// (the built CLI, t
       team,
       Array.from({ length: 2_500 }, (_, i) => `evt_history_${i}`),
     )
-    const url = postgres().createDatabase('store_copy_history')
+    const url = await postgres().createDatabase('store_copy_history')
     expect((await copySqliteToPostgres(team, url)).ok).toBe(true)
     const cursorOf = (file: string) => {
       const db = unwrap(openDatabase(file))

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { request } from 'node:http'
 import { join } from 'node:path'
@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
 import { useRelayProcesses } from '../../support/relay-process'
-import { cliPath } from '../../support/serve-process'
+import { runMain } from '../../support/cli'
 import { relaySecret } from './helpers'
 
 /** Holds `count` sockets to host:port from `from` (another loopback address: a peer that is not
@@ -57,14 +57,9 @@ describe('the sync port serves token holders first', () => {
   it('answers 20 of 20 authorised sync requests while another address holds 2,000 unauthenticated sockets, re-opened as closed', async () => {
     const dataDir = tempDir()
     const store = `sqlite:${join(dataDir, 'relay.db')}`
-    const created = spawnSync(
-      process.execPath,
-      [cliPath, 'relay', 'token', 'create', 'console', '--store', store],
-      {
-        encoding: 'utf8',
-      },
-    )
-    expect(created.status).toBe(0)
+    // The token through the command's main() in this process: the relay below is the process.
+    const created = await runMain(['relay', 'token', 'create', 'console', '--store', store])
+    expect(created.code).toBe(0)
     const token = created.stdout.trim()
     const relay = await relays(store, { WATCHDESK_DATA_DIR: dataDir, WATCHDESK_WEBHOOK_SECRETS: relaySecret })
       .ready

@@ -72,7 +72,10 @@ export interface Viewport {
 export function useSharedPage(browser: () => Browser): (viewport?: Viewport) => Promise<Page> {
   let page: Page | undefined
   afterAll(async () => {
-    if (!inject('chromiumEndpoint')) await page?.context().close()
+    if (!inject('chromiumEndpoint')) return page?.context().close()
+    // The worker's page waits for the next file on about:blank, not on this file's last document,
+    // whose console is gone (its timers and reconnect attempts would run until the next load).
+    if (page && !page.isClosed()) await page.goto('about:blank').catch(() => undefined)
   })
   return async (viewport = { width: 1280, height: 720 }) => {
     if (page && !page.isClosed()) {

@@ -9,9 +9,10 @@ export const screenshotDir = join(import.meta.dirname, '..', '..', 'test-results
 
 /** This worker's connection to the e2e project's shared Chromium and its one page (see
  * useSharedPage), kept across the worker's files: the project runs its files in the same worker
- * one after another (`isolate: false`), and a page of its own per file cost Chromium about a
- * second of CPU more than loading the next file's console into a page already open (a renderer
- * process started, the tab and its frame tree set up, then torn down; ~20 files a run). */
+ * one after another (`isolate: false`), and a page of its own per file cost more than loading the
+ * next file's console into a page already open (a renderer process started, the tab and its frame
+ * tree set up, then torn down: ~1 CPU-s in a script, ~0.4 a file in paired batches of the e2e
+ * files; docs/benchmarks.md, session 12). */
 interface WorkerChromium {
   browser: Browser
   page?: Page
@@ -66,9 +67,8 @@ export interface Viewport {
  * test before it (its console listens on a port of its own, so its origin and session storage are
  * its own too). A file receives the page on about:blank, with the storage of every origin it has
  * shown cleared (a later console may listen on a port an earlier one had) and no listener an
- * earlier file left on it. A page of its own costs Chromium about twice the CPU of a load into an
- * open one (1.8–2.0 against 0.9 CPU-s, measured on this machine). Run alone outside the project,
- * a file's page goes with its own Chromium. */
+ * earlier file left on it. Run alone outside the project, a file's page goes with its own
+ * Chromium. */
 export function useSharedPage(browser: () => Browser): (viewport?: Viewport) => Promise<Page> {
   let page: Page | undefined
   afterAll(async () => {

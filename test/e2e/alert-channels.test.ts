@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/main/secrets'
 import { unwrap } from '../../src/shared/result'
 import { useRecorder } from '../main/alerts/harness'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { useTestConsole } from '../support/console'
 import { useTempDir } from '../support/temp'
 
@@ -15,7 +15,8 @@ const root = join(import.meta.dirname, '..', '..')
 describe('alert channel secrets in Chromium', () => {
   const tempDir = useTempDir()
   const startConsole = useTestConsole()
-  const chromium = useChromium()
+  // The worker's one page (see useSharedPage): this file loads its console's document in it.
+  const openPage = useSharedPage(useChromium())
   const recorder = useRecorder()
 
   it('stores a webhook channel URL typed in Settings → Alert channels, shows it only masked, and the test alert reaches it', async () => {
@@ -27,7 +28,7 @@ describe('alert channel secrets in Chromium', () => {
     )
     const secrets = createMemoryStore()
     const c = await startConsole({ dataDir, secrets, rendererDir: join(root, 'out', 'renderer') })
-    const page = await chromium().newPage({ viewport: { width: 1024, height: 768 } })
+    const page = await openPage({ width: 1024, height: 768 })
     await page.goto(`${c.launchUrl}#/settings`)
     const table = page.getByRole('table', { name: 'Alert channels' })
     const ops = table.locator('tbody tr', { hasText: 'ops' })
@@ -63,6 +64,5 @@ describe('alert channel secrets in Chromium', () => {
     ).toBe(true)
     await table.scrollIntoViewIfNeeded()
     await saveScreenshot(page, 'alert-channels-1024x768')
-    await page.close()
   })
 })

@@ -5,7 +5,7 @@ import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/main/secrets'
 import { useAnvil } from '../support/anvil'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { useTestConsole } from '../support/console'
 import { hex, jsonRpcNode, useRpcStandin } from '../support/rpc-standin'
 import { useTempDir } from '../support/temp'
@@ -22,7 +22,8 @@ describe('chain sources in Chromium and the CLI', () => {
   const standin = useRpcStandin()
   const tempDir = useTempDir()
   const startConsole = useTestConsole()
-  const chromium = useChromium()
+  // The worker's one page (see useSharedPage): this file loads its console's document in it.
+  const openPage = useSharedPage(useChromium())
 
   it('shows each chain’s sources and why one is excluded, in the view, the drawer, Settings and chains --sources --json', async () => {
     const polygon = await anvil({ chainId: 137, blockTimeSeconds: 1 })
@@ -60,7 +61,7 @@ describe('chain sources in Chromium and the CLI', () => {
       }),
     )
     const c = await startConsole({ dataDir: dir, configFile, secrets: createMemoryStore() })
-    const page = await chromium().newPage({ viewport: { width: 1280, height: 800 } })
+    const page = await openPage({ width: 1280, height: 800 })
     await page.goto(`${c.launchUrl}#/chains`)
 
     // The view: counted of all sources, and the excluded references named with their reason.
@@ -141,7 +142,6 @@ describe('chain sources in Chromium and the CLI', () => {
     expect(saved.chains['56']!.references).toEqual([{ name: 'second', url: bsc.url }])
     await refs.scrollIntoViewIfNeeded()
     await saveScreenshot(page, 'settings-chain-references-1280x800')
-    await page.close()
 
     // The built CLI lists them too.
     const { stdout } = await promisify(execFile)(

@@ -4,7 +4,7 @@ import type { Demo } from '../../src/main/demo'
 import type { ClockStatus } from '../../src/shared/contract/clock'
 import { unwrap } from '../../src/shared/result'
 import { fakedClockEnv, haveFaketime } from '../main/clock/harness'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { callApi } from '../support/console'
 import { useServeProcess } from '../support/serve-process'
 import { useTempDir } from '../support/temp'
@@ -16,7 +16,8 @@ import { waitFor } from '../support/wait'
 describe.skipIf(!haveFaketime)('the clock offset in Chromium', () => {
   const serve = useServeProcess()
   const temp = useTempDir('watchdesk-clock-e2e-', { per: 'file' })
-  const chromium = useChromium()
+  // The worker's one page (see useSharedPage): this file loads its console's document in it.
+  const openPage = useSharedPage(useChromium())
   let demo: Demo
 
   beforeAll(async () => {
@@ -34,7 +35,7 @@ describe.skipIf(!haveFaketime)('the clock offset in Chromium', () => {
       'the clock guard to find the clock off',
       { timeoutMs: 90_000, intervalMs: 500 },
     )
-    const page = await chromium().newPage({ viewport: { width: 1024, height: 768 } })
+    const page = await openPage({ width: 1024, height: 768 })
     await page.goto(`${c.consoleUrl}/?token=${encodeURIComponent(c.token)}#/`)
     const tile = page.getByRole('region', { name: 'This console' })
     await eventually(() => tile.textContent()).toMatch(/clock\s*\+1\d\d s off/)
@@ -46,11 +47,11 @@ describe.skipIf(!haveFaketime)('the clock offset in Chromium', () => {
     const box = await tile.boundingBox()
     expect(box!.y + box!.height).toBeLessThanOrEqual(768)
     await saveScreenshot(page, 'overview-clock-offset-1024x768')
-    await page.goto(`${c.consoleUrl}/?token=${encodeURIComponent(c.token)}#/settings`)
+    // Same document: the page keeps its token, so moving to Settings changes only the hash.
+    await page.goto(`${c.consoleUrl}/#/settings`)
     const note = page.getByTestId('clock-note')
     await eventually(() => note.textContent()).toMatch(/1\d\d s ahead/)
     await note.scrollIntoViewIfNeeded()
     await saveScreenshot(page, 'settings-chains-clock-1024x768')
-    await page.close()
   }, 240_000)
 })

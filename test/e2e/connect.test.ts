@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { chainRegistry } from '../../src/shared/chains/registry'
 import { createMemoryStore } from '../../src/main/secrets'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { useTestConsole } from '../support/console'
 import { allScopes, sandboxLimits, usePaymentsStandin } from '../support/payments-standin'
 import { hex, jsonRpcNode, useRpcStandin } from '../support/rpc-standin'
@@ -22,7 +22,8 @@ describe('connecting an account in Chromium', () => {
   const standin = usePaymentsStandin()
   const rpcStandin = useRpcStandin()
   const tunnel = useTunnel()
-  const chromium = useChromium()
+  // The worker's one page (see useSharedPage): this file loads its console's document in it.
+  const openPage = useSharedPage(useChromium())
 
   it('from an empty data dir: key, API and RPC base URLs and project uid in Settings, each tested, then Connect succeeds only through the public URL', async () => {
     const s = await standin({
@@ -49,7 +50,7 @@ describe('connecting an account in Chromium', () => {
       rendererDir: join(root, 'out', 'renderer'),
     })
     const proxy = await tunnel(certDir, c.backend.services.webhooks.address().url!)
-    const page = await chromium().newPage({ viewport: { width: 1280, height: 800 } })
+    const page = await openPage({ width: 1280, height: 800 })
     await page.goto(`${c.launchUrl}#/settings`)
 
     // The API base URL, given with /v1 as many dashboards show it: the test says what it calls.
@@ -142,6 +143,5 @@ describe('connecting an account in Chromium', () => {
       'Delete 1 webhook endpoint(s) at the service and remove their secrets from the keychain?',
     ])
     expect([...s.endpoints.values()].map((e) => e.url)).toEqual([`${proxy.url}/webhooks`])
-    await page.close()
   })
 })

@@ -7,7 +7,7 @@ import { databaseFileName, openDatabase } from '../../src/main/db'
 import type { Database } from '../../src/main/db'
 import { createMemoryStore } from '../../src/main/secrets'
 import { unwrap } from '../../src/shared/result'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { callApi, useTestConsole } from '../support/console'
 import { inFirstScreen } from '../support/layout'
 import { useTempDir } from '../support/temp'
@@ -40,7 +40,8 @@ describe('the endpoint-disablement note on a full disk, on the Overview in Chrom
   const skip = tmpfs.dir === null ? (tmpfs as { reason: string }).reason : ''
   const tempDir = useTempDir()
   const startConsole = useTestConsole()
-  const chromium = useChromium()
+  // The worker's one page (see useSharedPage): this file loads its console's document in it.
+  const openPage = useSharedPage(useChromium())
   afterAll(() => {
     if (tmpfs.dir !== null) tmpfs.unmount()
   })
@@ -87,7 +88,7 @@ describe('the endpoint-disablement note on a full disk, on the Overview in Chrom
       expect(status.note).toContain('Free disk space in the data dir.')
       expect(status.endpoints[0]).toMatchObject({ endpoint, state: 'at_risk' })
 
-      const page = await chromium().newPage({ viewport: { width: 1024, height: 768 } })
+      const page = await openPage({ width: 1024, height: 768 })
       await page.goto(`${c.launchUrl}#/overview`)
       const tile = page.getByRole('region', { name: 'Public URL' }).getByLabel('Endpoint deadlines')
       await eventually(() => tile.locator('.status').first().textContent()).toBe('disablement risk')
@@ -103,7 +104,6 @@ describe('the endpoint-disablement note on a full disk, on the Overview in Chrom
       expect(await storageFact.textContent()).toBe('disk full')
       expect(await storageFact.getAttribute('title')).toMatch(/disk/i)
       await saveScreenshot(page, 'overview-disablement-full-disk-1024x768')
-      await page.close()
       db.close()
     },
   )

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { databaseFileName, openDatabase } from '../../src/main/db'
 import { createMemoryStore } from '../../src/main/secrets'
 import { unwrap } from '../../src/shared/result'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { callApi, useTestConsole } from '../support/console'
 import { inFirstScreen } from '../support/layout'
 import { useTempDir } from '../support/temp'
@@ -29,7 +29,8 @@ async function deadPort(): Promise<number> {
 describe('the endpoint-disablement watch on the Overview, in Chromium', () => {
   const tempDir = useTempDir()
   const startConsole = useTestConsole()
-  const chromium = useChromium()
+  // The worker's one page (see useSharedPage): this file loads its console's document in it.
+  const openPage = useSharedPage(useChromium())
 
   it('shows an endpoint at risk of disablement, with its deadline, on the first screen at 1024×768', async () => {
     const dir = tempDir()
@@ -52,7 +53,7 @@ describe('the endpoint-disablement watch on the Overview, in Chromium', () => {
       async () => (await callApi(c, 'disablement.status')).json.value.endpoints[0]?.state,
     ).toBe('at_risk')
 
-    const page = await chromium().newPage({ viewport: { width: 1024, height: 768 } })
+    const page = await openPage({ width: 1024, height: 768 })
     await page.goto(`${c.launchUrl}#/overview`)
     // In the Public URL tile: the reachability it is about, no row added to the Overview.
     const tile = page.getByRole('region', { name: 'Public URL' }).getByLabel('Endpoint deadlines')
@@ -67,6 +68,5 @@ describe('the endpoint-disablement watch on the Overview, in Chromium', () => {
     )
     expect(await inFirstScreen(tile), 'the tile visible without scrolling').toBe(true)
     await saveScreenshot(page, 'overview-disablement-1024x768')
-    await page.close()
   })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/main/secrets'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { useTestConsole } from '../support/console'
 import { useTempDir } from '../support/temp'
 
@@ -19,14 +19,15 @@ function unreachableKeychain() {
 describe('first run and Settings → Doctor in Chromium', () => {
   const tempDir = useTempDir()
   const startConsole = useTestConsole()
-  const chromium = useChromium()
+  // The worker's one page (see useSharedPage): this file loads its console's document in it.
+  const openPage = useSharedPage(useChromium())
 
   it('says the keychain problem once, "blocked by: keychain" on what it blocks, and the doctor lists every check with its fix', async () => {
     // The environment of an ssh session: no session bus.
     const env = { ...process.env }
     delete env.DBUS_SESSION_BUS_ADDRESS
     const c = await startConsole({ dataDir: tempDir(), secrets: unreachableKeychain(), env })
-    const page = await chromium().newPage({ viewport: { width: 1024, height: 768 } })
+    const page = await openPage({ width: 1024, height: 768 })
     await page.goto(c.launchUrl)
     const firstRun = page.getByRole('region', { name: 'First run' })
     await eventually(() => firstRun.textContent()).toContain('blocked by: keychain')
@@ -56,6 +57,5 @@ describe('first run and Settings → Doctor in Chromium', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
     await doctor.scrollIntoViewIfNeeded()
     await saveScreenshot(page, 'settings-doctor-1024x768')
-    await page.close()
   })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/main/secrets'
 import { sendTestEvent } from '../../src/main/webhooks'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { useTestConsole } from '../support/console'
 import { useTempDir } from '../support/temp'
 
@@ -10,7 +10,8 @@ const secret = 'whsec_e2e_drift_0123456789'
 describe('Payload drift in Chromium', () => {
   const tempDir = useTempDir()
   const startConsole = useTestConsole()
-  const chromium = useChromium()
+  // The worker's one page (see useSharedPage): this file loads its console's document in it.
+  const openPage = useSharedPage(useChromium())
 
   it('shows a shape change on the Overview at a glance, marks its first event in the Events view, and acknowledges it there', async () => {
     const dataDir = tempDir()
@@ -31,7 +32,7 @@ describe('Payload drift in Chromium', () => {
       expect((await send(`evt_p_${i}`, { id: `pay_${i}`, amount: 100 + i })).ok).toBe(true)
     expect((await send('evt_p_changed_3', { id: 'pay_3', amount: '103.00', fee: 2 })).ok).toBe(true)
 
-    const page = await chromium().newPage({ viewport: { width: 1024, height: 768 } })
+    const page = await openPage({ width: 1024, height: 768 })
     await page.goto(`${c.launchUrl}#/overview`)
     const tile = page.getByRole('region', { name: 'Payload shapes' })
     await eventually(() => tile.textContent()).toContain('1 changed')
@@ -60,6 +61,5 @@ describe('Payload drift in Chromium', () => {
     ])
     await page.goto(`${c.launchUrl}#/overview`)
     await eventually(() => tile.textContent()).toContain('unchanged')
-    await page.close()
   })
 })

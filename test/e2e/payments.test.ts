@@ -160,13 +160,14 @@ describe('payments in Chromium', () => {
     await eventually(() => banner.textContent()).toContain('LIVE')
     expect(await banner.textContent()).toContain('sk_live_…9f3a')
     expect(await page.evaluate(() => document.body.classList.contains('live-mode'))).toBe(true)
-    await page.goto(`${c.launchUrl}#/wallets`)
+    // Same document from here on (the page keeps its token): moving between views changes the hash.
+    await page.goto(`${c.url}/#/wallets`)
     await eventually(() => page.locator('table.wallets-table tbody tr').count()).toBe(3)
     await eventually(() => banner.isVisible()).toBe(true)
     await saveScreenshot(page, 'payments-live-banner-1440x900')
     expect(await page.content()).not.toContain(liveKey)
 
-    await page.goto(`${c.launchUrl}#/settings`)
+    await page.goto(`${c.url}/#/settings`)
     await eventually(() => page.locator('table.keys-table tbody tr').count()).toBe(1)
     expect(await page.locator('table.keys-table tbody tr').textContent()).toMatch(
       /main.*sk_live_…9f3a.*live.*production.*1,000.*100/,

@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/main/secrets'
 import { deliver, relaySecret } from '../main/relay/helpers'
-import { eventually, saveScreenshot, useChromium } from '../support/browser'
+import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
 import { callApi, useTestConsole } from '../support/console'
 import { clippedCells, inFirstScreen } from '../support/layout'
 import { useTempDir } from '../support/temp'
@@ -25,7 +25,8 @@ const body = (id: string) =>
 describe('the replay sentinel in Chromium', () => {
   const tempDir = useTempDir()
   const startConsole = useTestConsole()
-  const chromium = useChromium()
+  // The worker's one page (see useSharedPage): this file loads its console's document in it.
+  const openPage = useSharedPage(useChromium())
 
   it('shows a suspected replay on the Overview at a glance and each arrival’s verdict in the event', async () => {
     const secrets = createMemoryStore({ 'webhook-secret:wh_glance': relaySecret })
@@ -37,7 +38,7 @@ describe('the replay sentinel in Chromium', () => {
     expect(await deliver(hooks, 'evt_captured_1', text)).toBe(200)
     await eventually(async () => (await callApi(c, 'replay.status')).json.value.lastDay).toBe(1)
 
-    const page = await chromium().newPage({ viewport: { width: 1024, height: 768 } })
+    const page = await openPage({ width: 1024, height: 768 })
     await page.goto(`${c.launchUrl}#/overview`)
     const listener = page.getByRole('region', { name: 'Webhook listener' })
     const fact = listener.getByTestId('replay-fact')
@@ -60,6 +61,5 @@ describe('the replay sentinel in Chromium', () => {
     await arrivals.scrollIntoViewIfNeeded()
     await saveScreenshot(page, 'event-arrivals-1024x768')
     expect(await clippedCells(arrivals, 'td, th'), 'arrival cells cut at 1024 px').toEqual([])
-    await page.close()
   })
 })

@@ -3,6 +3,7 @@ import { defineConfig } from 'electron-vite'
 import react from '@vitejs/plugin-react'
 import { execFileSync } from 'node:child_process'
 import type { Plugin } from 'vite'
+import { nodeHttpByRequire } from './build/node-http-by-require'
 import { ipcChannel, ipcPushChannel, methodNames } from './src/shared/contract'
 import { contentSecurityPolicy, metaContentSecurityPolicy } from './src/shared/csp'
 
@@ -37,38 +38,6 @@ const rendererCspMeta = (dev: boolean): Plugin => ({
     const csp = dev ? allowInlineStyles(metaContentSecurityPolicy) : metaContentSecurityPolicy
     return html.replace(cspPlaceholder, `<meta http-equiv="Content-Security-Policy" content="${csp}" />`)
   },
-})
-
-/** `node:http` for the built back end through require(), not through Node's ES-module face of it:
- * that face copies every export of the module once, and three of them (WebSocket, CloseEvent,
- * MessageEvent) are getters that load Node's bundled undici, about 75 ms of CPU on every start of
- * a command that imports node:http (serve, listen, chains, …) for names nothing here uses.
- * require() reads no export. Node's builtins are external before any resolveId runs, so our own
- * sources' imports of it are pointed at a module of the plain exports (not the getters). */
-const nodeHttpSpecifier = 'watchdesk:node-http'
-const nodeHttpModule = `\0${nodeHttpSpecifier}`
-/** The module name of an import of node:http (the quoted name after `from`). */
-const nodeHttpImport = /(?<=\bfrom\s+)'(?:node:)?http'/g
-const nodeHttpByRequire = (): Plugin => ({
-  name: 'watchdesk-node-http-by-require',
-  enforce: 'pre',
-  transform: (code, id) => {
-    if (!id.startsWith(resolve('src'))) return null
-    const replaced = code.replace(nodeHttpImport, `'${nodeHttpSpecifier}'`)
-    return replaced === code ? null : replaced
-  },
-  resolveId: (id) => (id === nodeHttpSpecifier ? nodeHttpModule : null),
-  load: (id) =>
-    id !== nodeHttpModule
-      ? null
-      : [
-          "import { createRequire } from 'node:module'",
-          "const http = createRequire(import.meta.url)('node:http')",
-          'export default http',
-          'export const { Agent, ClientRequest, IncomingMessage, METHODS, OutgoingMessage, STATUS_CODES, Server,',
-          '  ServerResponse, createServer, get, request, setMaxIdleHTTPParsers, validateHeaderName,',
-          '  validateHeaderValue } = http',
-        ].join('\n'),
 })
 
 // Native modules (better-sqlite3, keytar) are the only runtime "dependencies" and stay external;

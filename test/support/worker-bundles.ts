@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build } from 'rolldown'
 import type { TestProject } from 'vitest/node'
+import { nodeHttpByRequire } from '../../build/node-http-by-require.ts'
 
 /** The worker threads' entries, named as the build names them (electron.vite.config.ts). */
 export const workerEntries = {
@@ -15,13 +16,16 @@ export const workerEntries = {
 
 /** Builds the worker entries from the current sources into `dir` (commit-worker.js, … at its top,
  * shared code in chunks beside them), as the app's build does: better-sqlite3 stays external,
- * imported by its resolved path (`dir` is a temp folder, which no node_modules is above). */
+ * imported by its resolved path (`dir` is a temp folder, which no node_modules is above), and
+ * `node:http` is loaded through require() as in the build (build/node-http-by-require.ts: its ES
+ * face loads undici, about 40 ms of CPU at each forward worker's start). */
 export async function bundleWorkers(dir: string): Promise<void> {
   const input = Object.fromEntries(Object.entries(workerEntries).map(([name, file]) => [name, resolve(file)]))
   await build({
     input,
     platform: 'node',
     external: ['better-sqlite3'],
+    plugins: [nodeHttpByRequire()],
     logLevel: 'silent',
     output: {
       dir,

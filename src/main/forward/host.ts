@@ -5,7 +5,7 @@ import type { Logger } from '../log'
 import { maskConfigUrl } from '../../shared/config-secrets'
 import type { PollClock } from '../../shared/clock'
 import { failureOf, superviseWorker, workerFile } from '../workers'
-import type { Supervisor, WorkerHealth } from '../workers'
+import type { CallResult, Supervisor, WorkerHealth } from '../workers'
 import { createForwardEngine } from './engine'
 import type { ForwardStore } from './store'
 import type { AttemptReport, RelayAnswer } from './dispatcher'
@@ -26,7 +26,8 @@ export interface DispatcherHandle {
   onStatus(listener: () => void): Disposable
   /** Lets the attempts under way finish; how many forwards stay queued. */
   stop(): Promise<number>
-  /** The forward worker's restarts (null: the dispatcher runs on this thread). */
+  /** The forward worker's restarts (null: no forward worker runs: the dispatcher runs on this
+   * thread, or there has been no target yet). */
   worker(): WorkerHealth | null
 }
 
@@ -74,7 +75,7 @@ export const emptyStatus = (
 
 /** How the host reaches the forward engine: a supervised worker thread, or this thread. */
 type ForwardTransport = Pick<Supervisor<ForwardCalls>, 'call' | 'notify' | 'close'> & {
-  /** The worker's restarts; null in this thread. */
+  /** The worker's restarts; null in this thread, or before the worker started. */
   health(): WorkerHealth | null
   /** The targets' status read at once (this thread); absent: the status the engine last reported. */
   status?: () => ForwardTargetStatus[]
@@ -94,18 +95,61 @@ interface TransportHooks {
 export function startForwardWorker(workerFile: string, options: WorkerHostOptions): DispatcherHandle {
   const data = workerDataOf(options)
   return forwardHost(options, (hooks) =>
-    superviseWorker<ForwardCalls, ForwardWorkerData, ForwardEvent>({
-      name: 'forward worker',
-      file: workerFile,
-      data: () => data,
-      log: options.log,
-      onStart: hooks.onStart,
-      onRestart: (failure) => options.log.error('forward worker stopped; starting it again', { ...failure }),
-      // A crash loop (or its end) changes forward.status: its problem says so.
-      onHealth: hooks.onHealth,
-      onEvent: hooks.onEvent,
-    }),
+    startedWithFirstTarget(
+      () =>
+        superviseWorker<ForwardCalls, ForwardWorkerData, ForwardEvent>({
+          name: 'forward worker',
+          file: workerFile,
+          data: () => data,
+          log: options.log,
+          onStart: hooks.onStart,
+          onRestart: (failure) =>
+            options.log.error('forward worker stopped; starting it again', { ...failure }),
+          // A crash loop (or its end) changes forward.status: its problem says so.
+          onHealth: hooks.onHealth,
+          onEvent: hooks.onEvent,
+        }),
+      options.counts,
+    ),
   )
+}
+
+/** The forward worker's thread starts with the first target (configured, a `--forward-to` URL or
+ * a replay's URL), not with the console: with no target there is nothing it could send, claim or
+ * relay, and most consoles forward nothing, so they never pay its start (0.15-0.2 s of CPU) or its
+ * memory. Until then the host answers for it as the worker would: no authorizer to relay to, and
+ * at stop the rows still queued, read on this thread. Its state (targets, secrets) is posted by
+ * `onStart` when it starts; it stays up when the targets are removed again. */
+function startedWithFirstTarget(
+  start: () => Supervisor<ForwardCalls>,
+  counts: WorkerHostOptions['counts'],
+): ForwardTransport {
+  let worker: Supervisor<ForwardCalls> | null = null
+  return {
+    notify(method, params) {
+      if (worker) worker.notify(method, params)
+      else if (method === 'targets' && (params as { targets: unknown[] }).targets.length > 0) worker = start()
+    },
+    call(method, params, callOptions) {
+      if (worker) return worker.call(method, params, callOptions)
+      return Promise.resolve(idleAnswer(method, counts) as CallResult<never>)
+    },
+    close: async () => worker?.close(),
+    health: () => worker?.health() ?? null,
+  }
+}
+
+/** What a forward worker with no target would answer: no relay (there is no authorizer), and at
+ * stop the forwards still queued (rows of targets removed since they were queued). */
+function idleAnswer(method: keyof ForwardCalls, counts: WorkerHostOptions['counts']): CallResult<unknown> {
+  if (method !== 'stop') return { ok: true, value: method === 'relay' ? null : undefined }
+  try {
+    let queued = 0
+    for (const c of (counts?.() ?? new Map()).values()) queued += c.pending
+    return { ok: true, value: queued }
+  } catch (error) {
+    return { ok: false, failure: failureOf(error) }
+  }
 }
 
 /** The same engine and handlers in this thread (no worker file, or a caller that wants it here:

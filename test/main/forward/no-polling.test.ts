@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { ForwardTargetStatus } from '../../../src/shared/contract/forward'
@@ -15,10 +16,25 @@ import { unwrap } from '../../../src/shared/result'
 import { manualClock } from '../../support/clock'
 import { useTempDir } from '../../support/temp'
 import { waitFor } from '../../support/wait'
-import { envelope, post, useWebhookBackend } from '../webhooks/helpers'
+import { envelope, post, secretA, useWebhookBackend } from '../webhooks/helpers'
 import { signatureValid, useTestTargets } from './target'
 
 const t0 = Date.parse('2026-11-20T10:00:00Z')
+
+/** Counts the worker threads this thread starts from now on (Node's `worker_threads` channel). */
+function threadStarts(): { readonly count: number; dispose(): void } {
+  let count = 0
+  const onStart = () => count++
+  subscribe('worker_threads', onStart)
+  return {
+    get count() {
+      return count
+    },
+    dispose: () => unsubscribe('worker_threads', onStart),
+  }
+}
+
+const signedA = (body: string) => ({ 'x-service-signature': signBody(secretA, body) })
 
 /** The real store, counting every call the dispatcher makes to it (each is a query). */
 function counting(store: ForwardStore): { store: ForwardStore; calls: string[] } {
@@ -151,6 +167,45 @@ describe('the forwarder does not poll', () => {
     await waitFor(() => cache.secretOf('wh_new') !== null, 'the secret read again')
     expect(changes).toBe(2)
     cache.stop()
+  })
+
+  it('starts no forward worker thread while there is no target; the first target starts it, and it forwards with the secrets given before', async () => {
+    const started = threadStarts()
+    try {
+      const backend = await startBackend()
+      const forward = backend.services.forward
+      const beforeTarget = started.count
+      // Nothing to send: no thread, and the status says what a fresh worker's would.
+      expect(forward.dispatcher.worker()).toBeNull()
+      expect(forward.status().worker).toEqual({
+        health: 'ok',
+        restartsLastMinute: 0,
+        lastError: null,
+        lastErrorAt: null,
+      })
+      const before = envelope('evt_ft_before')
+      expect((await post(backend.webhookUrl, before, signedA(before))).status).toBe(200)
+      expect(started.count).toBe(beforeTarget)
+
+      const target = await startTarget()
+      unwrap(await forward.setTarget('app', { url: target.url }))
+      await waitFor(() => forward.dispatcher.worker() !== null, 'the forward worker started')
+      expect(started.count).toBe(beforeTarget + 1)
+      const after = envelope('evt_ft_after')
+      expect((await post(backend.webhookUrl, after, signedA(after))).status).toBe(200)
+      await waitFor(() => target.acknowledged.has('evt_ft_after'), 'the event at the new target')
+      // The webhook secrets reached the thread that started after them: the original signature.
+      expect(
+        signatureValid(
+          target.received.find((r) => r.id === 'evt_ft_after')!,
+          secretA,
+        ),
+      ).toBe(true)
+      // An event committed while there was no target was not queued for it.
+      expect(target.received.some((r) => r.id === 'evt_ft_before')).toBe(false)
+    } finally {
+      started.dispose()
+    }
   })
 
   it('the forward worker re-signs with a webhook secret written after start, and pushes its status to the screen', async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
@@ -52,5 +52,18 @@ describe('where a worker thread starts from', () => {
     expect(commitWorkerFile()).toBe(join(bundles!, 'commit-worker.js'))
     expect(checkpointWorkerFile()).toBe(join(bundles!, 'checkpoint-worker.js'))
     expect(forwardWorkerFile()).toBe(join(bundles!, 'forward-worker.js'))
+  })
+
+  // Node's ES face of node:http loads undici at import (about 40 ms of CPU a forward worker start):
+  // the run's bundles load it through require(), as the app's build does (build/node-http-by-require.ts).
+  it('in this test run, no bundled worker module imports node:http as an ES module', () => {
+    const bundles = process.env.WATCHDESK_WORKER_BUNDLES!
+    const modules = readdirSync(bundles, { recursive: true, encoding: 'utf8' }).filter((f) =>
+      f.endsWith('.js'),
+    )
+    const code = modules.map((f) => readFileSync(join(bundles, f), 'utf8'))
+    expect(code.join('\n')).toMatch(/createRequire\(import\.meta\.url\)\("node:http"\)/)
+    const esImports = modules.filter((_, i) => /from\s*["'](node:)?http["']/.test(code[i]!))
+    expect(esImports).toEqual([])
   })
 })

@@ -394,7 +394,7 @@ describe("a relay on PostgreSQL and its senders' connections", () => {
   const relays = useRelays()
 
   it("answers a round from a sender on 3 connections at once when each connection's delivery is in the group, whatever the target", async () => {
-    const url = postgres().createDatabase('relay_connections')
+    const url = await postgres().createDatabase('relay_connections')
     unwrap(await migratePostgresUrl(url))
     // A window no test run reaches (an hour, a target of a million): only the rule that a group
     // holding a delivery from every open connection is full sends these.

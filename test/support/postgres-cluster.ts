@@ -126,12 +126,19 @@ export interface ClusterAddress {
   createStrategy?: 'FILE_COPY' | undefined
 }
 
+/** The URL of `database` in the cluster at `address`, as the superuser. */
+export const databaseUrl = (address: Pick<ClusterAddress, 'port'>, database: string) =>
+  `postgres://postgres@127.0.0.1:${address.port}/${database}`
+
+/** The statement that makes database `name` in the cluster at `address`. */
+export const createDatabaseSql = (address: ClusterAddress, name: string) =>
+  `CREATE DATABASE "${name}"${address.createStrategy ? ` STRATEGY ${address.createStrategy}` : ''}`
+
 /** The parts of a cluster that only need its address: its URL, new databases, SQL as superuser. */
 export function clusterAt(
   address: ClusterAddress,
 ): Pick<PrivateCluster, 'url' | 'port' | 'createDatabase' | 'psql'> {
-  const { bin, dir, port, createStrategy } = address
-  const strategy = createStrategy ? ` STRATEGY ${createStrategy}` : ''
+  const { bin, dir, port } = address
   const psql = (database: string, sql: string) =>
     run(join(bin, 'psql'), [
       '-h',
@@ -148,11 +155,11 @@ export function clusterAt(
       sql,
     ])
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url: databaseUrl(address, 'postgres'),
     port,
     createDatabase(name) {
-      psql('postgres', `CREATE DATABASE "${name}"${strategy}`)
-      return `postgres://postgres@127.0.0.1:${port}/${name}`
+      psql('postgres', createDatabaseSql(address, name))
+      return databaseUrl(address, name)
     },
     psql,
   }

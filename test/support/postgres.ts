@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, beforeAll, inject } from 'vitest'
-import { startCluster } from './postgres-cluster'
+import { createDatabaseSql, databaseUrl, startCluster } from './postgres-cluster'
 import type { ClusterAddress, PrivateCluster } from './postgres-cluster'
 import { sharedClusterAddress } from './postgres-shared'
 
@@ -88,12 +88,6 @@ function superuserSession(address: ClusterAddress): {
   }
 }
 
-const urlOf = (address: ClusterAddress, database: string) =>
-  `postgres://postgres@127.0.0.1:${address.port}/${database}`
-
-const createStatement = (address: ClusterAddress, name: string) =>
-  `CREATE DATABASE "${name}"${address.createStrategy ? ` STRATEGY ${address.createStrategy}` : ''}`
-
 /** A cluster of the describe's own, stopped and removed by `release`. */
 function ownView(started: Awaited<ReturnType<typeof startCluster>>): {
   cluster: TestCluster
@@ -105,8 +99,8 @@ function ownView(started: Awaited<ReturnType<typeof startCluster>>): {
   const cluster: TestCluster = {
     ...rest,
     async createDatabase(name) {
-      await session.run('postgres', createStatement(address, name))
-      return urlOf(address, name)
+      await session.run('postgres', createDatabaseSql(address, name))
+      return databaseUrl(address, name)
     },
     sql: (database, sql) => session.run(database, sql),
     stopServer() {
@@ -136,13 +130,13 @@ function sharedView(address: ClusterAddress): { cluster: TestCluster; release():
     )
   }
   const cluster: TestCluster = {
-    url: urlOf(address, 'postgres'),
+    url: databaseUrl(address, 'postgres'),
     port: address.port,
     async createDatabase(name) {
       const unique = `${name}_${suffix}`
       created.set(name, unique)
-      await session.run('postgres', createStatement(address, unique))
-      return urlOf(address, unique)
+      await session.run('postgres', createDatabaseSql(address, unique))
+      return databaseUrl(address, unique)
     },
     sql: (database, sql) => session.run(actual(database), sql),
     stopServer: refuse('stopServer'),

@@ -9,6 +9,7 @@ import type { CommitResult, Committer } from '../webhooks'
 import type { CommittedRow, EventParams } from '../webhooks'
 import { defaultCommitDeadlineMs } from './pg-connection'
 import { commitNotifier } from './pg-notify'
+import { bigintArray, byteaArray, textArray } from './pg-binary-arrays'
 import { stalledCode } from './store'
 
 // ── the write side: group commit on PostgreSQL ─────────────────────────────────────────────
@@ -60,18 +61,20 @@ const upsertSql = `
     txid = CASE WHEN e.body IS DISTINCT FROM excluded.body THEN pg_current_xact_id()::text::bigint ELSE e.txid END
   RETURNING seq, id, deliveries, CASE WHEN deliveries > 1 THEN json_build_array(${storedColumns.join(', ')}) END AS stored`
 
+/** The group's ten arrays, in binary (pg-binary-arrays.ts): no quoting, escaping nor hex on
+ * either side of the socket. */
 function columnsOf(events: EventParams[]): unknown[] {
   return [
-    events.map((e) => e.id),
-    events.map((e) => e.type),
-    events.map((e) => e.grp),
-    events.map((e) => e.created_at),
-    events.map((e) => e.created_ms),
-    events.map((e) => e.at),
-    events.map((e) => e.endpoint),
-    events.map((e) => e.data_id),
-    events.map((e) => Buffer.from(e.body.buffer, e.body.byteOffset, e.body.byteLength)),
-    events.map((e) => e.data),
+    textArray(events.map((e) => e.id)),
+    textArray(events.map((e) => e.type)),
+    textArray(events.map((e) => e.grp)),
+    textArray(events.map((e) => e.created_at)),
+    bigintArray(events.map((e) => e.created_ms)),
+    bigintArray(events.map((e) => e.at)),
+    textArray(events.map((e) => e.endpoint)),
+    textArray(events.map((e) => e.data_id)),
+    byteaArray(events.map((e) => e.body)),
+    textArray(events.map((e) => e.data)),
   ]
 }
 

@@ -48,6 +48,15 @@ function migratedOnce(create: () => Promise<string>): () => Promise<string> {
 
 const events = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => params(`${prefix}_${i}`))
 
+/** The rows of a group statement: its first parameter, an array in binary (one dimension: its
+ * size at byte 12; no dimension when empty) or as a JavaScript array. */
+const elementsOf = (param: unknown): number =>
+  Buffer.isBuffer(param)
+    ? param.readInt32BE(0) === 0
+      ? 0
+      : param.readInt32BE(12)
+    : (param as unknown[]).length
+
 /** A real pool on the private cluster whose group statements are counted (rows each) when they
  * are sent, and held until `open()` while the gate is shut: what is committing at a given moment
  * is then chosen by the test, not by the clock. */
@@ -62,7 +71,7 @@ function gatedPool(url: string, max = 8) {
   ;(pool as unknown as { query: unknown }).query = (config: unknown, values?: unknown[]) => {
     const text = typeof config === 'string' ? config : (config as { text: string }).text
     const args = typeof config === 'string' ? values : (config as { values: unknown[] }).values
-    if (text.includes('INSERT INTO events')) groups.push((args![0] as unknown[]).length)
+    if (text.includes('INSERT INTO events')) groups.push(elementsOf(args![0]))
     return gate.then(() => query(config, values))
   }
   return {

@@ -743,6 +743,29 @@ async function followers(
 }
 
 /** WAL segment files in pg_wal now: one more after a stretch means PostgreSQL made a new one. */
+/** The WAL flushes PostgreSQL made and the ms they took (pg_stat_wal; track_wal_io_timing is on in
+ * the bench's cluster: two clock reads per write and flush), and the machine's dirty and
+ * writeback page cache (/proc/meminfo, kB) — what a round's slow commits waited for: the disk
+ * (slow fsyncs, other writers' dirty pages) or the CPU (session 13). */
+type Flushes = { syncs: number; syncMs: number; writes: number; writeMs: number }
+async function flushesOf(db: pg.Client): Promise<Flushes> {
+  const { rows } = await db.query<Flushes>(
+    `SELECT wal_sync::float8 AS syncs, wal_sync_time AS "syncMs", wal_write::float8 AS writes, wal_write_time AS "writeMs" FROM pg_stat_wal`,
+  )
+  return rows[0]!
+}
+function dirtyKb(): { dirty: number; writeback: number } {
+  const info = readFileSync('/proc/meminfo', 'utf8')
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(info)?.[1] ?? NaN)
+  return { dirty: kb('Dirty'), writeback: kb('Writeback') }
+}
+function flushNote(before: Flushes, after: Flushes, dirty: { dirty: number; writeback: number }): string {
+  const syncs = after.syncs - before.syncs
+  const writes = after.writes - before.writes
+  const mean = (ms: number, n: number) => (n > 0 ? (ms / n).toFixed(2) : '–')
+  return `WAL flushes ${syncs} (mean ${mean(after.syncMs - before.syncMs, syncs)} ms; writes ${writes}, mean ${mean(after.writeMs - before.writeMs, writes)} ms), page cache at the start ${Math.round(dirty.dirty / 1024)} MB dirty, ${Math.round(dirty.writeback / 1024)} MB in writeback`
+}
+
 async function walSegmentsOf(db: pg.Client): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM pg_ls_waldir() WHERE name ~ '^[0-9A-F]{24}$'`,
@@ -795,6 +818,8 @@ async function cpuMethod(cluster: PrivateCluster): Promise<void> {
         const { child, port } = await startChild(kind === 'bare' ? 'bare' : 'relay', url, grouping)
         let work: Work | null = null
         let segments = 0
+        let flushes: Flushes | null = null
+        let dirty = { dirty: NaN, writeback: NaN }
         return {
           send: () => post(port),
           raw: {
@@ -829,6 +854,8 @@ async function cpuMethod(cluster: PrivateCluster): Promise<void> {
             if (process.env.BENCH_VERBOSE) await db.query('SELECT pg_stat_statements_reset()')
             work = await workOf(db)
             segments = await walSegmentsOf(db)
+            flushes = await flushesOf(db)
+            dirty = dirtyKb()
           },
           async note() {
             if (!work) return ''
@@ -837,7 +864,8 @@ async function cpuMethod(cluster: PrivateCluster): Promise<void> {
             const statements = process.env.BENCH_VERBOSE ? `\n${await statementsOf(db)}` : ''
             const window = grouping ? `, grouping ${grouping}` : ''
             const made = (await walSegmentsOf(db)) - segments
-            return `PostgreSQL mean group ${group.toFixed(1)} deliveries${window}, WAL files made ${made}${statements}`
+            const flushed = flushes ? `, ${flushNote(flushes, await flushesOf(db), dirty)}` : ''
+            return `PostgreSQL mean group ${group.toFixed(1)} deliveries${window}, WAL files made ${made}${flushed}${statements}`
           },
           async stop() {
             const exited = new Promise((r) => child.once('exit', r))
@@ -855,7 +883,7 @@ async function cpuMethod(cluster: PrivateCluster): Promise<void> {
 async function main(): Promise<void> {
   // pg_stat_statements: the group statements' count and rows (the mean group), per leg.
   const { cluster, stop } = await startCluster({
-    settings: { shared_preload_libraries: 'pg_stat_statements' },
+    settings: { shared_preload_libraries: 'pg_stat_statements', track_wal_io_timing: 'on' },
   })
   const children: ChildProcess[] = []
   try {

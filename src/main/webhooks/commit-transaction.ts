@@ -71,10 +71,21 @@ export function pruneRows(statements: PruneStatement[]): number {
   return Math.max(1, ...statements.map((s) => s.params.batch ?? 1))
 }
 
-/** What the commit binds for each hook after an event's upsert (every hook reads a part of it). */
+/** What the commit binds for each hook after an event's upsert (every hook reads a part of it):
+ * these fields and no others (a listener's params carry their parsed data too, `ParsedEventParams`,
+ * which no statement binds). */
 export function hookParamsOf(e: EventParams, row: UpsertedRow): CommitHookParams {
   return {
-    ...e,
+    id: e.id,
+    type: e.type,
+    grp: e.grp,
+    created_at: e.created_at,
+    created_ms: e.created_ms,
+    at: e.at,
+    endpoint: e.endpoint,
+    data_id: e.data_id,
+    body: e.body,
+    data: e.data,
     conflicts: e.conflicts ?? 0,
     conflict_body: e.conflict_body ?? null,
     remote: e.remote ?? null,

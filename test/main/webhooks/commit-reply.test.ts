@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
 import { createCommitTransaction } from '../../../src/main/webhooks/commit-transaction'
 import { inThreadCommitter, workerCommitter } from '../../../src/main/webhooks/committer'
@@ -72,11 +72,24 @@ describe("the commit's answer", () => {
     const origin = fc.option(
       fc.record({ source: fc.constantFrom('eu', ''), conflicts: fc.nat(3), cursor: fc.constant('9') }),
     )
-    const event = fc.tuple(type, dataId, origin)
+    // Funding amounts as parseEnvelope may hand them over: any double (-0 is stored as 0, an
+    // infinity as null), or not a number at all; the currencies present or not.
+    const amount = fc.oneof(
+      fc.double(),
+      fc.integer(),
+      fc.constantFrom(-0, Infinity, 0.1),
+      fc.string({ maxLength: 3 }),
+    )
+    const funding = fc.record(
+      { amount, currency: fc.constant('USD'), target_amount: amount, target_currency: fc.constant('USDC') },
+      { requiredKeys: [] },
+    )
+    const event = fc.tuple(type, dataId, origin, funding)
     await fc.assert(
       fc.asyncProperty(fc.array(event, { minLength: 1, maxLength: 20 }), async (events) => {
-        const params = events.map(([t, id, synced]): EventParams => {
-          const e = delivery(`evt_p${n++}`, t.length > 0 ? t : 'x', id === undefined ? {} : { id }, n)
+        const params = events.map(([t, id, synced, money]): EventParams => {
+          const data = id === undefined ? { ...money } : { ...money, id }
+          const e = delivery(`evt_p${n++}`, t.length > 0 ? t : 'x', data, n)
           return synced ? { ...e, ...synced } : e
         })
         const result = await committer.commit(params, [])
@@ -89,6 +102,33 @@ describe("the commit's answer", () => {
       }),
       { numRuns: 12 },
     )
+    db.close()
+  })
+
+  it("makes a first delivery's funding line from the data the envelope's parse gave, without parsing the stored data again", async () => {
+    const db = latestSchema()
+    db.pragma('synchronous = OFF')
+    const committer = inThreadCommitter(db)
+    const events = Array.from({ length: 8 }, (_, i) =>
+      delivery(`evt_line_${i}`, 'funding.completed', {
+        id: `fund_${i}`,
+        amount: 1000 + i,
+        currency: 'USD',
+        target_amount: 998.75,
+        target_currency: 'USDC',
+      }),
+    )
+    const parse = vi.spyOn(JSON, 'parse')
+    const result = await committer.commit(events, [])
+    const parsed = parse.mock.calls.length
+    parse.mockRestore()
+    if (!result.ok) throw new Error(result.failure.message)
+    expect(result.items.map((item) => summaryOf(item).fundingLine)).toEqual(
+      events.map((_, i) => `${(1000 + i).toLocaleString('en-US')} USD → 998.75 USDC`),
+    )
+    // One parse per delivery before (the stored data text, for its funding line): none now.
+    expect(parsed).toBe(0)
+    for (const item of result.items) expect(summaryOf(item)).toEqual(readBack(db, summaryOf(item).seq))
     db.close()
   })
 

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { cpus, loadavg } from 'node:os'
-import { performance } from 'node:perf_hooks'
+import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks'
 import { median } from './stats'
 
 /** A round whose sender used more than this share of its core measured the sender, not the server. */
@@ -53,6 +53,28 @@ export function machineMeter(): { stop(): number } {
       const after = read()
       const total = after.total - before.total
       return total > 0 ? 1 - (after.idle - before.idle) / total : 0
+    },
+  }
+}
+
+/** What held up the sender's own thread over a stretch: its garbage collections (count, longest,
+ * total) and its event loop's delay (p99, longest). A latency round whose bare leg is slow too may
+ * be the sender's stall, not either server's (issue 35: the first rounds' p99 misses). */
+export function senderStallMeter(): { stop(): string } {
+  const pauses: number[] = []
+  const gc = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) pauses.push(entry.duration)
+  })
+  gc.observe({ entryTypes: ['gc'] })
+  const loop = monitorEventLoopDelay({ resolution: 1 })
+  loop.enable()
+  return {
+    stop() {
+      gc.disconnect()
+      loop.disable()
+      const longest = pauses.length ? Math.max(...pauses) : 0
+      const total = pauses.reduce((a, b) => a + b, 0)
+      return `sender GC ${pauses.length}× (longest ${longest.toFixed(1)} ms, ${total.toFixed(0)} ms in all), its loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms (longest ${(loop.max / 1e6).toFixed(1)})`
     },
   }
 }
@@ -121,6 +143,8 @@ export interface CpuLegResult {
   meanInFlight: number | null
   /** Where the CPU went per delivery, and the server's note. */
   detail: string
+  /** The sender's own stalls during the stretch (`senderStallMeter`). */
+  senderStalls: string
 }
 
 /** Open loop at a fixed rate: sends on schedule whatever the answers, each timed from send to
@@ -293,6 +317,7 @@ async function cpuLeg(
     const pool = rate === 'saturation' && server.raw ? buildPool(server.raw.request, seconds) : []
     await server.reset?.()
     const sender = senderMeter()
+    const stalls = senderStallMeter()
     const machine = machineMeter()
     const before = await server.cpu()
     const started = performance.now()
@@ -310,6 +335,7 @@ async function cpuLeg(
     }
     const wallS = (performance.now() - started) / 1000
     const senderShare = sender.stop()
+    const senderStalls = stalls.stop()
     await server.settle?.()
     const after = await server.cpu()
     const machineShare = machine.stop()
@@ -325,6 +351,7 @@ async function cpuLeg(
       meanMs: mean,
       meanInFlight,
       detail: `${fmt(us)} µs${partsPerDelivery(before, after, deliveries)}${note ? `; ${note}` : ''}`,
+      senderStalls,
     }
   } finally {
     await server.stop()
@@ -401,6 +428,8 @@ function printRate(
     console.log(
       `      ${latency}; sender core ${fmt(server.senderShare * 100)} % / ${fmt(bare.senderShare * 100)} % (server/bare legs), machine ${fmt(server.machineShare * 100)} %${server.machineShare > 0.95 ? ' (saturated: not a quiet run)' : ''}${little}`,
     )
+    if (rate !== 'saturation')
+      console.log(`      ${plan.name} leg: ${server.senderStalls}; bare leg: ${bare.senderStalls}`)
   }
 }
 

@@ -12,6 +12,7 @@ import type {
   PruneStatement,
   StorageFailure,
 } from './commit-protocol.ts'
+import { compactReply } from './commit-protocol.ts'
 import {
   insertArgs,
   insertNewEventSql,
@@ -161,7 +162,7 @@ export function createCommitTransaction(db: Database, hooks: readonly CommitHook
     db.transaction((requests: CommitRequest[]): CommittedReply[] => {
       for (const hook of after) hook.active = hook.guard === null || hook.guard.get() !== undefined
       let rejected = 0
-      const replies = requests.map((r): CommittedReply => ({ id: r.id, ok: true, items: r.events.map(item) }))
+      const replies = requests.map((r): CommittedReply => compactReply(r.id, r.events.map(item)))
       for (const r of requests) {
         for (const rejection of r.rejections) insertRejection.run(rejection)
         rejected += r.rejections.length

@@ -75,6 +75,17 @@ export function resultOf(reply: CommitReply): CommitResult {
  * is its event with the seq it was given (the worker sends no more). */
 export function committedResultOf(reply: CommittedReply, events: readonly ParsedEventParams[]): CommitResult {
   if (!reply.ok) return { ok: false, failure: reply.failure }
+  if ('insertedFrom' in reply) {
+    const items: StoredItem[] = []
+    for (let i = 0; i < reply.count; i++)
+      items.push({
+        ok: true,
+        summary: insertedSummary(events[i]!, reply.insertedFrom + i),
+        duplicate: false,
+        conflict: false,
+      })
+    return { ok: true, items }
+  }
   return {
     ok: true,
     items: reply.items.map((item, i) =>

@@ -41,13 +41,31 @@ describe("the commit's answer", () => {
     const transaction = createCommitTransaction(db)
     const first = delivery('evt_reply_1', 'funding.completed', { id: 'fund_1' })
     const [reply] = transaction.commit([{ id: 7, events: [first], rejections: [] }])
-    expect(reply).toEqual({ id: 7, ok: true, items: [{ ok: true, inserted: expect.any(Number) }] })
+    expect(reply).toEqual({ id: 7, ok: true, insertedFrom: 1, count: 1 })
 
     const again = { ...first, body: Buffer.from('{"other":"body"}'), at: 2_000 }
     const [redelivered] = transaction.commit([{ id: 8, events: [again], rejections: [] }])
     const stored = db.prepare(storedSummarySql).get(1) as CommittedRow
     expect(redelivered).toEqual({ id: 8, ok: true, items: [{ ok: true, row: { ...stored, conflicted: 1 } }] })
     expect(stored).toMatchObject({ deliveries: 2, last_delivery_at: 2_000, conflicts: 1 })
+    db.close()
+  })
+
+  it('answers a group of first deliveries with its first seq and count, and a group with a redelivery item by item', () => {
+    const db = latestSchema()
+    db.pragma('synchronous = OFF')
+    const transaction = createCommitTransaction(db)
+    const group = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => delivery(`evt_group_${from + i}`, 'card.frozen', { id: `c_${i}` }))
+    const [firsts] = transaction.commit([{ id: 1, events: group(0, 40), rejections: [] }])
+    // One object crosses the thread boundary for the 40, not one per delivery.
+    expect(firsts).toEqual({ id: 1, ok: true, insertedFrom: 1, count: 40 })
+    const [mixed] = transaction.commit([{ id: 2, events: [...group(40, 2), ...group(0, 1)], rejections: [] }])
+    expect(mixed).toMatchObject({
+      id: 2,
+      ok: true,
+      items: [{ inserted: 41 }, { inserted: 42 }, { ok: true, row: { id: 'evt_group_0', deliveries: 2 } }],
+    })
     db.close()
   })
 
@@ -161,7 +179,7 @@ describe("the commit's answer", () => {
     const first = delivery('evt_plain_1', 'card.frozen', { id: 'card_1' })
     const synced = { ...delivery('evt_plain_2', 'card.frozen', { id: 'card_2' }), source: 'eu', conflicts: 2 }
     const [stored] = transaction.commit([{ id: 1, events: [first, synced], rejections: [] }])
-    expect(stored).toMatchObject({ ok: true, items: [{ inserted: 1 }, { inserted: 2 }] })
+    expect(stored).toEqual({ id: 1, ok: true, insertedFrom: 1, count: 2 })
     expect(upserts()).toBe(0)
     expect(db.prepare('SELECT source, conflicts FROM events WHERE seq = 2').get()).toEqual({
       source: 'eu',

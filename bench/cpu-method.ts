@@ -301,6 +301,12 @@ function partsPerDelivery(before: CpuReading, after: CpuReading, deliveries: num
  * a tenth after 15 s (docs/benchmarks.md); a longer warm-up measures the steady state an operator
  * pays for, not the start. */
 const warmUpSeconds = Number(process.env.BENCH_WARMUP ?? 1)
+/** BENCH_WARMUP_AT=leg: the warm-up runs at the leg's own load (saturation pipelined, a fixed rate
+ * at that rate) instead of 500/s. At 500/s for 1 s the listener's hot code is still being compiled
+ * by V8 (Maglev, then TurboFan, on its helper threads) seconds into a saturation leg's measured
+ * stretch (`--trace-opt`, issue 35, session 13): a cost paid once per process start, which the bare
+ * server, with far less code, hardly pays. */
+const warmUpAtLegLoad = process.env.BENCH_WARMUP_AT === 'leg'
 
 /** One leg of one round: a fresh server, the warm-up at 500/s, then the measured stretch. */
 async function cpuLeg(
@@ -312,7 +318,15 @@ async function cpuLeg(
 ): Promise<CpuLegResult> {
   const server = await plan.start(kind, round, rate)
   try {
-    await openLoop(() => server.send(), 500, warmUpSeconds) // warm-up, not counted
+    // Warm-up, not counted: at 500/s, or (BENCH_WARMUP_AT=leg) at the leg's own load.
+    if (warmUpAtLegLoad && rate === 'saturation' && server.raw)
+      await saturate(server.raw, buildPool(server.raw.request, warmUpSeconds), warmUpSeconds)
+    else
+      await openLoop(
+        () => server.send(),
+        warmUpAtLegLoad && rate !== 'saturation' ? rate : 500,
+        warmUpSeconds,
+      )
     // Built before the stretch, so the sender's measured CPU is the sending alone.
     const pool = rate === 'saturation' && server.raw ? buildPool(server.raw.request, seconds) : []
     await server.reset?.()

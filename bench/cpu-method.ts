@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { cpus, loadavg } from 'node:os'
-import { performance } from 'node:perf_hooks'
+import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks'
 import { median } from './stats'
 
 /** A round whose sender used more than this share of its core measured the sender, not the server. */
@@ -53,6 +53,28 @@ export function machineMeter(): { stop(): number } {
       const after = read()
       const total = after.total - before.total
       return total > 0 ? 1 - (after.idle - before.idle) / total : 0
+    },
+  }
+}
+
+/** What held up the sender's own thread over a stretch: its garbage collections (count, longest,
+ * total) and its event loop's delay (p99, longest). A latency round whose bare leg is slow too may
+ * be the sender's stall, not either server's (issue 35: the first rounds' p99 misses). */
+export function senderStallMeter(): { stop(): string } {
+  const pauses: number[] = []
+  const gc = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) pauses.push(entry.duration)
+  })
+  gc.observe({ entryTypes: ['gc'] })
+  const loop = monitorEventLoopDelay({ resolution: 1 })
+  loop.enable()
+  return {
+    stop() {
+      gc.disconnect()
+      loop.disable()
+      const longest = pauses.length ? Math.max(...pauses) : 0
+      const total = pauses.reduce((a, b) => a + b, 0)
+      return `sender GC ${pauses.length}× (longest ${longest.toFixed(1)} ms, ${total.toFixed(0)} ms in all), its loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms (longest ${(loop.max / 1e6).toFixed(1)})`
     },
   }
 }
@@ -121,6 +143,8 @@ export interface CpuLegResult {
   meanInFlight: number | null
   /** Where the CPU went per delivery, and the server's note. */
   detail: string
+  /** The sender's own stalls during the stretch (`senderStallMeter`). */
+  senderStalls: string
 }
 
 /** Open loop at a fixed rate: sends on schedule whatever the answers, each timed from send to
@@ -277,6 +301,12 @@ function partsPerDelivery(before: CpuReading, after: CpuReading, deliveries: num
  * a tenth after 15 s (docs/benchmarks.md); a longer warm-up measures the steady state an operator
  * pays for, not the start. */
 const warmUpSeconds = Number(process.env.BENCH_WARMUP ?? 1)
+/** BENCH_WARMUP_AT=leg: the warm-up runs at the leg's own load (saturation pipelined, a fixed rate
+ * at that rate) instead of 500/s. At 500/s for 1 s the listener's hot code is still being compiled
+ * by V8 (Maglev, then TurboFan, on its helper threads) seconds into a saturation leg's measured
+ * stretch (`--trace-opt`, issue 35, session 13): a cost paid once per process start, which the bare
+ * server, with far less code, hardly pays. */
+const warmUpAtLegLoad = process.env.BENCH_WARMUP_AT === 'leg'
 
 /** One leg of one round: a fresh server, the warm-up at 500/s, then the measured stretch. */
 async function cpuLeg(
@@ -288,11 +318,20 @@ async function cpuLeg(
 ): Promise<CpuLegResult> {
   const server = await plan.start(kind, round, rate)
   try {
-    await openLoop(() => server.send(), 500, warmUpSeconds) // warm-up, not counted
+    // Warm-up, not counted: at 500/s, or (BENCH_WARMUP_AT=leg) at the leg's own load.
+    if (warmUpAtLegLoad && rate === 'saturation' && server.raw)
+      await saturate(server.raw, buildPool(server.raw.request, warmUpSeconds), warmUpSeconds)
+    else
+      await openLoop(
+        () => server.send(),
+        warmUpAtLegLoad && rate !== 'saturation' ? rate : 500,
+        warmUpSeconds,
+      )
     // Built before the stretch, so the sender's measured CPU is the sending alone.
     const pool = rate === 'saturation' && server.raw ? buildPool(server.raw.request, seconds) : []
     await server.reset?.()
     const sender = senderMeter()
+    const stalls = senderStallMeter()
     const machine = machineMeter()
     const before = await server.cpu()
     const started = performance.now()
@@ -310,6 +349,7 @@ async function cpuLeg(
     }
     const wallS = (performance.now() - started) / 1000
     const senderShare = sender.stop()
+    const senderStalls = stalls.stop()
     await server.settle?.()
     const after = await server.cpu()
     const machineShare = machine.stop()
@@ -325,6 +365,7 @@ async function cpuLeg(
       meanMs: mean,
       meanInFlight,
       detail: `${fmt(us)} µs${partsPerDelivery(before, after, deliveries)}${note ? `; ${note}` : ''}`,
+      senderStalls,
     }
   } finally {
     await server.stop()
@@ -401,6 +442,8 @@ function printRate(
     console.log(
       `      ${latency}; sender core ${fmt(server.senderShare * 100)} % / ${fmt(bare.senderShare * 100)} % (server/bare legs), machine ${fmt(server.machineShare * 100)} %${server.machineShare > 0.95 ? ' (saturated: not a quiet run)' : ''}${little}`,
     )
+    if (rate !== 'saturation')
+      console.log(`      ${plan.name} leg: ${server.senderStalls}; bare leg: ${bare.senderStalls}`)
   }
 }
 

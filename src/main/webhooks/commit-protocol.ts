@@ -1,4 +1,4 @@
-/** The commit worker's calls and data, imported (as types) by both sides: src/main/webhooks/committer.ts
+/** The commit worker's calls and data (types, and the reply's `compactReply`), used by both sides: src/main/webhooks/committer.ts
  * (the host) and src/main/webhooks/commit-worker.ts (the worker). */
 import type { Rejection } from '../../shared/contract/events'
 import type { CommitHook } from '../db/commit-hooks'
@@ -47,9 +47,26 @@ export interface CommitRequest {
 export type CommitReply =
   { id: number; ok: true; items: ItemResult[] } | { id: number; ok: false; failure: StorageFailure }
 
-/** A commit transaction's answer to one request (items in the order of its events). */
+/** A commit transaction's answer to one request (items in the order of its events); a request
+ * whose events were all first deliveries, given consecutive seqs, as the first seq and the count
+ * (`compactReply`). */
 export type CommittedReply =
-  { id: number; ok: true; items: CommittedItem[] } | { id: number; ok: false; failure: StorageFailure }
+  | { id: number; ok: true; items: CommittedItem[] }
+  | { id: number; ok: true; insertedFrom: number; count: number }
+  | { id: number; ok: false; failure: StorageFailure }
+
+/** The usual group (one writer: each insert's rowid the one after the last) answered as its first
+ * seq and count: one small object through the thread boundary instead of one per delivery, cloned
+ * by the worker and again by the listener's thread (issue 35). Any other group item by item. */
+export function compactReply(id: number, items: CommittedItem[]): CommittedReply {
+  const first = items[0]
+  if (first === undefined || !('inserted' in first)) return { id, ok: true, items }
+  for (let i = 1; i < items.length; i++) {
+    const item = items[i]!
+    if (!('inserted' in item) || item.inserted !== first.inserted + i) return { id, ok: true, items }
+  }
+  return { id, ok: true, insertedFrom: first.inserted, count: items.length }
+}
 
 export type { PruneStatement }
 

@@ -12,6 +12,7 @@ import type {
   PruneStatement,
   StorageFailure,
 } from './commit-protocol.ts'
+import { compactReply } from './commit-protocol.ts'
 import {
   insertArgs,
   insertNewEventSql,
@@ -71,10 +72,21 @@ export function pruneRows(statements: PruneStatement[]): number {
   return Math.max(1, ...statements.map((s) => s.params.batch ?? 1))
 }
 
-/** What the commit binds for each hook after an event's upsert (every hook reads a part of it). */
+/** What the commit binds for each hook after an event's upsert (every hook reads a part of it):
+ * these fields and no others (a listener's params carry their parsed data too, `ParsedEventParams`,
+ * which no statement binds). */
 export function hookParamsOf(e: EventParams, row: UpsertedRow): CommitHookParams {
   return {
-    ...e,
+    id: e.id,
+    type: e.type,
+    grp: e.grp,
+    created_at: e.created_at,
+    created_ms: e.created_ms,
+    at: e.at,
+    endpoint: e.endpoint,
+    data_id: e.data_id,
+    body: e.body,
+    data: e.data,
     conflicts: e.conflicts ?? 0,
     conflict_body: e.conflict_body ?? null,
     remote: e.remote ?? null,
@@ -150,7 +162,7 @@ export function createCommitTransaction(db: Database, hooks: readonly CommitHook
     db.transaction((requests: CommitRequest[]): CommittedReply[] => {
       for (const hook of after) hook.active = hook.guard === null || hook.guard.get() !== undefined
       let rejected = 0
-      const replies = requests.map((r): CommittedReply => ({ id: r.id, ok: true, items: r.events.map(item) }))
+      const replies = requests.map((r): CommittedReply => compactReply(r.id, r.events.map(item)))
       for (const r of requests) {
         for (const rejection of r.rejections) insertRejection.run(rejection)
         rejected += r.rejections.length

@@ -15,9 +15,9 @@ import type {
 } from './commit-protocol'
 import { createCommitTransaction } from './commit-transaction'
 import { packEvents } from './commit-wire'
-import { insertedRow } from './sql'
 import type { EventParams } from './sql'
-import { toSummary } from './store'
+import { insertedSummary, toSummary } from './store'
+import type { ParsedEventParams } from './store'
 
 export type { StorageFailure } from './commit-protocol'
 
@@ -71,14 +71,27 @@ export function resultOf(reply: CommitReply): CommitResult {
   return { ok: true, items: reply.items.map(storedItemOf) }
 }
 
-/** A commit transaction's answer with the events it answers, in order: a first delivery's row is
- * its event with the seq it was given (the worker sends no more). */
-export function committedResultOf(reply: CommittedReply, events: readonly EventParams[]): CommitResult {
+/** A commit transaction's answer with the events it answers, in order: a first delivery's summary
+ * is its event with the seq it was given (the worker sends no more). */
+export function committedResultOf(reply: CommittedReply, events: readonly ParsedEventParams[]): CommitResult {
   if (!reply.ok) return { ok: false, failure: reply.failure }
+  if ('insertedFrom' in reply) {
+    const items: StoredItem[] = []
+    for (let i = 0; i < reply.count; i++)
+      items.push({
+        ok: true,
+        summary: insertedSummary(events[i]!, reply.insertedFrom + i),
+        duplicate: false,
+        conflict: false,
+      })
+    return { ok: true, items }
+  }
   return {
     ok: true,
     items: reply.items.map((item, i) =>
-      storedItemOf('inserted' in item ? { ok: true, row: insertedRow(events[i]!, item.inserted) } : item),
+      'inserted' in item
+        ? { ok: true, summary: insertedSummary(events[i]!, item.inserted), duplicate: false, conflict: false }
+        : storedItemOf(item),
     ),
   }
 }

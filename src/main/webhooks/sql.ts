@@ -128,16 +128,22 @@ export function insertedRow(e: EventParams, seq: number): CommittedRow {
     last_delivery_at: e.at,
     deliveries: 1,
     endpoint: e.endpoint,
-    // SQLite stores a lone UTF-16 surrogate as U+FFFD (the envelope's id, type and created_at
-    // never hold one: parseEnvelope refuses them; a data id may).
-    data_id: e.data_id === null ? null : e.data_id.replace(loneSurrogates, '\ufffd'),
+    data_id: storedDataId(e.data_id),
     conflicts: e.conflicts ?? 0,
     // The plain upsert leaves the column null for an empty source, as for none.
     source: e.source || null,
-    data: fundingType.test(e.type) ? e.data : null,
+    data: summaryHasData(e.type) ? e.data : null,
     conflicted: 0,
   }
 }
+
+/** A data id as SQLite stores it: a lone UTF-16 surrogate becomes U+FFFD (the envelope's id, type
+ * and created_at never hold one: parseEnvelope refuses them; a data id may). */
+export const storedDataId = (dataId: string | null): string | null =>
+  dataId === null ? null : dataId.replace(loneSurrogates, '\ufffd')
+/** Whether `summaryColumns` reads the data of an event of this type (funding events: their
+ * summary carries the funding line). SQLite's LIKE folds ASCII case, so does the `i` flag. */
+export const summaryHasData = (type: string): boolean => fundingType.test(type)
 const fundingType = /^funding\./i
 const loneSurrogates = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 

@@ -11,7 +11,7 @@ import type { SerializedEvent } from '../../shared/events/json'
 import type { EventGroup } from '../../shared/events'
 import type { Envelope } from './verify'
 import { filterClause } from '../db/event-filter'
-import { baseColumns, summaryColumns } from './sql'
+import { baseColumns, storedDataId, summaryColumns, summaryHasData } from './sql'
 import type { EventParams, EventRow } from './sql'
 
 export interface IncomingEvent {
@@ -44,6 +44,40 @@ export function toSummary(row: EventRow): EventSummary {
     source: row.source ?? null,
   }
 }
+
+/** The summary of a delivery this commit inserted, as `toSummary` of its stored row reads (the
+ * row is the delivery with the seq it was given: `insertedRow`), made without that row object and,
+ * for a funding event, from the data `parseEnvelope` parsed rather than from `data` parsed again. */
+export function insertedSummary(e: ParsedEventParams, seq: number): EventSummary {
+  return {
+    seq,
+    id: e.id,
+    type: e.type,
+    group: e.grp as EventGroup,
+    createdAt: e.created_at,
+    createdAtMs: e.created_ms,
+    receivedAt: e.at,
+    lastDeliveryAt: e.at,
+    deliveries: 1,
+    endpoint: e.endpoint,
+    dataId: storedDataId(e.data_id),
+    fundingLine: summaryHasData(e.type) && e.data ? fundingLineOf(e) : null,
+    conflict: (e.conflicts ?? 0) > 0,
+    source: e.source || null,
+  }
+}
+
+/** The funding line from the parsed data when it reads the same as the stored text parsed again:
+ * JSON text holds no -0 (stored as 0) and no infinity (a huge literal parses to it, is stored as
+ * null), so an amount that is either is read from the stored text, as `toSummary` does. */
+function fundingLineOf(e: ParsedEventParams): string | null {
+  const d = e.parsedData
+  if (d !== undefined && sameOnceStored(d.amount) && sameOnceStored(d.target_amount))
+    return fundingLine(e.type, d)
+  return fundingLine(e.type, safeParse(e.data))
+}
+const sameOnceStored = (value: unknown) =>
+  typeof value !== 'number' || (Number.isFinite(value) && !Object.is(value, -0))
 
 /** A row read with `data, body, conflict_body` after the base columns: one event in full. */
 export type DetailRow = EventRow & { body: Buffer; conflict_body: Buffer | null }
@@ -105,8 +139,14 @@ export interface EventStore {
 }
 
 /** Named parameters of upsertEventSql for one delivery (plain data: it may cross to a worker). */
-export function eventParams(e: IncomingEvent): EventParams {
+/** A listener's delivery as ingest commits it: the stored params, and the data as `parseEnvelope`
+ * parsed it, from which the summary's funding line is made instead of parsing `data` again (issue
+ * 35). Never sent to the commit worker: the wire packs the params' own fields only. */
+export type ParsedEventParams = EventParams & { readonly parsedData?: Record<string, unknown> }
+
+export function eventParams(e: IncomingEvent): ParsedEventParams {
   return {
+    parsedData: e.envelope.data,
     id: e.envelope.id,
     type: e.envelope.type,
     grp: groupOf(e.envelope.type),

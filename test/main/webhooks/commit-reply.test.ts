@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { openDatabase } from '../../../src/main/db'
 import { createCommitTransaction } from '../../../src/main/webhooks/commit-transaction'
 import { inThreadCommitter, workerCommitter } from '../../../src/main/webhooks/committer'
@@ -41,13 +41,31 @@ describe("the commit's answer", () => {
     const transaction = createCommitTransaction(db)
     const first = delivery('evt_reply_1', 'funding.completed', { id: 'fund_1' })
     const [reply] = transaction.commit([{ id: 7, events: [first], rejections: [] }])
-    expect(reply).toEqual({ id: 7, ok: true, items: [{ ok: true, inserted: expect.any(Number) }] })
+    expect(reply).toEqual({ id: 7, ok: true, insertedFrom: 1, count: 1 })
 
     const again = { ...first, body: Buffer.from('{"other":"body"}'), at: 2_000 }
     const [redelivered] = transaction.commit([{ id: 8, events: [again], rejections: [] }])
     const stored = db.prepare(storedSummarySql).get(1) as CommittedRow
     expect(redelivered).toEqual({ id: 8, ok: true, items: [{ ok: true, row: { ...stored, conflicted: 1 } }] })
     expect(stored).toMatchObject({ deliveries: 2, last_delivery_at: 2_000, conflicts: 1 })
+    db.close()
+  })
+
+  it('answers a group of first deliveries with its first seq and count, and a group with a redelivery item by item', () => {
+    const db = latestSchema()
+    db.pragma('synchronous = OFF')
+    const transaction = createCommitTransaction(db)
+    const group = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => delivery(`evt_group_${from + i}`, 'card.frozen', { id: `c_${i}` }))
+    const [firsts] = transaction.commit([{ id: 1, events: group(0, 40), rejections: [] }])
+    // One object crosses the thread boundary for the 40, not one per delivery.
+    expect(firsts).toEqual({ id: 1, ok: true, insertedFrom: 1, count: 40 })
+    const [mixed] = transaction.commit([{ id: 2, events: [...group(40, 2), ...group(0, 1)], rejections: [] }])
+    expect(mixed).toMatchObject({
+      id: 2,
+      ok: true,
+      items: [{ inserted: 41 }, { inserted: 42 }, { ok: true, row: { id: 'evt_group_0', deliveries: 2 } }],
+    })
     db.close()
   })
 
@@ -72,11 +90,24 @@ describe("the commit's answer", () => {
     const origin = fc.option(
       fc.record({ source: fc.constantFrom('eu', ''), conflicts: fc.nat(3), cursor: fc.constant('9') }),
     )
-    const event = fc.tuple(type, dataId, origin)
+    // Funding amounts as parseEnvelope may hand them over: any double (-0 is stored as 0, an
+    // infinity as null), or not a number at all; the currencies present or not.
+    const amount = fc.oneof(
+      fc.double(),
+      fc.integer(),
+      fc.constantFrom(-0, Infinity, 0.1),
+      fc.string({ maxLength: 3 }),
+    )
+    const funding = fc.record(
+      { amount, currency: fc.constant('USD'), target_amount: amount, target_currency: fc.constant('USDC') },
+      { requiredKeys: [] },
+    )
+    const event = fc.tuple(type, dataId, origin, funding)
     await fc.assert(
       fc.asyncProperty(fc.array(event, { minLength: 1, maxLength: 20 }), async (events) => {
-        const params = events.map(([t, id, synced]): EventParams => {
-          const e = delivery(`evt_p${n++}`, t.length > 0 ? t : 'x', id === undefined ? {} : { id }, n)
+        const params = events.map(([t, id, synced, money]): EventParams => {
+          const data = id === undefined ? { ...money } : { ...money, id }
+          const e = delivery(`evt_p${n++}`, t.length > 0 ? t : 'x', data, n)
           return synced ? { ...e, ...synced } : e
         })
         const result = await committer.commit(params, [])
@@ -89,6 +120,33 @@ describe("the commit's answer", () => {
       }),
       { numRuns: 12 },
     )
+    db.close()
+  })
+
+  it("makes a first delivery's funding line from the data the envelope's parse gave, without parsing the stored data again", async () => {
+    const db = latestSchema()
+    db.pragma('synchronous = OFF')
+    const committer = inThreadCommitter(db)
+    const events = Array.from({ length: 8 }, (_, i) =>
+      delivery(`evt_line_${i}`, 'funding.completed', {
+        id: `fund_${i}`,
+        amount: 1000 + i,
+        currency: 'USD',
+        target_amount: 998.75,
+        target_currency: 'USDC',
+      }),
+    )
+    const parse = vi.spyOn(JSON, 'parse')
+    const result = await committer.commit(events, [])
+    const parsed = parse.mock.calls.length
+    parse.mockRestore()
+    if (!result.ok) throw new Error(result.failure.message)
+    expect(result.items.map((item) => summaryOf(item).fundingLine)).toEqual(
+      events.map((_, i) => `${(1000 + i).toLocaleString('en-US')} USD → 998.75 USDC`),
+    )
+    // One parse per delivery before (the stored data text, for its funding line): none now.
+    expect(parsed).toBe(0)
+    for (const item of result.items) expect(summaryOf(item)).toEqual(readBack(db, summaryOf(item).seq))
     db.close()
   })
 
@@ -121,7 +179,7 @@ describe("the commit's answer", () => {
     const first = delivery('evt_plain_1', 'card.frozen', { id: 'card_1' })
     const synced = { ...delivery('evt_plain_2', 'card.frozen', { id: 'card_2' }), source: 'eu', conflicts: 2 }
     const [stored] = transaction.commit([{ id: 1, events: [first, synced], rejections: [] }])
-    expect(stored).toMatchObject({ ok: true, items: [{ inserted: 1 }, { inserted: 2 }] })
+    expect(stored).toEqual({ id: 1, ok: true, insertedFrom: 1, count: 2 })
     expect(upserts()).toBe(0)
     expect(db.prepare('SELECT source, conflicts FROM events WHERE seq = 2').get()).toEqual({
       source: 'eu',

@@ -5,6 +5,7 @@
  * file as TypeScript source under vitest. */
 import type { Logger } from '../log.ts'
 import { superviseWorker } from '../workers/host.ts'
+import type { Supervisor } from '../workers/host.ts'
 import { workerFile } from '../workers/file.ts'
 import type { CheckpointCalls, CheckpointWorkerData } from './checkpoint-protocol.ts'
 import type { Checkpointer } from './prune-steps.ts'
@@ -20,8 +21,10 @@ export function checkpointWorkerFile(): string | null {
   return workerFile(import.meta.url, 'checkpoint-worker.js', 'checkpoint-worker.ts')
 }
 
-/** Starts the checkpointer's thread on `databaseFile`; null when its module is missing (then
- * retention checkpoints run in the commit worker, and the log says so). */
+/** The checkpointer on `databaseFile`, its thread started by the first checkpoint asked (a retention
+ * pass that removed nothing asks none: most back ends, all that are started and stopped again
+ * within minutes, never pay for the thread); null when its module is missing (then retention
+ * checkpoints run in the commit worker, and the log says so). */
 export function superviseCheckpointer(
   databaseFile: string,
   log: Logger,
@@ -33,27 +36,35 @@ export function superviseCheckpointer(
     )
     return null
   }
-  const thread = superviseWorker<CheckpointCalls, CheckpointWorkerData>({
-    name: 'checkpointer thread',
-    file,
-    data: () => ({ file: databaseFile }),
-    log,
-    onRestart: (failure, delayMs) =>
-      log.warn(
-        'the checkpointer thread stopped: it starts again, checkpoints meanwhile run in the commit worker',
-        {
-          why: failure.message,
-          delayMs,
-        },
-      ),
-  })
+  let thread: Supervisor<CheckpointCalls> | null = null
+  let closed = false
+  const started = () =>
+    (thread ??= superviseWorker<CheckpointCalls, CheckpointWorkerData>({
+      name: 'checkpointer thread',
+      file,
+      data: () => ({ file: databaseFile }),
+      log,
+      onRestart: (failure, delayMs) =>
+        log.warn(
+          'the checkpointer thread stopped: it starts again, checkpoints meanwhile run in the commit worker',
+          {
+            why: failure.message,
+            delayMs,
+          },
+        ),
+    }))
   return {
     checkpoint(done) {
-      void thread
+      // Closed: no thread starts any more; the caller runs the checkpoint itself.
+      if (closed) return done({ ok: false, message: 'the checkpointer is closed' })
+      void started()
         .call('checkpoint', null)
         .then((reply) => done(reply.ok ? reply.value : { ok: false, message: reply.failure.message }))
     },
-    running: () => thread.running(),
-    close: () => thread.close(),
+    running: () => thread?.running() ?? false,
+    close: async () => {
+      closed = true
+      await thread?.close()
+    },
   }
 }

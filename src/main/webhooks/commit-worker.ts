@@ -32,7 +32,8 @@ const commitTrace = commitTraceFromEnv()
 const prunes = createPruneSteps({
   db,
   transaction,
-  // The checkpointer thread (./checkpointer.ts), started on the first retention step.
+  // The checkpointer (./checkpointer.ts), made on the first retention step; its thread starts with
+  // the first checkpoint a step makes due (none when a pass removes nothing).
   checkpointer: () =>
     checkpointer === undefined
       ? (checkpointer = superviseCheckpointer(settings.file, served.log))

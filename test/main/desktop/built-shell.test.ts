@@ -48,7 +48,8 @@ async function runBuiltShell(run: Run): Promise<any> {
       ...run.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 30_000,
+    // A guard against a hung run, above the hooks' and tests' own limits at load 20-25.
+    timeout: 100_000,
   })
   let stdout = ''
   let stderr = ''
@@ -60,6 +61,31 @@ async function runBuiltShell(run: Run): Promise<any> {
   return JSON.parse(stdout.trim().split('\n').at(-1)!)
 }
 
+/** A run made once, by the first test that awaits it, for tests that each assert their own part of
+ * the same report. */
+function sharedRun<T>(make: () => Promise<T>): () => Promise<T> {
+  let run: Promise<T> | undefined
+  return () => (run ??= make())
+}
+
+const fileTempDir = useTempDir('watchdesk-built-shell-', { per: 'file' })
+
+/** One run of the close scenario for two tests: installed under a path with % and spaces, its
+ * stderr closed at once as a closed launching terminal does. */
+const closedUnderPercentPathWithoutStderr = sharedRun(() => {
+  const install = join(fileTempDir(), 'Apps 100% local', 'watchdesk')
+  mkdirSync(install, { recursive: true })
+  cpSync(join(root, 'out'), join(install, 'out'), { recursive: true })
+  symlinkSync(join(root, 'node_modules'), join(install, 'node_modules'), 'dir')
+  return runBuiltShell({
+    dataDir: fileTempDir(),
+    mainBundle: join(install, 'out', 'main', 'index.js'),
+    scenario: 'close',
+    config: { listener: { port: 0 } },
+    closeStderr: true,
+  })
+})
+
 describe('the built desktop shell under a stand-in for Electron', () => {
   const tempDir = useTempDir()
   let report: any
@@ -68,7 +94,8 @@ describe('the built desktop shell under a stand-in for Electron', () => {
   beforeAll(async () => {
     dataDir = tempDir()
     report = await runBuiltShell({ dataDir, config: { listener: { port: 0 } }, trayHost: true })
-  })
+    // The full scenario's run took over 30 s at load 22 (session 13).
+  }, 120_000)
 
   it('shows the window at once, "starting…", and holds the first call until the back end is ready', () => {
     expect(report.whileStarting).toEqual({
@@ -278,41 +305,42 @@ describe('the built desktop shell during a chain outage', () => {
 })
 
 describe('the built desktop shell closing its window', () => {
-  const tempDir = useTempDir()
-
-  it('opens with the listener port taken, its first-run check naming the port, the cause and the fix', async () => {
+  const tempDir = useTempDir('watchdesk-built-shell-', { per: 'file' })
+  // One run for two tests (each run is a process with a back end, about a CPU-second): the
+  // listener's port taken, desktop.closeToTray off, a visible tray.
+  const portTakenAndNoCloseToTray = sharedRun(async () => {
     const squatter = await occupyPort()
-    const { port } = squatter
     try {
-      const taken = await runBuiltShell({
+      const report = await runBuiltShell({
         dataDir: tempDir(),
         scenario: 'close',
-        config: { listener: { port }, desktop: { closeToTray: false } },
+        trayHost: true,
+        config: { listener: { port: squatter.port }, desktop: { closeToTray: false } },
       })
-      expect(taken.listenerStatus.value).toMatchObject({ listening: false, url: null })
-      expect(taken.listenerStatus.value.problem).toMatch(
-        new RegExp(
-          `^Port ${port} on 127\\.0\\.0\\.1 is in use \\(another watchdesk\\?\\)\\. Stop it, or set listener\\.port`,
-        ),
-      )
-      const listener = taken.firstRun.value.checks.find((c: { id: string }) => c.id === 'listener')
-      expect(listener.state).toBe('missing')
-      expect(listener.detail).toContain(`Port ${port} on 127.0.0.1 is in use (another watchdesk?).`)
-      expect(listener.fix).toContain('set listener.port / --listener-port')
-      expect(listener.fix).toContain(`lsof -i :${port}`)
-      expect(taken.firstRun.value.complete).toBe(false)
+      return { report, port: squatter.port }
     } finally {
       squatter.close()
     }
   })
 
+  it('opens with the listener port taken, its first-run check naming the port, the cause and the fix', async () => {
+    const { report: taken, port } = await portTakenAndNoCloseToTray()
+    expect(taken.listenerStatus.value).toMatchObject({ listening: false, url: null })
+    expect(taken.listenerStatus.value.problem).toMatch(
+      new RegExp(
+        `^Port ${port} on 127\\.0\\.0\\.1 is in use \\(another watchdesk\\?\\)\\. Stop it, or set listener\\.port`,
+      ),
+    )
+    const listener = taken.firstRun.value.checks.find((c: { id: string }) => c.id === 'listener')
+    expect(listener.state).toBe('missing')
+    expect(listener.detail).toContain(`Port ${port} on 127.0.0.1 is in use (another watchdesk?).`)
+    expect(listener.fix).toContain('set listener.port / --listener-port')
+    expect(listener.fix).toContain(`lsof -i :${port}`)
+    expect(taken.firstRun.value.complete).toBe(false)
+  })
+
   it('quits when desktop.closeToTray is off', async () => {
-    const report = await runBuiltShell({
-      dataDir: tempDir(),
-      scenario: 'close',
-      trayHost: true,
-      config: { listener: { port: 0 }, desktop: { closeToTray: false } },
-    })
+    const { report } = await portTakenAndNoCloseToTray()
     expect(report.closePrevented).toBe(false)
     expect(report.afterRealClose).toEqual(['app.quit'])
   })
@@ -321,6 +349,8 @@ describe('the built desktop shell closing its window', () => {
     'quits on a Linux desktop without a tray host, though closeToTray is on: the window is never hidden for good',
     async () => {
       // The session bus of test/with-keychain.sh has no StatusNotifierWatcher, as stock GNOME.
+      // Its own run: in the shared one below (under a % path, stderr closed) this test passed
+      // with a tray host on the bus too.
       const report = await runBuiltShell({
         dataDir: tempDir(),
         scenario: 'close',
@@ -339,16 +369,7 @@ describe('the built desktop shell at its edges', () => {
   it('accepts IPC from its window when installed under a path with % and spaces', async () => {
     // Electron builds the page's URL with url.format: a bare '%' where pathToFileURL() writes %25,
     // so comparing the two strings refused every call from such an install.
-    const install = join(tempDir(), 'Apps 100% local', 'watchdesk')
-    mkdirSync(install, { recursive: true })
-    cpSync(join(root, 'out'), join(install, 'out'), { recursive: true })
-    symlinkSync(join(root, 'node_modules'), join(install, 'node_modules'), 'dir')
-    const report = await runBuiltShell({
-      dataDir: tempDir(),
-      mainBundle: join(install, 'out', 'main', 'index.js'),
-      scenario: 'close',
-      config: { listener: { port: 0 } },
-    })
+    const report = await closedUnderPercentPathWithoutStderr()
     expect(report.pageUrl).toContain('/Apps%20100%%20local/')
     expect(report.indexFileUrl).toContain('/Apps%20100%25%20local/')
     expect(report.healthOnceStarted).toMatchObject({ ok: true, value: { status: 'ok' } })
@@ -356,13 +377,7 @@ describe('the built desktop shell at its edges', () => {
   })
 
   it('goes on logging to its file when the terminal that launched it is gone (EPIPE on stderr)', async () => {
-    const dataDir = tempDir()
-    const report = await runBuiltShell({
-      dataDir,
-      scenario: 'close',
-      config: { listener: { port: 0 } },
-      closeStderr: true,
-    })
+    const report = await closedUnderPercentPathWithoutStderr()
     expect(report.log.mode).toBe('600')
     expect(report.log.started).toHaveLength(1)
     expect(report.afterRealClose).toEqual(['app.quit'])

@@ -1,16 +1,24 @@
 import { describe, expect, it } from 'vitest'
 import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
+import type { RunningConsole } from '../../src/main/serve'
 import { useTestConsole } from '../support/console'
 import { useTempDir } from '../support/temp'
 
 describe('the console shell in Chromium', () => {
   const tempDir = useTempDir()
   const startConsole = useTestConsole()
-  // One page for the file: each test loads its own console's document in it.
+  // One page for the file: each test loads a console's document in it.
   const openPage = useSharedPage(useChromium())
+  // The token, the views and the reload are looked at on one console (a start and a close of the
+  // back end and its worker threads fewer per test); the refusal without the token has its own, an
+  // origin the page never had the token for.
+  const fileDir = useTempDir('watchdesk-test-', { per: 'file' })
+  const startFileConsole = useTestConsole({ per: 'file' })
+  let fileConsole: Promise<RunningConsole> | undefined
+  const sharedConsole = () => (fileConsole ??= startFileConsole({ dataDir: fileDir() }))
 
   it('loads with the launch token, takes the token out of the address bar, and shows the back end running', async () => {
-    const c = await startConsole({ dataDir: tempDir() })
+    const c = await sharedConsole()
     const page = await openPage({ width: 1280, height: 800 })
     await page.goto(c.launchUrl)
     await eventually(() => page.locator('.sidebar-foot').textContent()).toMatch(/back end 0\.\d+\.\d+/)
@@ -25,9 +33,10 @@ describe('the console shell in Chromium', () => {
   })
 
   it('navigates every view by link and by its digit key', async () => {
-    const c = await startConsole({ dataDir: tempDir() })
+    const c = await sharedConsole()
     const page = await openPage({ width: 1280, height: 800 })
-    await page.goto(c.launchUrl)
+    // The document the test before left is this console's (run alone, the test loads it).
+    if (!page.url().startsWith(`${c.url}/`)) await page.goto(c.launchUrl)
     await eventually(() => page.locator('.sidebar-foot').textContent()).toMatch(/back end/)
     for (const [key, title] of [
       ['2', 'Events'],
@@ -49,7 +58,7 @@ describe('the console shell in Chromium', () => {
   })
 
   it('keeps the token for a reload of the same tab', async () => {
-    const c = await startConsole({ dataDir: tempDir() })
+    const c = await sharedConsole()
     const page = await openPage()
     await page.goto(c.launchUrl)
     await eventually(() => page.locator('.sidebar-foot').textContent()).toMatch(/back end/)

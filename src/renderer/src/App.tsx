@@ -56,7 +56,8 @@ export function App() {
   useBrowserNotifications()
   useEffect(() => {
     void load()
-    void useAlertsStore.getState().loadOpen()
+    // The Overview asks for them too as it opens (its effect runs first): one request serves both.
+    void useAlertsStore.getState().ensureOpen()
   }, [load])
   const openIncidents = useAlertsStore((s) => s.open?.length ?? 0)
   const readyView = useReadyView((s) => s.view)

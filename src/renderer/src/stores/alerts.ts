@@ -29,6 +29,10 @@ interface AlertsState {
   load(): Promise<void>
   /** Loads the open incidents and follows `alerts.changed` from then on. */
   loadOpen(): Promise<void>
+  /** Loads the open incidents unless they are shown or on their way already: a view that opens
+   * asks for them, and at the page's start the App has just asked (one request, not two). Pushes
+   * and resync keep them current after that, through `loadOpen`. */
+  ensureOpen(): Promise<void>
   setFilter(filter: IncidentFilter): void
   mute(minutes: number, serviceIds?: number[]): Promise<void>
   unmute(id: string): Promise<void>
@@ -41,6 +45,8 @@ interface AlertsState {
 
 /** Whether a view loaded the incidents, the log and the mutes (not only the open incidents). */
 let loadedLists = false
+/** The open incidents' request under way, if any (see ensureOpen). */
+let openLoading: Promise<void> | null = null
 
 export const useAlertsStore = create<AlertsState>((set, get) => ({
   filter: {},
@@ -66,9 +72,21 @@ export const useAlertsStore = create<AlertsState>((set, get) => ({
       error: !incidents.ok ? incidents.error : !log.ok ? log.error : !mutes.ok ? mutes.error : null,
     })
   },
-  async loadOpen() {
-    const r = await backend().call('alerts.incidents', { open: true, limit: 1000 })
-    if (r.ok) set({ open: r.value.incidents })
+  loadOpen() {
+    const loading = (async () => {
+      const r = await backend().call('alerts.incidents', { open: true, limit: 1000 })
+      if (r.ok) set({ open: r.value.incidents })
+    })()
+    openLoading = loading
+    void loading.finally(() => {
+      if (openLoading === loading) openLoading = null
+    })
+    return loading
+  },
+  async ensureOpen() {
+    if (get().open !== null) return
+    if (openLoading) return openLoading
+    return get().loadOpen()
   },
   setFilter(filter) {
     set({ filter })

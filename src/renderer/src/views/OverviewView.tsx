@@ -107,7 +107,7 @@ export function OverviewView() {
 /** Loads what the tiles show and follows its pushes while the Overview is open. */
 function useFollowGlanceFacts() {
   useEffect(() => {
-    void useAlertsStore.getState().loadOpen()
+    void useAlertsStore.getState().ensureOpen()
     void useEventsStore.getState().refreshListener()
     void useReplayStore.getState().load()
     const offListener = useEventsStore.getState().followListener()

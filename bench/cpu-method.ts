@@ -374,6 +374,25 @@ async function cpuLeg(
 
 const concurrencyDefault = Number(process.env.BENCH_CONCURRENCY ?? 64)
 
+/** Seconds the sender warms itself up before the first round (BENCH_SENDER_WARMUP, default 5; 0:
+ * none), against a bare server at the first fixed rate, counted on neither side. Each leg's own
+ * warm-up warms that leg's fresh server, not the sender, which lives for the whole run: in the
+ * quiet runs after session 13 every run's first round showed the *bare* server's p99 at 8–14 ms
+ * against 3–6 ms later, with the sender's own GC pauses of 6–13 ms (1.5–2.6 later) — a fresh
+ * sender's heap growing and its code being compiled, measured as either server's latency. */
+const senderWarmUpSeconds = Number(process.env.BENCH_SENDER_WARMUP ?? 5)
+
+async function warmUpSender(plan: CpuMethodPlan, rate: number): Promise<string> {
+  const server = await plan.start('bare', -1, rate)
+  try {
+    const stalls = senderStallMeter()
+    await openLoop(() => server.send(), rate, senderWarmUpSeconds)
+    return stalls.stop()
+  } finally {
+    await server.stop()
+  }
+}
+
 /** Server CPU per accepted delivery at fixed offered rates and at saturation, paired with the bare
  * server in alternating rounds (docs/benchmarks.md, Method). BENCH_ROUNDS (3), BENCH_SECONDS per
  * leg (5), BENCH_RATES (100,1000,saturation). */
@@ -387,6 +406,13 @@ export async function runCpuMethod(plan: CpuMethodPlan): Promise<void> {
   console.log(
     `  (${rounds} rounds, ${seconds} s per leg, each leg on a fresh server after a ${warmUpSeconds} s warm-up)`,
   )
+  const firstRate = rates.find((r): r is number => r !== 'saturation')
+  if (senderWarmUpSeconds > 0 && firstRate !== undefined) {
+    const stalls = await warmUpSender(plan, firstRate)
+    console.log(
+      `  (the sender warmed up first: ${senderWarmUpSeconds} s at ${firstRate.toLocaleString('en-US')}/s against a bare server, counted on neither side; ${stalls})`,
+    )
+  }
   for (const rate of rates) {
     const ratios: number[] = []
     const kept: { bare: CpuLegResult; server: CpuLegResult }[] = []

@@ -34,7 +34,7 @@ export type ItemResult =
   { ok: true; row: CommittedRow } | { ok: false; code: string | null; message: string; retryable?: boolean }
 
 /** One delivery as the commit worker answers it: a first delivery by its seq alone (its row is the
- * delivery the listener holds: `insertedRow`), a redelivery with the row as stored, or why it
+ * delivery the listener holds: `insertedSummary`), a redelivery with the row as stored, or why it
  * alone cannot be stored. */
 export type CommittedItem = { ok: true; inserted: number } | ItemResult
 

@@ -101,7 +101,7 @@ export function insertArgs(e: EventParams): unknown[] {
  * the insert itself, not a second statement per event: a tenth of a catch-up's commit time). */
 export const upsertSourcedEventSql = upsertSql(true)
 /** What the upsert returns: no more than the commit hooks and the answer need. A first delivery's
- * row is the delivery itself (`insertedRow`); only a redelivery's is read back (`storedSummarySql`):
+ * row is the delivery itself (`insertedSummary` in store.ts); only a redelivery's is read back (`storedSummarySql`):
  * returning every summary column cost the worker a row object per delivery and the listener a copy
  * of it through the thread boundary. */
 export interface UpsertedRow {
@@ -112,30 +112,6 @@ export interface UpsertedRow {
 
 /** The stored row a redelivery found, read in the same transaction right after its upsert. */
 export const storedSummarySql = `SELECT ${summaryColumns} FROM events WHERE seq = ?`
-
-/** The summary columns of a row this delivery inserted: the delivery as sent, with the seq the
- * insert gave it, what a synced event brings (its source, the relay's conflicts), and `data` only
- * for funding events (as `summaryColumns`: SQLite's LIKE folds ASCII case, so does the `i` flag). */
-export function insertedRow(e: EventParams, seq: number): CommittedRow {
-  return {
-    seq,
-    id: e.id,
-    type: e.type,
-    grp: e.grp,
-    created_at: e.created_at,
-    created_ms: e.created_ms,
-    received_at: e.at,
-    last_delivery_at: e.at,
-    deliveries: 1,
-    endpoint: e.endpoint,
-    data_id: storedDataId(e.data_id),
-    conflicts: e.conflicts ?? 0,
-    // The plain upsert leaves the column null for an empty source, as for none.
-    source: e.source || null,
-    data: summaryHasData(e.type) ? e.data : null,
-    conflicted: 0,
-  }
-}
 
 /** A data id as SQLite stores it: a lone UTF-16 surrogate becomes U+FFFD (the envelope's id, type
  * and created_at never hold one: parseEnvelope refuses them; a data id may). */

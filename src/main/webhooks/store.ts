@@ -45,9 +45,10 @@ export function toSummary(row: EventRow): EventSummary {
   }
 }
 
-/** The summary of a delivery this commit inserted, as `toSummary` of its stored row reads (the
- * row is the delivery with the seq it was given: `insertedRow`), made without that row object and,
- * for a funding event, from the data `parseEnvelope` parsed rather than from `data` parsed again. */
+/** The summary of a delivery this commit inserted, as `toSummary` reads its stored row (the
+ * delivery as sent, with the seq the insert gave it, what a synced event brings — its source, the
+ * relay's conflicts — and the data only for funding events), made without a row object and, for a
+ * funding event, from the data `parseEnvelope` parsed rather than from `data` parsed again. */
 export function insertedSummary(e: ParsedEventParams, seq: number): EventSummary {
   return {
     seq,
@@ -138,12 +139,13 @@ export interface EventStore {
   outages(limit: number, minGapMs: number): { from: number; to: number }[]
 }
 
-/** Named parameters of upsertEventSql for one delivery (plain data: it may cross to a worker). */
 /** A listener's delivery as ingest commits it: the stored params, and the data as `parseEnvelope`
  * parsed it, from which the summary's funding line is made instead of parsing `data` again (issue
  * 35). Never sent to the commit worker: the wire packs the params' own fields only. */
 export type ParsedEventParams = EventParams & { readonly parsedData?: Record<string, unknown> }
 
+/** Named parameters of upsertEventSql for one delivery (plain data: it may cross to a worker), with
+ * the data as parsed. */
 export function eventParams(e: IncomingEvent): ParsedEventParams {
   return {
     parsedData: e.envelope.data,

@@ -16,7 +16,8 @@ import { createPushBus } from '../../../src/main/push'
 import { createCommittedEvents } from '../../../src/main/committed'
 import { createEventStore, toSummary } from '../../../src/main/webhooks'
 import type { CommittedRow, EventParams } from '../../../src/main/webhooks'
-import { insertedRow, storedSummarySql, upsertEventSql } from '../../../src/main/webhooks/sql'
+import { storedSummarySql, upsertEventSql } from '../../../src/main/webhooks/sql'
+import { insertedSummary } from '../../../src/main/webhooks/store'
 import type { UpsertedRow } from '../../../src/main/webhooks/sql'
 import { groupOf } from '../../../src/shared/events'
 import type { EventSummary } from '../../../src/shared/contract/events'
@@ -153,11 +154,11 @@ export function useAlertsRig(
         const upserted = upsert.get(delivery) as UpsertedRow
         // As the commit path answers: a first delivery is the delivery itself, a redelivery the
         // row as stored.
-        const row =
+        const summary =
           upserted.deliveries === 1
-            ? insertedRow(delivery, upserted.seq)
-            : { ...(storedSummary.get(upserted.seq) as CommittedRow), conflicted: upserted.conflicted }
-        return { summary: toSummary(row), duplicate: upserted.deliveries > 1 }
+            ? insertedSummary(delivery, upserted.seq)
+            : toSummary(storedSummary.get(upserted.seq) as CommittedRow)
+        return { summary, duplicate: upserted.deliveries > 1 }
       }),
     )
     const storeAll = (list: { id: string; type: string; endpoint?: string }[]) => {

@@ -64,6 +64,16 @@ export const pgMigrations: PgMigration[] = [
     sql: `ALTER TABLE relay_tokens ADD COLUMN scope text NOT NULL DEFAULT 'read'
             CHECK (scope IN ('read', 'metrics', 'admin'));`,
   },
+  {
+    version: 3,
+    name: 'no data-id index on events',
+    // No read of a relay store used it (issue 35, session 14): the one read of data_id is the
+    // search's prefix range, which compares in "C" byte order (filter.ts) and so cannot use an
+    // index in the column's own collation; it runs along events_received as before. Every
+    // delivery paid a random-key B-tree insert (and its WAL) for it. IF EXISTS: a database whose
+    // operator dropped it by hand migrates too.
+    sql: `DROP INDEX IF EXISTS events_data_id;`,
+  },
 ]
 
 /** One key for "a watchdesk relay migrates this database" (any 64-bit number, fixed forever). */

@@ -136,10 +136,13 @@ describe('relays behind PgBouncer in transaction mode', () => {
     // The commands below through main() in this process (runMain): the process start is proven by
     // the refused relay above and by the relays of the first test.
     const migrated = await runMain(['relay', 'migrate', '--store', bouncer.urlFor(database)], env)
-    expect(migrated.stdout).toMatch(/applied 2 schema step\(s\); the database is at version 2/)
+    const latest = pgMigrations.at(-1)!.version
+    expect(migrated.stdout).toContain(
+      `applied ${pgMigrations.length} schema step(s); the database is at version ${latest}`,
+    )
     expect(migrated.code).toBe(0)
     const again = await runMain(['relay', 'migrate', '--store', bouncer.urlFor(database)], env)
-    expect(again.stdout).toMatch(/already at version 2/)
+    expect(again.stdout).toContain(`already at version ${latest}`)
     await cluster.sql(
       database,
       'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO relay_rw; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO relay_rw',

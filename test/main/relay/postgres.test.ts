@@ -2,6 +2,9 @@ import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { createRelayToken } from '../../../src/main/relay'
 import { pgMigrations } from '../../../src/main/relay/pg-migrations'
+import { postgresReads } from '../../../src/main/relay/pg-reads'
+import { postgresRetentionTarget } from '../../../src/main/relay/pg-retention'
+import { migratePostgresUrl } from '../../../src/main/relay/pg-store'
 import { unwrap } from '../../../src/shared/result'
 import { usePostgres } from '../../support/postgres'
 import { waitFor } from '../../support/wait'
@@ -202,5 +205,72 @@ describe('relays on one PostgreSQL database', () => {
       async () => (await store.recentRejections(10)).find((r) => r.status === 400),
       'the rejection to be recorded',
     )
+  })
+
+  // Every index costs each delivery its insert and its WAL (issue 35): one no read used was dropped
+  // (migration 3). The reads are the store's own, recorded as sent and explained on a table whose
+  // rows make each of them selective.
+  it("have no index on the events or rejections tables that none of the relay store's reads uses", async () => {
+    const url = await freshDatabase()
+    unwrap(await migratePostgresUrl(url))
+    const sent: { text: string; values: unknown[] }[] = []
+    const pool = new pg.Pool({ connectionString: url, max: 1 })
+    const query = pool.query.bind(pool) as (text: string, values?: unknown[]) => Promise<pg.QueryResult>
+    pool.query = ((text: string, values: unknown[] = []) => {
+      sent.push({ text, values })
+      return query(text, values)
+    }) as typeof pool.query
+    const client = new pg.Client(url)
+    await client.connect()
+    try {
+      // 20,000 events, one in a thousand a card event (a group and type of its own), random ids and data ids.
+      await client.query(`
+        INSERT INTO events (id, type, grp, created_at, created_ms, received_at, last_delivery_at, endpoint, data_id, body, data)
+        SELECT 'evt_' || md5(i::text), CASE WHEN i % 1000 = 0 THEN 'card.updated' ELSE 'funding.completed' END,
+               CASE WHEN i % 1000 = 0 THEN 'cards' ELSE 'payments' END, '2026-11-01T00:00:00Z', i,
+               1000000 + i, 1000000 + i, 'wh_main', 'fund_' || md5((i * 7)::text), '\\x7b7d', '{}'
+        FROM generate_series(1, 20000) i;
+        INSERT INTO webhook_rejections (at, path, status, reason, size, remote)
+        SELECT i, '/webhooks', 401, 'bad signature', 10, '127.0.0.1' FROM generate_series(1, 2000) i;
+        ANALYZE events; ANALYZE webhook_rejections`)
+      const { rows: some } = await client.query<{ id: string; data_id: string; txid: string; seq: string }>(
+        'SELECT id, data_id, txid::text, seq::text FROM events WHERE seq = 10000',
+      )
+      const row = some[0]!
+      const reads = postgresReads(pool)
+      await reads.list({}, undefined, 50)
+      await reads.list({}, { receivedAt: 1_010_000, seq: 10_000 }, 50)
+      await reads.list({ groups: ['cards'] }, undefined, 50)
+      await reads.list({ types: ['card.updated'] }, undefined, 50)
+      await reads.list({ from: 1_005_000, to: 1_005_100 }, undefined, 50)
+      await reads.list({ search: row.data_id.slice(0, 12) }, undefined, 50)
+      await reads.get(row.id)
+      await reads.readAfter('0', 100, true)
+      await reads.readAfter(`${row.txid}.${row.seq}`, 100)
+      await reads.positionFacts(`${row.txid}.${row.seq}`)
+      await reads.positionOfNewest([row.id])
+      await reads.recentRejections(50)
+      await postgresRetentionTarget(pool).prune('events', 1_000_100, 10)
+      await postgresRetentionTarget(pool).prune('rejections', 100, 10)
+
+      const used = new Set<string>()
+      const collect = (node: unknown): void => {
+        if (Array.isArray(node)) node.forEach(collect)
+        else if (node && typeof node === 'object')
+          for (const [key, value] of Object.entries(node)) {
+            if (key === 'Index Name') used.add(String(value))
+            else collect(value)
+          }
+      }
+      for (const { text, values } of sent)
+        collect((await client.query(`EXPLAIN (FORMAT JSON) ${text}`, values)).rows)
+      const { rows: indexes } = await client.query<{ indexname: string }>(
+        `SELECT indexname FROM pg_indexes WHERE tablename IN ('events', 'webhook_rejections') ORDER BY indexname`,
+      )
+      expect(indexes.map((i) => i.indexname).filter((name) => !used.has(name))).toEqual([])
+    } finally {
+      await client.end()
+      await pool.end()
+    }
   })
 })

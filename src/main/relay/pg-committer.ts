@@ -3,8 +3,8 @@ import type pg from 'pg'
 import type { PoolClient } from 'pg'
 import type { Rejection } from '../../shared/contract/events'
 import type { Logger } from '../log'
-import type { CommitReply, ItemResult, StorageFailure } from '../webhooks'
-import { resultOf } from '../webhooks'
+import type { CommittedItem, ItemResult, StorageFailure } from '../webhooks'
+import { committedResultOf } from '../webhooks'
 import type { CommitResult, Committer } from '../webhooks'
 import type { CommittedRow, EventParams } from '../webhooks'
 import { defaultCommitDeadlineMs } from './pg-connection'
@@ -172,7 +172,7 @@ export function postgresCommitter(
   async function commitGroup(group: Request[]): Promise<void> {
     const events = group.flatMap((r) => r.events)
     const rejections = group.flatMap((r) => r.rejections)
-    let outcome: { ok: true; items: ItemResult[] } | { ok: false; failure: StorageFailure }
+    let outcome: { ok: true; items: CommittedItem[] } | { ok: false; failure: StorageFailure }
     for (let attempt = 0; ; attempt++) {
       try {
         outcome = { ok: true, items: await commitEvents(pool, named, events, rejections) }
@@ -188,11 +188,16 @@ export function postgresCommitter(
     if (outcome.ok && events.length > 0) committed()
     let offset = 0
     for (const r of group) {
-      const reply: CommitReply = outcome.ok
-        ? { id: 0, ok: true, items: outcome.items.slice(offset, offset + r.events.length) }
-        : { id: 0, ok: false, failure: outcome.failure }
+      const items = outcome.ok ? outcome.items.slice(offset, offset + r.events.length) : []
       offset += r.events.length
-      r.resolve(resultOf(reply))
+      // A first delivery's summary is made from the delivery ingest holds (its data as parsed), as
+      // the console's commit path does: no row object, no second JSON.parse of the data.
+      r.resolve(
+        committedResultOf(
+          outcome.ok ? { id: 0, ok: true, items } : { id: 0, ok: false, failure: outcome.failure },
+          r.events,
+        ),
+      )
     }
   }
 
@@ -252,7 +257,8 @@ export function postgresCommitter(
 
 /** Whether followers of other relays have something to read after this item: a new event or a
  * conflict (a plain redelivery changes nothing they are sent). */
-const changedOthers = (i: ItemResult) => i.ok && (i.row.deliveries === 1 || i.row.conflicted === 1)
+const changedOthers = (i: CommittedItem) =>
+  'inserted' in i || (i.ok && (i.row.deliveries === 1 || i.row.conflicted === 1))
 
 /** The rejections of a group, and the cap on the log (the newest 10,000 kept). The cap deletes
  * only rows no other session holds (SKIP LOCKED): two relays pruning the same old rows at once
@@ -333,7 +339,7 @@ async function commitEvents(
   named: NamedStatements,
   events: EventParams[],
   rejections: Rejection[],
-): Promise<ItemResult[]> {
+): Promise<CommittedItem[]> {
   const single = new Set(events.map((e) => e.id)).size === events.length
   if (single && events.length + rejections.length > 0) {
     try {
@@ -367,12 +373,12 @@ async function transaction(
   events: EventParams[],
   rejections: Rejection[],
   skipLocked = false,
-): Promise<ItemResult[]> {
+): Promise<CommittedItem[]> {
   const client = await pool.connect()
   let broken = false
   try {
     await client.query('BEGIN')
-    const items: ItemResult[] = new Array(events.length)
+    const items: CommittedItem[] = new Array(events.length)
     const locked = skipLocked ? await lockedIds(client, events) : new Set<string>()
     events.forEach((e, i) => {
       if (locked.has(e.id)) items[i] = lockedItem
@@ -424,7 +430,7 @@ async function lockedIds(client: PoolClient, events: EventParams[]): Promise<Set
   return new Set(rows.map((r) => r.id))
 }
 
-async function oneByOne(client: PoolClient, event: EventParams): Promise<ItemResult> {
+async function oneByOne(client: PoolClient, event: EventParams): Promise<CommittedItem> {
   await client.query('SAVEPOINT one')
   try {
     const rows = await upsert(client, [event])
@@ -454,34 +460,14 @@ const lockedItem: ItemResult = {
   retryable: true,
 }
 
-/** No row back: the statement left the id out because another session holds its row (upsertSql). */
-function itemOf(event: EventParams, row: ReturnedRow | undefined): ItemResult {
+/** No row back: the statement left the id out because another session holds its row (upsertSql).
+ * A row this statement inserted is this delivery as sent with its seq (committedResultOf makes its
+ * summary, `insertedSummary`); a redelivery's is the row as stored. */
+function itemOf(event: EventParams, row: ReturnedRow | undefined): CommittedItem {
   if (!row) return lockedItem
-  return {
-    ok: true,
-    row: row.stored === null ? insertedRow(event, row.seq) : storedRow(event, row, row.stored),
-  }
-}
-
-/** A row this statement inserted: this delivery as sent, with the table's defaults. */
-function insertedRow(event: EventParams, seq: number): CommittedRow {
-  return {
-    seq,
-    id: event.id,
-    type: event.type,
-    grp: event.grp,
-    created_at: event.created_at,
-    created_ms: event.created_ms,
-    received_at: event.at,
-    last_delivery_at: event.at,
-    deliveries: 1,
-    endpoint: event.endpoint,
-    data_id: event.data_id,
-    conflicts: 0,
-    source: null,
-    data: event.type.startsWith('funding.') ? event.data : null,
-    conflicted: 0,
-  }
+  return row.stored === null
+    ? { ok: true, inserted: row.seq }
+    : { ok: true, row: storedRow(event, row, row.stored) }
 }
 
 /** A row a redelivery found: as stored, `conflicted` when this delivery's body differs. */

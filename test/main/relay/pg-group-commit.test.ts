@@ -6,12 +6,14 @@ import {
   migratePostgresUrl,
   pgConfigOf,
   postgresCommitter,
+  openPostgresStore,
   postgresGrouping,
 } from '../../../src/main/relay/pg-store'
 import type { PostgresGrouping } from '../../../src/main/relay/pg-store'
 import type { EventParams } from '../../../src/main/webhooks/sql'
 import type { Committer } from '../../../src/main/webhooks'
-import { createIngest, signBody } from '../../../src/main/webhooks'
+import { createIngest, parseEnvelope, signBody } from '../../../src/main/webhooks'
+import { eventParams } from '../../../src/main/webhooks/store'
 import { createLogger, silentLogger } from '../../../src/main/log'
 import { unwrap } from '../../../src/shared/result'
 import { usePostgres } from '../../support/postgres'
@@ -180,6 +182,47 @@ describe('group commit into PostgreSQL', () => {
     } finally {
       await db.end()
     }
+  })
+
+  it('answers a first delivery with the summary a read returns, made from the data as parsed (no second parse), a lone surrogate in its data id as stored', async () => {
+    const store = unwrap(await openPostgresStore(await sharedDatabase(), { grouping: null }))
+    ends.push(() => store.close())
+    const sent = ['fund_\ud800_lone', 'fund_plain', 'fund_\udc00'].map((dataId, i) => {
+      const data = {
+        id: dataId,
+        status: 'completed',
+        amount: 1000 + i,
+        currency: 'USD',
+        target_amount: 998.75,
+        target_currency: 'USDC',
+      }
+      const body = Buffer.from(
+        JSON.stringify({
+          id: `evt_summary_${i}`,
+          type: 'funding.completed',
+          created_at: '2026-11-01T00:00:00Z',
+          data,
+        }),
+      )
+      return eventParams({ envelope: unwrap(parseEnvelope(body)), body, endpoint: 'wh_group', at: 5 })
+    })
+    const parse = vi.spyOn(JSON, 'parse')
+    const result = await store.committer.commit(sent, [])
+    const parsedData = parse.mock.calls.filter(([text]) => sent.some((e) => e.data === text)).length
+    parse.mockRestore()
+    if (!result.ok) throw new Error(result.failure.message)
+    // Before: each first delivery's data text parsed again for its funding line.
+    expect(parsedData).toBe(0)
+    const read = await store.list({ search: 'evt_summary_' }, undefined, 10)
+    const byId = new Map(read.rows.map((r) => [r.id, r]))
+    // Before: the data id as sent (a lone surrogate), where the stored row has U+FFFD.
+    for (const item of result.items)
+      expect(item.ok && item.summary).toEqual(byId.get(item.ok ? item.summary.id : ''))
+    expect(result.items.map((i) => i.ok && i.summary.fundingLine)).toEqual([
+      '1,000 USD → 998.75 USDC',
+      '1,001 USD → 998.75 USDC',
+      '1,002 USD → 998.75 USDC',
+    ])
   })
 
   it('finds each id of a group through the id index, however large the table grew after its statement was prepared', async () => {

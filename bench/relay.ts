@@ -17,9 +17,11 @@
  * WAL files recycled as a running server's are (BENCH_WAL=fresh: as initdb left them; warmWal);
  * BENCH_GROUPING=off runs the relays without the adaptive group window (postgresGrouping),
  * BENCH_GROUPING=MS with another longest wait, =MS/TARGET with another target per transaction too;
- * BENCH_GROUPING_AB=A,B alternates two of them by round in BENCH_ONLY=cpu. BENCH_ONLY=grouping: ingest and the committer alone
+ * BENCH_GROUPING_AB=A,B alternates two of them by round in BENCH_ONLY=cpu (BENCH_SQL_AB=SQL the schema
+ * as shipped against it changed by SQL; BENCH_IDS=random random event and data ids). BENCH_ONLY=grouping: ingest and the committer alone
  * at a fixed rate, groupings compared (groupingAlone).
  */
+import { randomBytes } from 'node:crypto'
 import { execFileSync, fork } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -131,6 +133,11 @@ if (groupingAB && (groupingAB.length !== 2 || groupingAB.some((g) => groupingOf(
   throw new Error(`BENCH_GROUPING_AB: '${process.env.BENCH_GROUPING_AB}' is not two groupings, e.g. 8/8,8/10`)
 const groupingOfRound = (round: number) =>
   groupingAB ? groupingAB[(round + Math.floor(round / 2)) % 2] : undefined
+/** BENCH_SQL_AB='SQL' (';'-separated): in `BENCH_ONLY=cpu`, the relay legs of rounds 1, 2, 5, 6…
+ * (as BENCH_GROUPING_AB's B) run it on their fresh database once the relay has migrated it and
+ * before the leg's warm-up, e.g. a schema change paired with the schema as shipped. */
+const sqlAB = process.env.BENCH_SQL_AB?.trim() || undefined
+const sqlOfRound = (round: number) => (sqlAB && (round + Math.floor(round / 2)) % 2 === 1 ? sqlAB : undefined)
 
 function startChild(
   kind: string,
@@ -161,13 +168,22 @@ function startChild(
 // ── sender ───────────────────────────────────────────────────────────────────────────────────
 let counter = 0
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
+/** BENCH_IDS=random: event ids and data ids as a service makes them (random), not the default
+ * nearly sequential ones: each then dirties its own leaf page of a B-tree on it (docs/benchmarks.md). */
+const randomIds = process.env.BENCH_IDS === 'random'
 function nextBody(): string {
   const n = counter++
   return JSON.stringify({
-    id: `evt_relay_bench_${process.pid}_${n}`,
+    id: randomIds ? `evt_${randomBytes(12).toString('hex')}` : `evt_relay_bench_${process.pid}_${n}`,
     type: 'funding.completed',
     created_at: new Date().toISOString(),
-    data: { id: `fund_${n}`, status: 'completed', amount: 1000, currency: 'USD', target_amount: 998.75 },
+    data: {
+      id: randomIds ? `fund_${randomBytes(8).toString('hex')}` : `fund_${n}`,
+      status: 'completed',
+      amount: 1000,
+      currency: 'USD',
+      target_amount: 998.75,
+    },
   })
 }
 function post(port: number): Promise<number> {
@@ -747,10 +763,11 @@ async function followers(
  * the bench's cluster: two clock reads per write and flush), and the machine's dirty and
  * writeback page cache (/proc/meminfo, kB) — what a round's slow commits waited for: the disk
  * (slow fsyncs, other writers' dirty pages) or the CPU (session 13). */
-type Flushes = { syncs: number; syncMs: number; writes: number; writeMs: number }
+type Flushes = { syncs: number; syncMs: number; writes: number; writeMs: number; bytes: number; fpi: number }
 async function flushesOf(db: pg.Client): Promise<Flushes> {
   const { rows } = await db.query<Flushes>(
-    `SELECT wal_sync::float8 AS syncs, wal_sync_time AS "syncMs", wal_write::float8 AS writes, wal_write_time AS "writeMs" FROM pg_stat_wal`,
+    `SELECT wal_sync::float8 AS syncs, wal_sync_time AS "syncMs", wal_write::float8 AS writes, wal_write_time AS "writeMs",
+       wal_bytes::float8 AS bytes, wal_fpi::float8 AS fpi FROM pg_stat_wal`,
   )
   return rows[0]!
 }
@@ -759,11 +776,20 @@ function dirtyKb(): { dirty: number; writeback: number } {
   const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(info)?.[1] ?? NaN)
   return { dirty: kb('Dirty'), writeback: kb('Writeback') }
 }
-function flushNote(before: Flushes, after: Flushes, dirty: { dirty: number; writeback: number }): string {
+/** What a leg's commits waited for, and the WAL its deliveries wrote (bytes and full-page images
+ * per delivery: counts, not load-dependent). */
+function flushNote(
+  before: Flushes,
+  after: Flushes,
+  dirty: { dirty: number; writeback: number },
+  rows: number,
+): string {
+  const per = (n: number) => n / Math.max(1, rows)
+  const wal = `WAL ${(per(after.bytes - before.bytes) / 1024).toFixed(2)} kB and ${per(after.fpi - before.fpi).toFixed(2)} full pages per delivery`
   const syncs = after.syncs - before.syncs
   const writes = after.writes - before.writes
   const mean = (ms: number, n: number) => (n > 0 ? (ms / n).toFixed(2) : '–')
-  return `WAL flushes ${syncs} (mean ${mean(after.syncMs - before.syncMs, syncs)} ms; writes ${writes}, mean ${mean(after.writeMs - before.writeMs, writes)} ms), page cache at the start ${Math.round(dirty.dirty / 1024)} MB dirty, ${Math.round(dirty.writeback / 1024)} MB in writeback`
+  return `${wal}, WAL flushes ${syncs} (mean ${mean(after.syncMs - before.syncMs, syncs)} ms; writes ${writes}, mean ${mean(after.writeMs - before.writeMs, writes)} ms), page cache at the start ${Math.round(dirty.dirty / 1024)} MB dirty, ${Math.round(dirty.writeback / 1024)} MB in writeback`
 }
 
 async function walSegmentsOf(db: pg.Client): Promise<number> {
@@ -816,6 +842,8 @@ async function cpuMethod(cluster: PrivateCluster): Promise<void> {
         if (kind === 'server' && warmWal) cluster.psql('postgres', 'CHECKPOINT')
         const grouping = kind === 'server' ? groupingOfRound(round) : undefined
         const { child, port } = await startChild(kind === 'bare' ? 'bare' : 'relay', url, grouping)
+        const sql = kind === 'server' ? sqlOfRound(round) : undefined
+        for (const q of sql?.split(';').filter((t) => t.trim()) ?? []) cluster.psql(`cpu_${round}_${rate}`, q)
         let work: Work | null = null
         let segments = 0
         let flushes: Flushes | null = null
@@ -862,9 +890,10 @@ async function cpuMethod(cluster: PrivateCluster): Promise<void> {
             const after = await workOf(db)
             const group = (after.rows - work.rows) / Math.max(1, after.groups - work.groups)
             const statements = process.env.BENCH_VERBOSE ? `\n${await statementsOf(db)}` : ''
-            const window = grouping ? `, grouping ${grouping}` : ''
+            const window = `${grouping ? `, grouping ${grouping}` : ''}${sqlAB ? `, ${sql ? 'with' : 'without'} BENCH_SQL_AB` : ''}`
             const made = (await walSegmentsOf(db)) - segments
-            const flushed = flushes ? `, ${flushNote(flushes, await flushesOf(db), dirty)}` : ''
+            const rows = after.rows - work.rows
+            const flushed = flushes ? `, ${flushNote(flushes, await flushesOf(db), dirty, rows)}` : ''
             return `PostgreSQL mean group ${group.toFixed(1)} deliveries${window}, WAL files made ${made}${flushed}${statements}`
           },
           async stop() {

@@ -18,7 +18,8 @@
  * BENCH_GROUPING=off runs the relays without the adaptive group window (postgresGrouping),
  * BENCH_GROUPING=MS with another longest wait, =MS/TARGET with another target per transaction too;
  * BENCH_GROUPING_AB=A,B alternates two of them by round in BENCH_ONLY=cpu (BENCH_SQL_AB=SQL the schema
- * as shipped against it changed by SQL; BENCH_IDS=random random event and data ids). BENCH_ONLY=grouping: ingest and the committer alone
+ * as shipped against it changed by SQL; BENCH_IDS=random random event and data ids). BENCH_ONLY=schema: that
+ * change's PostgreSQL CPU and WAL per delivery alone, paired (schemaAlone). BENCH_ONLY=grouping: ingest and the committer alone
  * at a fixed rate, groupings compared (groupingAlone).
  */
 import { randomBytes } from 'node:crypto'
@@ -34,7 +35,12 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { silentLogger } from '../src/main/log'
 import { createRelayToken, startRelay } from '../src/main/relay'
-import { migratePostgresUrl, openPostgresStore, postgresGrouping } from '../src/main/relay/pg-store'
+import {
+  migratePostgresUrl,
+  openPostgresStore,
+  postgresCommitter,
+  postgresGrouping,
+} from '../src/main/relay/pg-store'
 import type { PostgresGrouping } from '../src/main/relay/pg-store'
 import { createMemoryStore, observeSecrets } from '../src/main/secrets'
 import { createIngest, parseEnvelope, signBody } from '../src/main/webhooks'
@@ -525,6 +531,86 @@ async function storeAlone(cluster: PrivateCluster): Promise<void> {
   await db.end()
 }
 
+/** BENCH_ONLY=schema: PostgreSQL's CPU and WAL per delivery with the schema as shipped against it
+ * changed by BENCH_SQL_AB (e.g. an index added or dropped), paired: the product's committer on one
+ * connection each, groups of BENCH_GROUP (default 10) random ids and data ids, each table filled to
+ * BENCH_FILL rows (default 200,000) first, alternating blocks of 150 groups (BENCH_ROUNDS pairs,
+ * default 12); the backend's on-CPU time from /proc/PID/schedstat (ns), the WAL from the LSN. Only
+ * the backend's own CPU: no HTTP, no sender, so the machine's load scatters it far less than a
+ * whole leg (issue 35, session 14: the data-id index with random keys). */
+async function schemaAlone(cluster: PrivateCluster): Promise<void> {
+  const sql = process.env.BENCH_SQL_AB ?? ''
+  const size = Number(process.env.BENCH_GROUP ?? 10)
+  const fill = Number(process.env.BENCH_FILL ?? 200_000)
+  const pairs = Number(process.env.BENCH_ROUNDS ?? 12)
+  const event = (): EventParams => {
+    const id = `evt_${randomBytes(12).toString('hex')}`
+    const data = {
+      id: `fund_${randomBytes(8).toString('hex')}`,
+      status: 'completed',
+      amount: 1000,
+      currency: 'USD',
+    }
+    const body = Buffer.from(
+      JSON.stringify({ id, type: 'funding.completed', created_at: '2026-11-01T00:00:00Z', data }),
+    )
+    return eventParams({ envelope: unwrap(parseEnvelope(body)), body, endpoint: 'wh_bench', at: Date.now() })
+  }
+  const sides = []
+  for (const name of ['as shipped', 'with BENCH_SQL_AB']) {
+    const database = name === 'as shipped' ? 'schema_a' : 'schema_b'
+    const url = cluster.createDatabase(database)
+    unwrap(await migratePostgresUrl(url))
+    if (database === 'schema_b')
+      for (const q of sql.split(';').filter((t) => t.trim())) cluster.psql(database, q)
+    cluster.psql(
+      database,
+      `INSERT INTO events (id, type, grp, created_at, created_ms, received_at, last_delivery_at, endpoint, data_id, body, data)
+       SELECT 'evt_' || md5(i::text || '${database}'), 'funding.completed', 'payments', 'x', i, i, i, 'wh', 'fund_' || md5((i * 7)::text), '\x7b7d', '{}'
+       FROM generate_series(1, ${fill}) i`,
+    )
+    cluster.psql(database, 'VACUUM ANALYZE events')
+    // Never closed while the other side's block runs: one backend per side for the whole run.
+    const pool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 0 })
+    const committer = postgresCommitter(pool, 1, () => {}, 60_000, 60_000, undefined, null)
+    const pid = Number((await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid)
+    sides.push({ name, pool, committer, pid, us: [] as number[], wal: [] as number[] })
+  }
+  cluster.psql('postgres', 'CHECKPOINT')
+  const onCpuUs = (pid: number) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1000
+  const lsn = async (pool: pg.Pool) =>
+    (await pool.query<{ l: string }>('SELECT pg_current_wal_lsn()::text AS l')).rows[0]!.l
+  const rows = 150 * size
+  for (let block = 0; block < 2 * pairs; block++) {
+    const side = sides[(block + Math.floor(block / 2)) % 2]!
+    const from = await lsn(side.pool)
+    const before = onCpuUs(side.pid)
+    for (let g = 0; g < 150; g++) await side.committer.commit(Array.from({ length: size }, event), [])
+    side.us.push((onCpuUs(side.pid) - before) / rows)
+    const { rows: b } = await side.pool.query<{ b: string }>(
+      `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1) AS b`,
+      [from],
+    )
+    side.wal.push(Number(b[0]!.b) / rows)
+  }
+  const [a, b] = sides as [(typeof sides)[0], (typeof sides)[0]]
+  const ratios = a.us.map((us, i) => b.us[i]! / us).slice(1)
+  console.log(
+    `schema A/B: BENCH_SQL_AB="${sql}", groups of ${size}, tables filled to ${fill.toLocaleString('en-US')} rows, ${pairs} pairs of ${rows.toLocaleString('en-US')} deliveries`,
+  )
+  for (const side of sides)
+    console.log(
+      `  ${side.name.padEnd(18)} PostgreSQL backend ${median(side.us).toFixed(1)} µs per delivery (min ${Math.min(...side.us).toFixed(1)}, max ${Math.max(...side.us).toFixed(1)}), WAL ${median(side.wal).toFixed(0)} bytes per delivery`,
+    )
+  console.log(
+    `  paired ÷ as shipped (first pair left out): median ${median(ratios).toFixed(2)} (min ${Math.min(...ratios).toFixed(2)}, max ${Math.max(...ratios).toFixed(2)}; ${ratios.map((r) => r.toFixed(2)).join(' ')})`,
+  )
+  for (const side of sides) {
+    await side.committer.close()
+    await side.pool.end()
+  }
+}
+
 /** BENCH_ONLY=grouping: ingest and the PostgreSQL committer in this process (no HTTP: on a loaded
  * machine a relay behind HTTP lags and forms saturation-sized groups whatever its window, so the
  * window's effect at a fixed rate cannot show there), fed at BENCH_RATE (default 1,000/s, open
@@ -918,6 +1004,10 @@ async function main(): Promise<void> {
   try {
     if (process.env.BENCH_ONLY === 'store') {
       await storeAlone(cluster)
+      return
+    }
+    if (process.env.BENCH_ONLY === 'schema') {
+      await schemaAlone(cluster)
       return
     }
     if (process.env.BENCH_ONLY === 'grouping') {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { Command, Help } from 'commander'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { commandTable, commandToLoad, declareCommands } from '../../../src/main/cli/commands'
 import type { CliContext } from '../../../src/main/cli/common'
 import { main, programWithoutCommands } from '../../../src/main/cli/main'
@@ -170,5 +170,29 @@ describe('what the built command line loads before a command runs', () => {
     expect(packagesReached(join(out, 'chunks', runChunk![1]!))).toEqual(
       expect.arrayContaining(['better-sqlite3', 'zod']),
     )
+  })
+})
+
+describe('what every start builds at module load', () => {
+  it('makes no Intl number format until an amount needs one (the catalogue every command loads, the wallets table)', async () => {
+    // A process's first Intl.NumberFormat loads ICU's number data, about 25 ms of CPU: every
+    // command and every serve/listen/relay start paid it when these modules made theirs at load.
+    vi.resetModules()
+    const made = vi.spyOn(Intl, 'NumberFormat')
+    try {
+      const events = await import('../../../src/shared/events')
+      const wallets = await import('../../../src/shared/payments/wallets')
+      expect(made).not.toHaveBeenCalled()
+      // A plain amount needs none either; one past 2^26 is Intl's, made once and kept.
+      expect(events.formatAmount(1234.5)).toBe('1,234.5')
+      expect(made).not.toHaveBeenCalled()
+      expect(events.formatAmount(123_456_789.5)).toBe('123,456,789.5')
+      expect(events.formatAmount(987_654_321)).toBe('987,654,321')
+      expect(made).toHaveBeenCalledTimes(1)
+      expect(wallets.formatCell('amount', 1500.25)).toMatchObject({ text: '1,500.25', kind: 'amount' })
+      expect(made).toHaveBeenCalledTimes(2)
+    } finally {
+      made.mockRestore()
+    }
   })
 })

@@ -142,6 +142,16 @@ function packagesReached(entry: string): string[] {
   return [...packages].sort()
 }
 
+/** Our own modules a chunk reaches through static imports (rolldown heads each with its path):
+ * the capability folders under src/main, and the top-level files there. */
+function capabilitiesReached(entry: string): string[] {
+  const reached = new Set<string>()
+  for (const file of staticClosure(entry))
+    for (const match of readFileSync(file, 'utf8').matchAll(/^\/\/ src\/main\/([\w.-]+)/gm))
+      reached.add(match[1]!)
+  return [...reached].sort()
+}
+
 /** The chunk out/main/cli.js imports for a command's declaration: `import("./chunks/events-….js")`. */
 function declarationChunk(name: string): string {
   const cli = readFileSync(join(out, 'cli.js'), 'utf8')
@@ -159,6 +169,17 @@ describe('what the built command line loads before a command runs', () => {
 
   it.each(['events', 'chains'])('the declaration of `%s` (its --help) reaches only commander', (name) => {
     expect(packagesReached(declarationChunk(name))).toEqual(['commander'])
+  })
+
+  it('`events` reads the console database without loading the other capabilities (the relay command only for --store)', () => {
+    const events = readFileSync(declarationChunk('events'), 'utf8')
+    const runChunk = /import\(["']\.\/(events-run-[\w-]+\.js)["']\)/.exec(events)
+    expect(runChunk).not.toBeNull()
+    const reached = capabilitiesReached(join(out, 'chunks', runChunk![1]!))
+    // The detector sees what it looks for: the events store is the webhooks capability's.
+    expect(reached).toEqual(expect.arrayContaining(['db', 'webhooks']))
+    for (const other of ['contributions.ts', 'chains', 'alerts', 'payments', 'forward', 'relay', 'sources'])
+      expect(reached, `events reaches src/main/${other} through static imports`).not.toContain(other)
   })
 
   it('the detector sees the back end where a command runs (a test that could never fail proves nothing)', () => {

@@ -152,6 +152,17 @@ function capabilitiesReached(entry: string): string[] {
   return [...reached].sort()
 }
 
+/** Node's built-in modules a chunk reaches through static imports, ES or bundled require(). */
+function builtinsReached(entry: string): string[] {
+  const reached = new Set<string>()
+  for (const file of staticClosure(entry))
+    for (const match of readFileSync(file, 'utf8').matchAll(
+      /(?:\bfrom\s*|__require\()["']node:([\w/]+)["']|__require\(["'](https?|tls|net)["']\)/g,
+    ))
+      reached.add(match[1] ?? match[2]!)
+  return [...reached].sort()
+}
+
 /** The chunk out/main/cli.js imports for a command's declaration: `import("./chunks/events-….js")`. */
 function declarationChunk(name: string): string {
   const cli = readFileSync(join(out, 'cli.js'), 'utf8')
@@ -180,6 +191,19 @@ describe('what the built command line loads before a command runs', () => {
     expect(reached).toEqual(expect.arrayContaining(['db', 'webhooks']))
     for (const other of ['contributions.ts', 'chains', 'alerts', 'payments', 'forward', 'relay', 'sources'])
       expect(reached, `events reaches src/main/${other} through static imports`).not.toContain(other)
+  })
+
+  it('`events` and `listen` load no TLS stack at start (node:https, about 40 ms of CPU, only for TLS or an https peer)', () => {
+    const events = readFileSync(declarationChunk('events'), 'utf8')
+    const runChunk = /import\(["']\.\/(events-run-[\w-]+\.js)["']\)/.exec(events)
+    expect(runChunk).not.toBeNull()
+    for (const entry of [join(out, 'chunks', runChunk![1]!), declarationChunk('listen')]) {
+      const reached = builtinsReached(entry)
+      // The detector sees what it looks for: both open SQLite files through node:fs and node:path.
+      expect(reached, entry).toContain('fs')
+      expect(reached, entry).not.toContain('https')
+      expect(reached, entry).not.toContain('tls')
+    }
   })
 
   it('the detector sees the back end where a command runs (a test that could never fail proves nothing)', () => {

@@ -219,6 +219,18 @@ describe('what the built command line loads before a command runs', () => {
 })
 
 describe('what every start builds at module load', () => {
+  it("makes a config section's default when a config lacks the section, a fresh one each time (not ten parses at load)", async () => {
+    const { Config } = await import('../../../src/shared/config')
+    const first = Config.parse({})
+    const second = Config.parse({})
+    expect(second).toEqual(first)
+    // Made per parse: a default computed once at load was one object every config shared.
+    expect(second.retention.events).not.toBe(first.retention.events)
+    expect(second.listener.authorizationAnswer).not.toBe(first.listener.authorizationAnswer)
+    first.retention.events.days = 1
+    expect(Config.parse({}).retention.events.days).toBe(90)
+  })
+
   it('makes no Intl number format until an amount needs one (the catalogue every command loads, the wallets table)', async () => {
     // A process's first Intl.NumberFormat loads ICU's number data, about 25 ms of CPU: every
     // command and every serve/listen/relay start paid it when these modules made theirs at load.

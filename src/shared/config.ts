@@ -234,26 +234,29 @@ export type SyncConfig = z.infer<typeof SyncConfig>
  * references, are reported with the fix and block ages are measured against the corrected clock. */
 export const ClockConfig = z.object({ offsetWarnSeconds: z.number().min(1).max(3600).default(5) }).strict()
 
+// Each section's default is its schema's answer to {}, made when a config without that section is
+// parsed, not at module load: ten parses at load were ~25 ms of every start, also of the commands
+// that never read a config (events, storage, …); a parse now gets a fresh default object each time.
 export const ConfigObject = z
   .object({
     apiBaseUrl: httpUrl.optional(),
     rpcBaseUrl: httpUrl.optional(),
     pollIntervalMs: z.number().int().min(250).max(600_000).default(5000),
     chains: z.record(z.string().regex(/^\d+$/, 'chains are keyed by service id'), ChainConfig).default({}),
-    listener: ListenerConfig.default(ListenerConfig.parse({})),
-    desktop: DesktopConfig.default(DesktopConfig.parse({})),
+    listener: ListenerConfig.default(() => ListenerConfig.parse({})),
+    desktop: DesktopConfig.default(() => DesktopConfig.parse({})),
     sources: z
       .record(z.string().regex(sourceNamePattern, 'a source name is letters, digits, _ . -'), SourceConfig)
       .default({}),
-    forward: ForwardConfig.default(ForwardConfig.parse({})),
+    forward: ForwardConfig.default(() => ForwardConfig.parse({})),
     ...PaymentsConfigShape,
-    alerts: AlertsConfig.default(AlertsConfig.parse({})),
-    storage: StorageConfig.default(StorageConfig.parse({})),
-    replay: ReplayConfig.default(ReplayConfig.parse({})),
-    retention: RetentionConfig.default(RetentionConfig.parse({})),
-    sync: SyncConfig.default(SyncConfig.parse({})),
-    drift: DriftConfig.default(DriftConfig.parse({})),
-    clock: ClockConfig.default(ClockConfig.parse({})),
+    alerts: AlertsConfig.default(() => AlertsConfig.parse({})),
+    storage: StorageConfig.default(() => StorageConfig.parse({})),
+    replay: ReplayConfig.default(() => ReplayConfig.parse({})),
+    retention: RetentionConfig.default(() => RetentionConfig.parse({})),
+    sync: SyncConfig.default(() => SyncConfig.parse({})),
+    drift: DriftConfig.default(() => DriftConfig.parse({})),
+    clock: ClockConfig.default(() => ClockConfig.parse({})),
   })
   .strict()
 

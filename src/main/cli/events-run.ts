@@ -5,7 +5,6 @@ import { maxEventSeq } from '../db'
 import type { Database } from '../db'
 import { createEventStore, eventReads } from '../webhooks'
 import type { EventStore } from '../webhooks'
-import { eventsFromStore } from './relay'
 import { openConsoleDatabaseReadOnly } from './common'
 import { exitCodes } from './exit'
 import { eventTableRow, eventsTable } from './event-table'
@@ -34,8 +33,10 @@ export async function runEvents(options: EventsOptions, io: CliIo): Promise<numb
           eventTypes.map((t) => t.type),
         )}`,
       )
+  // The relay command's module (and with it every capability) loads only for --store: a plain
+  // `events` reads the console's database and needs none of them.
   if (options.store)
-    return eventsFromStore(
+    return (await import('./relay')).eventsFromStore(
       { store: options.store, types: options.type, limit: options.limit, json: options.json === true },
       io,
     )

@@ -63,7 +63,11 @@ export const groupLabel = (group: EventGroup): string =>
 export const authorizationRequestType = 'card.authorization.request'
 export const authorizationDeadlineMs = 2000
 
-const amountFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 8 })
+// Made on first use: a process's first Intl.NumberFormat loads ICU's number data (about 25 ms of
+// CPU), which every command that imports this catalogue paid at start and most never need.
+let amountFormat: Intl.NumberFormat | undefined
+const intlAmount = (n: number): string =>
+  (amountFormat ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 8 })).format(n)
 /** `amountFormat.format(n)`, the same text, without Intl for a plain amount: the listener makes
  * the funding line of every funding event it commits, and the two Intl calls were most of it
  * (≈ 0.7 µs of the line's 0.8–1 µs; issue 35). Below 2^26 a double is within 5·10⁻⁹ of the
@@ -71,12 +75,12 @@ const amountFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 8 }
  * the double to 8 digits (what Intl does) gives that same decimal; anything else (larger, more
  * digits, an exponent, -0) goes to Intl. test/shared/events.test.ts compares the two. */
 export function formatAmount(n: number): string {
-  if (!(Math.abs(n) < 67_108_864) || Object.is(n, -0)) return amountFormat.format(n)
+  if (!(Math.abs(n) < 67_108_864) || Object.is(n, -0)) return intlAmount(n)
   const text = String(n)
   const dot = text.indexOf('.')
   const end = dot === -1 ? text.length : dot
   // An exponent (below 1e-6), or more fraction digits than Intl keeps: Intl rounds it.
-  if (text.includes('e') || text.length - end > 9) return amountFormat.format(n)
+  if (text.includes('e') || text.length - end > 9) return intlAmount(n)
   const from = n < 0 ? 1 : 0
   if (end - from <= 3) return text
   let grouped = text.slice(0, from + ((end - from) % 3 || 3))

@@ -41,7 +41,11 @@ export function findList(
   return ok({ source: key, items: record[key] as unknown[] })
 }
 
-const amountFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 18 })
+// Made on first use: a process's first Intl.NumberFormat loads ICU's number data (about 25 ms of
+// CPU), which every start that loads the payments capability paid for a wallets table it may never show.
+let amountFormat: Intl.NumberFormat | undefined
+const intlAmount = (n: number): string =>
+  (amountFormat ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 18 })).format(n)
 
 function kindOfKey(key: string): CellKind {
   const k = key.toLowerCase()
@@ -54,7 +58,7 @@ function kindOfKey(key: string): CellKind {
 }
 
 function formatAmount(value: unknown): string | null {
-  if (typeof value === 'number' && Number.isFinite(value)) return amountFormat.format(value)
+  if (typeof value === 'number' && Number.isFinite(value)) return intlAmount(value)
   if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)) {
     const [whole, fraction] = value.split('.')
     const grouped = BigInt(whole!).toLocaleString('en-US')
@@ -96,7 +100,7 @@ export function formatCell(key: string, value: unknown): WalletCell {
     return formatted === null ? { text: String(value), kind: 'text' } : { text: formatted, kind: 'amount' }
   }
   if (kind === 'currency' && typeof value === 'string') return { text: value.toUpperCase(), kind }
-  if (typeof value === 'number') return { text: amountFormat.format(value), kind: 'amount' }
+  if (typeof value === 'number') return { text: intlAmount(value), kind: 'amount' }
   return { text: String(value), kind }
 }
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { Command, Help } from 'commander'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { commandTable, commandToLoad, declareCommands } from '../../../src/main/cli/commands'
 import type { CliContext } from '../../../src/main/cli/common'
 import { main, programWithoutCommands } from '../../../src/main/cli/main'
@@ -142,6 +142,27 @@ function packagesReached(entry: string): string[] {
   return [...packages].sort()
 }
 
+/** Our own modules a chunk reaches through static imports (rolldown heads each with its path):
+ * the capability folders under src/main, and the top-level files there. */
+function capabilitiesReached(entry: string): string[] {
+  const reached = new Set<string>()
+  for (const file of staticClosure(entry))
+    for (const match of readFileSync(file, 'utf8').matchAll(/^\/\/ src\/main\/([\w.-]+)/gm))
+      reached.add(match[1]!)
+  return [...reached].sort()
+}
+
+/** Node's built-in modules a chunk reaches through static imports, ES or bundled require(). */
+function builtinsReached(entry: string): string[] {
+  const reached = new Set<string>()
+  for (const file of staticClosure(entry))
+    for (const match of readFileSync(file, 'utf8').matchAll(
+      /(?:\bfrom\s*|__require\()["']node:([\w/]+)["']|__require\(["'](https?|tls|net)["']\)/g,
+    ))
+      reached.add(match[1] ?? match[2]!)
+  return [...reached].sort()
+}
+
 /** The chunk out/main/cli.js imports for a command's declaration: `import("./chunks/events-….js")`. */
 function declarationChunk(name: string): string {
   const cli = readFileSync(join(out, 'cli.js'), 'utf8')
@@ -161,6 +182,30 @@ describe('what the built command line loads before a command runs', () => {
     expect(packagesReached(declarationChunk(name))).toEqual(['commander'])
   })
 
+  it('`events` reads the console database without loading the other capabilities (the relay command only for --store)', () => {
+    const events = readFileSync(declarationChunk('events'), 'utf8')
+    const runChunk = /import\(["']\.\/(events-run-[\w-]+\.js)["']\)/.exec(events)
+    expect(runChunk).not.toBeNull()
+    const reached = capabilitiesReached(join(out, 'chunks', runChunk![1]!))
+    // The detector sees what it looks for: the events store is the webhooks capability's.
+    expect(reached).toEqual(expect.arrayContaining(['db', 'webhooks']))
+    for (const other of ['contributions.ts', 'chains', 'alerts', 'payments', 'forward', 'relay', 'sources'])
+      expect(reached, `events reaches src/main/${other} through static imports`).not.toContain(other)
+  })
+
+  it('`events` and `listen` load no TLS stack at start (node:https, about 40 ms of CPU, only for TLS or an https peer)', () => {
+    const events = readFileSync(declarationChunk('events'), 'utf8')
+    const runChunk = /import\(["']\.\/(events-run-[\w-]+\.js)["']\)/.exec(events)
+    expect(runChunk).not.toBeNull()
+    for (const entry of [join(out, 'chunks', runChunk![1]!), declarationChunk('listen')]) {
+      const reached = builtinsReached(entry)
+      // The detector sees what it looks for: both open SQLite files through node:fs and node:path.
+      expect(reached, entry).toContain('fs')
+      expect(reached, entry).not.toContain('https')
+      expect(reached, entry).not.toContain('tls')
+    }
+  })
+
   it('the detector sees the back end where a command runs (a test that could never fail proves nothing)', () => {
     const run = readFileSync(join(out, 'cli.js'), 'utf8')
     expect(run).toMatch(/import\(["']\.\/chunks\/events-[\w-]+\.js["']\)/)
@@ -170,5 +215,41 @@ describe('what the built command line loads before a command runs', () => {
     expect(packagesReached(join(out, 'chunks', runChunk![1]!))).toEqual(
       expect.arrayContaining(['better-sqlite3', 'zod']),
     )
+  })
+})
+
+describe('what every start builds at module load', () => {
+  it("makes a config section's default when a config lacks the section, a fresh one each time (not ten parses at load)", async () => {
+    const { Config } = await import('../../../src/shared/config')
+    const first = Config.parse({})
+    const second = Config.parse({})
+    expect(second).toEqual(first)
+    // Made per parse: a default computed once at load was one object every config shared.
+    expect(second.retention.events).not.toBe(first.retention.events)
+    expect(second.listener.authorizationAnswer).not.toBe(first.listener.authorizationAnswer)
+    first.retention.events.days = 1
+    expect(Config.parse({}).retention.events.days).toBe(90)
+  })
+
+  it('makes no Intl number format until an amount needs one (the catalogue every command loads, the wallets table)', async () => {
+    // A process's first Intl.NumberFormat loads ICU's number data, about 25 ms of CPU: every
+    // command and every serve/listen/relay start paid it when these modules made theirs at load.
+    vi.resetModules()
+    const made = vi.spyOn(Intl, 'NumberFormat')
+    try {
+      const events = await import('../../../src/shared/events')
+      const wallets = await import('../../../src/shared/payments/wallets')
+      expect(made).not.toHaveBeenCalled()
+      // A plain amount needs none either; one past 2^26 is Intl's, made once and kept.
+      expect(events.formatAmount(1234.5)).toBe('1,234.5')
+      expect(made).not.toHaveBeenCalled()
+      expect(events.formatAmount(123_456_789.5)).toBe('123,456,789.5')
+      expect(events.formatAmount(987_654_321)).toBe('987,654,321')
+      expect(made).toHaveBeenCalledTimes(1)
+      expect(wallets.formatCell('amount', 1500.25)).toMatchObject({ text: '1,500.25', kind: 'amount' })
+      expect(made).toHaveBeenCalledTimes(2)
+    } finally {
+      made.mockRestore()
+    }
   })
 })

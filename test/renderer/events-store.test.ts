@@ -11,7 +11,7 @@ import {
 import type { EventFilter, EventSummary } from '../../src/shared/contract/events'
 import { connectedClient, summary } from './helpers'
 
-const initial = useEventsStore.getState()
+const initial = useEventsStore.getInitialState()
 
 /** A back end that lists `stored` newest first and counts it; `gate` holds the list answer back. */
 function backendWith(stored: EventSummary[], gate?: Promise<void>) {

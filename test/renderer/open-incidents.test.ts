@@ -10,7 +10,7 @@ import { waitFor } from '../support/wait'
  * starts on the Overview: the App asks at start and the Overview, opening at the same moment, takes
  * that answer instead of a second request (every load of the console paid for both). */
 
-const initialAlerts = useAlertsStore.getState()
+const initialAlerts = useAlertsStore.getInitialState()
 
 function backendWithOpenIncidents() {
   const answers = { open: [{ id: 1 }] as unknown as Incident[], fail: false }

@@ -13,8 +13,8 @@ import { waitFor } from '../support/wait'
 /** Issue 33.5: every renderer store that shows what the back end holds attaches and resyncs
  * through one list (lifecycle.ts), so after a back-end restart none keeps showing what it had. */
 
-const initialAlerts = useAlertsStore.getState()
-const initialSources = useSourcesStore.getState()
+const initialAlerts = useAlertsStore.getInitialState()
+const initialSources = useSourcesStore.getInitialState()
 
 /** A back end whose answers the test changes, as a restarted one may answer differently. */
 function restartableBackend() {

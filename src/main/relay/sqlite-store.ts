@@ -43,11 +43,14 @@ export function openSqliteRelayStore(
     /** The commit hooks: the resync, then what follows it (`commitHooks.relay`); the resync alone
      * by default. */
     hooks?: readonly CommitHook[]
+    /** The connection as the store reads through it (the store's own by default): a test wraps it
+     * to land another connection's commit between two reads of one answer. */
+    readThrough?: (db: Database) => Database
   } = {},
 ): Result<RelayStore> {
   const opened = openDatabase(file)
   if (!opened.ok) return opened
-  const db: Database = opened.value
+  const db: Database = options.readThrough ? options.readThrough(opened.value) : opened.value
   const events = createEventStore(db)
   // A throwing waker must not turn a durable commit into a failed one.
   const committed = new Emitter<void>({

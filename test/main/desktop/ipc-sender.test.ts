@@ -1,8 +1,9 @@
 import { pathToFileURL } from 'node:url'
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { bindIpc, isOwnRenderer } from '../../../src/main/transport/ipc'
 import type { ApiHandlers } from '../../../src/main/transport/dispatch'
 import { silentLogger } from '../../../src/main/log'
+import type { RunningConsole } from '../../../src/main/serve'
 import { ipcChannel } from '../../../src/shared/contract'
 import { createIpcStandIn, ownFrame } from '../../support/ipc-standin'
 import { useTestConsole } from '../../support/console'
@@ -13,11 +14,16 @@ import { useTempDir } from '../../support/temp'
 const indexUrl = pathToFileURL('/opt/watchdesk/resources/app.asar/out/renderer/index.html').href
 
 describe('IPC sender checks', () => {
-  const tempDir = useTempDir()
-  const startConsole = useTestConsole()
+  const tempDir = useTempDir('watchdesk-test-', { per: 'file' })
+  // One console for the file: each test binds its own IPC stand-in to its handlers and only asks
+  // app.health.
+  const startConsole = useTestConsole({ per: 'file' })
+  let running: RunningConsole
+  beforeAll(async () => {
+    running = await startConsole({ dataDir: tempDir() })
+  })
 
   async function bind(devServerUrl?: string) {
-    const running = await startConsole({ dataDir: tempDir() })
     const reached: string[] = []
     const handlers = new Proxy(running.backend.handlers, {
       get(target, name: string) {

@@ -1,6 +1,6 @@
 import { request } from 'node:http'
 import { Agent } from 'node:http'
-import { afterEach, expect } from 'vitest'
+import { afterAll, afterEach, expect } from 'vitest'
 import type { EventParams } from '../../../src/main/webhooks/sql'
 import { silentLogger } from '../../../src/main/log'
 import { openPostgresStore } from '../../../src/main/relay/pg-store'
@@ -107,10 +107,11 @@ export async function getJson(url: string, token?: string): Promise<{ status: nu
   return { status: res.status, body: await res.json() }
 }
 
-/** Relays and stores opened by a test, all closed after it. */
-export function useRelays() {
+/** Relays and stores opened by a test, all closed after it (with `{ per: 'file' }`, after the
+ * file's last test, for what `beforeAll` opened). */
+export function useRelays({ per = 'test' }: { per?: 'test' | 'file' } = {}) {
   const opened: { relay?: RunningRelay; store: RelayStore }[] = []
-  afterEach(async () => {
+  ;(per === 'test' ? afterEach : afterAll)(async () => {
     for (const o of opened.splice(0).reverse()) {
       await o.relay?.stop()
       await o.store.close()

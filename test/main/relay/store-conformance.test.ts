@@ -210,8 +210,14 @@ describe.each(kinds)('the %s relay store', (kind) => {
 })
 
 /** The Events view's filter has three definitions: SQLite's SQL, PostgreSQL's SQL and the
- * renderer's `matchesFilter` for pushed events. 1,000 generated filters over one adversarial set of
- * events (shared prefixes, unicode, equal times) must select the same events in all three. */
+ * renderer's `matchesFilter` for pushed events. 300 generated filters over one adversarial set of
+ * events (shared prefixes, unicode, equal times) must select the same events in all three.
+ *
+ * Why 300 (it was 1,000): with this seed, each of eleven plausible wrong filters (the old U+FFFF
+ * upper bound, UTF-16 instead of code point order, case-insensitive or substring search, no trim,
+ * data id ignored, an exclusive from or to, groups or types ignored) selects differently from
+ * `matchesFilter` for at least 5 of the first 300 filters (the rarest, UTF-16 order, at filter
+ * 55 first; most within the first 20): the other 700 found nothing those did not (issue 33.6). */
 describe('the event filter means the same in SQLite, PostgreSQL and the renderer', () => {
   const postgres = usePostgres()
   const tempDir = useTempDir('watchdesk-filter-')
@@ -280,7 +286,7 @@ describe('the event filter means the same in SQLite, PostgreSQL and the renderer
         }) as unknown as EventSummary,
     )
 
-  it('selects the same events for 1,000 generated filters', async () => {
+  it('selects the same events for 300 generated filters', async () => {
     const filter: fc.Arbitrary<EventFilter> = fc.record(
       {
         groups: fc.subarray(eventGroups.map((g) => g.id) as NonNullable<EventFilter['groups']>, {
@@ -309,8 +315,7 @@ describe('the event filter means the same in SQLite, PostgreSQL and the renderer
           }).toEqual({ store: store.kind, missing: [], extra: [] })
         }
       }),
-      { numRuns: 1000, seed: 2323 },
+      { numRuns: 300, seed: 2323 },
     )
-    // 2,000 queries: over the default 30 s in four batch runs at load 20-28 (in both trees).
   }, 90_000)
 })

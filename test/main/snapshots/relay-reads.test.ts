@@ -1,29 +1,11 @@
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openSqliteRelayStore } from '../../../src/main/relay'
 import { resyncOnConflictHooks } from '../../../src/main/relay/sqlite-store'
 import { inThreadCommitter } from '../../../src/main/webhooks/committer'
 import { unwrap } from '../../../src/shared/result'
+import { commitBetweenReads } from '../../support/between-reads'
 import { useTempDir } from '../../support/temp'
 import { listenerDatabase, t0 } from './support'
-
-/** The relay store opens its own connection: the next one opened (the store's) lets `run` commit
- * before the first read whose SQL `matches`. */
-const between = vi.hoisted(() => ({ matches: null as ((sql: string) => boolean) | null, run: () => {} }))
-vi.mock('../../../src/main/db', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../../src/main/db')>()
-  const { commitBetweenReads } = await import('../../support/between-reads')
-  return {
-    ...actual,
-    openDatabase: (...args: Parameters<typeof actual.openDatabase>) => {
-      const opened = actual.openDatabase(...args)
-      const matches = between.matches
-      between.matches = null
-      return opened.ok && matches
-        ? { ok: true as const, value: commitBetweenReads(opened.value, matches, () => between.run()) }
-        : opened
-    },
-  }
-})
 
 describe("the relay's SQLite store reads one snapshot", () => {
   const dir = useTempDir()
@@ -32,9 +14,18 @@ describe("the relay's SQLite store reads one snapshot", () => {
     const relay = listenerDatabase(dir(), resyncOnConflictHooks)
     for (const id of ['evt_1', 'evt_2', 'evt_3']) relay.deliver(id, t0)
     // A redelivery of evt_1 with another body: the resync moves it to the end (seq 4).
-    between.run = () => relay.deliver('evt_1', t0 + 1_000, { id: 'fund_evt_1', amount: 2 })
-    between.matches = (sql) => sql.includes('count(*) AS n FROM events WHERE seq > ?')
-    const store = unwrap(openSqliteRelayStore(relay.file, { committer: inThreadCommitter(relay.writer) }))
+    const store = unwrap(
+      openSqliteRelayStore(relay.file, {
+        committer: inThreadCommitter(relay.writer),
+        // The store's connection lets the redelivery commit before the count after the page.
+        readThrough: (db) =>
+          commitBetweenReads(
+            db,
+            (sql) => sql.includes('count(*) AS n FROM events WHERE seq > ?'),
+            () => relay.deliver('evt_1', t0 + 1_000, { id: 'fund_evt_1', amount: 2 }),
+          ),
+      }),
+    )
     try {
       const page = unwrap(await store.readAfter('0', 2, true))
       // Three events in all: the page's two and one after it, not evt_1 in both.
@@ -47,9 +38,17 @@ describe("the relay's SQLite store reads one snapshot", () => {
   it('never says a position holds an event and lies past the newest one when that event commits between the reads', async () => {
     const relay = listenerDatabase(dir(), resyncOnConflictHooks)
     relay.deliver('evt_1', t0)
-    between.run = () => relay.deliver('evt_2', t0 + 1_000)
-    between.matches = (sql) => sql === 'SELECT id FROM events WHERE seq = ?'
-    const store = unwrap(openSqliteRelayStore(relay.file, { committer: inThreadCommitter(relay.writer) }))
+    const store = unwrap(
+      openSqliteRelayStore(relay.file, {
+        committer: inThreadCommitter(relay.writer),
+        readThrough: (db) =>
+          commitBetweenReads(
+            db,
+            (sql) => sql === 'SELECT id FROM events WHERE seq = ?',
+            () => relay.deliver('evt_2', t0 + 1_000),
+          ),
+      }),
+    )
     try {
       const facts = unwrap(await store.positionFacts('2'))
       expect(facts).toEqual({ idAt: null, pastEnd: true })

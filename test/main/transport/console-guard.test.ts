@@ -1,5 +1,6 @@
 import { request } from 'node:http'
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { RunningConsole } from '../../../src/main/serve'
 import { useTestConsole } from '../../support/console'
 import { useTempDir } from '../../support/temp'
 
@@ -22,18 +23,22 @@ function get(
 }
 
 describe('serve mode guards its API', () => {
-  const tempDir = useTempDir()
-  const startConsole = useTestConsole()
+  const tempDir = useTempDir('watchdesk-test-', { per: 'file' })
+  // One console for the file: every test here only reads (a request with a forged header or
+  // token), so none needs a fresh one.
+  const startConsole = useTestConsole({ per: 'file' })
+  let c: RunningConsole
+  beforeAll(async () => {
+    c = await startConsole({ dataDir: tempDir() })
+  })
 
   it('refuses /api/health without the token with 401', async () => {
-    const c = await startConsole({ dataDir: tempDir() })
     const answer = await get(c.port, '/api/health', { host: `127.0.0.1:${c.port}` })
     expect(answer.status).toBe(401)
     expect(JSON.parse(answer.body).error.message).toMatch(/launch token/)
   })
 
   it('refuses a wrong token of the same length with 401', async () => {
-    const c = await startConsole({ dataDir: tempDir() })
     const wrong = 'x'.repeat(c.token.length)
     const answer = await get(c.port, '/api/health', {
       host: `127.0.0.1:${c.port}`,
@@ -43,7 +48,6 @@ describe('serve mode guards its API', () => {
   })
 
   it('answers /api/health with the token with 200', async () => {
-    const c = await startConsole({ dataDir: tempDir() })
     const answer = await get(c.port, '/api/health', {
       host: `127.0.0.1:${c.port}`,
       authorization: `Bearer ${c.token}`,
@@ -53,7 +57,6 @@ describe('serve mode guards its API', () => {
   })
 
   it('accepts localhost as the Host name too', async () => {
-    const c = await startConsole({ dataDir: tempDir() })
     const answer = await get(c.port, '/api/health', {
       host: `localhost:${c.port}`,
       authorization: `Bearer ${c.token}`,
@@ -62,7 +65,6 @@ describe('serve mode guards its API', () => {
   })
 
   it('refuses a foreign Host with 403 even with the token (DNS rebinding)', async () => {
-    const c = await startConsole({ dataDir: tempDir() })
     const answer = await get(c.port, '/api/health', {
       host: `attacker.example:${c.port}`,
       authorization: `Bearer ${c.token}`,
@@ -71,7 +73,6 @@ describe('serve mode guards its API', () => {
   })
 
   it('refuses a foreign Origin with 403 even with the token (cross-site)', async () => {
-    const c = await startConsole({ dataDir: tempDir() })
     const answer = await get(c.port, '/api/health', {
       host: `127.0.0.1:${c.port}`,
       origin: 'http://attacker.example',
@@ -81,13 +82,11 @@ describe('serve mode guards its API', () => {
   })
 
   it('refuses the page itself to a foreign Host', async () => {
-    const c = await startConsole({ dataDir: tempDir() })
     const answer = await get(c.port, '/', { host: 'attacker.example' })
     expect(answer.status).toBe(403)
   })
 
   it('serves the renderer without the token, with a CSP of self and no eval', async () => {
-    const c = await startConsole({ dataDir: tempDir() })
     const answer = await get(c.port, '/', { host: `127.0.0.1:${c.port}` })
     expect(answer.status).toBe(200)
     expect(answer.body).toContain('<div id="root">')
@@ -97,7 +96,6 @@ describe('serve mode guards its API', () => {
   })
 
   it('does not serve files outside the renderer folder', async () => {
-    const c = await startConsole({ dataDir: tempDir() })
     const answer = await get(c.port, '/..%2f..%2fpackage.json', { host: `127.0.0.1:${c.port}` })
     expect(answer.status).toBe(404)
     expect(answer.body).not.toContain('"devDependencies"')

@@ -33,14 +33,16 @@ describe('serve mode hygiene', () => {
   const tempDir = useTempDir()
   const startConsole = useTestConsole()
 
-  it('answers 5,000 malformed request targets with 400, no stack and no log line', async () => {
+  it('answers 1,000 malformed request targets with 400, no stack and no log line', async () => {
     const { log, lines } = capturingLog()
     const c = await startConsole({ dataDir: tempDir(), log })
     const atStart = lines.length // the start-up lines (listener, poller)
     const agent = new Agent({ keepAlive: true, maxSockets: 16 })
     const targets = ['/%E0%A4%A', '/api/call/%E0%A4%A', '/%', '/a%00b']
     const answers: { status: number; body: string }[] = []
-    for (let round = 0; round < 50; round++) {
+    // 10 rounds of 100 over 16 kept-alive sockets: each socket answers dozens of malformed
+    // targets in turn (5,000 proved nothing more: the same four targets, the same sockets).
+    for (let round = 0; round < 10; round++) {
       answers.push(
         ...(await Promise.all(
           Array.from({ length: 100 }, (_, i) => get(agent, c.port, targets[i % targets.length]!)),
@@ -48,7 +50,7 @@ describe('serve mode hygiene', () => {
       )
     }
     agent.destroy()
-    expect(answers).toHaveLength(5000)
+    expect(answers).toHaveLength(1000)
     expect(new Set(answers.map((a) => a.status))).toEqual(new Set([400]))
     expect(answers.some((a) => /\bat .+:\d+:\d+|stack/i.test(a.body))).toBe(false)
     expect(JSON.parse(answers[0]!.body)).toEqual({

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ipcChannel, methodNames } from '../../../src/shared/contract'
 import { bindIpc, isOwnRenderer } from '../../../src/main/transport/ipc'
 import { silentLogger } from '../../../src/main/log'
@@ -22,11 +22,16 @@ function bindOwnRenderer(running: RunningConsole) {
 }
 
 describe('one contract over both transports', () => {
-  const tempDir = useTempDir()
-  const startConsole = useTestConsole()
+  const tempDir = useTempDir('watchdesk-test-', { per: 'file' })
+  // One console for the file: the tests read (and one publishes a push to its own subscriber);
+  // each binds its own IPC stand-in to the console's handlers.
+  const startConsole = useTestConsole({ per: 'file' })
+  let running: RunningConsole
+  beforeAll(async () => {
+    running = await startConsole({ dataDir: tempDir() })
+  })
 
   it('answers the same method with the same result over IPC and over HTTP', async () => {
-    const running = await startConsole({ dataDir: tempDir() })
     const ipc = bindOwnRenderer(running)
 
     const overIpc = await ipc.invoke(ipcChannel('settings.get'), ownFrame(indexUrl), {})
@@ -38,7 +43,6 @@ describe('one contract over both transports', () => {
   })
 
   it('registers one IPC handler per contract method and nothing else', async () => {
-    const running = await startConsole({ dataDir: tempDir() })
     const ipc = createIpcStandIn()
     bindIpc({
       ipcMain: ipc.ipcMain,
@@ -50,7 +54,6 @@ describe('one contract over both transports', () => {
   })
 
   it('rejects an invalid request with the same bad_request on both transports', async () => {
-    const running = await startConsole({ dataDir: tempDir() })
     const ipc = bindOwnRenderer(running)
 
     const overIpc = (await ipc.invoke(ipcChannel('app.health'), ownFrame(indexUrl), {
@@ -65,14 +68,12 @@ describe('one contract over both transports', () => {
   })
 
   it('answers an unknown method over HTTP with 404 and a sentence', async () => {
-    const running = await startConsole({ dataDir: tempDir() })
     const answer = await callApi(running, 'wallets.transferEverything', {})
     expect(answer.status).toBe(404)
     expect(answer.json.error.message).toMatch(/no API method named "wallets\.transferEverything"/)
   })
 
   it('refuses IPC from an iframe and from a page that is not the app', async () => {
-    const running = await startConsole({ dataDir: tempDir() })
     const ipc = bindOwnRenderer(running)
 
     const fromIframe = await ipc.invoke(ipcChannel('app.health'), { url: indexUrl, parent: {} }, {})
@@ -91,7 +92,6 @@ describe('one contract over both transports', () => {
   })
 
   it('delivers a push to a server-sent-events subscriber after its first heartbeat', async () => {
-    const running = await startConsole({ dataDir: tempDir() })
     const response = await fetch(`${running.url}/api/push`, {
       headers: { authorization: `Bearer ${running.token}` },
     })

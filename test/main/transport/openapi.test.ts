@@ -3,12 +3,14 @@ import { join } from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import Ajv2020 from 'ajv/dist/2020.js'
 import createClient from 'openapi-fetch'
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { methodNames } from '../../../src/shared/contract'
 import { syncRoutes } from '../../../src/shared/contract/sync'
 import { consoleOpenApi, operationIdOf, relayOpenApi } from '../../../src/shared/openapi'
 import { version } from '../../../src/main/version'
 import { createRelayToken } from '../../../src/main/relay'
+import type { RelayStore, RunningRelay } from '../../../src/main/relay'
+import type { RunningConsole } from '../../../src/main/serve'
 import { unwrap } from '../../../src/shared/result'
 import { useTestConsole } from '../../support/console'
 import { useTempDir } from '../../support/temp'
@@ -56,11 +58,15 @@ function answerValidator(document: any, path: string, method: 'get' | 'post', st
 }
 
 describe('the console serves its OpenAPI 3.1 document', () => {
-  const startConsole = useTestConsole()
-  const tempDir = useTempDir('watchdesk-openapi-')
+  // One console for the describe: every test reads (the document, answers, a 401).
+  const startConsole = useTestConsole({ per: 'file' })
+  const tempDir = useTempDir('watchdesk-openapi-', { per: 'file' })
+  let c: RunningConsole
+  beforeAll(async () => {
+    c = await startConsole({ dataDir: tempDir() })
+  })
 
   it('at /openapi.json without a token, valid, with every contract method, equal to docs/openapi/console.json', async () => {
-    const c = await startConsole({ dataDir: tempDir() })
     const response = await fetch(`${c.url}/openapi.json`)
     expect(response.status).toBe(200)
     const served = (await response.json()) as any
@@ -80,7 +86,6 @@ describe('the console serves its OpenAPI 3.1 document', () => {
   })
 
   it('describes what the console really answers: app.health and settings.get validate against it', async () => {
-    const c = await startConsole({ dataDir: tempDir() })
     const document = consoleDoc()
     for (const method of ['app.health', 'settings.get', 'chains.list']) {
       const answer = await fetch(`${c.url}/api/call/${method}`, {
@@ -95,7 +100,6 @@ describe('the console serves its OpenAPI 3.1 document', () => {
   })
 
   it('declares the 401 that /metrics answers without the token, with the body it really sends', async () => {
-    const c = await startConsole({ dataDir: tempDir() })
     const answer = await fetch(`${c.url}/metrics`)
     expect(answer.status).toBe(401)
     const validate = answerValidator(consoleDoc(), '/metrics', 'get', '401')
@@ -108,7 +112,6 @@ describe('the console serves its OpenAPI 3.1 document', () => {
   // test/repo/docs-blocks.test.ts runs as written (and requires to stay runnable); this document is
   // the one it generates from (equal to docs/openapi/console.json, above).
   it('answers openapi-fetch, the client docs/api.md generates types for, on app.health', async () => {
-    const c = await startConsole({ dataDir: tempDir() })
     const client = createClient<any>({
       baseUrl: c.url,
       headers: { authorization: `Bearer ${c.token}` },
@@ -124,12 +127,17 @@ describe('the console serves its OpenAPI 3.1 document', () => {
 })
 
 describe('the relay serves the sync API’s OpenAPI 3.1 document', () => {
-  const relays = useRelays()
-  const tempDir = useTempDir('watchdesk-openapi-relay-')
+  // One relay for the describe: two tests read, the last one stores its own event.
+  const relays = useRelays({ per: 'file' })
+  const tempDir = useTempDir('watchdesk-openapi-relay-', { per: 'file' })
+  let store: RelayStore
+  let relay: RunningRelay
+  beforeAll(async () => {
+    store = relays.sqliteStore(join(tempDir(), 'relay.db'))
+    relay = await relays.relay(store)
+  })
 
   it('at /openapi.json without a token, valid, with every sync route, equal to docs/openapi/relay.json', async () => {
-    const store = relays.sqliteStore(join(tempDir(), 'relay.db'))
-    const relay = await relays.relay(store)
     const response = await fetch(`${relay.syncUrl}/openapi.json`)
     expect(response.status).toBe(200)
     const served = (await response.json()) as any
@@ -141,8 +149,6 @@ describe('the relay serves the sync API’s OpenAPI 3.1 document', () => {
   })
 
   it('declares the 401 that /metrics answers without a relay token, with the body it really sends', async () => {
-    const store = relays.sqliteStore(join(tempDir(), 'relay.db'))
-    const relay = await relays.relay(store)
     const answer = await fetch(`${relay.syncUrl}/metrics`)
     expect(answer.status).toBe(401)
     const validate = answerValidator(relayDoc(), '/metrics', 'get', '401')
@@ -151,8 +157,6 @@ describe('the relay serves the sync API’s OpenAPI 3.1 document', () => {
   })
 
   it('describes the pages the relay really serves', async () => {
-    const store = relays.sqliteStore(join(tempDir(), 'relay.db'))
-    const relay = await relays.relay(store)
     const token = unwrap(await createRelayToken(store, 'openapi-reader'))
     expect(await deliver(`${relay.listenerUrl}/webhooks`, 'evt_openapi_1')).toBe(200)
     const page = await fetch(`${relay.syncUrl}/sync/events?after=0&count=1`, {

@@ -307,6 +307,33 @@ const warmUpSeconds = Number(process.env.BENCH_WARMUP ?? 1)
  * stretch (`--trace-opt`, issue 35, session 13): a cost paid once per process start, which the bare
  * server, with far less code, hardly pays. */
 const warmUpAtLegLoad = process.env.BENCH_WARMUP_AT === 'leg'
+/** Seconds a saturation leg warms up at its own load, pipelined, before its measured stretch
+ * (BENCH_SATURATION_WARMUP, default 10; 0: the 500/s warm-up as the fixed rates have it), both
+ * legs alike (issue 35, session 14). After 1 s at 500/s the listener was still tiering up through
+ * the whole 5 s stretch: in successive 3 s stretches at saturation its CPU per delivery fell 131,
+ * 97, 82, 84, 71 µs, the V8 helper threads' share (the optimizing compiler) from ~30 µs to 1–4 µs,
+ * while the bare server's stayed 25–37 µs — a cost a listener pays once per start, which the
+ * stretch charged to every delivery of it. 10 s is where the listener's figure stopped falling
+ * (docs/benchmarks.md, the listener's session-14 section). */
+const saturationWarmUpSeconds = Number(process.env.BENCH_SATURATION_WARMUP ?? 10)
+
+/** The saturation warm-up: pipelined at the leg's own load, a pool per second (a pool for the whole
+ * stretch at `poolRate` would hold hundreds of MB of requests). Returns the server's CPU per
+ * delivery over the last second, to show the measured stretch starts warm. */
+async function warmUpAtSaturation(
+  server: CpuLegServer,
+  raw: NonNullable<CpuLegServer['raw']>,
+  seconds: number,
+): Promise<number | null> {
+  let last: number | null = null
+  for (let s = 0; s < seconds; s++) {
+    const pool = buildPool(raw.request, 1)
+    const before = s === seconds - 1 ? await server.cpu() : null
+    const answered = await saturate(raw, pool, 1)
+    if (before && answered > 0) last = (((await server.cpu()).ms - before.ms) * 1000) / answered
+  }
+  return last
+}
 
 /** One leg of one round: a fresh server, the warm-up at 500/s, then the measured stretch. */
 async function cpuLeg(
@@ -318,9 +345,14 @@ async function cpuLeg(
 ): Promise<CpuLegResult> {
   const server = await plan.start(kind, round, rate)
   try {
-    // Warm-up, not counted: at 500/s, or (BENCH_WARMUP_AT=leg) at the leg's own load.
-    if (warmUpAtLegLoad && rate === 'saturation' && server.raw)
-      await saturate(server.raw, buildPool(server.raw.request, warmUpSeconds), warmUpSeconds)
+    // Warm-up, not counted: a saturation leg at its own load (`saturationWarmUpSeconds`, or
+    // BENCH_WARMUP with BENCH_WARMUP_AT=leg); a fixed rate at 500/s, or (BENCH_WARMUP_AT=leg) at
+    // the leg's own rate.
+    let warmedUs: number | null = null
+    const { raw } = server
+    const saturationWarmUp = warmUpAtLegLoad ? warmUpSeconds : saturationWarmUpSeconds
+    if (rate === 'saturation' && raw && saturationWarmUp > 0)
+      warmedUs = await warmUpAtSaturation(server, raw, saturationWarmUp)
     else
       await openLoop(
         () => server.send(),
@@ -364,7 +396,7 @@ async function cpuLeg(
       p99: latencies ? quantile(latencies, 0.99) : null,
       meanMs: mean,
       meanInFlight,
-      detail: `${fmt(us)} µs${partsPerDelivery(before, after, deliveries)}${note ? `; ${note}` : ''}`,
+      detail: `${fmt(us)} µs${partsPerDelivery(before, after, deliveries)}${note ? `; ${note}` : ''}${warmedUs === null ? '' : `; warmed ${saturationWarmUp} s at its own load (last second ${fmt(warmedUs)} µs)`}`,
       senderStalls,
     }
   } finally {
@@ -404,7 +436,7 @@ export async function runCpuMethod(plan: CpuMethodPlan): Promise<void> {
     .map((r) => (r === 'saturation' ? r : Number(r)))
   console.log(`CPU per delivery, ${plan.name} paired with bare node:http — ${benchHeader()}`)
   console.log(
-    `  (${rounds} rounds, ${seconds} s per leg, each leg on a fresh server after a ${warmUpSeconds} s warm-up)`,
+    `  (${rounds} rounds, ${seconds} s per leg, each leg on a fresh server after a ${warmUpSeconds} s warm-up at ${warmUpAtLegLoad ? "the leg's own load" : '500/s'}${rates.includes('saturation') && saturationWarmUpSeconds > 0 && !warmUpAtLegLoad ? `; at saturation ${saturationWarmUpSeconds} s at its own load` : ''})`,
   )
   const firstRate = rates.find((r): r is number => r !== 'saturation')
   if (senderWarmUpSeconds > 0 && firstRate !== undefined) {

@@ -36,6 +36,7 @@ import type { SecretsCache } from '../src/main/webhooks/secrets-cache'
 import { eventTypes, groupOf } from '../src/shared/events'
 import { unwrap } from '../src/shared/result'
 import { LatencyWindow } from '../src/main/webhooks/stats'
+import { pushFrame } from '../src/main/transport/push-frame'
 import { median } from './stats'
 import { rawWebhookPost, runCpuMethod, threadCpuMs } from './cpu-method'
 
@@ -160,8 +161,11 @@ async function serveChild(kind: string, dataDir: string, traced: boolean): Promi
       callsAtOnce: inner.callsAtOnce,
       ...(inner.grouping && { grouping: inner.grouping }),
     }
-    // As in the app: committed events are pushed in ~150 ms batches, serialised as SSE would.
-    const publisher = createBatchedPublisher((payload) => void JSON.stringify(payload))
+    // As in the app: committed events are pushed in ~150 ms batches, serialised as the push
+    // stream does for one open Events view (transport/push-frame.ts).
+    const publisher = createBatchedPublisher(
+      (payload) => void pushFrame({ topic: 'events.appended', payload }),
+    )
     const ingest = createIngest(committer, silentLogger, (events) =>
       publisher.add(events.map((e) => e.summary)),
     )

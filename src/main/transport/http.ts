@@ -14,6 +14,7 @@ import type { PushBus } from '../push'
 import { dispatch } from './dispatch'
 import type { ApiHandlers } from './dispatch'
 import { createStreamWriter, streamWriterDefaults } from './stream-writer'
+import { pushFrame } from './push-frame'
 import { serveStatic } from './static'
 
 export interface ConsoleServerOptions {
@@ -145,12 +146,13 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
     })
     res.write(': connected\n\n')
     streams.add(res)
-    const frame = (message: PushMessage) => `data: ${JSON.stringify(message)}\n\n`
+    // In pieces: a large push (500 summaries) is never one large string (push-frame.ts).
+    const frame = (message: PushMessage) => pushFrame(message)
     // A data message, not a comment: the renderer reads it through the same path as every push and
     // knows the back end is gone when it stops (src/shared/liveness.ts).
     const writer = createStreamWriter(res, {
       maxBufferedBytes: options.maxBufferedBytes ?? streamWriterDefaults.maxBufferedBytes,
-      heartbeat: () => frame({ topic: 'app.heartbeat', payload: { at: Date.now() } }),
+      heartbeat: () => frame({ topic: 'app.heartbeat', payload: { at: Date.now() } }).join(''),
       heartbeatMs: options.heartbeatMs ?? heartbeatEveryMs,
       heartbeatWhenQuietOnly: false,
     })

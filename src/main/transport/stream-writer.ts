@@ -22,8 +22,9 @@ export interface StreamWriterOptions {
 
 export interface StreamWriter {
   /** Writes `frame` unless more than `maxBufferedBytes` are still unsent: then nothing is written
-   * and it answers false (the subscriber fell behind). */
-  offer(frame: string | Buffer): boolean
+   * and it answers false (the subscriber fell behind). A frame in pieces (`pushFrame`) is written
+   * whole, in one system call. */
+  offer(frame: string | Buffer | readonly string[]): boolean
   /** Writes `frame` whatever is buffered, for an owner that paces itself with `drained()` (one
    * page at a time, as the relay's catch-up does). */
   write(frame: string | Buffer): void
@@ -94,7 +95,13 @@ export function createStreamWriter(res: ServerResponse, options: StreamWriterOpt
     offer(frame) {
       if (gone()) return false
       if (res.writableLength > options.maxBufferedBytes) return false
-      write(frame)
+      if (typeof frame === 'string' || Buffer.isBuffer(frame)) write(frame)
+      else {
+        // Corked: the pieces leave together, and nothing (a heartbeat) can come between them.
+        res.cork()
+        for (const piece of frame) write(piece)
+        res.uncork()
+      }
       return true
     },
     write,

@@ -52,6 +52,19 @@ function useStreams() {
   }
 }
 
+/** The body of a chunked HTTP/1.1 response (headers and chunk sizes taken off). */
+function dechunk(response: string): string {
+  let at = response.indexOf('\r\n\r\n') + 4
+  let body = ''
+  for (;;) {
+    const end = response.indexOf('\r\n', at)
+    const size = parseInt(response.slice(at, end), 16)
+    if (!size) return body
+    body += response.slice(end + 2, end + 2 + size)
+    at = end + 2 + size + 2
+  }
+}
+
 describe('the bounded stream writer', () => {
   const streams = useStreams()
 
@@ -133,5 +146,22 @@ describe('the bounded stream writer', () => {
     expect(busy.text()).toContain('data: 1')
     expect(busy.text()).not.toContain('heartbeat')
     expect(quiet.text()).toContain('event: heartbeat')
+  })
+
+  it('writes a frame given in pieces whole and in order, and refuses it whole to a stalled subscriber', async () => {
+    const { open } = await streams(64 * 1024)
+    const reading = await open(true)
+    const pieces = ['data: {"events":[', '1,2', ',3', '],"omitted":0}\n\n']
+    expect(reading.writer.offer(pieces)).toBe(true)
+    reading.writer.end()
+    await waitFor(() => reading.text().endsWith('0\r\n\r\n'), 'the stream to end')
+    // What the subscriber reads, with the chunked encoding's framing of each write taken off.
+    expect(dechunk(reading.text())).toBe(pieces.join(''))
+    const stalled = await open(false)
+    const big = [`data: ${'z'.repeat(10_000)}`, '\n\n']
+    while (stalled.writer.offer(big));
+    const held = stalled.writer.buffered()
+    expect(stalled.writer.offer(['data: late', '\n\n'])).toBe(false)
+    expect(stalled.writer.buffered()).toBe(held)
   })
 })

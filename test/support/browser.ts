@@ -137,3 +137,19 @@ export async function saveScreenshot(page: Page, name: string): Promise<string |
 export function eventually<T>(read: () => Promise<T> | T) {
   return expect.poll(read, { timeout: 15_000, interval: 100 })
 }
+
+/** Shows `route` (`#/settings`, …) of console `c` in the page. When the page already shows that
+ * console's document, only the hash changes: a same-document navigation, as a click on the nav
+ * makes (the app took its token from the launch URL into session storage and out of the address
+ * bar). Otherwise the console's launch URL is loaded. A load of the app costs Chromium ~0.7 CPU-s
+ * more than a view change (docs/benchmarks.md, session 13), so tests that share a console move
+ * between its views this way unless the load itself is what they test. */
+export async function showView(
+  page: Page,
+  c: { url: string; launchUrl: string },
+  route: string,
+): Promise<void> {
+  const here = page.url()
+  const sameDocument = here.startsWith(`${c.url}/`) && !here.includes('?')
+  await page.goto(sameDocument ? `${c.url}/${route}` : `${c.launchUrl}${route}`)
+}

@@ -63,9 +63,9 @@ export interface Viewport {
 
 /** One page for every test of a file (or of the describe block that calls it), resized to the
  * viewport each test asks for; in the e2e project, the worker's one page, handed from file to
- * file. Each test still loads its own console's document with `goto`, so it sees no state of the
- * test before it (its console listens on a port of its own, so its origin and session storage are
- * its own too). A file receives the page on about:blank, with the storage of every origin it has
+ * file. A test with a console of its own loads that console's document with `goto`, so it sees no
+ * state of the test before it (its console listens on a port of its own, so its origin and session
+ * storage are its own too); tests that share a console move between its views with `showView`. A file receives the page on about:blank, with the storage of every origin it has
  * shown cleared (a later console may listen on a port an earlier one had) and no listener an
  * earlier file left on it. Run alone outside the project, a file's page goes with its own
  * Chromium. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/main/secrets'
 import { sendTestEvent } from '../../src/main/webhooks'
-import { eventually, useChromium } from '../support/browser'
+import { eventually, useChromium, useSharedPage } from '../support/browser'
 import { callApi, useTestConsole } from '../support/console'
 import { useTempDir } from '../support/temp'
 import { waitFor } from '../support/wait'
@@ -14,7 +14,9 @@ const secret = 'whsec_e2e_desktop_alerts_0123'
 describe('desktop alerts in serve mode', () => {
   const tempDir = useTempDir()
   const startConsole = useTestConsole()
-  const chromium = useChromium()
+  // The worker's one page, with the recorder installed for this test only (a context of its own
+  // cost Chromium a new page and its renderer setup, ~1 CPU-s more than a load in the open one).
+  const openPage = useSharedPage(useChromium())
 
   it('logs an alert "not shown: no console open" until a page opens, which shows it; an open page shows the next at once', async () => {
     const c = await startConsole({
@@ -42,8 +44,8 @@ describe('desktop alerts in serve mode', () => {
     expect((await callApi(c, 'alerts.missed')).json.value.records.map((r: any) => r.id)).toEqual([missed.id])
 
     // 2. A page opens: it shows the missed alert and confirms it.
-    const context = await chromium().newContext({ viewport: { width: 1280, height: 800 } })
-    await context.addInitScript(() => {
+    const page = await openPage({ width: 1280, height: 800 })
+    const recorder = await page.addInitScript(() => {
       const shown: { title: string; body: string }[] = []
       ;(window as any).__shown = shown
       class RecordingNotification {
@@ -56,28 +58,30 @@ describe('desktop alerts in serve mode', () => {
       }
       ;(window as any).Notification = RecordingNotification
     })
-    const page = await context.newPage()
-    await page.goto(c.launchUrl)
-    const shown = () => page.evaluate(() => (window as any).__shown as { title: string; body: string }[])
-    await eventually(async () => (await shown()).map((n) => n.title)).toEqual(['payout.failed'])
-    expect((await shown())[0]!.body).toMatch(/^Missed while no console was open/)
-    await eventually(async () => (await desktopLog()).map((r) => [r.result, r.detail])).toEqual([
-      ['sent', 'shown in a console page'],
-    ])
-    expect((await callApi(c, 'alerts.missed')).json.value.records).toEqual([])
+    try {
+      await page.goto(c.launchUrl)
+      const shown = () => page.evaluate(() => (window as any).__shown as { title: string; body: string }[])
+      await eventually(async () => (await shown()).map((n) => n.title)).toEqual(['payout.failed'])
+      expect((await shown())[0]!.body).toMatch(/^Missed while no console was open/)
+      await eventually(async () => (await desktopLog()).map((r) => [r.result, r.detail])).toEqual([
+        ['sent', 'shown in a console page'],
+      ])
+      expect((await callApi(c, 'alerts.missed')).json.value.records).toEqual([])
 
-    // 3. Loaded again (a fresh page: the confirmed alert is not shown twice) and its push stream
-    // live (a new event appears in the Events view), the page shows the next alert and confirms it.
-    await page.goto(`${c.launchUrl}#/events`)
-    const live = await sendTestEvent({ url: listener, secret, type: 'card.created' })
-    const liveId = live.ok ? live.value.id : ''
-    await eventually(() => page.locator(`[data-event-id="${liveId}"]`).count()).toBe(1)
-    expect((await sendTestEvent({ url: listener, secret, type: 'funding.failed' })).ok).toBe(true)
-    await eventually(async () => (await shown()).map((n) => n.title)).toEqual(['funding.failed'])
-    await eventually(async () => (await desktopLog()).map((r) => [r.title, r.result])).toEqual([
-      ['funding.failed', 'sent'],
-      ['payout.failed', 'sent'],
-    ])
-    await context.close()
+      // 3. Loaded again (a fresh page: the confirmed alert is not shown twice) and its push stream
+      // live (a new event appears in the Events view), the page shows the next alert and confirms it.
+      await page.goto(`${c.launchUrl}#/events`)
+      const live = await sendTestEvent({ url: listener, secret, type: 'card.created' })
+      const liveId = live.ok ? live.value.id : ''
+      await eventually(() => page.locator(`[data-event-id="${liveId}"]`).count()).toBe(1)
+      expect((await sendTestEvent({ url: listener, secret, type: 'funding.failed' })).ok).toBe(true)
+      await eventually(async () => (await shown()).map((n) => n.title)).toEqual(['funding.failed'])
+      await eventually(async () => (await desktopLog()).map((r) => [r.title, r.result])).toEqual([
+        ['funding.failed', 'sent'],
+        ['payout.failed', 'sent'],
+      ])
+    } finally {
+      await recorder.dispose()
+    }
   })
 })

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/main/secrets'
 import { sendTestEvent } from '../../src/main/webhooks'
-import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
-import { useTestConsole } from '../support/console'
+import { eventually, saveScreenshot, showView, useChromium, useSharedPage } from '../support/browser'
+import { callApi, useTestConsole } from '../support/console'
+import type { RunningConsole } from '../../src/main/serve'
 import { useTempDir } from '../support/temp'
 import { useTestTargets } from '../main/forward/target'
 import { clippedCells } from '../support/layout'
@@ -12,22 +13,42 @@ import { clippedCells } from '../support/layout'
 const secret = 'whsec_e2e_forward_0123456789'
 
 describe('Forwarding in Chromium', () => {
-  const tempDir = useTempDir()
-  const startConsole = useTestConsole()
+  // One console for the file, started by the first test that asks for it, with no forward target:
+  // each test adds the targets it needs through the API (as Settings does) and they are removed
+  // after it, so the next test sees none again. A console per test cost a start and a close of a
+  // back end and a load of the app (~1.5 CPU-s); the tests move between its views by the hash.
+  const tempDir = useTempDir('watchdesk-test-', { per: 'file' })
+  const startConsole = useTestConsole({ per: 'file' })
   const startTarget = useTestTargets()
-  // One page for the file: each test loads its own console's document in it.
+  // One page for the file.
   const openPage = useSharedPage(useChromium())
+  let shared: Promise<{ c: RunningConsole; dataDir: string }> | undefined
+  const fileConsole = () =>
+    (shared ??= (async () => {
+      const dataDir = tempDir()
+      const c = await startConsole({
+        dataDir,
+        secrets: createMemoryStore({ 'webhook-secret:wh_e2e': secret }),
+      })
+      return { c, dataDir }
+    })())
+  const added: { c: RunningConsole; name: string }[] = []
+  afterEach(async () => {
+    for (const { c, name } of added.splice(0)) await callApi(c, 'forward.targets.set', { name, target: null })
+  })
+  async function addTarget(c: RunningConsole, name: string, url: string) {
+    const { json } = await callApi(c, 'forward.targets.set', { name, target: { url } })
+    expect(json.ok).toBe(true)
+    added.push({ c, name })
+  }
 
   it('shows per event its forward state and attempts, per target its counts, and replays to a URL', async () => {
     const app = await startTarget(() => ({ status: 200, body: '{"received":true}' }))
     const other = await startTarget()
-    const c = await startConsole({
-      dataDir: tempDir(),
-      secrets: createMemoryStore({ 'webhook-secret:wh_e2e': secret }),
-      forwardTo: [{ url: app.url }],
-    })
+    const { c } = await fileConsole()
+    await addTarget(c, 'app1', app.url)
     const page = await openPage({ width: 1280, height: 800 })
-    await page.goto(`${c.launchUrl}#/events`)
+    await showView(page, c, '#/events')
     await eventually(() => page.locator('main h1').textContent()).toBe('Events')
     const sent = await sendTestEvent({
       url: `${c.backend.services.webhooks.address().url}/webhooks`,
@@ -52,8 +73,11 @@ describe('Forwarding in Chromium', () => {
     await eventually(() => other.acknowledged.has(id)).toBe(true)
     await eventually(() => detail.textContent()).toContain(`url:${other.url} (replay)`)
 
-    // The filtered set: one funding event here.
-    await eventually(() => page.getByRole('button', { name: 'Replay 1 event to…' }).count()).toBe(1)
+    // The filtered set (no filter: every stored event; one funding event when this test runs first).
+    const { json: counted } = await callApi(c, 'events.count', { filter: {} })
+    const stored: number = counted.value.total
+    const replayAll = `Replay ${stored.toLocaleString('en-US')} ${stored === 1 ? 'event' : 'events'} to…`
+    await eventually(() => page.getByRole('button', { name: replayAll }).count()).toBe(1)
     await page.setViewportSize({ width: 1024, height: 768 })
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1024)
     await saveScreenshot(page, 'forward-events-1024x768')
@@ -61,11 +85,8 @@ describe('Forwarding in Chromium', () => {
 
   it('keeps the forward state in its own column and the conflict mark with the detail pane open at 1024 px', async () => {
     const app = await startTarget(() => ({ status: 200, body: '{}' }))
-    const c = await startConsole({
-      dataDir: tempDir(),
-      secrets: createMemoryStore({ 'webhook-secret:wh_e2e': secret }),
-      forwardTo: [{ url: app.url }],
-    })
+    const { c } = await fileConsole()
+    await addTarget(c, 'app2', app.url)
     const url = `${c.backend.services.webhooks.address().url}/webhooks`
     const envelope = (amount: number) => ({
       id: 'evt_conflicting_redelivery_0001',
@@ -76,7 +97,7 @@ describe('Forwarding in Chromium', () => {
     expect((await sendTestEvent({ url, secret, type: 'x', envelope: envelope(10) })).ok).toBe(true)
     expect((await sendTestEvent({ url, secret, type: 'x', envelope: envelope(99) })).ok).toBe(true)
     const page = await openPage({ width: 1024, height: 768 })
-    await page.goto(`${c.launchUrl}#/events`)
+    await showView(page, c, '#/events')
     const row = page.locator('[data-event-id="evt_conflicting_redelivery_0001"]')
     await eventually(() => row.locator('.col-fwd').textContent()).toBe('delivered')
     expect(await row.locator('.col-deliveries').textContent()).toBe('conflict')
@@ -95,10 +116,9 @@ describe('Forwarding in Chromium', () => {
 
   it('adds a forward target in Settings through the config writer', async () => {
     const app = await startTarget()
-    const dataDir = tempDir()
-    const c = await startConsole({ dataDir, secrets: createMemoryStore({ 'webhook-secret:wh_e2e': secret }) })
+    const { c, dataDir } = await fileConsole()
     const page = await openPage({ width: 1280, height: 800 })
-    await page.goto(`${c.launchUrl}#/settings`)
+    await showView(page, c, '#/settings')
     const panel = page.getByRole('region', { name: 'Forward targets' })
     await eventually(() => panel.textContent()).toContain('No forward target.')
     await panel.getByRole('button', { name: 'Add target…' }).click()

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/main/secrets'
 import { deliver, relaySecret } from '../main/relay/helpers'
-import { eventually, saveScreenshot, useChromium, useSharedPage } from '../support/browser'
+import { eventually, saveScreenshot, showView, useChromium, useSharedPage } from '../support/browser'
 import { callApi, useTestConsole } from '../support/console'
 import { clippedCells, inFirstScreen } from '../support/layout'
 import { hex, jsonRpcNode, useRpcStandin } from '../support/rpc-standin'
@@ -89,7 +89,9 @@ describe('Overview, the glance page, in Chromium', () => {
       { width: 1024, height: 768 },
     ]) {
       const page = await openPage(viewport)
-      await page.goto(`${c.launchUrl}#/overview`)
+      // The console's document is loaded once, at the first size; the second resizes it in place
+      // (the layout is CSS alone: no script measures the window), a load of the app fewer.
+      await showView(page, c, '#/overview')
       const where = `${viewport.width}x${viewport.height}`
       const chain137 = page.locator('.chain-strip-cell[data-status="lagging"]', { hasText: 'Polygon' })
       await eventually(() => chain137.count()).toBe(1)

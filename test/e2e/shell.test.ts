@@ -60,8 +60,11 @@ describe('the console shell in Chromium', () => {
   it('keeps the token for a reload of the same tab', async () => {
     const c = await sharedConsole()
     const page = await openPage()
-    await page.goto(c.launchUrl)
+    // The document the tests before left is this console's, opened in this tab with the launch
+    // token (run alone, the test loads it).
+    if (!page.url().startsWith(`${c.url}/`)) await page.goto(c.launchUrl)
     await eventually(() => page.locator('.sidebar-foot').textContent()).toMatch(/back end/)
+    expect(page.url()).not.toContain('token=')
     await page.reload()
     await eventually(() => page.locator('.sidebar-foot').textContent()).toMatch(/back end/)
   })

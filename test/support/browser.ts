@@ -63,9 +63,9 @@ export interface Viewport {
 
 /** One page for every test of a file (or of the describe block that calls it), resized to the
  * viewport each test asks for; in the e2e project, the worker's one page, handed from file to
- * file. Each test still loads its own console's document with `goto`, so it sees no state of the
- * test before it (its console listens on a port of its own, so its origin and session storage are
- * its own too). A file receives the page on about:blank, with the storage of every origin it has
+ * file. A test with a console of its own loads that console's document with `goto`, so it sees no
+ * state of the test before it (its console listens on a port of its own, so its origin and session
+ * storage are its own too); tests that share a console move between its views with `showView`. A file receives the page on about:blank, with the storage of every origin it has
  * shown cleared (a later console may listen on a port an earlier one had) and no listener an
  * earlier file left on it. Run alone outside the project, a file's page goes with its own
  * Chromium. */
@@ -136,4 +136,20 @@ export async function saveScreenshot(page: Page, name: string): Promise<string |
 /** expect.poll with a patience that suits a browser (the default one second does not). */
 export function eventually<T>(read: () => Promise<T> | T) {
   return expect.poll(read, { timeout: 15_000, interval: 100 })
+}
+
+/** Shows `route` (`#/settings`, …) of console `c` in the page. When the page already shows that
+ * console's document, only the hash changes: a same-document navigation, as a click on the nav
+ * makes (the app took its token from the launch URL into session storage and out of the address
+ * bar). Otherwise the console's launch URL is loaded. A load of the app costs Chromium ~0.7 CPU-s
+ * more than a view change (docs/benchmarks.md, session 13), so tests that share a console move
+ * between its views this way unless the load itself is what they test. */
+export async function showView(
+  page: Page,
+  c: { url: string; launchUrl: string },
+  route: string,
+): Promise<void> {
+  const here = page.url()
+  const sameDocument = here.startsWith(`${c.url}/`) && !here.includes('?')
+  await page.goto(sameDocument ? `${c.url}/${route}` : `${c.launchUrl}${route}`)
 }

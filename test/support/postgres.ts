@@ -53,6 +53,8 @@ export function usePostgres(options: { ssl?: boolean; own?: boolean } = {}): () 
  * opened at the first statement; a statement in another database opens one for itself. */
 function superuserSession(address: ClusterAddress): {
   run(database: string, sql: string): Promise<void>
+  /** How many sessions are connected to `database` (asked over the maintenance connection). */
+  sessionsOn(database: string): Promise<number>
   /** Ends the maintenance connection (before the server stops, or when the describe is done). */
   end(): Promise<void>
 } {
@@ -79,6 +81,13 @@ function superuserSession(address: ClusterAddress): {
       } finally {
         await end(client)
       }
+    },
+    async sessionsOn(database) {
+      maintenance ??= connect('postgres')
+      const { rows } = await (
+        await maintenance
+      ).query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [database])
+      return rows[0]?.n ?? 0
     },
     async end() {
       const client = maintenance
@@ -118,6 +127,17 @@ function ownView(started: Awaited<ReturnType<typeof startCluster>>): {
   }
 }
 
+/** Waits (up to 5 s) for the sessions still on `database` to go before it is dropped. A pg pool's
+ * `end()` resolves once it has asked its clients to end, before their sockets close: a FORCE drop
+ * in that moment terminates them, and a client already removed from its pool has no 'error'
+ * listener left, so the termination (57P01) became an uncaught exception in the test's worker.
+ * Sessions a test leaves open for good are still ended by the FORCE drop after the wait. */
+async function sessionsGone(session: ReturnType<typeof superuserSession>, database: string): Promise<void> {
+  const deadline = Date.now() + 5000
+  while ((await session.sessionsOn(database)) > 0 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+}
+
 /** One describe's view of the shared cluster: its own database names, dropped by `release`. */
 function sharedView(address: ClusterAddress): { cluster: TestCluster; release(): Promise<void> } {
   const session = superuserSession(address)
@@ -150,8 +170,10 @@ function sharedView(address: ClusterAddress): { cluster: TestCluster; release():
     cluster,
     async release() {
       try {
-        for (const name of created.values())
+        for (const name of created.values()) {
+          await sessionsGone(session, name)
           await session.run('postgres', `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+        }
       } finally {
         await session.end()
       }

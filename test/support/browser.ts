@@ -65,8 +65,8 @@ export interface Viewport {
  * viewport each test asks for; in the e2e project, the worker's one page, handed from file to
  * file. A test with a console of its own loads that console's document with `goto`, so it sees no
  * state of the test before it (its console listens on a port of its own, so its origin and session
- * storage are its own too); tests that share a console move between its views with `showView`. A file receives the page on about:blank, with the storage of every origin it has
- * shown cleared (a later console may listen on a port an earlier one had) and no listener an
+ * storage are its own too); tests that share a console move between its views with `showView`.
+ * A file receives the page on about:blank, with the storage of every origin it has shown cleared (a later console may listen on a port an earlier one had) and no listener an
  * earlier file left on it. Run alone outside the project, a file's page goes with its own
  * Chromium. */
 export function useSharedPage(browser: () => Browser): (viewport?: Viewport) => Promise<Page> {

@@ -5,7 +5,6 @@ import type { AddressInfo } from 'node:net'
 import { contentSecurityPolicy } from '../../shared/csp'
 import { consoleOpenApi } from '../../shared/openapi'
 import { version } from '../version'
-import type { PushMessage } from '../../shared/contract'
 import { heartbeatEveryMs } from '../../shared/liveness'
 import { err, ok } from '../../shared/result'
 import type { ErrorCode, Result } from '../../shared/result'
@@ -146,18 +145,17 @@ export function createConsoleServer(options: ConsoleServerOptions): ConsoleServe
     })
     res.write(': connected\n\n')
     streams.add(res)
-    // In pieces: a large push (500 summaries) is never one large string (push-frame.ts).
-    const frame = (message: PushMessage) => pushFrame(message)
     // A data message, not a comment: the renderer reads it through the same path as every push and
     // knows the back end is gone when it stops (src/shared/liveness.ts).
     const writer = createStreamWriter(res, {
       maxBufferedBytes: options.maxBufferedBytes ?? streamWriterDefaults.maxBufferedBytes,
-      heartbeat: () => frame({ topic: 'app.heartbeat', payload: { at: Date.now() } }).join(''),
+      heartbeat: () => pushFrame({ topic: 'app.heartbeat', payload: { at: Date.now() } }).join(''),
       heartbeatMs: options.heartbeatMs ?? heartbeatEveryMs,
       heartbeatWhenQuietOnly: false,
     })
     const subscription = options.push.subscribe((message) => {
-      if (writer.offer(frame(message))) return
+      // In pieces: a large push (500 summaries) is never one large string (push-frame.ts).
+      if (writer.offer(pushFrame(message))) return
       // The page stopped reading (a frozen tab, a stalled proxy): end its stream rather than keep
       // what it does not take. Its client reconnects and reloads what it shows (onResync).
       dropped++

@@ -7,6 +7,21 @@ import { commitBetweenReads } from '../../support/between-reads'
 import { useTempDir } from '../../support/temp'
 import { listenerDatabase, t0 } from './support'
 
+/** The relay's store over `relay`'s file, its connection landing `commit` (another connection's
+ * delivery) right before the first read that `before` picks. */
+function storeCommittingBetweenReads(
+  relay: ReturnType<typeof listenerDatabase>,
+  before: (sql: string) => boolean,
+  commit: () => void,
+) {
+  return unwrap(
+    openSqliteRelayStore(relay.file, {
+      committer: inThreadCommitter(relay.writer),
+      readThrough: (db) => commitBetweenReads(db, before, commit),
+    }),
+  )
+}
+
 describe("the relay's SQLite store reads one snapshot", () => {
   const dir = useTempDir()
 
@@ -14,17 +29,11 @@ describe("the relay's SQLite store reads one snapshot", () => {
     const relay = listenerDatabase(dir(), resyncOnConflictHooks)
     for (const id of ['evt_1', 'evt_2', 'evt_3']) relay.deliver(id, t0)
     // A redelivery of evt_1 with another body: the resync moves it to the end (seq 4).
-    const store = unwrap(
-      openSqliteRelayStore(relay.file, {
-        committer: inThreadCommitter(relay.writer),
-        // The store's connection lets the redelivery commit before the count after the page.
-        readThrough: (db) =>
-          commitBetweenReads(
-            db,
-            (sql) => sql.includes('count(*) AS n FROM events WHERE seq > ?'),
-            () => relay.deliver('evt_1', t0 + 1_000, { id: 'fund_evt_1', amount: 2 }),
-          ),
-      }),
+    // The store's connection lets the redelivery commit before the count after the page.
+    const store = storeCommittingBetweenReads(
+      relay,
+      (sql) => sql.includes('count(*) AS n FROM events WHERE seq > ?'),
+      () => relay.deliver('evt_1', t0 + 1_000, { id: 'fund_evt_1', amount: 2 }),
     )
     try {
       const page = unwrap(await store.readAfter('0', 2, true))
@@ -38,16 +47,10 @@ describe("the relay's SQLite store reads one snapshot", () => {
   it('never says a position holds an event and lies past the newest one when that event commits between the reads', async () => {
     const relay = listenerDatabase(dir(), resyncOnConflictHooks)
     relay.deliver('evt_1', t0)
-    const store = unwrap(
-      openSqliteRelayStore(relay.file, {
-        committer: inThreadCommitter(relay.writer),
-        readThrough: (db) =>
-          commitBetweenReads(
-            db,
-            (sql) => sql === 'SELECT id FROM events WHERE seq = ?',
-            () => relay.deliver('evt_2', t0 + 1_000),
-          ),
-      }),
+    const store = storeCommittingBetweenReads(
+      relay,
+      (sql) => sql === 'SELECT id FROM events WHERE seq = ?',
+      () => relay.deliver('evt_2', t0 + 1_000),
     )
     try {
       const facts = unwrap(await store.positionFacts('2'))
